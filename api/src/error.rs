@@ -1,0 +1,138 @@
+//! The spec's error body, `{ error, code, field?, retryable }`, and the one error type every
+//! handler returns. Server-side causes are logged and never sent to the client.
+
+use axum::Json;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use drive_core::storage::StorageError;
+use serde::Serialize;
+use utoipa::ToSchema;
+
+#[derive(Debug, thiserror::Error)]
+pub enum ApiError {
+    /// 400: something in the request is missing or wrong; `field` names it.
+    #[error("{message}")]
+    BadRequest {
+        code: &'static str,
+        field: String,
+        message: String,
+    },
+    /// 401: no session, or an expired one.
+    #[error("{message}")]
+    Unauthorized { code: &'static str, message: String },
+    /// 403: signed in but not allowed, or the account has no plan.
+    #[error("{message}")]
+    Forbidden { code: &'static str, message: String },
+    /// 404: nothing of the caller's has that id.
+    #[error("{message}")]
+    NotFound { code: &'static str, message: String },
+    /// 409: a multipart completion conflict.
+    #[error("{message}")]
+    Conflict { code: &'static str, message: String },
+    /// 502: the object store failed us; trying again may work.
+    #[error(transparent)]
+    Storage(#[from] StorageError),
+    /// 500: a database failure.
+    #[error(transparent)]
+    Database(#[from] sqlx::Error),
+}
+
+impl ApiError {
+    pub fn missing(field: &str) -> ApiError {
+        ApiError::BadRequest {
+            code: "missing_field",
+            field: field.to_string(),
+            message: format!("{field} is required"),
+        }
+    }
+
+    /// 400 `invalid_field`: `field` has a value the service cannot take; `why` says what
+    /// it must be.
+    pub fn invalid(field: &str, why: impl Into<String>) -> ApiError {
+        ApiError::bad_request("invalid_field", field, why)
+    }
+
+    pub fn bad_request(code: &'static str, field: &str, message: impl Into<String>) -> ApiError {
+        ApiError::BadRequest {
+            code,
+            field: field.to_string(),
+            message: message.into(),
+        }
+    }
+
+    pub fn forbidden(code: &'static str, message: impl Into<String>) -> ApiError {
+        ApiError::Forbidden {
+            code,
+            message: message.into(),
+        }
+    }
+
+    pub fn not_found(code: &'static str, message: impl Into<String>) -> ApiError {
+        ApiError::NotFound {
+            code,
+            message: message.into(),
+        }
+    }
+
+    pub fn conflict(code: &'static str, message: impl Into<String>) -> ApiError {
+        ApiError::Conflict {
+            code,
+            message: message.into(),
+        }
+    }
+
+    pub fn unauthorized(code: &'static str, message: impl Into<String>) -> ApiError {
+        ApiError::Unauthorized {
+            code,
+            message: message.into(),
+        }
+    }
+}
+
+/// The error body every route answers with.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ErrorBody {
+    /// A sentence for people.
+    pub error: String,
+    /// A code for programs, such as `missing_field`.
+    pub code: String,
+    /// The offending field, on 400.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub field: Option<String>,
+    /// Whether trying the same request again could work.
+    pub retryable: bool,
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let (status, code, field, retryable) = match &self {
+            ApiError::BadRequest { code, field, .. } => (StatusCode::BAD_REQUEST, *code, Some(field.clone()), false),
+            ApiError::Unauthorized { code, .. } => (StatusCode::UNAUTHORIZED, *code, None, false),
+            ApiError::Forbidden { code, .. } => (StatusCode::FORBIDDEN, *code, None, false),
+            ApiError::NotFound { code, .. } => (StatusCode::NOT_FOUND, *code, None, false),
+            ApiError::Conflict { code, .. } => (StatusCode::CONFLICT, *code, None, false),
+            ApiError::Storage(cause) => {
+                tracing::warn!(%cause, "storage unavailable");
+                (StatusCode::BAD_GATEWAY, "storage_unavailable", None, true)
+            }
+            ApiError::Database(cause) => {
+                tracing::error!(%cause, "database failure");
+                (StatusCode::INTERNAL_SERVER_ERROR, "internal", None, true)
+            }
+        };
+        let error = match &self {
+            ApiError::Storage(_) => "Storage is unavailable right now; try again.".to_string(),
+            ApiError::Database(_) => "Something went wrong on our side; try again.".to_string(),
+            other => other.to_string(),
+        };
+        let body = ErrorBody {
+            error,
+            code: code.to_string(),
+            field,
+            retryable,
+        };
+        (status, Json(body)).into_response()
+    }
+}
+
+pub type ApiResult<T> = Result<T, ApiError>;

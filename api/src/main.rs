@@ -1,0 +1,163 @@
+//! `drive-api`: the API server and its operator commands.
+//!
+//! - `drive-api serve` applies pending migrations, makes the buckets if missing, and serves.
+//! - `drive-api migrate` only applies migrations.
+//! - `drive-api admin create-user --handle NAME --plan Pro` makes an account and prints its
+//!   first API token; `admin create-token` and `admin revoke-token` manage tokens.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use anyhow::{Context, Result};
+use clap::{Parser, Subcommand};
+use drive_api::state::{AppState, Settings};
+use drive_core::config;
+use drive_core::db::{self, users};
+use drive_core::plan::Plan;
+use drive_core::storage::{Storage, StorageConfig};
+use uuid::Uuid;
+
+#[derive(Parser)]
+#[command(name = "drive-api", version, about = "Drive's API server and operator commands")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Migrate, then serve the API on DRIVE_LISTEN.
+    Serve,
+    /// Apply pending database migrations.
+    Migrate,
+    /// Accounts and tokens.
+    #[command(subcommand)]
+    Admin(Admin),
+}
+
+#[derive(Subcommand)]
+enum Admin {
+    /// Make an account and print its first API token (shown once).
+    CreateUser {
+        #[arg(long)]
+        handle: String,
+        /// Intro, Basic or Pro; leave out for an account with no plan.
+        #[arg(long, value_parser = parse_plan)]
+        plan: Option<Plan>,
+        /// Print JSON: { userId, tokenId, apiToken }.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print a new API token for an existing account.
+    CreateToken {
+        #[arg(long)]
+        handle: String,
+        #[arg(long, default_value = "admin")]
+        label: String,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Revoke an API token by id; its sessions end at once.
+    RevokeToken { token_id: Uuid },
+}
+
+fn parse_plan(s: &str) -> Result<Plan, String> {
+    Plan::parse(s).ok_or_else(|| format!("{s:?} is not a plan: use Intro, Basic or Pro"))
+}
+
+#[tokio::main]
+async fn main() -> Result<()> {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_env("DRIVE_LOG").unwrap_or_else(|_| "info".into()),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+    let cli = Cli::parse();
+    let pool = db::connect(&config::database_url()?)
+        .await
+        .context("connecting to PostgreSQL (DRIVE_DATABASE_URL)")?;
+    match cli.command {
+        Command::Migrate => migrate(&pool).await,
+        Command::Serve => {
+            migrate(&pool).await?;
+            serve(pool).await
+        }
+        Command::Admin(admin) => run_admin(&pool, admin).await,
+    }
+}
+
+async fn migrate(pool: &db::PgPool) -> Result<()> {
+    db::MIGRATOR.run(pool).await.context("applying migrations")
+}
+
+/// Reads `DRIVE_LISTEN` (default `127.0.0.1:8080`) and `DRIVE_REDIS_URL` (default
+/// `redis://127.0.0.1:6379`, checked at start so a missing queue is found before jobs are).
+async fn serve(pool: db::PgPool) -> Result<()> {
+    let listen: SocketAddr = config::parsed_or("DRIVE_LISTEN", SocketAddr::from(([127, 0, 0, 1], 8080)))?;
+    let redis_url = config::or("DRIVE_REDIS_URL", "redis://127.0.0.1:6379");
+    let mut redis = redis::Client::open(redis_url.as_str())?
+        .get_multiplexed_async_connection()
+        .await
+        .with_context(|| format!("connecting to Redis at {redis_url}"))?;
+    let _: String = redis::cmd("PING").query_async(&mut redis).await?;
+
+    let storage = Storage::new(StorageConfig::from_environment()?);
+    storage.ensure_buckets().await.context("preparing the buckets")?;
+    let state = AppState {
+        db: pool,
+        storage,
+        settings: Arc::new(Settings::from_environment()?),
+    };
+    let listener = tokio::net::TcpListener::bind(listen)
+        .await
+        .with_context(|| format!("binding {listen}"))?;
+    let address = listener.local_addr()?;
+    // The one line on stdout: scripts and tests read the address from it.
+    println!("listening on http://{address}");
+    tracing::info!(%address, version = drive_api::API_VERSION, "serving");
+    axum::serve(listener, drive_api::app(state))
+        .with_graceful_shutdown(async {
+            let _ = tokio::signal::ctrl_c().await;
+        })
+        .await?;
+    Ok(())
+}
+
+async fn run_admin(pool: &db::PgPool, admin: Admin) -> Result<()> {
+    migrate(pool).await?;
+    match admin {
+        Admin::CreateUser { handle, plan, json } => {
+            let user_id = users::create_user(pool, &handle, plan)
+                .await
+                .with_context(|| format!("creating user {handle:?} (is the handle taken?)"))?;
+            let token = users::create_api_token(pool, user_id, "first").await?;
+            print_token(json, user_id, token);
+        }
+        Admin::CreateToken { handle, label, json } => {
+            let user_id = users::user_id_by_handle(pool, &handle)
+                .await?
+                .with_context(|| format!("no user has the handle {handle:?}"))?;
+            let token = users::create_api_token(pool, user_id, &label).await?;
+            print_token(json, user_id, token);
+        }
+        Admin::RevokeToken { token_id } => {
+            if !users::revoke_api_token(pool, token_id).await? {
+                anyhow::bail!("no live API token has the id {token_id}");
+            }
+            println!("revoked {token_id}");
+        }
+    }
+    Ok(())
+}
+
+fn print_token(json: bool, user_id: Uuid, token: users::NewApiToken) {
+    if json {
+        println!(
+            "{}",
+            serde_json::json!({ "userId": user_id, "tokenId": token.id, "apiToken": token.secret })
+        );
+    } else {
+        println!("user id:   {user_id}\ntoken id:  {}\nAPI token: {}", token.id, token.secret);
+    }
+}

@@ -1,0 +1,7 @@
+//! One module per section of the spec, each with its own `router()`.
+
+pub mod auth;
+pub mod download;
+pub mod library;
+pub mod trash;
+pub mod upload;

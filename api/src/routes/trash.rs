@@ -1,0 +1,130 @@
+//! Trash: recoverable removal, and deletion for good (records and stored bytes).
+
+use axum::extract::State;
+use drive_core::db::files::{self, ObjectToDelete};
+use drive_core::storage::Bucket;
+use serde::Serialize;
+use utoipa::ToSchema;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+use uuid::Uuid;
+
+use crate::auth::Caller;
+use crate::error::{ApiError, ApiResult};
+use crate::extract::Json;
+use crate::records::{FileRecord, FileRef};
+use crate::state::AppState;
+
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(trash_files))
+        .routes(routes!(restore_files))
+        .routes(routes!(select_trashed_files))
+        .routes(routes!(purge_trashed_files))
+        .routes(routes!(delete_files))
+}
+
+/// The ids of a file-reference array of `min..=max` items.
+fn ids(refs: &[FileRef], max: Option<usize>) -> ApiResult<Vec<Uuid>> {
+    if refs.is_empty() || max.is_some_and(|max| refs.len() > max) {
+        let range = max.map_or("at least 1".to_string(), |m| format!("1 to {m}"));
+        return Err(ApiError::invalid("body", format!("send {range} file references")));
+    }
+    Ok(refs.iter().map(|r| r.id).collect())
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Trashed {
+    trashed: Vec<Uuid>,
+}
+
+/// Move 1 to 100 of the caller's files to the trash.
+#[utoipa::path(post, path = "/trash-files", tag = "trash", request_body = Vec<FileRef>,
+    responses((status = 200, body = Trashed)))]
+async fn trash_files(
+    State(state): State<AppState>,
+    caller: Caller,
+    Json(refs): Json<Vec<FileRef>>,
+) -> ApiResult<axum::Json<Trashed>> {
+    let ids = ids(&refs, Some(100))?;
+    let trashed = files::trash(&state.db, caller.user_id, &ids).await?;
+    Ok(axum::Json(Trashed { trashed }))
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Restored {
+    restored: Vec<Uuid>,
+}
+
+/// Bring the caller's files back from the trash.
+#[utoipa::path(post, path = "/restore-files", tag = "trash", request_body = Vec<FileRef>,
+    responses((status = 200, body = Restored)))]
+async fn restore_files(
+    State(state): State<AppState>,
+    caller: Caller,
+    Json(refs): Json<Vec<FileRef>>,
+) -> ApiResult<axum::Json<Restored>> {
+    let ids = ids(&refs, None)?;
+    let restored = files::restore(&state.db, caller.user_id, &ids).await?;
+    Ok(axum::Json(Restored { restored }))
+}
+
+/// The caller's trash, most recently trashed first.
+#[utoipa::path(post, path = "/select-trashed-files", tag = "trash",
+    responses((status = 200, body = Vec<FileRecord>)))]
+async fn select_trashed_files(State(state): State<AppState>, caller: Caller) -> ApiResult<axum::Json<Vec<FileRecord>>> {
+    let rows = files::trashed(&state.db, caller.user_id).await?;
+    Ok(axum::Json(rows.iter().map(|r| FileRecord::listed(r, &state.storage)).collect()))
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Deleted {
+    deleted: Vec<Uuid>,
+}
+
+/// Empty the trash for good.
+#[utoipa::path(post, path = "/purge-trashed-files", tag = "trash",
+    responses((status = 200, body = Deleted)))]
+async fn purge_trashed_files(State(state): State<AppState>, caller: Caller) -> ApiResult<axum::Json<Deleted>> {
+    let gone = files::delete(&state.db, caller.user_id, None).await?;
+    Ok(axum::Json(Deleted {
+        deleted: remove_objects(&state, gone).await,
+    }))
+}
+
+/// Delete 1 to 100 files for good, trashed or not, with their stored objects.
+#[utoipa::path(post, path = "/delete-files", tag = "trash", request_body = Vec<FileRef>,
+    responses((status = 200, body = Deleted)))]
+async fn delete_files(
+    State(state): State<AppState>,
+    caller: Caller,
+    Json(refs): Json<Vec<FileRef>>,
+) -> ApiResult<axum::Json<Deleted>> {
+    let ids = ids(&refs, Some(100))?;
+    let gone = files::delete(&state.db, caller.user_id, Some(&ids)).await?;
+    Ok(axum::Json(Deleted {
+        deleted: remove_objects(&state, gone).await,
+    }))
+}
+
+/// Removes the stored objects of deleted records and answers the deleted ids (derivatives go
+/// too but are not named). An object the store fails to remove stays queued in
+/// `object_deletions` for the next sweep; the record is gone either way.
+async fn remove_objects(state: &AppState, gone: Vec<ObjectToDelete>) -> Vec<Uuid> {
+    let mut deleted = Vec::new();
+    for object in gone {
+        let bucket = Bucket::parse(&object.bucket).unwrap_or(Bucket::Private);
+        match state.storage.delete(bucket, &object.object_key).await {
+            Ok(()) => {
+                if let Err(cause) = files::deletion_done(&state.db, &object.bucket, &object.object_key).await {
+                    tracing::warn!(%cause, "object removed but its deletion stays queued");
+                }
+            }
+            Err(cause) => tracing::warn!(%cause, key = %object.object_key, "object removal queued for retry"),
+        }
+        if !object.is_derivative {
+            deleted.push(object.id);
+        }
+    }
+    deleted
+}

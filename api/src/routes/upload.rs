@@ -1,0 +1,536 @@
+//! Upload: the presigned form, the insert that records a stored object, and the four
+//! multipart routes. Bytes go straight to the store; these handlers only check, sign and
+//! record.
+
+use axum::extract::State;
+use chrono::{DateTime, Utc};
+use drive_core::db::uploads::{self, UploadRow, UploadState};
+use drive_core::db::{events, files, users};
+use drive_core::file::{FileKind, FileName, FileSize, MAX_FORM_UPLOAD_SIZE, MimeType, ObjectKey};
+use drive_core::multipart::{
+    PART_URL_LIFETIME, PartPlan, SIGNED_PARTS_IN_CREATE, TokenError, UPLOAD_LIFETIME,
+};
+use drive_core::plan::Plan;
+use drive_core::storage::{Bucket, PostRules, StoredPart, content_disposition};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use utoipa::ToSchema;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+use uuid::Uuid;
+
+use crate::auth::Caller;
+use crate::error::{ApiError, ApiResult};
+use crate::extract::Json;
+use crate::records::FileRecord;
+use crate::state::AppState;
+
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(generate_file_urls))
+        .routes(routes!(insert_file))
+        .routes(routes!(create_multipart_upload))
+        .routes(routes!(sign_upload_parts))
+        .routes(routes!(complete_multipart_upload))
+        .routes(routes!(abort_multipart_upload))
+}
+
+/// How long a presigned upload form works.
+const FORM_LIFETIME: chrono::TimeDelta = chrono::TimeDelta::days(2);
+/// Stored objects are private and may be cached by the downloader for the life of a link.
+const CACHE_CONTROL: &str = "private, max-age=21600";
+
+/// The body of `/generate-file-urls` and `/create-multipart-upload`.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct UploadInput {
+    /// The kind of file.
+    #[serde(rename = "type")]
+    kind: FileKind,
+    file_name: FileName,
+    /// Exact size in bytes, at most 2 TB.
+    file_size: FileSize,
+    /// Storage key; begins `users/{userId}/`.
+    object_key: ObjectKey,
+    /// Content type; `application/octet-stream` when absent.
+    mime_type: Option<MimeType>,
+}
+
+impl UploadInput {
+    fn mime_type(&self) -> &str {
+        self.mime_type.as_ref().map_or(MimeType::OCTET_STREAM, MimeType::as_str)
+    }
+}
+
+/// The checks every route that starts an upload makes: a plan, the caller's own key, a key
+/// no file is recorded under (an upload never overwrites a file), and room in the quota.
+async fn check_upload(state: &AppState, caller: &Caller, input: &UploadInput) -> ApiResult<Plan> {
+    let plan = caller.plan()?;
+    check_key(caller, &input.object_key)?;
+    if files::key_is_recorded(&state.db, input.object_key.as_str()).await? {
+        return Err(ApiError::bad_request(
+            "object_key_taken",
+            "objectKey",
+            "a file is already recorded under this objectKey; choose another",
+        ));
+    }
+    let mut conn = state.db.acquire().await?;
+    let used = files::used_bytes(&mut conn, caller.user_id).await?;
+    check_quota(state, plan, used, input.file_size.bytes())?;
+    Ok(plan)
+}
+
+fn check_key(caller: &Caller, key: &ObjectKey) -> ApiResult<()> {
+    if !key.belongs_to(caller.user_id) {
+        return Err(ApiError::invalid(
+            "objectKey",
+            format!("objectKey must begin users/{}/", caller.user_id),
+        ));
+    }
+    Ok(())
+}
+
+fn check_quota(state: &AppState, plan: Plan, used: i64, adding: i64) -> ApiResult<()> {
+    let limit = state.settings.quotas.for_plan(plan);
+    if used.saturating_add(adding) > limit {
+        return Err(ApiError::bad_request(
+            "storage_limit_reached",
+            "fileSize",
+            format!(
+                "the storage limit is reached: {used} of {limit} bytes used, {} left, {adding} needed",
+                (limit - used).max(0)
+            ),
+        ));
+    }
+    Ok(())
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct FileUrls {
+    /// Where to POST the file as `multipart/form-data`.
+    upload_url: String,
+    /// Fields to send unchanged, before the file part.
+    upload_form: BTreeMap<String, String>,
+    /// Static URL for public-bucket files; null for private files.
+    download_url: Option<String>,
+}
+
+/// A presigned upload form (single request, up to 5 GiB; use multipart above that).
+#[utoipa::path(post, path = "/generate-file-urls", tag = "upload", request_body = UploadInput,
+    responses((status = 200, body = FileUrls)))]
+async fn generate_file_urls(
+    State(state): State<AppState>,
+    caller: Caller,
+    Json(input): Json<UploadInput>,
+) -> ApiResult<axum::Json<FileUrls>> {
+    if input.file_size.bytes() > MAX_FORM_UPLOAD_SIZE {
+        return Err(ApiError::invalid(
+            "fileSize",
+            "a single-request upload takes at most 5 GiB; use /create-multipart-upload",
+        ));
+    }
+    check_upload(&state, &caller, &input).await?;
+    let rules = PostRules {
+        content_length: input.file_size.bytes(),
+        content_type: input.mime_type().to_string(),
+        content_disposition: content_disposition("inline", input.file_name.as_str()),
+        cache_control: CACHE_CONTROL.to_string(),
+    };
+    let form = state.storage.presign_post(
+        Bucket::Private,
+        input.object_key.as_str(),
+        &rules,
+        FORM_LIFETIME,
+        Utc::now(),
+    );
+    Ok(axum::Json(FileUrls {
+        upload_url: form.url,
+        upload_form: form.fields,
+        download_url: None,
+    }))
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct Creator {
+    id: Uuid,
+}
+
+/// The body of `/insert-file`: the upload input plus what the record needs.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct InsertInput {
+    #[serde(flatten)]
+    upload: UploadInput,
+    /// Clients send false; a file under `users/` is always inserted private.
+    #[serde(default)]
+    #[allow(dead_code)]
+    is_public: bool,
+    /// The caller (`id` must be the caller's user id).
+    creator: Option<Creator>,
+    /// The source file's modified time; a client that sends it can skip re-uploading the
+    /// same file later.
+    modified_time: Option<DateTime<Utc>>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Inserted {
+    id: Uuid,
+}
+
+/// Record an uploaded object as a file.
+#[utoipa::path(post, path = "/insert-file", tag = "upload", request_body = InsertInput,
+    responses((status = 200, body = Inserted)))]
+async fn insert_file(
+    State(state): State<AppState>,
+    caller: Caller,
+    Json(input): Json<InsertInput>,
+) -> ApiResult<axum::Json<Inserted>> {
+    let upload = &input.upload;
+    check_key(&caller, &upload.object_key)?;
+    if input.creator.as_ref().is_some_and(|c| c.id != caller.user_id) {
+        return Err(ApiError::invalid("creator.id", "creator.id must be your user id"));
+    }
+    let key = upload.object_key.as_str();
+    let stored = state.storage.object_size(Bucket::Private, key).await?.ok_or_else(|| {
+        ApiError::bad_request("object_not_found", "objectKey", "nothing is stored under objectKey; upload the file first")
+    })?;
+    if stored != upload.file_size.bytes() {
+        return Err(ApiError::bad_request(
+            "size_mismatch",
+            "fileSize",
+            format!("fileSize says {} bytes but storage holds {stored}", upload.file_size.bytes()),
+        ));
+    }
+
+    let mut tx = state.db.begin().await?;
+    let plan = users::lock_user(&mut tx, caller.user_id)
+        .await?
+        .ok_or_else(|| ApiError::forbidden("no_plan", "the account has no plan"))?;
+    let used = files::used_bytes(&mut tx, caller.user_id).await?;
+    let new = files::NewFile {
+        user_id: caller.user_id,
+        file_name: upload.file_name.as_str(),
+        file_size: stored,
+        mime_type: upload.mime_type(),
+        kind: upload.kind,
+        bucket: Bucket::Private,
+        object_key: key,
+        modified_time: input.modified_time,
+    };
+    let (row, created) = files::insert_or_existing(&mut tx, &new).await?;
+    if created {
+        // `used` was read before this insert; refusing here rolls the insert back.
+        check_quota(&state, plan, used, stored)?;
+        let record = FileRecord::with_url(&row, None);
+        events::record(&mut tx, caller.user_id, events::EventKind::File, serde_json::json!({ "file": record })).await?;
+    }
+    tx.commit().await?;
+    Ok(axum::Json(Inserted { id: row.id }))
+}
+
+/// A part the upload already holds.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct StoredPartBody {
+    part_number: i32,
+    size: i64,
+}
+
+/// A URL to PUT one part's bytes to, signed for the part's exact length.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SignedPart {
+    part_number: i32,
+    /// Exact number of bytes the URL takes.
+    size: i64,
+    url: String,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct MultipartUpload {
+    /// Passed to the other multipart calls. Valid 7 days.
+    token: String,
+    upload_id: String,
+    /// True when an upload already open under the key was picked up.
+    resumed: bool,
+    part_size: i64,
+    part_count: i64,
+    /// Parts storage already holds.
+    parts: Vec<StoredPartBody>,
+    /// URLs for the first 100 parts storage does not hold yet.
+    signed_parts: Vec<SignedPart>,
+    /// When the `signedParts` URLs stop working, one day after issue.
+    expires_at: DateTime<Utc>,
+    /// Static URL for public-bucket files; null for private files.
+    download_url: Option<String>,
+}
+
+/// Start (or resume) a multipart upload.
+#[utoipa::path(post, path = "/create-multipart-upload", tag = "upload", request_body = UploadInput,
+    responses((status = 200, body = MultipartUpload)))]
+async fn create_multipart_upload(
+    State(state): State<AppState>,
+    caller: Caller,
+    Json(input): Json<UploadInput>,
+) -> ApiResult<axum::Json<MultipartUpload>> {
+    if input.file_size.bytes() < 1 {
+        return Err(ApiError::invalid("fileSize", "a multipart upload needs at least one byte"));
+    }
+    check_upload(&state, &caller, &input).await?;
+    let plan = PartPlan::for_size(input.file_size.bytes());
+    let key = input.object_key.as_str();
+
+    let (row, stored, resumed) = match resumable(&state, &caller, key, plan).await? {
+        Some((row, stored)) => (row, stored, true),
+        None => {
+            let disposition = content_disposition("inline", input.file_name.as_str());
+            let upload_id = state
+                .storage
+                .create_multipart(Bucket::Private, key, input.mime_type(), &disposition)
+                .await?;
+            let row = match uploads::insert(&state.db, caller.user_id, key, &upload_id, plan).await {
+                Ok(row) => row,
+                Err(e) => {
+                    // Lost a race with a concurrent create under the same key: drop ours.
+                    state.storage.abort_multipart(Bucket::Private, key, &upload_id).await?;
+                    return Err(e.into());
+                }
+            };
+            (row, Vec::new(), false)
+        }
+    };
+
+    let missing: Vec<i64> = (1..=plan.part_count)
+        .filter(|n| !stored.iter().any(|p| i64::from(p.part_number) == *n))
+        .take(SIGNED_PARTS_IN_CREATE)
+        .collect();
+    let signed_parts = sign_parts(&state, &row, &missing).await?;
+    let now = Utc::now();
+    Ok(axum::Json(MultipartUpload {
+        token: state.settings.upload_tokens.issue(row.id, now + UPLOAD_LIFETIME),
+        upload_id: row.upload_id,
+        resumed,
+        part_size: plan.part_size,
+        part_count: plan.part_count,
+        parts: stored
+            .iter()
+            .map(|p| StoredPartBody {
+                part_number: p.part_number,
+                size: p.size,
+            })
+            .collect(),
+        signed_parts,
+        expires_at: now + PART_URL_LIFETIME,
+        download_url: None,
+    }))
+}
+
+/// The upload open under `key` with the parts it holds, when they fit `plan`. An open upload
+/// whose parts do not fit (the file changed size) is discarded, as is one the store lost.
+async fn resumable(
+    state: &AppState,
+    caller: &Caller,
+    key: &str,
+    plan: PartPlan,
+) -> ApiResult<Option<(UploadRow, Vec<StoredPart>)>> {
+    let Some(row) = uploads::open_under_key(&state.db, caller.user_id, key).await? else {
+        return Ok(None);
+    };
+    let stored = state.storage.list_parts(Bucket::Private, key, &row.upload_id).await?;
+    if let Some(stored) = stored {
+        if row.file_size == plan.file_size && plan.fits(&stored) {
+            return Ok(Some((row, stored)));
+        }
+        state.storage.abort_multipart(Bucket::Private, key, &row.upload_id).await?;
+    }
+    uploads::set_state(&state.db, row.id, UploadState::Aborted).await?;
+    Ok(None)
+}
+
+async fn sign_parts(state: &AppState, row: &UploadRow, numbers: &[i64]) -> ApiResult<Vec<SignedPart>> {
+    let plan = row.plan();
+    let mut signed = Vec::with_capacity(numbers.len());
+    for &number in numbers {
+        let size = plan
+            .part_len(number)
+            .ok_or_else(|| ApiError::invalid("partNumbers", format!("part {number} is not in 1..={}", plan.part_count)))?;
+        let part_number = number as i32;
+        let url = state
+            .storage
+            .presign_part(Bucket::Private, &row.object_key, &row.upload_id, part_number, size, PART_URL_LIFETIME)
+            .await?;
+        signed.push(SignedPart { part_number, size, url });
+    }
+    Ok(signed)
+}
+
+/// The body of `/complete-multipart-upload` and `/abort-multipart-upload`.
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct UploadToken {
+    /// The `token` from `/create-multipart-upload`.
+    token: String,
+}
+
+/// The caller's upload a token names. A token that is forged or expired is a bad field; a
+/// token of another user's upload finds nothing, like an upload that is gone.
+async fn upload_for(state: &AppState, caller: &Caller, token: &str) -> ApiResult<Option<UploadRow>> {
+    let id = state
+        .settings
+        .upload_tokens
+        .verify(token, Utc::now())
+        .map_err(|e| match e {
+            TokenError::Invalid => ApiError::bad_request("invalid_token", "token", e.to_string()),
+            TokenError::Expired => ApiError::bad_request("token_expired", "token", e.to_string()),
+        })?;
+    Ok(uploads::find_owned(&state.db, caller.user_id, id).await?)
+}
+
+fn upload_not_found() -> ApiError {
+    ApiError::not_found("upload_not_found", "the multipart upload is no longer open and no object was made")
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SignPartsInput {
+    token: String,
+    /// 1 to 1000 part numbers, each at least 1.
+    part_numbers: Vec<i64>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SignedParts {
+    parts: Vec<SignedPart>,
+    expires_at: DateTime<Utc>,
+}
+
+/// Sign part URLs (1 to 1000 parts), valid one day.
+#[utoipa::path(post, path = "/sign-upload-parts", tag = "upload", request_body = SignPartsInput,
+    responses((status = 200, body = SignedParts)))]
+async fn sign_upload_parts(
+    State(state): State<AppState>,
+    caller: Caller,
+    Json(input): Json<SignPartsInput>,
+) -> ApiResult<axum::Json<SignedParts>> {
+    if input.part_numbers.is_empty() || input.part_numbers.len() > 1000 {
+        return Err(ApiError::invalid("partNumbers", "give 1 to 1000 part numbers"));
+    }
+    let row = upload_for(&state, &caller, &input.token)
+        .await?
+        .filter(|row| row.state() == UploadState::Open)
+        .ok_or_else(upload_not_found)?;
+    let mut numbers = input.part_numbers;
+    numbers.sort_unstable();
+    numbers.dedup();
+    Ok(axum::Json(SignedParts {
+        parts: sign_parts(&state, &row, &numbers).await?,
+        expires_at: Utc::now() + PART_URL_LIFETIME,
+    }))
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CompletedUpload {
+    bucket: String,
+    object_key: String,
+    file_size: i64,
+}
+
+/// Join the parts into the object. Safe to repeat.
+#[utoipa::path(post, path = "/complete-multipart-upload", tag = "upload", request_body = UploadToken,
+    responses((status = 200, body = CompletedUpload)))]
+async fn complete_multipart_upload(
+    State(state): State<AppState>,
+    caller: Caller,
+    Json(input): Json<UploadToken>,
+) -> ApiResult<axum::Json<CompletedUpload>> {
+    let row = upload_for(&state, &caller, &input.token)
+        .await?
+        .filter(|row| row.state() != UploadState::Aborted)
+        .ok_or_else(upload_not_found)?;
+    let completed = || CompletedUpload {
+        bucket: state.storage.bucket_name(Bucket::Private).to_string(),
+        object_key: row.object_key.clone(),
+        file_size: row.file_size,
+    };
+    let key = row.object_key.as_str();
+
+    if row.state() == UploadState::Open {
+        if let Some(stored) = state.storage.list_parts(Bucket::Private, key, &row.upload_id).await? {
+            check_parts(row.plan(), &stored)?;
+            match state.storage.complete_multipart(Bucket::Private, key, &row.upload_id, &stored).await {
+                Ok(()) => {
+                    uploads::set_state(&state.db, row.id, UploadState::Complete).await?;
+                    return Ok(axum::Json(completed()));
+                }
+                // A concurrent complete may have finished it: the object tells.
+                Err(e) => tracing::info!(upload.id = %row.id, cause = %e, "complete failed; checking the object"),
+            }
+        }
+    }
+    // Completed before (or the store finished it without us hearing): answer success again
+    // while the object it made is there.
+    match state.storage.object_size(Bucket::Private, key).await? {
+        Some(size) if size == row.file_size => {
+            uploads::set_state(&state.db, row.id, UploadState::Complete).await?;
+            Ok(axum::Json(completed()))
+        }
+        _ => {
+            uploads::set_state(&state.db, row.id, UploadState::Aborted).await?;
+            Err(upload_not_found())
+        }
+    }
+}
+
+/// 409 when the stored parts are not the plan: `parts_invalid` for a part the plan does not
+/// have or of the wrong length, `parts_missing` for planned parts not yet stored.
+fn check_parts(plan: PartPlan, stored: &[StoredPart]) -> ApiResult<()> {
+    if let Some(bad) = stored.iter().find(|p| plan.part_len(p.part_number.into()) != Some(p.size)) {
+        return Err(ApiError::conflict(
+            "parts_invalid",
+            format!(
+                "part {} holds {} bytes; the plan has {} parts of {} bytes (the last carries the remainder)",
+                bad.part_number, bad.size, plan.part_count, plan.part_size
+            ),
+        ));
+    }
+    let missing: Vec<String> = (1..=plan.part_count)
+        .filter(|n| !stored.iter().any(|p| i64::from(p.part_number) == *n))
+        .map(|n| n.to_string())
+        .collect();
+    if !missing.is_empty() {
+        let shown = missing.iter().take(20).cloned().collect::<Vec<_>>().join(", ");
+        return Err(ApiError::conflict(
+            "parts_missing",
+            format!("{} parts are missing: {shown}", missing.len()),
+        ));
+    }
+    Ok(())
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Aborted {
+    /// True when an open upload was discarded; false when it was already gone.
+    aborted: bool,
+}
+
+/// Discard an upload and its parts. Aborting a gone upload succeeds.
+#[utoipa::path(post, path = "/abort-multipart-upload", tag = "upload", request_body = UploadToken,
+    responses((status = 200, body = Aborted)))]
+async fn abort_multipart_upload(
+    State(state): State<AppState>,
+    caller: Caller,
+    Json(input): Json<UploadToken>,
+) -> ApiResult<axum::Json<Aborted>> {
+    let Some(row) = upload_for(&state, &caller, &input.token)
+        .await?
+        .filter(|row| row.state() == UploadState::Open)
+    else {
+        return Ok(axum::Json(Aborted { aborted: false }));
+    };
+    state.storage.abort_multipart(Bucket::Private, &row.object_key, &row.upload_id).await?;
+    uploads::set_state(&state.db, row.id, UploadState::Aborted).await?;
+    Ok(axum::Json(Aborted { aborted: true }))
+}

@@ -1,0 +1,244 @@
+//! File records. A file row says who owns it, where its bytes are (bucket and key) and what
+//! it is; trashed files keep their row with `trashed_at` set; derivatives (album art, video
+//! posters) point at the file they were taken from and stay out of listings.
+
+use chrono::{DateTime, Utc};
+use sqlx::{PgConnection, PgPool};
+use uuid::Uuid;
+
+use crate::file::FileKind;
+use crate::storage::Bucket;
+
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct FileRow {
+    pub id: Uuid,
+    pub user_id: Uuid,
+    pub file_name: String,
+    pub file_size: i64,
+    pub mime_type: String,
+    pub kind: String,
+    pub bucket: String,
+    pub object_key: String,
+    pub modified_time: Option<DateTime<Utc>>,
+    pub trashed_at: Option<DateTime<Utc>>,
+    pub created_at: DateTime<Utc>,
+}
+
+impl FileRow {
+    pub fn kind(&self) -> FileKind {
+        FileKind::parse(&self.kind).unwrap_or(FileKind::Other)
+    }
+
+    pub fn bucket(&self) -> Bucket {
+        Bucket::parse(&self.bucket).unwrap_or(Bucket::Private)
+    }
+
+    pub fn is_public(&self) -> bool {
+        self.bucket() == Bucket::Public
+    }
+}
+
+const COLUMNS: &str = "id, user_id, file_name, file_size, mime_type, kind, bucket, object_key, \
+                       modified_time, trashed_at, created_at";
+
+#[derive(Debug, Clone)]
+pub struct NewFile<'a> {
+    pub user_id: Uuid,
+    pub file_name: &'a str,
+    pub file_size: i64,
+    pub mime_type: &'a str,
+    pub kind: FileKind,
+    pub bucket: Bucket,
+    pub object_key: &'a str,
+    pub modified_time: Option<DateTime<Utc>>,
+}
+
+/// Inserts a file, or finds the one already recorded under the same key. Returns the row and
+/// whether it is new, so a re-sent insert answers the same id and records nothing twice.
+pub async fn insert_or_existing(conn: &mut PgConnection, file: &NewFile<'_>) -> Result<(FileRow, bool), sqlx::Error> {
+    let inserted: Option<FileRow> = sqlx::query_as(&format!(
+        "insert into files (id, user_id, file_name, file_size, mime_type, kind, bucket, object_key, modified_time)
+         values ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+         on conflict (object_key) do nothing
+         returning {COLUMNS}"
+    ))
+    .bind(Uuid::new_v4())
+    .bind(file.user_id)
+    .bind(file.file_name)
+    .bind(file.file_size)
+    .bind(file.mime_type)
+    .bind(file.kind.as_str())
+    .bind(file.bucket.as_str())
+    .bind(file.object_key)
+    .bind(file.modified_time)
+    .fetch_optional(&mut *conn)
+    .await?;
+    if let Some(row) = inserted {
+        return Ok((row, true));
+    }
+    let existing = sqlx::query_as(&format!("select {COLUMNS} from files where object_key = $1"))
+        .bind(file.object_key)
+        .fetch_one(conn)
+        .await?;
+    Ok((existing, false))
+}
+
+/// Whether a file is recorded under `object_key`.
+pub async fn key_is_recorded(pool: &PgPool, object_key: &str) -> Result<bool, sqlx::Error> {
+    sqlx::query_scalar("select exists (select 1 from files where object_key = $1)")
+        .bind(object_key)
+        .fetch_one(pool)
+        .await
+}
+
+/// The caller's files in the library: not trashed, not derivatives, newest first.
+pub async fn library(pool: &PgPool, user_id: Uuid) -> Result<Vec<FileRow>, sqlx::Error> {
+    sqlx::query_as(&format!(
+        "select {COLUMNS} from files
+         where user_id = $1 and trashed_at is null and derivative_of is null
+         order by created_at desc, id desc"
+    ))
+    .bind(user_id)
+    .fetch_all(pool)
+    .await
+}
+
+/// The caller's trash, most recently trashed first.
+pub async fn trashed(pool: &PgPool, user_id: Uuid) -> Result<Vec<FileRow>, sqlx::Error> {
+    sqlx::query_as(&format!(
+        "select {COLUMNS} from files
+         where user_id = $1 and trashed_at is not null and derivative_of is null
+         order by trashed_at desc, id desc"
+    ))
+    .bind(user_id)
+    .fetch_all(pool)
+    .await
+}
+
+pub async fn find(pool: &PgPool, id: Uuid) -> Result<Option<FileRow>, sqlx::Error> {
+    sqlx::query_as(&format!("select {COLUMNS} from files where id = $1"))
+        .bind(id)
+        .fetch_optional(pool)
+        .await
+}
+
+/// One of the caller's files, trashed or not; another user's id finds nothing.
+pub async fn find_owned(pool: &PgPool, user_id: Uuid, id: Uuid) -> Result<Option<FileRow>, sqlx::Error> {
+    sqlx::query_as(&format!("select {COLUMNS} from files where id = $1 and user_id = $2"))
+        .bind(id)
+        .bind(user_id)
+        .fetch_optional(pool)
+        .await
+}
+
+/// Moves the caller's recorded files to the trash; answers the ids that moved.
+pub async fn trash(pool: &PgPool, user_id: Uuid, ids: &[Uuid]) -> Result<Vec<Uuid>, sqlx::Error> {
+    sqlx::query_scalar(
+        "update files set trashed_at = now()
+         where user_id = $1 and id = any($2) and trashed_at is null and derivative_of is null
+         returning id",
+    )
+    .bind(user_id)
+    .bind(ids)
+    .fetch_all(pool)
+    .await
+}
+
+/// Brings the caller's trashed files back; answers the ids restored.
+pub async fn restore(pool: &PgPool, user_id: Uuid, ids: &[Uuid]) -> Result<Vec<Uuid>, sqlx::Error> {
+    sqlx::query_scalar(
+        "update files set trashed_at = null
+         where user_id = $1 and id = any($2) and trashed_at is not null
+         returning id",
+    )
+    .bind(user_id)
+    .bind(ids)
+    .fetch_all(pool)
+    .await
+}
+
+/// A stored object whose record is gone and whose bytes are still to be removed.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct ObjectToDelete {
+    pub id: Uuid,
+    /// Derivatives go with the file they came from; they are not named in answers.
+    pub is_derivative: bool,
+    pub bucket: String,
+    pub object_key: String,
+}
+
+/// Deletes file records (and their derivatives) and, in the same transaction, queues their
+/// objects for removal, so a crash between the database and the store leaves a queued
+/// deletion rather than a record without bytes or bytes nobody can reach.
+/// `which` selects the files: `ids` of the caller's, or every trashed file when `None`.
+pub async fn delete(pool: &PgPool, user_id: Uuid, ids: Option<&[Uuid]>) -> Result<Vec<ObjectToDelete>, sqlx::Error> {
+    sqlx::query_as(
+        "with chosen as (
+             select id from files
+             where user_id = $1 and derivative_of is null
+               and (case when $2::uuid[] is null then trashed_at is not null else id = any($2) end)
+         ),
+         gone as (
+             delete from files
+             where user_id = $1 and (id in (select id from chosen) or derivative_of in (select id from chosen))
+             returning id, derivative_of is not null as is_derivative, bucket, object_key
+         ),
+         queued as (
+             insert into object_deletions (bucket, object_key) select bucket, object_key from gone
+         )
+         select id, is_derivative, bucket, object_key from gone",
+    )
+    .bind(user_id)
+    .bind(ids)
+    .fetch_all(pool)
+    .await
+}
+
+/// Marks a queued object deletion done.
+pub async fn deletion_done(pool: &PgPool, bucket: &str, object_key: &str) -> Result<(), sqlx::Error> {
+    sqlx::query("delete from object_deletions where bucket = $1 and object_key = $2")
+        .bind(bucket)
+        .bind(object_key)
+        .execute(pool)
+        .await?;
+    Ok(())
+}
+
+/// Records that a file's bytes now live in `bucket`.
+pub async fn set_bucket(pool: &PgPool, id: Uuid, bucket: Bucket) -> Result<FileRow, sqlx::Error> {
+    sqlx::query_as(&format!(
+        "update files set bucket = $2 where id = $1 returning {COLUMNS}"
+    ))
+    .bind(id)
+    .bind(bucket.as_str())
+    .fetch_one(pool)
+    .await
+}
+
+/// Bytes the account stores, trash included (trashed files still occupy storage).
+pub async fn used_bytes(conn: &mut PgConnection, user_id: Uuid) -> Result<i64, sqlx::Error> {
+    sqlx::query_scalar("select coalesce(sum(file_size), 0)::bigint from files where user_id = $1")
+        .bind(user_id)
+        .fetch_one(conn)
+        .await
+}
+
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct UsageRow {
+    pub bucket: String,
+    pub kind: String,
+    pub bytes: i64,
+    pub objects: i64,
+}
+
+/// Bytes and object counts by bucket and kind.
+pub async fn usage(pool: &PgPool, user_id: Uuid) -> Result<Vec<UsageRow>, sqlx::Error> {
+    sqlx::query_as(
+        "select bucket, kind, sum(file_size)::bigint as bytes, count(*) as objects
+         from files where user_id = $1
+         group by bucket, kind order by bucket, kind",
+    )
+    .bind(user_id)
+    .fetch_all(pool)
+    .await
+}

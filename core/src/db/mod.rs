@@ -1,0 +1,21 @@
+//! Database queries, one module per table family. SQL is written out in full so it can be
+//! read next to the migrations; rows come back as plain structs.
+
+pub mod events;
+pub mod files;
+pub mod uploads;
+pub mod users;
+
+pub use sqlx::PgPool;
+
+/// Connects to PostgreSQL with a pool sized for an API process.
+pub async fn connect(url: &str) -> Result<PgPool, sqlx::Error> {
+    sqlx::postgres::PgPoolOptions::new()
+        .max_connections(20)
+        .acquire_timeout(std::time::Duration::from_secs(5))
+        .connect(url)
+        .await
+}
+
+/// The migrations in `migrations/`, embedded at build time.
+pub static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("../migrations");

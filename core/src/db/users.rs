@@ -1,0 +1,130 @@
+//! Accounts, their API tokens and the sessions exchanged for them.
+
+use chrono::{DateTime, TimeDelta, Utc};
+use sqlx::PgPool;
+use uuid::Uuid;
+
+use crate::plan::Plan;
+use crate::token;
+
+/// How long a session token lives: one day.
+pub const SESSION_LIFETIME: TimeDelta = TimeDelta::seconds(86_400);
+
+#[derive(Debug, Clone)]
+pub struct NewApiToken {
+    pub id: Uuid,
+    /// Shown once; only its digest is stored.
+    pub secret: String,
+}
+
+pub async fn create_user(pool: &PgPool, handle: &str, plan: Option<Plan>) -> Result<Uuid, sqlx::Error> {
+    sqlx::query_scalar("insert into users (id, handle, plan) values ($1, $2, $3) returning id")
+        .bind(Uuid::new_v4())
+        .bind(handle)
+        .bind(plan.map(Plan::as_str))
+        .fetch_one(pool)
+        .await
+}
+
+pub async fn user_id_by_handle(pool: &PgPool, handle: &str) -> Result<Option<Uuid>, sqlx::Error> {
+    sqlx::query_scalar("select id from users where handle = $1")
+        .bind(handle)
+        .fetch_optional(pool)
+        .await
+}
+
+pub async fn create_api_token(pool: &PgPool, user_id: Uuid, label: &str) -> Result<NewApiToken, sqlx::Error> {
+    let secret = token::generate("drive_api_");
+    let id = sqlx::query_scalar(
+        "insert into api_tokens (id, user_id, token_hash, label) values ($1, $2, $3, $4) returning id",
+    )
+    .bind(Uuid::new_v4())
+    .bind(user_id)
+    .bind(token::digest(&secret))
+    .bind(label)
+    .fetch_one(pool)
+    .await?;
+    Ok(NewApiToken { id, secret })
+}
+
+/// Revokes an API token and ends every session exchanged for it. False when no live token
+/// has that id.
+pub async fn revoke_api_token(pool: &PgPool, token_id: Uuid) -> Result<bool, sqlx::Error> {
+    let mut tx = pool.begin().await?;
+    let revoked = sqlx::query(
+        "update api_tokens set revoked_at = now() where id = $1 and revoked_at is null",
+    )
+    .bind(token_id)
+    .execute(&mut *tx)
+    .await?
+    .rows_affected();
+    sqlx::query("delete from sessions where api_token_id = $1")
+        .bind(token_id)
+        .execute(&mut *tx)
+        .await?;
+    tx.commit().await?;
+    Ok(revoked == 1)
+}
+
+#[derive(Debug, Clone)]
+pub struct Session {
+    pub token: String,
+    pub user_id: Uuid,
+    pub expires_at: DateTime<Utc>,
+}
+
+/// Exchanges a live API token for a new session; `None` when the token is unknown or revoked.
+pub async fn exchange(pool: &PgPool, api_secret: &str) -> Result<Option<Session>, sqlx::Error> {
+    let token = token::generate("drive_session_");
+    let expires_at = Utc::now() + SESSION_LIFETIME;
+    let user_id: Option<Uuid> = sqlx::query_scalar(
+        "insert into sessions (token_hash, user_id, api_token_id, expires_at)
+         select $2, user_id, id, $3 from api_tokens where token_hash = $1 and revoked_at is null
+         returning user_id",
+    )
+    .bind(token::digest(api_secret))
+    .bind(token::digest(&token))
+    .bind(expires_at)
+    .fetch_optional(pool)
+    .await?;
+    Ok(user_id.map(|user_id| Session {
+        token,
+        user_id,
+        expires_at,
+    }))
+}
+
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct SessionUser {
+    pub user_id: Uuid,
+    pub plan: Option<String>,
+    pub expires_at: DateTime<Utc>,
+}
+
+impl SessionUser {
+    pub fn plan(&self) -> Option<Plan> {
+        self.plan.as_deref().and_then(Plan::parse)
+    }
+}
+
+/// The account behind a session token, expired or not (the caller tells the two apart).
+pub async fn session_user(pool: &PgPool, session_secret: &str) -> Result<Option<SessionUser>, sqlx::Error> {
+    sqlx::query_as(
+        "select s.user_id, u.plan, s.expires_at
+         from sessions s join users u on u.id = s.user_id
+         where s.token_hash = $1",
+    )
+    .bind(token::digest(session_secret))
+    .fetch_optional(pool)
+    .await
+}
+
+/// The plan of an account, for quota checks inside a transaction that locks the account row
+/// so that concurrent inserts of one user are counted one after another.
+pub async fn lock_user(conn: &mut sqlx::PgConnection, user_id: Uuid) -> Result<Option<Plan>, sqlx::Error> {
+    let plan: Option<String> = sqlx::query_scalar("select plan from users where id = $1 for update")
+        .bind(user_id)
+        .fetch_one(conn)
+        .await?;
+    Ok(plan.as_deref().and_then(Plan::parse))
+}

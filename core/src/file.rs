@@ -1,0 +1,244 @@
+//! Files as the spec describes them: kinds, names, sizes and storage keys, each parsed once
+//! at the edge ("parse, don't validate") so the rest of the code can trust them.
+
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+use uuid::Uuid;
+
+/// The largest file the drive takes: 2 TB, counted as 2 TiB.
+pub const MAX_FILE_SIZE: i64 = 2 * 1024 * 1024 * 1024 * 1024;
+
+/// Object stores refuse a single-request upload (a presigned POST) above 5 GiB; bigger files
+/// go through multipart.
+pub const MAX_FORM_UPLOAD_SIZE: i64 = 5 * 1024 * 1024 * 1024;
+
+/// The kind of a file. The spec names Video, Audio and Image and says PDFs and text files are
+/// handled too; everything else is `Other`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]
+pub enum FileKind {
+    Video,
+    Audio,
+    Image,
+    Pdf,
+    Text,
+    Archive,
+    Other,
+}
+
+impl FileKind {
+    pub const ALL: [FileKind; 7] = [
+        FileKind::Video,
+        FileKind::Audio,
+        FileKind::Image,
+        FileKind::Pdf,
+        FileKind::Text,
+        FileKind::Archive,
+        FileKind::Other,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FileKind::Video => "Video",
+            FileKind::Audio => "Audio",
+            FileKind::Image => "Image",
+            FileKind::Pdf => "Pdf",
+            FileKind::Text => "Text",
+            FileKind::Archive => "Archive",
+            FileKind::Other => "Other",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<FileKind> {
+        FileKind::ALL.into_iter().find(|k| k.as_str() == s)
+    }
+}
+
+/// A file's display name: 1 to 255 characters, no slash and no control characters.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(try_from = "String", into = "String")]
+#[schema(value_type = String, example = "holiday.mp4")]
+pub struct FileName(String);
+
+impl TryFrom<String> for FileName {
+    type Error = String;
+    fn try_from(s: String) -> Result<Self, String> {
+        if s.trim().is_empty() {
+            return Err("must not be empty".into());
+        }
+        if s.chars().count() > 255 {
+            return Err("must be at most 255 characters".into());
+        }
+        if s.contains('/') || s.chars().any(char::is_control) {
+            return Err("must not contain a slash or control characters".into());
+        }
+        Ok(FileName(s))
+    }
+}
+
+impl From<FileName> for String {
+    fn from(n: FileName) -> String {
+        n.0
+    }
+}
+
+impl FileName {
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// An exact file size in bytes, 0 to 2 TB.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(try_from = "i64", into = "i64")]
+#[schema(value_type = i64, format = Int64)]
+pub struct FileSize(i64);
+
+impl TryFrom<i64> for FileSize {
+    type Error = String;
+    fn try_from(n: i64) -> Result<Self, String> {
+        if n < 0 {
+            return Err("must not be negative".into());
+        }
+        if n > MAX_FILE_SIZE {
+            return Err(format!("must be at most {MAX_FILE_SIZE} bytes (2 TB)"));
+        }
+        Ok(FileSize(n))
+    }
+}
+
+impl From<FileSize> for i64 {
+    fn from(s: FileSize) -> i64 {
+        s.0
+    }
+}
+
+impl FileSize {
+    pub fn bytes(self) -> i64 {
+        self.0
+    }
+}
+
+/// A storage key as sent by a client: `users/{userId}/` followed by a path of non-empty
+/// segments, at most 1024 bytes. Which user it must name is checked against the caller by
+/// [`ObjectKey::belongs_to`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(try_from = "String", into = "String")]
+#[schema(value_type = String, example = "users/7d1c0c4e-2b5c-4a8e-9a57-3f1f7b0d9c11/holiday.mp4")]
+pub struct ObjectKey(String);
+
+impl TryFrom<String> for ObjectKey {
+    type Error = String;
+    fn try_from(s: String) -> Result<Self, String> {
+        if s.len() > 1024 {
+            return Err("must be at most 1024 bytes".into());
+        }
+        let Some(rest) = s.strip_prefix("users/") else {
+            return Err("must begin users/{userId}/".into());
+        };
+        let mut segments = rest.split('/');
+        let user = segments.next().unwrap_or_default();
+        if Uuid::parse_str(user).is_err() {
+            return Err("must begin users/{userId}/".into());
+        }
+        let path: Vec<&str> = segments.collect();
+        if path.is_empty() || path.iter().any(|p| p.is_empty() || *p == "." || *p == "..") {
+            return Err("must name a file under users/{userId}/ with no empty, . or .. segments".into());
+        }
+        if s.chars().any(char::is_control) {
+            return Err("must not contain control characters".into());
+        }
+        Ok(ObjectKey(s))
+    }
+}
+
+impl From<ObjectKey> for String {
+    fn from(k: ObjectKey) -> String {
+        k.0
+    }
+}
+
+impl ObjectKey {
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    pub fn belongs_to(&self, user: Uuid) -> bool {
+        self.0
+            .strip_prefix("users/")
+            .and_then(|rest| rest.split('/').next())
+            .and_then(|id| Uuid::parse_str(id).ok())
+            == Some(user)
+    }
+}
+
+/// A MIME type such as `video/mp4`: `type/subtype` with optional parameters, no control
+/// characters, at most 255 bytes.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(try_from = "String", into = "String")]
+#[schema(value_type = String, example = "video/mp4")]
+pub struct MimeType(String);
+
+impl TryFrom<String> for MimeType {
+    type Error = String;
+    fn try_from(s: String) -> Result<Self, String> {
+        let essence = s.split(';').next().unwrap_or_default().trim();
+        let valid_essence = essence
+            .split_once('/')
+            .is_some_and(|(t, st)| !t.is_empty() && !st.is_empty() && !st.contains('/'));
+        if s.len() > 255 || !valid_essence || s.chars().any(char::is_control) {
+            return Err("must be a content type like video/mp4".into());
+        }
+        Ok(MimeType(s))
+    }
+}
+
+impl From<MimeType> for String {
+    fn from(m: MimeType) -> String {
+        m.0
+    }
+}
+
+impl MimeType {
+    pub const OCTET_STREAM: &'static str = "application/octet-stream";
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn object_keys_must_sit_under_a_user() {
+        let user = Uuid::new_v4();
+        let key = ObjectKey::try_from(format!("users/{user}/a/b.mp4")).unwrap();
+        assert!(key.belongs_to(user));
+        assert!(!key.belongs_to(Uuid::new_v4()));
+        for bad in [
+            "a/b".to_string(),
+            format!("users/{user}/"),
+            format!("users/{user}/../x"),
+            format!("users/{user}//x"),
+            "users/not-a-uuid/x".to_string(),
+        ] {
+            assert!(ObjectKey::try_from(bad.clone()).is_err(), "{bad} was accepted");
+        }
+    }
+
+    #[test]
+    fn file_sizes_stop_at_two_terabytes() {
+        assert!(FileSize::try_from(MAX_FILE_SIZE).is_ok());
+        assert!(FileSize::try_from(MAX_FILE_SIZE + 1).is_err());
+        assert!(FileSize::try_from(-1).is_err());
+    }
+
+    #[test]
+    fn names_refuse_slashes_and_emptiness() {
+        assert!(FileName::try_from("clip.mp4".to_string()).is_ok());
+        assert!(FileName::try_from("a/b".to_string()).is_err());
+        assert!(FileName::try_from(" ".to_string()).is_err());
+        assert!(FileName::try_from("x".repeat(256)).is_err());
+    }
+}

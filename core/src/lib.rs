@@ -1,0 +1,13 @@
+//! Drive's core: the domain types, the database queries, the object-store client and URL
+//! signing. No HTTP framework and no media code lives here, so the API, the worker and the
+//! admin commands share one definition of every rule.
+
+pub mod config;
+pub mod db;
+pub mod file;
+pub mod multipart;
+pub mod plan;
+pub mod storage;
+pub mod token;
+
+pub use config::ConfigError;

@@ -1,0 +1,594 @@
+//! The object store: two buckets (private, and public with anonymous read), presigned URLs
+//! for every byte transfer so bytes never pass through the API, and the few server-side
+//! operations the API needs (head, move between buckets, delete, multipart bookkeeping).
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use aws_credential_types::Credentials;
+use aws_sdk_s3::Client;
+use aws_sdk_s3::config::{Region, RequestChecksumCalculation, ResponseChecksumValidation};
+use aws_sdk_s3::error::{ProvideErrorMetadata, SdkError};
+use aws_sdk_s3::presigning::PresigningConfig;
+use aws_sdk_s3::types::{CompletedMultipartUpload, CompletedPart};
+use base64::Engine;
+use chrono::{DateTime, TimeDelta, Utc};
+use hmac::{Hmac, Mac};
+use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
+use sha2::Sha256;
+
+use crate::config::{self, ConfigError};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Bucket {
+    Private,
+    Public,
+}
+
+impl Bucket {
+    /// How the bucket is named in the database.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Bucket::Private => "private",
+            Bucket::Public => "public",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Bucket> {
+        match s {
+            "private" => Some(Bucket::Private),
+            "public" => Some(Bucket::Public),
+            _ => None,
+        }
+    }
+
+    pub fn other(self) -> Bucket {
+        match self {
+            Bucket::Private => Bucket::Public,
+            Bucket::Public => Bucket::Private,
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct StorageConfig {
+    pub endpoint: String,
+    pub region: String,
+    pub access_key_id: String,
+    pub secret_access_key: String,
+    pub private_bucket: String,
+    pub public_bucket: String,
+    pub public_base_url: String,
+}
+
+impl StorageConfig {
+    /// Reads `DRIVE_S3_ENDPOINT` (default `http://127.0.0.1:8333`), `DRIVE_S3_REGION`
+    /// (default `us-east-1`), `DRIVE_S3_ACCESS_KEY_ID`, `DRIVE_S3_SECRET_ACCESS_KEY`,
+    /// `DRIVE_PRIVATE_BUCKET` (default `drive-private`), `DRIVE_PUBLIC_BUCKET` (default
+    /// `drive-public`) and `DRIVE_PUBLIC_BASE_URL` (default `{endpoint}/{public bucket}`:
+    /// where public files are read anonymously).
+    pub fn from_environment() -> Result<StorageConfig, ConfigError> {
+        let endpoint = config::or("DRIVE_S3_ENDPOINT", "http://127.0.0.1:8333")
+            .trim_end_matches('/')
+            .to_string();
+        let public_bucket = config::or("DRIVE_PUBLIC_BUCKET", "drive-public");
+        Ok(StorageConfig {
+            region: config::or("DRIVE_S3_REGION", "us-east-1"),
+            access_key_id: config::required("DRIVE_S3_ACCESS_KEY_ID")?,
+            secret_access_key: config::required("DRIVE_S3_SECRET_ACCESS_KEY")?,
+            private_bucket: config::or("DRIVE_PRIVATE_BUCKET", "drive-private"),
+            public_base_url: config::or(
+                "DRIVE_PUBLIC_BASE_URL",
+                &format!("{endpoint}/{public_bucket}"),
+            ),
+            public_bucket,
+            endpoint,
+        })
+    }
+}
+
+/// A storage call that failed: the store is down, slow or refused us. Callers answer 502.
+#[derive(Debug, thiserror::Error)]
+#[error("object storage {operation} failed: {cause}")]
+pub struct StorageError {
+    pub operation: &'static str,
+    pub cause: String,
+}
+
+fn failed<E, R>(operation: &'static str) -> impl FnOnce(SdkError<E, R>) -> StorageError
+where
+    E: ProvideErrorMetadata + std::error::Error + 'static,
+    R: std::fmt::Debug,
+{
+    move |e| StorageError {
+        operation,
+        cause: match e.code() {
+            Some(code) => format!("{code}: {}", e.message().unwrap_or_default()),
+            None => aws_sdk_s3::error::DisplayErrorContext(&e).to_string(),
+        },
+    }
+}
+
+fn status_of<E, R: HasStatus>(e: &SdkError<E, R>) -> Option<u16> {
+    e.raw_response().map(HasStatus::status)
+}
+
+trait HasStatus {
+    fn status(&self) -> u16;
+}
+
+impl HasStatus for aws_sdk_s3::config::http::HttpResponse {
+    fn status(&self) -> u16 {
+        self.status().as_u16()
+    }
+}
+
+/// A part an open multipart upload already holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredPart {
+    pub part_number: i32,
+    pub size: i64,
+    pub etag: String,
+    pub last_modified: Option<DateTime<Utc>>,
+}
+
+/// The headers a presigned POST pins; the store refuses an upload that differs in any.
+#[derive(Debug, Clone)]
+pub struct PostRules {
+    pub content_length: i64,
+    pub content_type: String,
+    pub content_disposition: String,
+    pub cache_control: String,
+}
+
+#[derive(Debug, Clone)]
+pub struct PostForm {
+    pub url: String,
+    pub fields: BTreeMap<String, String>,
+}
+
+/// Characters kept as they are in a copy source: the key's slashes must survive.
+const KEY_ENCODE: &AsciiSet = &NON_ALPHANUMERIC
+    .remove(b'/')
+    .remove(b'-')
+    .remove(b'_')
+    .remove(b'.')
+    .remove(b'~');
+
+/// Objects up to this size are copied in one request; S3 refuses a single copy above 5 GiB.
+const SINGLE_COPY_LIMIT: i64 = 5 * 1024 * 1024 * 1024;
+const COPY_PART_SIZE: i64 = 1024 * 1024 * 1024;
+
+#[derive(Clone)]
+pub struct Storage {
+    client: Client,
+    config: StorageConfig,
+}
+
+impl Storage {
+    pub fn new(config: StorageConfig) -> Storage {
+        let credentials = Credentials::new(
+            &config.access_key_id,
+            &config.secret_access_key,
+            None,
+            None,
+            "drive-config",
+        );
+        let sdk_config = aws_sdk_s3::Config::builder()
+            .behavior_version_latest()
+            .region(Region::new(config.region.clone()))
+            .endpoint_url(&config.endpoint)
+            .credentials_provider(credentials)
+            .force_path_style(true)
+            // Presigned part URLs must carry nothing but what a plain PUT of the bytes sends.
+            .request_checksum_calculation(RequestChecksumCalculation::WhenRequired)
+            .response_checksum_validation(ResponseChecksumValidation::WhenRequired)
+            .timeout_config(
+                aws_sdk_s3::config::timeout::TimeoutConfig::builder()
+                    .connect_timeout(Duration::from_secs(3))
+                    .operation_attempt_timeout(Duration::from_secs(60))
+                    .build(),
+            )
+            .build();
+        Storage {
+            client: Client::from_conf(sdk_config),
+            config,
+        }
+    }
+
+    pub fn bucket_name(&self, bucket: Bucket) -> &str {
+        match bucket {
+            Bucket::Private => &self.config.private_bucket,
+            Bucket::Public => &self.config.public_bucket,
+        }
+    }
+
+    /// The permanent anonymous link of an object in the public bucket.
+    pub fn public_url(&self, key: &str) -> String {
+        format!(
+            "{}/{}",
+            self.config.public_base_url,
+            utf8_percent_encode(key, KEY_ENCODE)
+        )
+    }
+
+    /// Makes both buckets when missing and lets anyone read the public one.
+    pub async fn ensure_buckets(&self) -> Result<(), StorageError> {
+        for bucket in [Bucket::Private, Bucket::Public] {
+            let name = self.bucket_name(bucket);
+            if let Err(e) = self.client.head_bucket().bucket(name).send().await {
+                if status_of(&e) != Some(404) {
+                    return Err(failed("head bucket")(e));
+                }
+                self.client
+                    .create_bucket()
+                    .bucket(name)
+                    .send()
+                    .await
+                    .map_err(failed("create bucket"))?;
+            }
+        }
+        let name = self.bucket_name(Bucket::Public);
+        let policy = serde_json::json!({
+            "Version": "2012-10-17",
+            "Statement": [{
+                "Sid": "AnonymousRead",
+                "Effect": "Allow",
+                "Principal": "*",
+                "Action": ["s3:GetObject"],
+                "Resource": [format!("arn:aws:s3:::{name}/*")],
+            }],
+        });
+        self.client
+            .put_bucket_policy()
+            .bucket(name)
+            .policy(policy.to_string())
+            .send()
+            .await
+            .map_err(failed("put bucket policy"))?;
+        Ok(())
+    }
+
+    /// A presigned POST form for one object (AWS Signature Version 4 POST policy). The
+    /// policy pins the key, the exact length and the three headers, so the store refuses a
+    /// body one byte off or sent under another type.
+    pub fn presign_post(
+        &self,
+        bucket: Bucket,
+        key: &str,
+        rules: &PostRules,
+        expires_in: TimeDelta,
+        now: DateTime<Utc>,
+    ) -> PostForm {
+        let bucket_name = self.bucket_name(bucket);
+        let day = now.format("%Y%m%d").to_string();
+        let amz_date = now.format("%Y%m%dT%H%M%SZ").to_string();
+        let credential = format!(
+            "{}/{day}/{}/s3/aws4_request",
+            self.config.access_key_id, self.config.region
+        );
+        let policy = serde_json::json!({
+            "expiration": (now + expires_in).format("%Y-%m-%dT%H:%M:%S%.3fZ").to_string(),
+            "conditions": [
+                {"bucket": bucket_name},
+                {"key": key},
+                {"Content-Type": rules.content_type},
+                {"Content-Disposition": rules.content_disposition},
+                {"Cache-Control": rules.cache_control},
+                ["content-length-range", rules.content_length, rules.content_length],
+                {"x-amz-algorithm": "AWS4-HMAC-SHA256"},
+                {"x-amz-credential": credential},
+                {"x-amz-date": amz_date},
+            ],
+        });
+        let policy = base64::engine::general_purpose::STANDARD.encode(policy.to_string());
+        let signature = hex::encode(hmac(&self.signing_key(&day), policy.as_bytes()));
+        let fields = [
+            ("key", key),
+            ("Content-Type", &rules.content_type),
+            ("Content-Disposition", &rules.content_disposition),
+            ("Cache-Control", &rules.cache_control),
+            ("x-amz-algorithm", "AWS4-HMAC-SHA256"),
+            ("x-amz-credential", &credential),
+            ("x-amz-date", &amz_date),
+            ("policy", &policy),
+            ("x-amz-signature", &signature),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+        PostForm {
+            url: format!("{}/{bucket_name}", self.config.endpoint),
+            fields,
+        }
+    }
+
+    /// SigV4's derived key: HMAC chained over the day, region, service and terminator.
+    fn signing_key(&self, day: &str) -> Vec<u8> {
+        let secret = format!("AWS4{}", self.config.secret_access_key);
+        [day, &self.config.region, "s3", "aws4_request"]
+            .iter()
+            .fold(secret.into_bytes(), |key, part| hmac(&key, part.as_bytes()))
+    }
+
+    /// A presigned GET that downloads under `file_name`.
+    pub async fn presign_get(
+        &self,
+        bucket: Bucket,
+        key: &str,
+        file_name: &str,
+        expires_in: TimeDelta,
+    ) -> Result<String, StorageError> {
+        let request = self
+            .client
+            .get_object()
+            .bucket(self.bucket_name(bucket))
+            .key(key)
+            .response_content_disposition(content_disposition("attachment", file_name))
+            .presigned(presigning(expires_in)?)
+            .await
+            .map_err(failed("presign get"))?;
+        Ok(request.uri().to_string())
+    }
+
+    /// The stored length of an object, or `None` when there is no such object.
+    pub async fn object_size(&self, bucket: Bucket, key: &str) -> Result<Option<i64>, StorageError> {
+        match self
+            .client
+            .head_object()
+            .bucket(self.bucket_name(bucket))
+            .key(key)
+            .send()
+            .await
+        {
+            Ok(head) => Ok(Some(head.content_length().unwrap_or_default())),
+            Err(e) if status_of(&e) == Some(404) => Ok(None),
+            Err(e) => Err(failed("head object")(e)),
+        }
+    }
+
+    /// Deletes an object; deleting one that is not there succeeds.
+    pub async fn delete(&self, bucket: Bucket, key: &str) -> Result<(), StorageError> {
+        self.client
+            .delete_object()
+            .bucket(self.bucket_name(bucket))
+            .key(key)
+            .send()
+            .await
+            .map_err(failed("delete object"))?;
+        Ok(())
+    }
+
+    /// Copies an object into the other bucket under the same key. Objects above 5 GiB are
+    /// copied part by part on the store's side; nothing passes through this process.
+    pub async fn copy_to(&self, from: Bucket, to: Bucket, key: &str, size: i64) -> Result<(), StorageError> {
+        let source = format!(
+            "{}/{}",
+            self.bucket_name(from),
+            utf8_percent_encode(key, KEY_ENCODE)
+        );
+        let target = self.bucket_name(to);
+        if size <= SINGLE_COPY_LIMIT {
+            self.client
+                .copy_object()
+                .copy_source(source)
+                .bucket(target)
+                .key(key)
+                .send()
+                .await
+                .map_err(failed("copy object"))?;
+            return Ok(());
+        }
+        let upload = self
+            .client
+            .create_multipart_upload()
+            .bucket(target)
+            .key(key)
+            .send()
+            .await
+            .map_err(failed("create multipart copy"))?;
+        let upload_id = upload.upload_id().unwrap_or_default();
+        let mut parts = Vec::new();
+        for (index, start) in (0..size).step_by(COPY_PART_SIZE as usize).enumerate() {
+            let end = (start + COPY_PART_SIZE).min(size) - 1;
+            let number = index as i32 + 1;
+            let copied = self
+                .client
+                .upload_part_copy()
+                .bucket(target)
+                .key(key)
+                .upload_id(upload_id)
+                .part_number(number)
+                .copy_source(&source)
+                .copy_source_range(format!("bytes={start}-{end}"))
+                .send()
+                .await
+                .map_err(failed("copy part"))?;
+            let etag = copied
+                .copy_part_result()
+                .and_then(|r| r.e_tag())
+                .unwrap_or_default();
+            parts.push(CompletedPart::builder().part_number(number).e_tag(etag).build());
+        }
+        self.client
+            .complete_multipart_upload()
+            .bucket(target)
+            .key(key)
+            .upload_id(upload_id)
+            .multipart_upload(CompletedMultipartUpload::builder().set_parts(Some(parts)).build())
+            .send()
+            .await
+            .map_err(failed("complete multipart copy"))?;
+        Ok(())
+    }
+
+    pub async fn create_multipart(
+        &self,
+        bucket: Bucket,
+        key: &str,
+        content_type: &str,
+        content_disposition: &str,
+    ) -> Result<String, StorageError> {
+        let created = self
+            .client
+            .create_multipart_upload()
+            .bucket(self.bucket_name(bucket))
+            .key(key)
+            .content_type(content_type)
+            .content_disposition(content_disposition)
+            .send()
+            .await
+            .map_err(failed("create multipart upload"))?;
+        Ok(created.upload_id().unwrap_or_default().to_string())
+    }
+
+    /// The parts an upload holds, by number; `None` when the store no longer has the upload.
+    pub async fn list_parts(
+        &self,
+        bucket: Bucket,
+        key: &str,
+        upload_id: &str,
+    ) -> Result<Option<Vec<StoredPart>>, StorageError> {
+        let mut parts = Vec::new();
+        let mut marker: Option<String> = None;
+        loop {
+            let page = match self
+                .client
+                .list_parts()
+                .bucket(self.bucket_name(bucket))
+                .key(key)
+                .upload_id(upload_id)
+                .set_part_number_marker(marker.clone())
+                .send()
+                .await
+            {
+                Ok(page) => page,
+                Err(e) if status_of(&e) == Some(404) => return Ok(None),
+                Err(e) => return Err(failed("list parts")(e)),
+            };
+            parts.extend(page.parts().iter().map(|p| StoredPart {
+                part_number: p.part_number().unwrap_or_default(),
+                size: p.size().unwrap_or_default(),
+                etag: p.e_tag().unwrap_or_default().to_string(),
+                last_modified: p
+                    .last_modified()
+                    .and_then(|t| DateTime::from_timestamp(t.secs(), t.subsec_nanos())),
+            }));
+            match page.next_part_number_marker() {
+                Some(next) if page.is_truncated() == Some(true) => marker = Some(next.to_string()),
+                _ => break,
+            }
+        }
+        parts.sort_by_key(|p| p.part_number);
+        parts.dedup_by_key(|p| p.part_number);
+        Ok(Some(parts))
+    }
+
+    /// A presigned PUT for one part, signed for its exact length.
+    pub async fn presign_part(
+        &self,
+        bucket: Bucket,
+        key: &str,
+        upload_id: &str,
+        part_number: i32,
+        length: i64,
+        expires_in: TimeDelta,
+    ) -> Result<String, StorageError> {
+        let request = self
+            .client
+            .upload_part()
+            .bucket(self.bucket_name(bucket))
+            .key(key)
+            .upload_id(upload_id)
+            .part_number(part_number)
+            .content_length(length)
+            .presigned(presigning(expires_in)?)
+            .await
+            .map_err(failed("presign part"))?;
+        Ok(request.uri().to_string())
+    }
+
+    pub async fn complete_multipart(
+        &self,
+        bucket: Bucket,
+        key: &str,
+        upload_id: &str,
+        parts: &[StoredPart],
+    ) -> Result<(), StorageError> {
+        let parts = parts
+            .iter()
+            .map(|p| {
+                CompletedPart::builder()
+                    .part_number(p.part_number)
+                    .e_tag(&p.etag)
+                    .build()
+            })
+            .collect();
+        self.client
+            .complete_multipart_upload()
+            .bucket(self.bucket_name(bucket))
+            .key(key)
+            .upload_id(upload_id)
+            .multipart_upload(CompletedMultipartUpload::builder().set_parts(Some(parts)).build())
+            .send()
+            .await
+            .map_err(failed("complete multipart upload"))?;
+        Ok(())
+    }
+
+    /// Discards an upload and its parts; an upload already gone is not an error.
+    pub async fn abort_multipart(&self, bucket: Bucket, key: &str, upload_id: &str) -> Result<(), StorageError> {
+        match self
+            .client
+            .abort_multipart_upload()
+            .bucket(self.bucket_name(bucket))
+            .key(key)
+            .upload_id(upload_id)
+            .send()
+            .await
+        {
+            Ok(_) => Ok(()),
+            Err(e) if status_of(&e) == Some(404) => Ok(()),
+            Err(e) => Err(failed("abort multipart upload")(e)),
+        }
+    }
+}
+
+fn presigning(expires_in: TimeDelta) -> Result<PresigningConfig, StorageError> {
+    PresigningConfig::expires_in(expires_in.to_std().unwrap_or_default()).map_err(|e| StorageError {
+        operation: "presign",
+        cause: e.to_string(),
+    })
+}
+
+fn hmac(key: &[u8], data: &[u8]) -> Vec<u8> {
+    let mut mac = Hmac::<Sha256>::new_from_slice(key).expect("HMAC takes any key length");
+    mac.update(data);
+    mac.finalize().into_bytes().to_vec()
+}
+
+/// A Content-Disposition header naming the file, readable by old and new clients: an ASCII
+/// fallback plus the RFC 5987 UTF-8 form.
+pub fn content_disposition(disposition: &str, file_name: &str) -> String {
+    let fallback: String = file_name
+        .chars()
+        .map(|c| if c.is_ascii_graphic() && c != '"' && c != '\\' || c == ' ' { c } else { '_' })
+        .collect();
+    format!(
+        "{disposition}; filename=\"{fallback}\"; filename*=UTF-8''{}",
+        utf8_percent_encode(file_name, NON_ALPHANUMERIC)
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn content_disposition_keeps_unicode_names_readable() {
+        assert_eq!(
+            content_disposition("inline", "été \"1\".mp4"),
+            "inline; filename=\"_t_ _1_.mp4\"; filename*=UTF-8''%C3%A9t%C3%A9%20%221%22%2Emp4"
+        );
+    }
+}

