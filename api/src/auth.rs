@@ -46,7 +46,10 @@ impl FromRequestParts<AppState> for Caller {
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
         let token = bearer(&parts.headers).ok_or_else(|| {
-            ApiError::unauthorized("unauthorized", "sign in: send a session token as Authorization: Bearer")
+            ApiError::unauthorized(
+                "unauthorized",
+                "sign in: send a session token as Authorization: Bearer",
+            )
         })?;
         let session = users::session_user(&state.db, token)
             .await?
@@ -60,7 +63,10 @@ impl FromRequestParts<AppState> for Caller {
         match parts.headers.get(APP_HEADER).and_then(|v| v.to_str().ok()) {
             None => return Err(ApiError::missing(APP_HEADER)),
             Some(app) if app != state.settings.app_id => {
-                return Err(ApiError::forbidden("app_not_allowed", format!("{APP_HEADER} names an unknown application")));
+                return Err(ApiError::forbidden(
+                    "app_not_allowed",
+                    format!("{APP_HEADER} names an unknown application"),
+                ));
             }
             Some(_) => {}
         }
@@ -82,6 +88,8 @@ impl FromRequestParts<AppState> for MaybeCaller {
         if parts.headers.get(AUTHORIZATION).is_none() {
             return Ok(MaybeCaller(None));
         }
-        Caller::from_request_parts(parts, state).await.map(|c| MaybeCaller(Some(c)))
+        Caller::from_request_parts(parts, state)
+            .await
+            .map(|c| MaybeCaller(Some(c)))
     }
 }

@@ -106,7 +106,9 @@ pub struct ErrorBody {
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let (status, code, field, retryable) = match &self {
-            ApiError::BadRequest { code, field, .. } => (StatusCode::BAD_REQUEST, *code, Some(field.clone()), false),
+            ApiError::BadRequest { code, field, .. } => {
+                (StatusCode::BAD_REQUEST, *code, Some(field.clone()), false)
+            }
             ApiError::Unauthorized { code, .. } => (StatusCode::UNAUTHORIZED, *code, None, false),
             ApiError::Forbidden { code, .. } => (StatusCode::FORBIDDEN, *code, None, false),
             ApiError::NotFound { code, .. } => (StatusCode::NOT_FOUND, *code, None, false),

@@ -19,7 +19,11 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for Json<T> {
             .headers()
             .get(CONTENT_TYPE)
             .and_then(|v| v.to_str().ok())
-            .is_some_and(|v| v.split(';').next().is_some_and(|m| m.trim().eq_ignore_ascii_case("application/json")));
+            .is_some_and(|v| {
+                v.split(';')
+                    .next()
+                    .is_some_and(|m| m.trim().eq_ignore_ascii_case("application/json"))
+            });
         if !is_json {
             return Err(ApiError::bad_request(
                 "invalid_content_type",
@@ -50,11 +54,20 @@ pub fn parse<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
 fn json_error(field: Option<String>, err: serde_json::Error) -> ApiError {
     // serde_json appends " at line L column C"; the field says where instead.
     let message = err.to_string();
-    let message = message.rsplit_once(" at line ").map_or(message.as_str(), |(m, _)| m);
+    let message = message
+        .rsplit_once(" at line ")
+        .map_or(message.as_str(), |(m, _)| m);
     if err.is_syntax() || err.is_eof() {
-        return ApiError::bad_request("invalid_json", "body", format!("the body is not valid JSON: {message}"));
+        return ApiError::bad_request(
+            "invalid_json",
+            "body",
+            format!("the body is not valid JSON: {message}"),
+        );
     }
-    if let Some(name) = message.strip_prefix("missing field `").and_then(|m| m.strip_suffix('`')) {
+    if let Some(name) = message
+        .strip_prefix("missing field `")
+        .and_then(|m| m.strip_suffix('`'))
+    {
         return ApiError::missing(&field.map_or(name.to_string(), |f| format!("{f}.{name}")));
     }
     let field = field.unwrap_or_else(|| "body".to_string());
@@ -89,13 +102,26 @@ mod tests {
     #[test]
     fn errors_name_the_field() {
         assert_eq!(field_and_code("{}"), ("fileName".into(), "missing_field"));
-        assert_eq!(field_and_code(r#"{"fileName": 3}"#), ("fileName".into(), "invalid_field"));
+        assert_eq!(
+            field_and_code(r#"{"fileName": 3}"#),
+            ("fileName".into(), "invalid_field")
+        );
         assert_eq!(
             field_and_code(r#"{"fileName": "a", "creator": {"id": "x"}}"#),
             ("creator.id".into(), "invalid_field")
         );
-        assert_eq!(field_and_code(r#"{"fileName": "a", "creator": {}}"#), ("creator.id".into(), "missing_field"));
-        assert_eq!(field_and_code(r#"{"fileName": "#), ("body".into(), "invalid_json"));
-        assert_eq!(field_and_code(r#"[1]"#), ("body".into(), "invalid_field"));
+        assert_eq!(
+            field_and_code(r#"{"fileName": "a", "creator": {}}"#),
+            ("creator.id".into(), "missing_field")
+        );
+        assert_eq!(
+            field_and_code(r#"{"fileName": "#),
+            ("body".into(), "invalid_json")
+        );
+        assert_eq!(field_and_code("7"), ("body".into(), "invalid_field"));
+        assert_eq!(
+            field_and_code(r#"{"fileName": "a"} {}"#),
+            ("body".into(), "invalid_json")
+        );
     }
 }

@@ -23,8 +23,12 @@ pub const API_VERSION: &str = "2026.09.28";
 
 #[derive(OpenApi)]
 #[openapi(
-    info(title = "Drive", version = "2026.09.28", description = "File storage and sharing: direct-to-storage uploads, library, trash."),
-    components(schemas(ErrorBody)),
+    info(
+        title = "Drive",
+        version = "2026.09.28",
+        description = "File storage and sharing: direct-to-storage uploads, library, trash."
+    ),
+    components(schemas(ErrorBody))
 )]
 struct ApiDoc;
 
@@ -45,11 +49,16 @@ impl Modify for CommonParts {
         );
         let error = ResponseBuilder::new()
             .description("An error: `{ error, code, field?, retryable }`.")
-            .content("application/json", Content::new(Some(RefOr::Ref(Ref::from_schema_name("ErrorBody")))))
+            .content(
+                "application/json",
+                Content::new(Some(RefOr::Ref(Ref::from_schema_name("ErrorBody")))),
+            )
             .build();
         for item in doc.paths.paths.values_mut() {
             if let Some(op) = item.post.as_mut() {
-                op.responses.responses.insert("default".into(), RefOr::T(error.clone()));
+                op.responses
+                    .responses
+                    .insert("default".into(), RefOr::T(error.clone()));
             }
         }
     }

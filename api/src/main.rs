@@ -18,7 +18,11 @@ use drive_core::storage::{Storage, StorageConfig};
 use uuid::Uuid;
 
 #[derive(Parser)]
-#[command(name = "drive-api", version, about = "Drive's API server and operator commands")]
+#[command(
+    name = "drive-api",
+    version,
+    about = "Drive's API server and operator commands"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -158,6 +162,9 @@ fn print_token(json: bool, user_id: Uuid, token: users::NewApiToken) {
             serde_json::json!({ "userId": user_id, "tokenId": token.id, "apiToken": token.secret })
         );
     } else {
-        println!("user id:   {user_id}\ntoken id:  {}\nAPI token: {}", token.id, token.secret);
+        println!(
+            "user id:   {user_id}\ntoken id:  {}\nAPI token: {}",
+            token.id, token.secret
+        );
     }
 }

@@ -154,9 +154,15 @@ mod tests {
         let id = Uuid::new_v4();
         let token = tokens.issue(id, now + UPLOAD_LIFETIME);
         assert_eq!(tokens.verify(&token, now), Ok(id));
-        assert_eq!(tokens.verify(&token, now + UPLOAD_LIFETIME), Err(TokenError::Expired));
+        assert_eq!(
+            tokens.verify(&token, now + UPLOAD_LIFETIME),
+            Err(TokenError::Expired)
+        );
         let forged = token.replacen(&id.to_string(), &Uuid::new_v4().to_string(), 1);
         assert_eq!(tokens.verify(&forged, now), Err(TokenError::Invalid));
-        assert_eq!(UploadTokens::new("other").verify(&token, now), Err(TokenError::Invalid));
+        assert_eq!(
+            UploadTokens::new("other").verify(&token, now),
+            Err(TokenError::Invalid)
+        );
     }
 }

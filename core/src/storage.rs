@@ -77,10 +77,7 @@ impl StorageConfig {
             access_key_id: config::required("DRIVE_S3_ACCESS_KEY_ID")?,
             secret_access_key: config::required("DRIVE_S3_SECRET_ACCESS_KEY")?,
             private_bucket: config::or("DRIVE_PRIVATE_BUCKET", "drive-private"),
-            public_base_url: config::or(
-                "DRIVE_PUBLIC_BASE_URL",
-                &format!("{endpoint}/{public_bucket}"),
-            ),
+            public_base_url: config::or("DRIVE_PUBLIC_BASE_URL", &format!("{endpoint}/{public_bucket}")),
             public_bucket,
             endpoint,
         })
@@ -153,6 +150,21 @@ const KEY_ENCODE: &AsciiSet = &NON_ALPHANUMERIC
     .remove(b'-')
     .remove(b'_')
     .remove(b'.')
+    .remove(b'~');
+
+/// RFC 5987 `attr-char`s stay as they are in a `filename*` parameter; the rest is encoded.
+const ATTR_CHAR_ENCODE: &AsciiSet = &NON_ALPHANUMERIC
+    .remove(b'!')
+    .remove(b'#')
+    .remove(b'$')
+    .remove(b'&')
+    .remove(b'+')
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'^')
+    .remove(b'_')
+    .remove(b'`')
+    .remove(b'|')
     .remove(b'~');
 
 /// Objects up to this size are copied in one request; S3 refuses a single copy above 5 GiB.
@@ -466,13 +478,15 @@ impl Storage {
                 Err(e) if status_of(&e) == Some(404) => return Ok(None),
                 Err(e) => return Err(failed("list parts")(e)),
             };
-            parts.extend(page.parts().iter().map(|p| StoredPart {
-                part_number: p.part_number().unwrap_or_default(),
-                size: p.size().unwrap_or_default(),
-                etag: p.e_tag().unwrap_or_default().to_string(),
-                last_modified: p
-                    .last_modified()
-                    .and_then(|t| DateTime::from_timestamp(t.secs(), t.subsec_nanos())),
+            parts.extend(page.parts().iter().map(|p| {
+                StoredPart {
+                    part_number: p.part_number().unwrap_or_default(),
+                    size: p.size().unwrap_or_default(),
+                    etag: p.e_tag().unwrap_or_default().to_string(),
+                    last_modified: p
+                        .last_modified()
+                        .and_then(|t| DateTime::from_timestamp(t.secs(), t.subsec_nanos())),
+                }
             }));
             match page.next_part_number_marker() {
                 Some(next) if page.is_truncated() == Some(true) => marker = Some(next.to_string()),
@@ -537,7 +551,12 @@ impl Storage {
     }
 
     /// Discards an upload and its parts; an upload already gone is not an error.
-    pub async fn abort_multipart(&self, bucket: Bucket, key: &str, upload_id: &str) -> Result<(), StorageError> {
+    pub async fn abort_multipart(
+        &self,
+        bucket: Bucket,
+        key: &str,
+        upload_id: &str,
+    ) -> Result<(), StorageError> {
         match self
             .client
             .abort_multipart_upload()
@@ -572,11 +591,17 @@ fn hmac(key: &[u8], data: &[u8]) -> Vec<u8> {
 pub fn content_disposition(disposition: &str, file_name: &str) -> String {
     let fallback: String = file_name
         .chars()
-        .map(|c| if c.is_ascii_graphic() && c != '"' && c != '\\' || c == ' ' { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_graphic() && c != '"' && c != '\\' || c == ' ' {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect();
     format!(
         "{disposition}; filename=\"{fallback}\"; filename*=UTF-8''{}",
-        utf8_percent_encode(file_name, NON_ALPHANUMERIC)
+        utf8_percent_encode(file_name, ATTR_CHAR_ENCODE)
     )
 }
 
@@ -588,7 +613,7 @@ mod tests {
     fn content_disposition_keeps_unicode_names_readable() {
         assert_eq!(
             content_disposition("inline", "été \"1\".mp4"),
-            "inline; filename=\"_t_ _1_.mp4\"; filename*=UTF-8''%C3%A9t%C3%A9%20%221%22%2Emp4"
+            "inline; filename=\"_t_ _1_.mp4\"; filename*=UTF-8''%C3%A9t%C3%A9%20%221%22.mp4"
         );
     }
 }

@@ -95,7 +95,10 @@ impl TestApp {
             BufReader::new(stdout).read_line(&mut line).ok();
             line.trim().strip_prefix("listening on ").map(str::to_string)
         });
-        let url = tokio::time::timeout(Duration::from_secs(60), url).await.ok().and_then(|r| r.ok().flatten());
+        let url = tokio::time::timeout(Duration::from_secs(60), url)
+            .await
+            .ok()
+            .and_then(|r| r.ok().flatten());
         let app = TestApp {
             url: url.unwrap_or_default(),
             http: reqwest::Client::new(),
@@ -124,7 +127,11 @@ impl TestApp {
             .env("DRIVE_LOG", "warn")
             .output()
             .expect("run drive-api admin");
-        assert!(out.status.success(), "admin {args:?} failed: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "admin {args:?} failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         String::from_utf8(out.stdout).expect("utf-8")
     }
 
@@ -165,7 +172,13 @@ impl TestApp {
     }
 
     /// POSTs with exactly the credentials given.
-    pub async fn send(&self, session: Option<&str>, app: Option<&str>, route: &str, body: Option<Value>) -> Reply {
+    pub async fn send(
+        &self,
+        session: Option<&str>,
+        app: Option<&str>,
+        route: &str,
+        body: Option<Value>,
+    ) -> Reply {
         let mut request = self.http.post(format!("{}{route}", self.url));
         if let Some(session) = session {
             request = request.bearer_auth(session);
@@ -198,7 +211,9 @@ impl TestApp {
     }
 
     pub async fn db(&self) -> PgConnection {
-        PgConnection::connect(&self.database_url).await.expect("test database")
+        PgConnection::connect(&self.database_url)
+            .await
+            .expect("test database")
     }
 }
 
@@ -214,7 +229,9 @@ impl Drop for TestApp {
         let database = self.database.clone();
         // Drop runs inside the test's runtime; a separate thread may block on its own.
         let _ = std::thread::spawn(move || {
-            let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()?;
             runtime.block_on(async {
                 let mut admin = PgConnection::connect(&admin_url).await?;
                 sqlx::query(&format!("drop database if exists {database} with (force)"))
@@ -274,7 +291,11 @@ impl Reply {
     pub fn assert_error(&self, status: u16, code: &str) -> &Value {
         assert_eq!(self.status.as_u16(), status, "{}", self.body);
         assert_eq!(self.body["code"], code, "{}", self.body);
-        assert!(self.body["error"].as_str().is_some_and(|e| !e.is_empty()), "{}", self.body);
+        assert!(
+            self.body["error"].as_str().is_some_and(|e| !e.is_empty()),
+            "{}",
+            self.body
+        );
         assert!(self.body["retryable"].is_boolean(), "{}", self.body);
         &self.body
     }
@@ -294,7 +315,10 @@ pub async fn post_form(urls: &Value, bytes: Vec<u8>, content_type: &str) -> Stat
     for (k, v) in urls["uploadForm"].as_object().expect("uploadForm") {
         form = form.text(k.clone(), v.as_str().unwrap().to_string());
     }
-    let part = reqwest::multipart::Part::bytes(bytes).file_name("upload").mime_str(content_type).unwrap();
+    let part = reqwest::multipart::Part::bytes(bytes)
+        .file_name("upload")
+        .mime_str(content_type)
+        .unwrap();
     form = form.part("file", part);
     reqwest::Client::new()
         .post(urls["uploadUrl"].as_str().expect("uploadUrl"))
@@ -307,7 +331,13 @@ pub async fn post_form(urls: &Value, bytes: Vec<u8>, content_type: &str) -> Stat
 
 /// PUTs bytes to a presigned URL.
 pub async fn put(url: &str, bytes: impl Into<reqwest::Body>) -> StatusCode {
-    reqwest::Client::new().put(url).body(bytes).send().await.expect("put").status()
+    reqwest::Client::new()
+        .put(url)
+        .body(bytes)
+        .send()
+        .await
+        .expect("put")
+        .status()
 }
 
 /// GETs a URL and answers its status and bytes.
@@ -319,7 +349,9 @@ pub async fn get(url: &str) -> (StatusCode, Vec<u8>) {
 
 /// Deterministic bytes of a given length that differ by `seed`.
 pub fn bytes(len: usize, seed: u8) -> Vec<u8> {
-    (0..len).map(|i| (i as u8).wrapping_mul(31).wrapping_add(seed) ^ (i >> 8) as u8).collect()
+    (0..len)
+        .map(|i| (i as u8).wrapping_mul(31).wrapping_add(seed) ^ (i >> 8) as u8)
+        .collect()
 }
 
 /// A raw S3 client on the run's store, for what only an operator (or an attacker holding

@@ -32,8 +32,9 @@ pub struct SessionGrant {
 /// Exchange an API token (as bearer) for a session token.
 #[utoipa::path(post, path = "/exchange-token", tag = "auth", responses((status = 200, body = SessionGrant)))]
 async fn exchange_token(State(state): State<AppState>, headers: HeaderMap) -> ApiResult<Json<SessionGrant>> {
-    let api_token = bearer(&headers)
-        .ok_or_else(|| ApiError::unauthorized("unauthorized", "send the API token as Authorization: Bearer"))?;
+    let api_token = bearer(&headers).ok_or_else(|| {
+        ApiError::unauthorized("unauthorized", "send the API token as Authorization: Bearer")
+    })?;
     let session = users::exchange(&state.db, api_token)
         .await?
         .ok_or_else(|| ApiError::unauthorized("unauthorized", "the API token is unknown or revoked"))?;

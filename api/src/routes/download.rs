@@ -49,7 +49,12 @@ async fn generate_download_url(
         Bucket::Private => {
             state
                 .storage
-                .presign_get(Bucket::Private, &file.object_key, &file.file_name, DOWNLOAD_LINK_LIFETIME)
+                .presign_get(
+                    Bucket::Private,
+                    &file.object_key,
+                    &file.file_name,
+                    DOWNLOAD_LINK_LIFETIME,
+                )
                 .await?
         }
     };

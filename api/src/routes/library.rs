@@ -28,9 +28,16 @@ pub fn router() -> OpenApiRouter<AppState> {
 /// The caller's files, newest first, without trashed files and extracted derivatives.
 #[utoipa::path(post, path = "/select-user-files", tag = "library",
     responses((status = 200, body = Vec<FileRecord>)))]
-async fn select_user_files(State(state): State<AppState>, caller: Caller) -> ApiResult<axum::Json<Vec<FileRecord>>> {
+async fn select_user_files(
+    State(state): State<AppState>,
+    caller: Caller,
+) -> ApiResult<axum::Json<Vec<FileRecord>>> {
     let rows = files::library(&state.db, caller.user_id).await?;
-    Ok(axum::Json(rows.iter().map(|r| FileRecord::listed(r, &state.storage)).collect()))
+    Ok(axum::Json(
+        rows.iter()
+            .map(|r| FileRecord::listed(r, &state.storage))
+            .collect(),
+    ))
 }
 
 /// Switch a file between public and private; its stored object moves to the other bucket.
@@ -48,7 +55,10 @@ async fn toggle_file_access(
     let to = from.other();
     // Copy, then record, then remove the old copy: a crash part-way leaves the record
     // pointing at bytes that exist, never at bytes already removed.
-    state.storage.copy_to(from, to, &file.object_key, file.file_size).await?;
+    state
+        .storage
+        .copy_to(from, to, &file.object_key, file.file_size)
+        .await?;
     let moved = files::set_bucket(&state.db, file.id, to).await?;
     if let Err(cause) = state.storage.delete(from, &file.object_key).await {
         tracing::warn!(file.id = %file.id, %cause, "old copy left behind after an access switch");
@@ -85,7 +95,10 @@ pub struct StorageUsage {
 /// Bytes and object counts, by bucket and by kind, against the plan's limit.
 #[utoipa::path(post, path = "/get-user-storage-usage", tag = "library",
     responses((status = 200, body = StorageUsage)))]
-async fn get_user_storage_usage(State(state): State<AppState>, caller: Caller) -> ApiResult<axum::Json<StorageUsage>> {
+async fn get_user_storage_usage(
+    State(state): State<AppState>,
+    caller: Caller,
+) -> ApiResult<axum::Json<StorageUsage>> {
     let rows = files::usage(&state.db, caller.user_id).await?;
     let mut buckets: BTreeMap<String, Tally> = [Bucket::Private, Bucket::Public]
         .into_iter()
@@ -96,7 +109,10 @@ async fn get_user_storage_usage(State(state): State<AppState>, caller: Caller) -
         .map(|k| (k.as_str().to_string(), Tally::default()))
         .collect();
     for row in &rows {
-        for tally in [buckets.entry(row.bucket.clone()).or_default(), kinds.entry(row.kind.clone()).or_default()] {
+        for tally in [
+            buckets.entry(row.bucket.clone()).or_default(),
+            kinds.entry(row.kind.clone()).or_default(),
+        ] {
             tally.bytes += row.bytes;
             tally.objects += row.objects;
         }

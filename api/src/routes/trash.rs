@@ -72,9 +72,16 @@ async fn restore_files(
 /// The caller's trash, most recently trashed first.
 #[utoipa::path(post, path = "/select-trashed-files", tag = "trash",
     responses((status = 200, body = Vec<FileRecord>)))]
-async fn select_trashed_files(State(state): State<AppState>, caller: Caller) -> ApiResult<axum::Json<Vec<FileRecord>>> {
+async fn select_trashed_files(
+    State(state): State<AppState>,
+    caller: Caller,
+) -> ApiResult<axum::Json<Vec<FileRecord>>> {
     let rows = files::trashed(&state.db, caller.user_id).await?;
-    Ok(axum::Json(rows.iter().map(|r| FileRecord::listed(r, &state.storage)).collect()))
+    Ok(axum::Json(
+        rows.iter()
+            .map(|r| FileRecord::listed(r, &state.storage))
+            .collect(),
+    ))
 }
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -85,7 +92,10 @@ pub struct Deleted {
 /// Empty the trash for good.
 #[utoipa::path(post, path = "/purge-trashed-files", tag = "trash",
     responses((status = 200, body = Deleted)))]
-async fn purge_trashed_files(State(state): State<AppState>, caller: Caller) -> ApiResult<axum::Json<Deleted>> {
+async fn purge_trashed_files(
+    State(state): State<AppState>,
+    caller: Caller,
+) -> ApiResult<axum::Json<Deleted>> {
     let gone = files::delete(&state.db, caller.user_id, None).await?;
     Ok(axum::Json(Deleted {
         deleted: remove_objects(&state, gone).await,
@@ -116,7 +126,8 @@ async fn remove_objects(state: &AppState, gone: Vec<ObjectToDelete>) -> Vec<Uuid
         let bucket = Bucket::parse(&object.bucket).unwrap_or(Bucket::Private);
         match state.storage.delete(bucket, &object.object_key).await {
             Ok(()) => {
-                if let Err(cause) = files::deletion_done(&state.db, &object.bucket, &object.object_key).await {
+                if let Err(cause) = files::deletion_done(&state.db, &object.bucket, &object.object_key).await
+                {
                     tracing::warn!(%cause, "object removed but its deletion stays queued");
                 }
             }

@@ -58,7 +58,9 @@ pub struct UploadInput {
 
 impl UploadInput {
     fn mime_type(&self) -> &str {
-        self.mime_type.as_ref().map_or(MimeType::OCTET_STREAM, MimeType::as_str)
+        self.mime_type
+            .as_ref()
+            .map_or(MimeType::OCTET_STREAM, MimeType::as_str)
     }
 }
 
@@ -192,14 +194,25 @@ async fn insert_file(
         return Err(ApiError::invalid("creator.id", "creator.id must be your user id"));
     }
     let key = upload.object_key.as_str();
-    let stored = state.storage.object_size(Bucket::Private, key).await?.ok_or_else(|| {
-        ApiError::bad_request("object_not_found", "objectKey", "nothing is stored under objectKey; upload the file first")
-    })?;
+    let stored = state
+        .storage
+        .object_size(Bucket::Private, key)
+        .await?
+        .ok_or_else(|| {
+            ApiError::bad_request(
+                "object_not_found",
+                "objectKey",
+                "nothing is stored under objectKey; upload the file first",
+            )
+        })?;
     if stored != upload.file_size.bytes() {
         return Err(ApiError::bad_request(
             "size_mismatch",
             "fileSize",
-            format!("fileSize says {} bytes but storage holds {stored}", upload.file_size.bytes()),
+            format!(
+                "fileSize says {} bytes but storage holds {stored}",
+                upload.file_size.bytes()
+            ),
         ));
     }
 
@@ -223,7 +236,13 @@ async fn insert_file(
         // `used` was read before this insert; refusing here rolls the insert back.
         check_quota(&state, plan, used, stored)?;
         let record = FileRecord::with_url(&row, None);
-        events::record(&mut tx, caller.user_id, events::EventKind::File, serde_json::json!({ "file": record })).await?;
+        events::record(
+            &mut tx,
+            caller.user_id,
+            events::EventKind::File,
+            serde_json::json!({ "file": record }),
+        )
+        .await?;
     }
     tx.commit().await?;
     Ok(axum::Json(Inserted { id: row.id }))
@@ -276,7 +295,10 @@ async fn create_multipart_upload(
     Json(input): Json<UploadInput>,
 ) -> ApiResult<axum::Json<MultipartUpload>> {
     if input.file_size.bytes() < 1 {
-        return Err(ApiError::invalid("fileSize", "a multipart upload needs at least one byte"));
+        return Err(ApiError::invalid(
+            "fileSize",
+            "a multipart upload needs at least one byte",
+        ));
     }
     check_upload(&state, &caller, &input).await?;
     let plan = PartPlan::for_size(input.file_size.bytes());
@@ -294,7 +316,10 @@ async fn create_multipart_upload(
                 Ok(row) => row,
                 Err(e) => {
                     // Lost a race with a concurrent create under the same key: drop ours.
-                    state.storage.abort_multipart(Bucket::Private, key, &upload_id).await?;
+                    state
+                        .storage
+                        .abort_multipart(Bucket::Private, key, &upload_id)
+                        .await?;
                     return Err(e.into());
                 }
             };
@@ -338,12 +363,18 @@ async fn resumable(
     let Some(row) = uploads::open_under_key(&state.db, caller.user_id, key).await? else {
         return Ok(None);
     };
-    let stored = state.storage.list_parts(Bucket::Private, key, &row.upload_id).await?;
+    let stored = state
+        .storage
+        .list_parts(Bucket::Private, key, &row.upload_id)
+        .await?;
     if let Some(stored) = stored {
         if row.file_size == plan.file_size && plan.fits(&stored) {
             return Ok(Some((row, stored)));
         }
-        state.storage.abort_multipart(Bucket::Private, key, &row.upload_id).await?;
+        state
+            .storage
+            .abort_multipart(Bucket::Private, key, &row.upload_id)
+            .await?;
     }
     uploads::set_state(&state.db, row.id, UploadState::Aborted).await?;
     Ok(None)
@@ -353,15 +384,29 @@ async fn sign_parts(state: &AppState, row: &UploadRow, numbers: &[i64]) -> ApiRe
     let plan = row.plan();
     let mut signed = Vec::with_capacity(numbers.len());
     for &number in numbers {
-        let size = plan
-            .part_len(number)
-            .ok_or_else(|| ApiError::invalid("partNumbers", format!("part {number} is not in 1..={}", plan.part_count)))?;
+        let size = plan.part_len(number).ok_or_else(|| {
+            ApiError::invalid(
+                "partNumbers",
+                format!("part {number} is not in 1..={}", plan.part_count),
+            )
+        })?;
         let part_number = number as i32;
         let url = state
             .storage
-            .presign_part(Bucket::Private, &row.object_key, &row.upload_id, part_number, size, PART_URL_LIFETIME)
+            .presign_part(
+                Bucket::Private,
+                &row.object_key,
+                &row.upload_id,
+                part_number,
+                size,
+                PART_URL_LIFETIME,
+            )
             .await?;
-        signed.push(SignedPart { part_number, size, url });
+        signed.push(SignedPart {
+            part_number,
+            size,
+            url,
+        });
     }
     Ok(signed)
 }
@@ -388,7 +433,10 @@ async fn upload_for(state: &AppState, caller: &Caller, token: &str) -> ApiResult
 }
 
 fn upload_not_found() -> ApiError {
-    ApiError::not_found("upload_not_found", "the multipart upload is no longer open and no object was made")
+    ApiError::not_found(
+        "upload_not_found",
+        "the multipart upload is no longer open and no object was made",
+    )
 }
 
 #[derive(Debug, Deserialize, ToSchema)]
@@ -457,16 +505,25 @@ async fn complete_multipart_upload(
     };
     let key = row.object_key.as_str();
 
-    if row.state() == UploadState::Open {
-        if let Some(stored) = state.storage.list_parts(Bucket::Private, key, &row.upload_id).await? {
-            check_parts(row.plan(), &stored)?;
-            match state.storage.complete_multipart(Bucket::Private, key, &row.upload_id, &stored).await {
-                Ok(()) => {
-                    uploads::set_state(&state.db, row.id, UploadState::Complete).await?;
-                    return Ok(axum::Json(completed()));
-                }
-                // A concurrent complete may have finished it: the object tells.
-                Err(e) => tracing::info!(upload.id = %row.id, cause = %e, "complete failed; checking the object"),
+    if row.state() == UploadState::Open
+        && let Some(stored) = state
+            .storage
+            .list_parts(Bucket::Private, key, &row.upload_id)
+            .await?
+    {
+        check_parts(row.plan(), &stored)?;
+        match state
+            .storage
+            .complete_multipart(Bucket::Private, key, &row.upload_id, &stored)
+            .await
+        {
+            Ok(()) => {
+                uploads::set_state(&state.db, row.id, UploadState::Complete).await?;
+                return Ok(axum::Json(completed()));
+            }
+            // A concurrent complete may have finished it: the object tells.
+            Err(e) => {
+                tracing::info!(upload.id = %row.id, cause = %e, "complete failed; checking the object")
             }
         }
     }
@@ -487,7 +544,10 @@ async fn complete_multipart_upload(
 /// 409 when the stored parts are not the plan: `parts_invalid` for a part the plan does not
 /// have or of the wrong length, `parts_missing` for planned parts not yet stored.
 fn check_parts(plan: PartPlan, stored: &[StoredPart]) -> ApiResult<()> {
-    if let Some(bad) = stored.iter().find(|p| plan.part_len(p.part_number.into()) != Some(p.size)) {
+    if let Some(bad) = stored
+        .iter()
+        .find(|p| plan.part_len(p.part_number.into()) != Some(p.size))
+    {
         return Err(ApiError::conflict(
             "parts_invalid",
             format!(
@@ -530,7 +590,10 @@ async fn abort_multipart_upload(
     else {
         return Ok(axum::Json(Aborted { aborted: false }));
     };
-    state.storage.abort_multipart(Bucket::Private, &row.object_key, &row.upload_id).await?;
+    state
+        .storage
+        .abort_multipart(Bucket::Private, &row.object_key, &row.upload_id)
+        .await?;
     uploads::set_state(&state.db, row.id, UploadState::Aborted).await?;
     Ok(axum::Json(Aborted { aborted: true }))
 }

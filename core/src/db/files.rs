@@ -55,7 +55,10 @@ pub struct NewFile<'a> {
 
 /// Inserts a file, or finds the one already recorded under the same key. Returns the row and
 /// whether it is new, so a re-sent insert answers the same id and records nothing twice.
-pub async fn insert_or_existing(conn: &mut PgConnection, file: &NewFile<'_>) -> Result<(FileRow, bool), sqlx::Error> {
+pub async fn insert_or_existing(
+    conn: &mut PgConnection,
+    file: &NewFile<'_>,
+) -> Result<(FileRow, bool), sqlx::Error> {
     let inserted: Option<FileRow> = sqlx::query_as(&format!(
         "insert into files (id, user_id, file_name, file_size, mime_type, kind, bucket, object_key, modified_time)
          values ($1, $2, $3, $4, $5, $6, $7, $8, $9)
@@ -124,11 +127,13 @@ pub async fn find(pool: &PgPool, id: Uuid) -> Result<Option<FileRow>, sqlx::Erro
 
 /// One of the caller's files, trashed or not; another user's id finds nothing.
 pub async fn find_owned(pool: &PgPool, user_id: Uuid, id: Uuid) -> Result<Option<FileRow>, sqlx::Error> {
-    sqlx::query_as(&format!("select {COLUMNS} from files where id = $1 and user_id = $2"))
-        .bind(id)
-        .bind(user_id)
-        .fetch_optional(pool)
-        .await
+    sqlx::query_as(&format!(
+        "select {COLUMNS} from files where id = $1 and user_id = $2"
+    ))
+    .bind(id)
+    .bind(user_id)
+    .fetch_optional(pool)
+    .await
 }
 
 /// Moves the caller's recorded files to the trash; answers the ids that moved.
@@ -171,7 +176,11 @@ pub struct ObjectToDelete {
 /// objects for removal, so a crash between the database and the store leaves a queued
 /// deletion rather than a record without bytes or bytes nobody can reach.
 /// `which` selects the files: `ids` of the caller's, or every trashed file when `None`.
-pub async fn delete(pool: &PgPool, user_id: Uuid, ids: Option<&[Uuid]>) -> Result<Vec<ObjectToDelete>, sqlx::Error> {
+pub async fn delete(
+    pool: &PgPool,
+    user_id: Uuid,
+    ids: Option<&[Uuid]>,
+) -> Result<Vec<ObjectToDelete>, sqlx::Error> {
     sqlx::query_as(
         "with chosen as (
              select id from files

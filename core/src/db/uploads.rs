@@ -56,7 +56,11 @@ impl UploadRow {
 const COLUMNS: &str = "id, user_id, object_key, upload_id, file_size, part_size, state, created_at";
 
 /// The open upload under a key, if the caller has one.
-pub async fn open_under_key(pool: &PgPool, user_id: Uuid, object_key: &str) -> Result<Option<UploadRow>, sqlx::Error> {
+pub async fn open_under_key(
+    pool: &PgPool,
+    user_id: Uuid,
+    object_key: &str,
+) -> Result<Option<UploadRow>, sqlx::Error> {
     sqlx::query_as(&format!(
         "select {COLUMNS} from multipart_uploads where user_id = $1 and object_key = $2 and state = 'open'"
     ))

@@ -51,13 +51,12 @@ pub async fn create_api_token(pool: &PgPool, user_id: Uuid, label: &str) -> Resu
 /// has that id.
 pub async fn revoke_api_token(pool: &PgPool, token_id: Uuid) -> Result<bool, sqlx::Error> {
     let mut tx = pool.begin().await?;
-    let revoked = sqlx::query(
-        "update api_tokens set revoked_at = now() where id = $1 and revoked_at is null",
-    )
-    .bind(token_id)
-    .execute(&mut *tx)
-    .await?
-    .rows_affected();
+    let revoked =
+        sqlx::query("update api_tokens set revoked_at = now() where id = $1 and revoked_at is null")
+            .bind(token_id)
+            .execute(&mut *tx)
+            .await?
+            .rows_affected();
     sqlx::query("delete from sessions where api_token_id = $1")
         .bind(token_id)
         .execute(&mut *tx)

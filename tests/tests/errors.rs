@@ -1,0 +1,90 @@
+//! The error body on bad bodies and on a storage outage.
+
+use drive_tests::proxy::StoreProxy;
+use drive_tests::*;
+use serde_json::json;
+
+async fn raw(app: &TestApp, user: &TestUser, route: &str, content_type: &str, body: &str) -> Reply {
+    let response = app
+        .http
+        .post(format!("{}{route}", app.url))
+        .bearer_auth(&user.session)
+        .header("X-Drive-App", APP_ID)
+        .header("Content-Type", content_type)
+        .body(body.to_string())
+        .send()
+        .await
+        .unwrap();
+    Reply::read(response).await
+}
+
+#[tokio::test]
+async fn malformed_bodies_answer_400_naming_the_field() {
+    let app = TestApp::spawn().await;
+    let user = app.user(Some("Pro")).await;
+    raw(
+        &app,
+        &user,
+        "/generate-download-url",
+        "application/json",
+        "{\"id\": ",
+    )
+    .await
+    .assert_bad_field("invalid_json", "body");
+    let trailing = format!("{{\"id\": \"{}\"}} trailing", uuid::Uuid::new_v4());
+    raw(
+        &app,
+        &user,
+        "/generate-download-url",
+        "application/json",
+        &trailing,
+    )
+    .await
+    .assert_bad_field("invalid_json", "body");
+    raw(&app, &user, "/generate-download-url", "text/plain", "{}")
+        .await
+        .assert_bad_field("invalid_content_type", "Content-Type");
+    raw(
+        &app,
+        &user,
+        "/generate-download-url",
+        "application/json",
+        "{\"id\": 12}",
+    )
+    .await
+    .assert_bad_field("invalid_field", "id");
+    let reply = raw(&app, &user, "/generate-download-url", "application/json", "{}").await;
+    reply.assert_bad_field("missing_field", "id");
+    assert_eq!(reply.body["retryable"], false);
+}
+
+#[tokio::test]
+async fn a_storage_outage_answers_502_retryable() {
+    let proxy = StoreProxy::start(&env("DRIVE_S3_ENDPOINT")).await;
+    let app = TestApp::spawn_with(&[("DRIVE_S3_ENDPOINT", &proxy.endpoint)]).await;
+    let user = app.user(Some("Pro")).await;
+    let file = app
+        .upload(&user, "a.txt", "Text", "text/plain", bytes(10, 1))
+        .await;
+    let key = user.key("b.txt");
+    let input = json!({ "type": "Text", "fileName": "b.txt", "fileSize": 10, "objectKey": key });
+    let urls = app.call(&user, "/generate-file-urls", Some(input.clone())).await;
+    assert!(
+        post_form(&urls.body, bytes(10, 2), "application/octet-stream")
+            .await
+            .is_success()
+    );
+
+    proxy.take_down();
+    let insert = app.call(&user, "/insert-file", Some(input)).await;
+    insert.assert_error(502, "storage_unavailable");
+    assert_eq!(insert.body["retryable"], true);
+    let toggle = app
+        .call(&user, "/toggle-file-access", Some(json!({ "id": file })))
+        .await;
+    toggle.assert_error(502, "storage_unavailable");
+    // Nothing changed while storage was away.
+    let listed = app.call(&user, "/select-user-files", None).await;
+    assert_eq!(listed.body.as_array().unwrap().len(), 1);
+    assert_eq!(listed.body[0]["isPublic"], false);
+}
