@@ -18,21 +18,24 @@ ensure_tools() {
   fi
 }
 
-# Starts PostgreSQL or Redis when this machine has them installed but stopped.
+# Uses PostgreSQL and Redis when they answer; starts them when installed but stopped; installs
+# them from Debian's packages on a machine that has neither (local development only: the new
+# PostgreSQL trusts connections from 127.0.0.1, as the machines this project runs on do).
 ensure_services() {
   if ! pg_isready -h 127.0.0.1 -p 5432 -q; then
-    if command -v pg_ctlcluster >/dev/null 2>&1; then
-      pg_ctlcluster --skip-systemctl-redirect "$(ls /etc/postgresql)" main start
-    else
-      echo "PostgreSQL is not answering on 127.0.0.1:5432" >&2; return 1
+    if ! command -v pg_ctlcluster >/dev/null 2>&1; then
+      apt-get update -qq && apt-get install -y -qq postgresql >/dev/null
+      local hba
+      hba=$(ls /etc/postgresql/*/main/pg_hba.conf | head -1)
+      sed -i -E 's#^host\s+all\s+all\s+127\.0\.0\.1/32\s+\S+#host all all 127.0.0.1/32 trust#' "$hba"
     fi
+    pg_ctlcluster --skip-systemctl-redirect "$(ls /etc/postgresql | head -1)" main start
+    for _ in $(seq 1 50); do pg_isready -h 127.0.0.1 -p 5432 -q && break; sleep 0.2; done
   fi
   if ! redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1; then
-    if command -v redis-server >/dev/null 2>&1; then
-      redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save "" --appendonly no
-    else
-      echo "Redis is not answering on 127.0.0.1:6379" >&2; return 1
-    fi
+    command -v redis-server >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq redis-server >/dev/null; }
+    redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save "" --appendonly no
+    for _ in $(seq 1 50); do redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1 && break; sleep 0.2; done
   fi
 }
 

@@ -15,27 +15,45 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for Json<T> {
     type Rejection = ApiError;
 
     async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
-        let is_json = req
-            .headers()
-            .get(CONTENT_TYPE)
-            .and_then(|v| v.to_str().ok())
-            .is_some_and(|v| {
-                v.split(';')
-                    .next()
-                    .is_some_and(|m| m.trim().eq_ignore_ascii_case("application/json"))
-            });
-        if !is_json {
-            return Err(ApiError::bad_request(
-                "invalid_content_type",
-                "Content-Type",
-                "send the body as application/json",
-            ));
-        }
-        let bytes = Bytes::from_request(req, state)
-            .await
-            .map_err(|e| ApiError::bad_request("invalid_body", "body", e.body_text()))?;
-        parse(&bytes).map(Json)
+        parse(&json_body(req, state).await?).map(Json)
     }
+}
+
+/// One JSON body read as two types: a shared input (`A`) plus the fields one route adds to
+/// it (`B`). serde's `flatten` would do this in one type but loses the field names in its
+/// errors, and naming the field is the point of this module.
+pub struct JsonWith<A, B>(pub A, pub B);
+
+impl<S: Send + Sync, A: DeserializeOwned, B: DeserializeOwned> FromRequest<S> for JsonWith<A, B> {
+    type Rejection = ApiError;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
+        let bytes = json_body(req, state).await?;
+        Ok(JsonWith(parse(&bytes)?, parse(&bytes)?))
+    }
+}
+
+/// The bytes of a body sent as `application/json`.
+async fn json_body<S: Send + Sync>(req: Request, state: &S) -> Result<Bytes, ApiError> {
+    let is_json = req
+        .headers()
+        .get(CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| {
+            v.split(';')
+                .next()
+                .is_some_and(|m| m.trim().eq_ignore_ascii_case("application/json"))
+        });
+    if !is_json {
+        return Err(ApiError::bad_request(
+            "invalid_content_type",
+            "Content-Type",
+            "send the body as application/json",
+        ));
+    }
+    Bytes::from_request(req, state)
+        .await
+        .map_err(|e| ApiError::bad_request("invalid_body", "body", e.body_text()))
 }
 
 /// Parses a body, turning serde's error into a 400 that names the field at fault.

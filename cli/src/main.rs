@@ -1,1 +1,134 @@
-fn main(){}
+//! `drive`: the command-line client of the Drive file service.
+//!
+//! `drive login --token API_TOKEN` keeps the token and a session in a config file; the other
+//! commands use it. Text output is for people; `--json` prints one JSON document for scripts.
+
+mod client;
+mod commands;
+mod config;
+mod kinds;
+mod local;
+mod output;
+mod progress;
+mod records;
+mod transfer;
+mod upload;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Result;
+use clap::{Parser, Subcommand};
+use uuid::Uuid;
+
+use crate::client::Client;
+use crate::commands::Batch;
+
+#[derive(Parser)]
+#[command(
+    name = "drive",
+    version,
+    about = "Command-line client of the Drive file service"
+)]
+struct Cli {
+    /// Config file [default: $HOME/.config/drive/config.json]
+    #[arg(long, global = true, env = "DRIVE_CONFIG", value_name = "PATH")]
+    config: Option<PathBuf>,
+    /// Print one JSON document on stdout instead of text, and no progress bars
+    #[arg(long, global = true)]
+    json: bool,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Sign in with an API token and save it, with the session it buys, in the config file
+    Login {
+        /// The API token
+        #[arg(long, env = "DRIVE_API_TOKEN", hide_env_values = true)]
+        token: String,
+        /// The service's base URL
+        #[arg(long, default_value = config::DEFAULT_URL)]
+        url: String,
+        /// The application id sent as X-Drive-App
+        #[arg(long, default_value = config::DEFAULT_APP)]
+        app: String,
+    },
+    /// Upload files and folders (recursively); files the drive already has are not sent again
+    Upload {
+        /// Files, and folders whose files (at any depth) go up
+        #[arg(required = true, value_name = "PATH")]
+        paths: Vec<PathBuf>,
+    },
+    /// List the library, newest first
+    List,
+    /// Print a fresh download link (permanent for a public file, 6 hours for a private one)
+    Link {
+        /// The file's id, as `drive list` shows it
+        id: Uuid,
+    },
+    /// Move files to the trash
+    Trash {
+        /// File ids, as `drive list` shows them
+        #[arg(required = true, value_name = "ID")]
+        ids: Vec<Uuid>,
+    },
+    /// Bring files back from the trash
+    Restore {
+        /// File ids, as `drive list` shows them
+        #[arg(required = true, value_name = "ID")]
+        ids: Vec<Uuid>,
+    },
+    /// Delete files for good, with their stored bytes
+    Delete {
+        /// File ids, as `drive list` shows them
+        #[arg(required = true, value_name = "ID")]
+        ids: Vec<Uuid>,
+    },
+    /// Make a file public: anyone with its permanent link can fetch it
+    Public {
+        /// The file's id
+        id: Uuid,
+    },
+    /// Make a file private: only 6-hour links reach it
+    Private {
+        /// The file's id
+        id: Uuid,
+    },
+    /// Show storage used, the plan's limit and what is left
+    Usage,
+}
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli).await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run(cli: Cli) -> Result<()> {
+    let config_path = match cli.config {
+        Some(path) => path,
+        None => config::default_path()?,
+    };
+    let json = cli.json;
+    let signed_in = || Client::new(config_path.clone(), config::load(&config_path)?);
+    match cli.command {
+        Command::Login { token, url, app } => commands::login(&config_path, token, &url, app, json).await,
+        Command::Upload { paths } => upload::run(&signed_in()?, &paths, json).await,
+        Command::List => commands::list(&signed_in()?, json).await,
+        Command::Link { id } => commands::link(&signed_in()?, id, json).await,
+        Command::Trash { ids } => commands::batch(&signed_in()?, Batch::Trash, &ids, json).await,
+        Command::Restore { ids } => commands::batch(&signed_in()?, Batch::Restore, &ids, json).await,
+        Command::Delete { ids } => commands::batch(&signed_in()?, Batch::Delete, &ids, json).await,
+        Command::Public { id } => commands::set_access(&signed_in()?, id, true, json).await,
+        Command::Private { id } => commands::set_access(&signed_in()?, id, false, json).await,
+        Command::Usage => commands::usage(&signed_in()?, json).await,
+    }
+}

@@ -222,28 +222,39 @@ async fn upload_inputs_are_validated_field_by_field() {
     let app = TestApp::spawn().await;
     let user = app.user(Some("Pro")).await;
     let good = input(&user, "a.txt", 10, "text/plain");
-    for field in ["type", "fileName", "fileSize", "objectKey"] {
-        let mut body = good.clone();
-        body.as_object_mut().unwrap().remove(field);
-        app.call(&user, "/generate-file-urls", Some(body))
-            .await
-            .assert_bad_field("missing_field", field);
+    // The insert takes the same input plus its own fields, and names fields the same way.
+    for route in ["/generate-file-urls", "/create-multipart-upload", "/insert-file"] {
+        for field in ["type", "fileName", "fileSize", "objectKey"] {
+            let mut body = good.clone();
+            body.as_object_mut().unwrap().remove(field);
+            app.call(&user, route, Some(body))
+                .await
+                .assert_bad_field("missing_field", field);
+        }
+        let cases = [
+            ("type", json!("Hologram")),
+            ("fileName", json!("")),
+            ("fileName", json!("a/b")),
+            ("fileName", json!("tab\there")),
+            ("fileSize", json!(-1)),
+            ("fileSize", json!("ten")),
+            ("fileSize", json!(2_199_023_255_553_i64)),
+            ("mimeType", json!("not a type")),
+            ("objectKey", json!(format!("users/{}/../x", user.id))),
+        ];
+        for (field, value) in cases {
+            let mut body = good.clone();
+            body[field] = value.clone();
+            let reply = app.call(&user, route, Some(body)).await;
+            reply.assert_bad_field("invalid_field", field);
+        }
     }
-    let cases = [
-        ("type", json!("Hologram")),
-        ("fileName", json!("")),
-        ("fileName", json!("a/b")),
-        ("fileSize", json!(-1)),
-        ("fileSize", json!("ten")),
-        ("fileSize", json!(2_199_023_255_553_i64)),
-        ("mimeType", json!("not a type")),
-        ("objectKey", json!(format!("users/{}/../x", user.id))),
-    ];
-    for (field, value) in cases {
+    for (field, value) in [("modifiedTime", json!("yesterday")), ("creator", json!("me"))] {
         let mut body = good.clone();
-        body[field] = value.clone();
-        let reply = app.call(&user, "/generate-file-urls", Some(body)).await;
-        reply.assert_bad_field("invalid_field", field);
+        body[field] = value;
+        app.call(&user, "/insert-file", Some(body))
+            .await
+            .assert_bad_field("invalid_field", field);
     }
     // The form tops out at 5 GiB; a bigger file must go multipart.
     let mut big = good.clone();

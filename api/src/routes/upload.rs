@@ -21,7 +21,7 @@ use uuid::Uuid;
 
 use crate::auth::Caller;
 use crate::error::{ApiError, ApiResult};
-use crate::extract::Json;
+use crate::extract::{Json, JsonWith};
 use crate::records::FileRecord;
 use crate::state::AppState;
 
@@ -158,12 +158,10 @@ pub struct Creator {
     id: Uuid,
 }
 
-/// The body of `/insert-file`: the upload input plus what the record needs.
+/// The fields `/insert-file` adds to the upload input.
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct InsertInput {
-    #[serde(flatten)]
-    upload: UploadInput,
+pub struct InsertFields {
     /// Clients send false; a file under `users/` is always inserted private.
     #[serde(default)]
     #[allow(dead_code)]
@@ -173,6 +171,17 @@ pub struct InsertInput {
     /// The source file's modified time; a client that sends it can skip re-uploading the
     /// same file later.
     modified_time: Option<DateTime<Utc>>,
+}
+
+/// The body of `/insert-file`, as documented: the upload input plus [`InsertFields`]. The
+/// handler reads the two parts separately (see [`JsonWith`]); this type only describes them.
+#[derive(ToSchema)]
+#[allow(dead_code)]
+pub struct InsertInput {
+    #[serde(flatten)]
+    upload: UploadInput,
+    #[serde(flatten)]
+    fields: InsertFields,
 }
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -186,9 +195,8 @@ pub struct Inserted {
 async fn insert_file(
     State(state): State<AppState>,
     caller: Caller,
-    Json(input): Json<InsertInput>,
+    JsonWith(upload, input): JsonWith<UploadInput, InsertFields>,
 ) -> ApiResult<axum::Json<Inserted>> {
-    let upload = &input.upload;
     check_key(&caller, &upload.object_key)?;
     if input.creator.as_ref().is_some_and(|c| c.id != caller.user_id) {
         return Err(ApiError::invalid("creator.id", "creator.id must be your user id"));

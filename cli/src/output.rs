@@ -1,0 +1,83 @@
+//! What commands print: aligned tables and sizes for people, one JSON document for scripts.
+
+use anyhow::{Context, Result};
+use chrono::{DateTime, Local, Utc};
+use serde::Serialize;
+
+/// Prints `value` as one JSON document on stdout.
+pub fn print_json(value: &impl Serialize) -> Result<()> {
+    println!(
+        "{}",
+        serde_json::to_string_pretty(value).context("encoding JSON")?
+    );
+    Ok(())
+}
+
+/// A size in binary units with one decimal: `512 B`, `1.2 MiB`.
+pub fn size(bytes: u64) -> String {
+    const UNITS: [&str; 6] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
+    if bytes < 1024 {
+        return format!("{bytes} B");
+    }
+    let mut value = bytes as f64;
+    let mut unit = 0;
+    while value >= 1024.0 && unit < UNITS.len() - 1 {
+        value /= 1024.0;
+        unit += 1;
+    }
+    format!("{value:.1} {}", UNITS[unit])
+}
+
+/// A time in the local zone, to the minute.
+pub fn time(at: DateTime<Utc>) -> String {
+    at.with_timezone(&Local).format("%Y-%m-%d %H:%M").to_string()
+}
+
+/// How a column lines up.
+#[derive(Debug, Clone, Copy)]
+pub enum Align {
+    Left,
+    Right,
+}
+
+/// Prints rows under a header, each column as wide as its widest cell. The last column is not
+/// padded, so names with spaces can go there.
+pub fn print_table(columns: &[(&str, Align)], rows: &[Vec<String>]) {
+    let mut widths: Vec<usize> = columns.iter().map(|(title, _)| title.chars().count()).collect();
+    for row in rows {
+        for (width, cell) in widths.iter_mut().zip(row) {
+            *width = (*width).max(cell.chars().count());
+        }
+    }
+    let header: Vec<String> = columns.iter().map(|(title, _)| title.to_string()).collect();
+    for row in std::iter::once(&header).chain(rows) {
+        let mut line = String::new();
+        for (i, ((cell, width), (_, align))) in row.iter().zip(&widths).zip(columns).enumerate() {
+            let last = i + 1 == columns.len();
+            line.push_str(&match align {
+                Align::Right => format!("{cell:>width$}"),
+                Align::Left if last => cell.clone(),
+                Align::Left => format!("{cell:<width$}"),
+            });
+            if !last {
+                line.push_str("  ");
+            }
+        }
+        println!("{}", line.trim_end());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_read_like_people_write_them() {
+        assert_eq!(size(0), "0 B");
+        assert_eq!(size(1023), "1023 B");
+        assert_eq!(size(1024), "1.0 KiB");
+        assert_eq!(size(1_258_291), "1.2 MiB");
+        assert_eq!(size(150 * 1024 * 1024), "150.0 MiB");
+        assert_eq!(size(10 * 1024_u64.pow(4)), "10.0 TiB");
+    }
+}

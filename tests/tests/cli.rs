@@ -1,0 +1,816 @@
+//! The `drive` command-line client end to end: the real binary, run as a child process with
+//! its own config file, against a real API and object store. Every effect is checked through
+//! the API (or its database and store), not through the CLI's own word.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::Duration;
+
+use drive_tests::*;
+use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
+use uuid::Uuid;
+
+const MIB: usize = 1024 * 1024;
+
+/// A folder of this test's own, removed when the test ends.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new() -> Scratch {
+        let dir = std::env::temp_dir().join(format!("drive-cli-test-{}", Uuid::new_v4().simple()));
+        std::fs::create_dir_all(&dir).expect("scratch folder");
+        Scratch(dir)
+    }
+
+    fn path(&self, name: &str) -> PathBuf {
+        self.0.join(name)
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Writes `len` deterministic bytes (varying with `seed`) to `path`, a mebibyte at a time so
+/// large files never sit in memory; answers their sha256.
+fn write_file(path: &Path, len: usize, seed: u8) -> String {
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).expect("folder");
+    }
+    let mut file = std::io::BufWriter::new(std::fs::File::create(path).expect("create file"));
+    let mut hasher = Sha256::new();
+    let block = bytes(MIB, seed);
+    let mut written = 0;
+    while written < len {
+        let mut chunk = block[..MIB.min(len - written)].to_vec();
+        // Every mebibyte differs, so a part sent at the wrong offset cannot go unnoticed.
+        let index = (written / MIB) as u64;
+        for (byte, stamp) in chunk.iter_mut().zip(index.to_le_bytes()) {
+            *byte ^= stamp;
+        }
+        file.write_all(&chunk).expect("write file");
+        hasher.update(&chunk);
+        written += chunk.len();
+    }
+    file.flush().expect("flush file");
+    hex::encode(hasher.finalize())
+}
+
+fn sha256(bytes: &[u8]) -> String {
+    hex::encode(Sha256::digest(bytes))
+}
+
+struct Run {
+    success: bool,
+    stdout: String,
+    stderr: String,
+}
+
+/// The CLI with a config file of its own.
+struct Drive {
+    config: PathBuf,
+}
+
+impl Drive {
+    fn new(scratch: &Scratch) -> Drive {
+        Drive {
+            config: scratch.path("config/drive.json"),
+        }
+    }
+
+    /// `drive --config CONFIG ARGS…`; the child is killed if the test ends first.
+    fn command(&self, args: &[&str]) -> tokio::process::Command {
+        let mut command = tokio::process::Command::new(bin("drive"));
+        command
+            .arg("--config")
+            .arg(&self.config)
+            .args(args)
+            .env_remove("DRIVE_CONFIG")
+            .env_remove("DRIVE_API_TOKEN")
+            .stdin(Stdio::null())
+            .kill_on_drop(true);
+        command
+    }
+
+    async fn run(&self, args: &[&str]) -> Run {
+        let output = tokio::time::timeout(Duration::from_secs(600), self.command(args).output())
+            .await
+            .unwrap_or_else(|_| panic!("drive {args:?} took over 10 minutes"))
+            .expect("run drive");
+        Run {
+            success: output.status.success(),
+            stdout: String::from_utf8(output.stdout).expect("utf-8 stdout"),
+            stderr: String::from_utf8(output.stderr).expect("utf-8 stderr"),
+        }
+    }
+
+    /// `drive --json ARGS…`, which must succeed; answers the JSON document it printed.
+    async fn json(&self, args: &[&str]) -> Value {
+        let run = self.run(&[&["--json"], args].concat()).await;
+        assert!(run.success, "drive --json {args:?} failed:\n{}", run.stderr);
+        serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("{e}: {}", run.stdout))
+    }
+
+    /// `drive --json ARGS…`, which must fail; answers the JSON it printed and its stderr.
+    async fn json_failing(&self, args: &[&str]) -> (Value, String) {
+        let run = self.run(&[&["--json"], args].concat()).await;
+        assert!(
+            !run.success,
+            "drive --json {args:?} should have failed:\n{}",
+            run.stdout
+        );
+        let printed = serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("{e}: {}", run.stdout));
+        (printed, run.stderr)
+    }
+
+    async fn login(&self, app: &TestApp, user: &TestUser) {
+        let signed_in = self
+            .json(&[
+                "login",
+                "--token",
+                &user.api_token,
+                "--url",
+                &app.url,
+                "--app",
+                APP_ID,
+            ])
+            .await;
+        assert_eq!(signed_in["userId"], user.id.to_string(), "{signed_in}");
+    }
+
+    fn read_config(&self) -> Value {
+        serde_json::from_str(&std::fs::read_to_string(&self.config).expect("config file"))
+            .expect("config json")
+    }
+
+    fn write_config(&self, config: &Value) {
+        std::fs::write(&self.config, config.to_string()).expect("write config");
+    }
+}
+
+fn path_str(path: &Path) -> &str {
+    path.to_str().expect("utf-8 path")
+}
+
+async fn library(app: &TestApp, user: &TestUser) -> Vec<Value> {
+    let files = app.call(user, "/select-user-files", None).await;
+    assert_eq!(files.status, 200, "{}", files.body);
+    files.body.as_array().expect("array").clone()
+}
+
+async fn trash(app: &TestApp, user: &TestUser) -> Vec<Value> {
+    let files = app.call(user, "/select-trashed-files", None).await;
+    assert_eq!(files.status, 200, "{}", files.body);
+    files.body.as_array().expect("array").clone()
+}
+
+fn ids(files: &[Value]) -> Vec<String> {
+    files
+        .iter()
+        .map(|f| f["id"].as_str().expect("id").to_string())
+        .collect()
+}
+
+/// The bytes of file `id`, fetched through a fresh link from the API.
+async fn download(app: &TestApp, user: &TestUser, id: &str) -> Vec<u8> {
+    let link = app
+        .call(user, "/generate-download-url", Some(json!({ "id": id })))
+        .await;
+    assert_eq!(link.status, 200, "{}", link.body);
+    let (status, bytes) = get(link.body["downloadUrl"].as_str().expect("downloadUrl")).await;
+    assert_eq!(status, 200);
+    bytes
+}
+
+/// The object key and storage upload id of the multipart upload the service has open.
+async fn open_upload(db: &mut sqlx::PgConnection) -> Option<(String, String)> {
+    sqlx::query_as("select object_key, upload_id from multipart_uploads where state = 'open'")
+        .fetch_optional(db)
+        .await
+        .expect("multipart_uploads")
+}
+
+/// How many parts storage holds for an open multipart upload.
+async fn stored_parts(store: &aws_sdk_s3::Client, app: &TestApp, key: &str, upload_id: &str) -> usize {
+    let listed = store
+        .list_parts()
+        .bucket(&app.private_bucket)
+        .key(key)
+        .upload_id(upload_id)
+        .send()
+        .await
+        .expect("list parts");
+    listed.parts().len()
+}
+
+/// The storage key the CLI gives a local file, by its rule (cli/src/local.rs): the name, the
+/// size and the modified time to the second, hashed, under `users/{id}/cli/`.
+fn cli_object_key(user: &TestUser, path: &Path) -> String {
+    let metadata = std::fs::metadata(path).expect("metadata");
+    let name = path.file_name().expect("file name").to_string_lossy();
+    let modified = chrono::DateTime::<chrono::Utc>::from(metadata.modified().expect("modified time"));
+    let identity = format!(
+        "{name}\n{}\n{}",
+        metadata.len(),
+        modified.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+    );
+    let digest = sha256(identity.as_bytes());
+    format!("users/{}/cli/{}/{name}", user.id, &digest[..32])
+}
+
+async fn is_public(app: &TestApp, user: &TestUser, id: &str) -> Value {
+    let files = library(app, user).await;
+    files.iter().find(|f| f["id"] == id).expect("listed")["isPublic"].clone()
+}
+
+#[tokio::test]
+async fn uploads_a_folder_in_parts_and_forms_then_sends_nothing_twice() {
+    let app = TestApp::spawn().await;
+    let user = app.user(Some("Pro")).await;
+    let scratch = Scratch::new();
+    let drive = Drive::new(&scratch);
+    drive.login(&app, &user).await;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&drive.config).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600, "the config holds a token: owner only");
+    }
+
+    // 25 small files of varying sizes (one empty, some in a folder inside) and one of
+    // 150 MiB, which goes up in three parts: 64 + 64 + 22 MiB.
+    let folder = scratch.path("photos");
+    let extensions = ["txt", "jpg", "mp3", "pdf", "bin"];
+    let mut local = Vec::new();
+    for i in 0..25 {
+        let name = format!("file-{i:02}.{}", extensions[i % extensions.len()]);
+        let path = if i % 3 == 0 {
+            folder.join("inside").join(&name)
+        } else {
+            folder.join(&name)
+        };
+        let size = i * i * 997 + i * 13;
+        local.push((name, size, write_file(&path, size, i as u8)));
+    }
+    let big_size = 150 * MIB;
+    local.push((
+        "big.mp4".to_string(),
+        big_size,
+        write_file(&folder.join("big.mp4"), big_size, 99),
+    ));
+
+    let reports = drive.json(&["upload", path_str(&folder)]).await;
+    let reports = reports.as_array().expect("an array of reports");
+    assert_eq!(reports.len(), 26, "{reports:?}");
+    for report in reports {
+        assert_eq!(report["status"], "uploaded", "{report}");
+        assert!(report["id"].is_string(), "{report}");
+    }
+
+    let stored = library(&app, &user).await;
+    assert_eq!(stored.len(), 26);
+    for (name, size, _) in &local {
+        let record = stored
+            .iter()
+            .find(|f| f["fileName"] == *name)
+            .unwrap_or_else(|| panic!("{name} not listed"));
+        assert_eq!(record["fileSize"], *size as u64, "{record}");
+        assert!(record["modifiedTime"].is_string(), "{record}");
+        assert_eq!(record["isPublic"], false);
+        let report = reports.iter().find(|r| r["fileName"] == *name).expect("reported");
+        assert_eq!(report["id"], record["id"]);
+        assert_eq!(report["fileSize"], *size as u64);
+    }
+    let big = stored.iter().find(|f| f["fileName"] == "big.mp4").unwrap();
+    assert_eq!(
+        (&big["type"], &big["mimeType"]),
+        (&json!("Video"), &json!("video/mp4"))
+    );
+    assert_eq!(
+        stored.iter().find(|f| f["fileName"] == "file-01.jpg").unwrap()["type"],
+        "Image"
+    );
+    assert_eq!(
+        stored.iter().find(|f| f["fileName"] == "file-04.bin").unwrap()["mimeType"],
+        "application/octet-stream"
+    );
+
+    // The big file went up as one three-part multipart upload; the small ones did not.
+    let uploads: Vec<(i64, i64, String)> =
+        sqlx::query_as("select file_size, part_size, state from multipart_uploads")
+            .fetch_all(&mut app.db().await)
+            .await
+            .unwrap();
+    assert_eq!(
+        uploads,
+        vec![(big_size as i64, 64 * MIB as i64, "complete".to_string())]
+    );
+
+    // The bytes that arrived are the bytes on disk.
+    let big_id = big["id"].as_str().unwrap();
+    assert_eq!(sha256(&download(&app, &user, big_id).await), local[25].2);
+    let small = stored.iter().find(|f| f["fileName"] == "file-24.bin").unwrap();
+    assert_eq!(
+        sha256(&download(&app, &user, small["id"].as_str().unwrap()).await),
+        local[24].2
+    );
+
+    // Again: every file is found stored by name, size and modified time; nothing is sent.
+    let again = drive.json(&["upload", path_str(&folder)]).await;
+    let again = again.as_array().unwrap();
+    assert_eq!(again.len(), 26);
+    for (first, second) in reports.iter().zip(again) {
+        assert_eq!(second["status"], "already stored", "{second}");
+        assert_eq!(second["id"], first["id"]);
+    }
+    assert_eq!(
+        ids(&library(&app, &user).await),
+        ids(&stored),
+        "the library did not change"
+    );
+    let opened: i64 = sqlx::query_scalar("select count(*) from multipart_uploads")
+        .fetch_one(&mut app.db().await)
+        .await
+        .unwrap();
+    assert_eq!(opened, 1, "no second multipart upload was opened");
+
+    // People get a table; a single file may be named directly.
+    let run = drive.run(&["upload", path_str(&folder.join("big.mp4"))]).await;
+    assert!(run.success, "{}", run.stderr);
+    let lines: Vec<&str> = run.stdout.lines().collect();
+    assert!(
+        lines[0].starts_with("STATUS") && lines[0].contains("PATH"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        lines[1].starts_with("already stored  150.0 MiB  ") && lines[1].contains(big_id),
+        "{}",
+        run.stdout
+    );
+}
+
+/// The CLI is killed with SIGKILL in the middle of a 400 MiB (seven-part) upload, at a moment
+/// the test makes sure of rather than guesses: the service has opened the upload (its row in
+/// `multipart_uploads` is open) and storage already holds at least one part (listed with a
+/// raw S3 client). The parts go four at a time and the first four finish together, so three
+/// parts (144 MiB) are still to go when the kill lands; the test checks that it did land in
+/// time (the row is still open, no file recorded). Running the command again must pick the
+/// same upload up (`resumed`, no new row) and skip the parts stored.
+#[tokio::test]
+async fn an_interrupted_multipart_upload_resumes() {
+    let app = TestApp::spawn().await;
+    let user = app.user(Some("Pro")).await;
+    let scratch = Scratch::new();
+    let drive = Drive::new(&scratch);
+    drive.login(&app, &user).await;
+    let path = scratch.path("long take.mov");
+    let digest = write_file(&path, 400 * MIB, 7);
+
+    let mut child = drive
+        .command(&["--json", "upload", path_str(&path)])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start drive");
+    let store = raw_store().await;
+    let mut db = app.db().await;
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(300);
+    let (key, upload_id) = loop {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "no part was stored within 5 minutes"
+        );
+        if let Some(exit) = child.try_wait().expect("poll drive") {
+            panic!("drive ended ({exit}) before the test could interrupt it");
+        }
+        if let Some((key, upload_id)) = open_upload(&mut db).await
+            && stored_parts(&store, &app, &key, &upload_id).await > 0
+        {
+            // SIGKILL: the CLI gets no chance to abort or tidy up.
+            child.kill().await.expect("kill -9 drive");
+            break (key, upload_id);
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+
+    // Interrupted for real: the upload is still open and nothing is recorded.
+    assert_eq!(
+        open_upload(&mut db).await,
+        Some((key.clone(), upload_id.clone())),
+        "it finished first"
+    );
+    assert!(library(&app, &user).await.is_empty());
+    assert!(
+        key.starts_with(&format!("users/{}/cli/", user.id)) && key.ends_with("/long take.mov"),
+        "{key}"
+    );
+    let stored_at_kill = stored_parts(&store, &app, &key, &upload_id).await;
+    assert!((1..7).contains(&stored_at_kill), "{stored_at_kill} parts stored");
+
+    let reports = drive.json(&["upload", path_str(&path)]).await;
+    let report = &reports[0];
+    assert_eq!(report["status"], "resumed", "{report}");
+    let resumed_parts = report["resumedParts"].as_u64().expect("resumedParts");
+    assert!(
+        resumed_parts as usize >= stored_at_kill,
+        "{report} but {stored_at_kill} were stored"
+    );
+
+    // The same upload (same key, same id), completed; no second one was opened.
+    let uploads: Vec<(String, String, String)> =
+        sqlx::query_as("select object_key, upload_id, state from multipart_uploads")
+            .fetch_all(&mut db)
+            .await
+            .unwrap();
+    assert_eq!(uploads, vec![(key, upload_id, "complete".to_string())]);
+    let stored = library(&app, &user).await;
+    assert_eq!(stored.len(), 1);
+    assert_eq!(stored[0]["id"], report["id"]);
+    assert_eq!(stored[0]["fileSize"], 400 * MIB as u64);
+    let id = stored[0]["id"].as_str().unwrap();
+    assert_eq!(sha256(&download(&app, &user, id).await), digest);
+}
+
+/// A run stopped after `/complete-multipart-upload` but before `/insert-file` leaves the whole
+/// object stored under the file's key and nothing recorded. The test makes that state through
+/// the API directly; running the command again must record the object as it is (`recovered`)
+/// rather than open a new multipart upload and send the 70 MiB again.
+#[tokio::test]
+async fn a_file_stored_but_not_recorded_is_recovered_without_sending_it_again() {
+    let app = TestApp::spawn().await;
+    let user = app.user(Some("Pro")).await;
+    let scratch = Scratch::new();
+    let drive = Drive::new(&scratch);
+    drive.login(&app, &user).await;
+    let path = scratch.path("stored only.mov");
+    let size = 70 * MIB;
+    let digest = write_file(&path, size, 11);
+    let key = cli_object_key(&user, &path);
+
+    let create = app
+        .call(
+            &user,
+            "/create-multipart-upload",
+            Some(json!({
+                "type": "Video",
+                "fileName": "stored only.mov",
+                "fileSize": size,
+                "objectKey": key,
+                "mimeType": "video/quicktime",
+            })),
+        )
+        .await;
+    assert_eq!(create.status, 200, "{}", create.body);
+    let data = std::fs::read(&path).expect("read file");
+    let parts = create.body["signedParts"].as_array().expect("signedParts");
+    assert_eq!(parts.len(), 2, "{}", create.body);
+    for part in parts {
+        let number = part["partNumber"].as_u64().expect("partNumber") as usize;
+        let start = (number - 1) * 64 * MIB;
+        let end = (start + 64 * MIB).min(size);
+        let status = put(part["url"].as_str().expect("url"), data[start..end].to_vec()).await;
+        assert!(status.is_success(), "part {number} refused: {status}");
+    }
+    let done = app
+        .call(
+            &user,
+            "/complete-multipart-upload",
+            Some(json!({ "token": create.body["token"] })),
+        )
+        .await;
+    assert_eq!(done.status, 200, "{}", done.body);
+    assert!(library(&app, &user).await.is_empty(), "nothing recorded yet");
+
+    let reports = drive.json(&["upload", path_str(&path)]).await;
+    let report = &reports[0];
+    assert_eq!(report["status"], "recovered", "{report}");
+    assert_eq!(report["fileSize"], size as u64);
+
+    let stored = library(&app, &user).await;
+    assert_eq!(stored.len(), 1);
+    assert_eq!(stored[0]["id"], report["id"]);
+    assert_eq!(stored[0]["fileName"], "stored only.mov");
+    assert_eq!(stored[0]["fileSize"], size as u64);
+    assert!(stored[0]["modifiedTime"].is_string(), "{}", stored[0]);
+    let uploads: Vec<(String, String)> = sqlx::query_as("select object_key, state from multipart_uploads")
+        .fetch_all(&mut app.db().await)
+        .await
+        .unwrap();
+    assert_eq!(
+        uploads,
+        vec![(key, "complete".to_string())],
+        "the CLI opened no multipart upload of its own"
+    );
+    let id = stored[0]["id"].as_str().unwrap();
+    assert_eq!(sha256(&download(&app, &user, id).await), digest);
+}
+
+#[tokio::test]
+async fn library_commands_act_through_the_api() {
+    let app = TestApp::spawn().await;
+    let user = app.user(Some("Pro")).await;
+    let scratch = Scratch::new();
+    let drive = Drive::new(&scratch);
+    drive.login(&app, &user).await;
+    let files = ["a.txt", "b.jpg", "c.pdf"].map(|name| scratch.path(&format!("up/{name}")));
+    for (i, path) in files.iter().enumerate() {
+        write_file(path, 1000 * (i + 1), i as u8);
+    }
+    let uploaded = drive
+        .json(&[
+            "upload",
+            path_str(&files[0]),
+            path_str(&files[1]),
+            path_str(&files[2]),
+        ])
+        .await;
+    let [a, b, c] = [0, 1, 2].map(|i| uploaded[i]["id"].as_str().expect("id").to_string());
+
+    // list: the library as the API answers it, newest first.
+    let listed = drive.json(&["list"]).await;
+    let listed = listed.as_array().unwrap();
+    assert_eq!(ids(listed), ids(&library(&app, &user).await));
+    assert_eq!(listed.len(), 3);
+    let run = drive.run(&["list"]).await;
+    assert!(run.success, "{}", run.stderr);
+    assert!(run.stdout.starts_with("ID "), "{}", run.stdout);
+    for name in ["a.txt", "b.jpg", "c.pdf"] {
+        assert!(run.stdout.lines().any(|l| l.ends_with(name)), "{}", run.stdout);
+    }
+
+    // link: a working link to the bytes.
+    let link = drive.json(&["link", &a]).await;
+    assert_eq!(link["id"], a.as_str());
+    let (status, bytes) = get(link["downloadUrl"].as_str().expect("downloadUrl")).await;
+    assert_eq!((status.as_u16(), bytes), (200, std::fs::read(&files[0]).unwrap()));
+    let run = drive.run(&["link", &b]).await;
+    assert!(
+        run.success && run.stdout.trim().starts_with("http"),
+        "{}",
+        run.stdout
+    );
+
+    // trash, and restore.
+    let trashed = drive.json(&["trash", &a, &b]).await;
+    assert_eq!(trashed, json!({ "trashed": [a, b], "notFound": [] }));
+    assert_eq!(ids(&library(&app, &user).await), vec![c.clone()]);
+    let mut in_trash = ids(&trash(&app, &user).await);
+    in_trash.sort();
+    let mut expected = vec![a.clone(), b.clone()];
+    expected.sort();
+    assert_eq!(in_trash, expected);
+    let (again, stderr) = drive.json_failing(&["trash", &a]).await;
+    assert_eq!(again, json!({ "trashed": [], "notFound": [a] }));
+    assert!(stderr.starts_with("error: not in your library"), "{stderr}");
+    // Uploading a trashed file again sends nothing: the service says its key is taken, and
+    // the CLI finds it in the trash.
+    let reupload = drive.json(&["upload", path_str(&files[0])]).await;
+    assert_eq!(
+        (&reupload[0]["status"], &reupload[0]["id"]),
+        (&json!("in trash"), &json!(a))
+    );
+    assert_eq!(library(&app, &user).await.len(), 1);
+    let restored = drive.json(&["restore", &a, &b]).await;
+    assert_eq!(restored, json!({ "restored": [a, b], "notFound": [] }));
+    assert_eq!(library(&app, &user).await.len(), 3);
+    assert!(trash(&app, &user).await.is_empty());
+
+    // public and private: the toggle is called only when the state must change.
+    let public = drive.json(&["public", &a]).await;
+    assert_eq!(
+        (&public["changed"], &public["file"]["isPublic"]),
+        (&json!(true), &json!(true))
+    );
+    assert_eq!(is_public(&app, &user, &a).await, true);
+    let (status, bytes) = get(public["file"]["downloadUrl"].as_str().expect("public link")).await;
+    assert_eq!(
+        (status.as_u16(), bytes.len()),
+        (200, 1000),
+        "the permanent link works with no token"
+    );
+    let public_again = drive.json(&["public", &a]).await;
+    assert_eq!(public_again["changed"], false);
+    assert_eq!(
+        is_public(&app, &user, &a).await,
+        true,
+        "asking twice must not switch it back"
+    );
+    let run = drive.run(&["private", &a]).await;
+    assert!(
+        run.success && run.stdout.trim() == "a.txt is now private",
+        "{}",
+        run.stdout
+    );
+    assert_eq!(is_public(&app, &user, &a).await, false);
+    let private_again = drive.json(&["private", &a]).await;
+    assert_eq!(
+        (&private_again["changed"], &private_again["file"]["isPublic"]),
+        (&json!(false), &json!(false))
+    );
+    assert_eq!(is_public(&app, &user, &a).await, false);
+
+    // usage: what the API says.
+    let usage = drive.json(&["usage"]).await;
+    let from_api = app.call(&user, "/get-user-storage-usage", None).await.body;
+    assert_eq!(usage, from_api);
+    assert_eq!(usage["usedBytes"], 6000);
+    let run = drive.run(&["usage"]).await;
+    assert!(
+        run.success && run.stdout.contains("Plan       Pro"),
+        "{}",
+        run.stdout
+    );
+
+    // delete: gone for good, from the library, the trash and the storage count.
+    let deleted = drive.json(&["delete", &c]).await;
+    assert_eq!(deleted, json!({ "deleted": [c], "notFound": [] }));
+    assert_eq!(library(&app, &user).await.len(), 2);
+    assert!(trash(&app, &user).await.is_empty());
+    assert_eq!(drive.json(&["usage"]).await["usedBytes"], 3000);
+
+    // The service's errors come out as `error: <error> (<code>)`, with a failing exit.
+    let run = drive.run(&["link", &Uuid::new_v4().to_string()]).await;
+    assert!(!run.success);
+    assert_eq!(
+        run.stderr,
+        "error: no file of yours has that id (file_not_found)\n"
+    );
+}
+
+#[tokio::test]
+async fn uploads_refuse_what_does_not_fit_and_report_each_failure() {
+    let app = TestApp::spawn_with(&[("DRIVE_QUOTA_PRO_BYTES", "1000")]).await;
+    let user = app.user(Some("Pro")).await;
+    let scratch = Scratch::new();
+    let drive = Drive::new(&scratch);
+    drive.login(&app, &user).await;
+
+    // More than the 1000 bytes left: refused before anything is sent.
+    write_file(&scratch.path("big/one.bin"), 600, 1);
+    write_file(&scratch.path("big/two.bin"), 600, 2);
+    let run = drive.run(&["upload", path_str(&scratch.path("big"))]).await;
+    assert!(!run.success);
+    assert!(
+        run.stderr
+            .starts_with("error: not enough storage: 2 files to upload need 1.2 KiB, but only 1000 B"),
+        "{}",
+        run.stderr
+    );
+    assert!(library(&app, &user).await.is_empty());
+    assert_eq!(
+        sqlx::query_scalar::<_, i64>("select count(*) from multipart_uploads")
+            .fetch_one(&mut app.db().await)
+            .await
+            .unwrap(),
+        0
+    );
+
+    // A name the service refuses fails that file alone, with the service's error and field.
+    write_file(&scratch.path("mixed/good.txt"), 10, 3);
+    write_file(&scratch.path("mixed/bad\tname.txt"), 10, 4);
+    let (reports, stderr) = drive
+        .json_failing(&["upload", path_str(&scratch.path("mixed"))])
+        .await;
+    let bad = reports
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["fileName"] == "bad\tname.txt")
+        .expect("reported");
+    let good = reports
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["fileName"] == "good.txt")
+        .expect("reported");
+    assert_eq!(good["status"], "uploaded");
+    assert_eq!(bad["status"], "failed");
+    assert!(
+        bad["error"]
+            .as_str()
+            .unwrap()
+            .ends_with("(invalid_field, field fileName)"),
+        "{bad}"
+    );
+    assert!(stderr.contains("(invalid_field, field fileName)\n"), "{stderr}");
+    assert!(
+        stderr.ends_with("error: 1 of 2 files were not uploaded\n"),
+        "{stderr}"
+    );
+    assert_eq!(
+        ids(&library(&app, &user).await),
+        vec![good["id"].as_str().unwrap().to_string()]
+    );
+
+    // Two copies with the same name, size and modified time are one file: sent once.
+    let copies = [
+        scratch.path("copies/one/same.txt"),
+        scratch.path("copies/two/same.txt"),
+    ];
+    let modified = std::time::SystemTime::UNIX_EPOCH + Duration::from_secs(1_700_000_000);
+    for copy in &copies {
+        write_file(copy, 20, 5);
+        let file = std::fs::File::options().write(true).open(copy).unwrap();
+        file.set_modified(modified).unwrap();
+    }
+    let reports = drive.json(&["upload", path_str(&scratch.path("copies"))]).await;
+    assert_eq!(reports[0]["status"], "uploaded", "{reports}");
+    assert_eq!(reports[1]["status"], "already stored", "{reports}");
+    assert_eq!(reports[0]["id"], reports[1]["id"]);
+    let stored = library(&app, &user).await;
+    assert_eq!(stored.len(), 2);
+    let same = stored.iter().find(|f| f["fileName"] == "same.txt").unwrap();
+    assert_eq!(same["modifiedTime"], "2023-11-14T22:13:20Z");
+}
+
+#[tokio::test]
+async fn the_session_is_renewed_before_it_ends_and_after_a_refusal() {
+    let app = TestApp::spawn().await;
+    let user = app.user(Some("Pro")).await;
+    let scratch = Scratch::new();
+    let drive = Drive::new(&scratch);
+
+    // Not signed in yet; then a login naming an application the service does not know
+    // is refused and saves nothing.
+    let run = drive.run(&["list"]).await;
+    assert!(
+        !run.success && run.stderr.contains("not signed in"),
+        "{}",
+        run.stderr
+    );
+    let run = drive
+        .run(&[
+            "login",
+            "--token",
+            &user.api_token,
+            "--url",
+            &app.url,
+            "--app",
+            "nope",
+        ])
+        .await;
+    assert!(
+        !run.success && run.stderr.contains("(app_not_allowed)"),
+        "{}",
+        run.stderr
+    );
+    assert!(!drive.config.exists());
+    drive.login(&app, &user).await;
+    let config = drive.read_config();
+    assert_eq!(config["baseUrl"], app.url);
+    assert_eq!(config["appId"], APP_ID);
+    assert_eq!(config["apiToken"], user.api_token);
+    assert_eq!(config["session"]["userId"], user.id.to_string());
+    let first = config["session"]["gelToken"].as_str().unwrap().to_string();
+
+    // Less than a minute left: renewed before the call.
+    let mut config = drive.read_config();
+    config["session"]["expiresAt"] =
+        json!((chrono::Utc::now() + chrono::TimeDelta::seconds(30)).to_rfc3339());
+    drive.write_config(&config);
+    drive.json(&["usage"]).await;
+    let renewed = drive.read_config();
+    let second = renewed["session"]["gelToken"].as_str().unwrap().to_string();
+    assert_ne!(second, first);
+    let expires: chrono::DateTime<chrono::Utc> =
+        renewed["session"]["expiresAt"].as_str().unwrap().parse().unwrap();
+    assert!(
+        expires > chrono::Utc::now() + chrono::TimeDelta::hours(23),
+        "{expires}"
+    );
+
+    // A session the service refuses (401): exchanged again once, and the call goes through.
+    let mut config = drive.read_config();
+    config["session"]["gelToken"] = json!("not-a-session");
+    drive.write_config(&config);
+    let run = drive.run(&["usage"]).await;
+    assert!(run.success, "{}", run.stderr);
+    let third = drive.read_config()["session"]["gelToken"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(third != "not-a-session" && third != second);
+
+    // DRIVE_CONFIG names the config file when --config does not.
+    let output = tokio::process::Command::new(bin("drive"))
+        .args(["--json", "list"])
+        .env("DRIVE_CONFIG", &drive.config)
+        .kill_on_drop(true)
+        .output()
+        .await
+        .expect("run drive");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert_eq!(
+        serde_json::from_slice::<Value>(&output.stdout).unwrap(),
+        json!([])
+    );
+}
