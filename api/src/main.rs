@@ -9,12 +9,13 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 use anyhow::{Context, Result};
+use chrono::{TimeDelta, Utc};
 use clap::{Parser, Subcommand};
 use drive_api::state::{AppState, Settings};
-use drive_core::config;
 use drive_core::db::{self, users};
 use drive_core::plan::Plan;
 use drive_core::storage::{Storage, StorageConfig};
+use drive_core::{config, maintenance, multipart};
 use uuid::Uuid;
 
 #[derive(Parser)]
@@ -63,6 +64,12 @@ enum Admin {
     },
     /// Revoke an API token by id; its sessions end at once.
     RevokeToken { token_id: Uuid },
+    /// Abort multipart uploads idle for 7 days and remove objects whose deletion is queued.
+    Sweep {
+        /// Abort uploads idle for this many seconds instead of 7 days.
+        #[arg(long)]
+        idle_seconds: Option<i64>,
+    },
 }
 
 fn parse_plan(s: &str) -> Result<Plan, String> {
@@ -150,6 +157,16 @@ async fn run_admin(pool: &db::PgPool, admin: Admin) -> Result<()> {
                 anyhow::bail!("no live API token has the id {token_id}");
             }
             println!("revoked {token_id}");
+        }
+        Admin::Sweep { idle_seconds } => {
+            let storage = Storage::new(StorageConfig::from_environment()?);
+            let idle_for = idle_seconds.map_or(multipart::UPLOAD_LIFETIME, TimeDelta::seconds);
+            let aborted = maintenance::abort_idle_uploads(pool, &storage, idle_for, Utc::now()).await?;
+            let removed = maintenance::retry_object_deletions(pool, &storage).await?;
+            println!(
+                "aborted {} idle uploads; removed {removed} queued objects",
+                aborted.len()
+            );
         }
     }
     Ok(())

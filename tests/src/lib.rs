@@ -118,12 +118,18 @@ impl TestApp {
         std::fs::read_to_string(&self.log).unwrap_or_default()
     }
 
-    /// Runs `drive-api admin ARGS…` against this test's database and answers its stdout.
+    /// Runs `drive-api admin ARGS…` against this test's database and buckets (on the run's
+    /// store directly) and answers its stdout.
     pub fn admin(&self, args: &[&str]) -> String {
         let out = Command::new(bin("drive-api"))
             .arg("admin")
             .args(args)
             .env("DRIVE_DATABASE_URL", &self.database_url)
+            .env("DRIVE_S3_ENDPOINT", env("DRIVE_S3_ENDPOINT"))
+            .env("DRIVE_S3_ACCESS_KEY_ID", env("DRIVE_S3_ACCESS_KEY_ID"))
+            .env("DRIVE_S3_SECRET_ACCESS_KEY", env("DRIVE_S3_SECRET_ACCESS_KEY"))
+            .env("DRIVE_PRIVATE_BUCKET", &self.private_bucket)
+            .env("DRIVE_PUBLIC_BUCKET", &self.public_bucket)
             .env("DRIVE_LOG", "warn")
             .output()
             .expect("run drive-api admin");

@@ -203,6 +203,19 @@ pub async fn delete(
     .await
 }
 
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct QueuedDeletion {
+    pub bucket: String,
+    pub object_key: String,
+}
+
+/// Objects still queued for removal, oldest first.
+pub async fn queued_deletions(pool: &PgPool) -> Result<Vec<QueuedDeletion>, sqlx::Error> {
+    sqlx::query_as("select bucket, object_key from object_deletions order by id")
+        .fetch_all(pool)
+        .await
+}
+
 /// Marks a queued object deletion done.
 pub async fn deletion_done(pool: &PgPool, bucket: &str, object_key: &str) -> Result<(), sqlx::Error> {
     sqlx::query("delete from object_deletions where bucket = $1 and object_key = $2")

@@ -1,0 +1,79 @@
+//! The sweep (`drive-api admin sweep`): uploads idle for 7 days are aborted, and objects the
+//! store failed to remove at deletion time are removed.
+
+use drive_tests::proxy::StoreProxy;
+use drive_tests::*;
+use serde_json::json;
+
+#[tokio::test]
+async fn an_upload_with_no_new_part_past_the_limit_is_aborted() {
+    let app = TestApp::spawn().await;
+    let user = app.user(Some("Pro")).await;
+    let input = json!({ "type": "Video", "fileName": "idle.mp4", "fileSize": 64 * 1024 * 1024 + 1, "objectKey": user.key("idle.mp4") });
+    let create = app.call(&user, "/create-multipart-upload", Some(input)).await;
+    let part = create.body["signedParts"][1]["url"].as_str().unwrap();
+    assert!(put(part, vec![1u8]).await.is_success());
+    let token = json!({ "token": create.body["token"] });
+    let still_open = json!({ "token": create.body["token"], "partNumbers": [1] });
+
+    // Seconds old, not seven days: the default sweep leaves it open.
+    let out = app.admin(&["sweep"]);
+    assert!(out.contains("aborted 0 idle uploads"), "{out}");
+    assert_eq!(
+        app.call(&user, "/sign-upload-parts", Some(still_open.clone()))
+            .await
+            .status,
+        200
+    );
+
+    // With the limit at zero it has been idle long enough: gone, and it made nothing.
+    let out = app.admin(&["sweep", "--idle-seconds", "0"]);
+    assert!(out.contains("aborted 1 idle uploads"), "{out}");
+    app.call(&user, "/sign-upload-parts", Some(still_open))
+        .await
+        .assert_error(404, "upload_not_found");
+    app.call(&user, "/complete-multipart-upload", Some(token.clone()))
+        .await
+        .assert_error(404, "upload_not_found");
+    assert_eq!(
+        app.call(&user, "/abort-multipart-upload", Some(token)).await.body,
+        json!({ "aborted": false })
+    );
+}
+
+#[tokio::test]
+async fn objects_the_store_failed_to_remove_are_removed_by_the_sweep() {
+    let proxy = StoreProxy::start(&env("DRIVE_S3_ENDPOINT")).await;
+    let app = TestApp::spawn_with(&[("DRIVE_S3_ENDPOINT", &proxy.endpoint)]).await;
+    let user = app.user(Some("Pro")).await;
+    let id = app
+        .upload(&user, "a.txt", "Text", "text/plain", bytes(10, 1))
+        .await;
+    let key: String = sqlx::query_scalar("select object_key from files where id = $1")
+        .bind(id)
+        .fetch_one(&mut app.db().await)
+        .await
+        .unwrap();
+
+    proxy.take_down();
+    let deleted = app
+        .call(&user, "/delete-files", Some(json!([{ "id": id }])))
+        .await;
+    assert_eq!(
+        deleted.body,
+        json!({ "deleted": [id] }),
+        "the record goes even while the store is away"
+    );
+    let store = raw_store().await;
+    let head = || store.head_object().bucket(&app.private_bucket).key(&key).send();
+    assert!(head().await.is_ok(), "the object should still be stored");
+
+    let out = app.admin(&["sweep"]);
+    assert!(out.contains("removed 1 queued objects"), "{out}");
+    assert!(head().await.is_err(), "the sweep left the object");
+    let queued: i64 = sqlx::query_scalar("select count(*) from object_deletions")
+        .fetch_one(&mut app.db().await)
+        .await
+        .unwrap();
+    assert_eq!(queued, 0);
+}
