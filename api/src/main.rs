@@ -16,6 +16,7 @@ use drive_core::db::{self, users};
 use drive_core::plan::Plan;
 use drive_core::storage::{Storage, StorageConfig};
 use drive_core::{config, maintenance, multipart};
+use tokio::signal::unix::{SignalKind, signal};
 use uuid::Uuid;
 
 #[derive(Parser)]
@@ -64,7 +65,8 @@ enum Admin {
     },
     /// Revoke an API token by id; its sessions end at once.
     RevokeToken { token_id: Uuid },
-    /// Abort multipart uploads idle for 7 days and remove objects whose deletion is queued.
+    /// Abort multipart uploads idle for 7 days, remove objects whose deletion is queued, and
+    /// forget sessions that expired over a day ago.
     Sweep {
         /// Abort uploads idle for this many seconds instead of 7 days.
         #[arg(long)]
@@ -127,10 +129,17 @@ async fn serve(pool: db::PgPool) -> Result<()> {
     // The one line on stdout: scripts and tests read the address from it.
     println!("listening on http://{address}");
     tracing::info!(%address, version = drive_api::API_VERSION, "serving");
+    // On Ctrl-C or SIGTERM (what container runtimes send): stop taking requests and finish
+    // the ones in flight.
+    let mut terminate = signal(SignalKind::terminate()).context("installing a SIGTERM handler")?;
+    let shutdown = async move {
+        tokio::select! {
+            _ = tokio::signal::ctrl_c() => {}
+            _ = terminate.recv() => {}
+        }
+    };
     axum::serve(listener, drive_api::app(state))
-        .with_graceful_shutdown(async {
-            let _ = tokio::signal::ctrl_c().await;
-        })
+        .with_graceful_shutdown(shutdown)
         .await?;
     Ok(())
 }

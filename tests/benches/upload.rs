@@ -16,7 +16,9 @@ const MIB: u64 = 1024 * 1024;
 
 async fn write_file(path: &Path, len: u64) {
     let mut file = tokio::fs::File::create(path).await.unwrap();
-    let block: Vec<u8> = (0..MIB).map(|i| (i.wrapping_mul(2654435761) >> 13) as u8).collect();
+    let block: Vec<u8> = (0..MIB)
+        .map(|i| (i.wrapping_mul(2654435761) >> 13) as u8)
+        .collect();
     for n in 0..len / MIB {
         // Vary each MiB a little so no layer can deduplicate blocks.
         let mut chunk = block.clone();
@@ -56,13 +58,20 @@ async fn drive(config: &Path, args: &[&str]) -> (Duration, u64) {
     };
     let elapsed = start.elapsed();
     let output = child.wait_with_output().await.unwrap();
-    assert!(status.success(), "drive {args:?} failed: {}", String::from_utf8_lossy(&output.stdout));
+    assert!(
+        status.success(),
+        "drive {args:?} failed: {}",
+        String::from_utf8_lossy(&output.stdout)
+    );
     (elapsed, peak)
 }
 
 #[tokio::main]
 async fn main() {
-    let gib: u64 = std::env::var("DRIVE_BENCH_UPLOAD_GIB").ok().and_then(|v| v.parse().ok()).unwrap_or(4);
+    let gib: u64 = std::env::var("DRIVE_BENCH_UPLOAD_GIB")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(4);
     let size = gib * 1024 * MIB;
     let dir = std::path::PathBuf::from(env("DRIVE_BENCH_DIR"));
     let path = dir.join("upload.bin");
@@ -71,7 +80,19 @@ async fn main() {
     let app = TestApp::spawn().await;
     let user = app.user(Some("Pro")).await;
     let config = dir.join("drive.json");
-    drive(&config, &["login", "--url", &app.url, "--app", APP_ID, "--token", &user.api_token]).await;
+    drive(
+        &config,
+        &[
+            "login",
+            "--url",
+            &app.url,
+            "--app",
+            APP_ID,
+            "--token",
+            &user.api_token,
+        ],
+    )
+    .await;
 
     // The peer first, so any page-cache warm-up favours it rather than us.
     let store = raw_store().await;
@@ -81,7 +102,11 @@ async fn main() {
         .bucket(&app.private_bucket)
         .key(format!("users/{}/peer/upload.bin", user.id))
         .content_length(size as i64)
-        .body(aws_sdk_s3::primitives::ByteStream::from_path(&path).await.unwrap())
+        .body(
+            aws_sdk_s3::primitives::ByteStream::from_path(&path)
+                .await
+                .unwrap(),
+        )
         .send()
         .await
         .unwrap();
@@ -92,7 +117,11 @@ async fn main() {
     let rate = |d: Duration| size as f64 / MIB as f64 / d.as_secs_f64();
     println!("| upload of {gib} GiB | seconds | MiB/s | time ratio (ours / peer) | peak RSS |");
     println!("|---|---|---|---|---|");
-    println!("| plain S3 PutObject (aws-sdk-s3, one stream) | {:.2} | {:.0} | 1.00 | |", peer.as_secs_f64(), rate(peer));
+    println!(
+        "| plain S3 PutObject (aws-sdk-s3, one stream) | {:.2} | {:.0} | 1.00 | |",
+        peer.as_secs_f64(),
+        rate(peer)
+    );
     println!(
         "| drive upload (CLI: 64 MiB parts, 4 in flight, via the API) | {:.2} | {:.0} | {:.2} | {} MiB |",
         ours.as_secs_f64(),

@@ -296,4 +296,48 @@ async fn the_quota_is_checked_before_the_upload_and_at_insert() {
     let usage = app.call(&user, "/get-user-storage-usage", None).await;
     assert_eq!(usage.body["usedBytes"], 600);
     assert_eq!(usage.body["remainingBytes"], 400);
+
+    // Deleting frees the room (trashing does not: the trash still occupies storage).
+    let first_id = app.call(&user, "/select-user-files", None).await.body[0]["id"].clone();
+    app.call(&user, "/trash-files", Some(json!([{ "id": first_id }])))
+        .await;
+    insert(&app, &user, &second)
+        .await
+        .assert_bad_field("storage_limit_reached", "fileSize");
+    app.call(&user, "/delete-files", Some(json!([{ "id": first_id }])))
+        .await;
+    assert_eq!(insert(&app, &user, &second).await.status, 200);
+    let usage = app.call(&user, "/get-user-storage-usage", None).await;
+    assert_eq!(
+        (
+            usage.body["usedBytes"].as_i64(),
+            usage.body["remainingBytes"].as_i64()
+        ),
+        (Some(600), Some(400))
+    );
+}
+
+#[tokio::test]
+async fn concurrent_inserts_never_pass_the_quota_together() {
+    let app = TestApp::spawn_with(&[("DRIVE_QUOTA_INTRO_BYTES", "1000")]).await;
+    let user = app.user(Some("Intro")).await;
+    let mut inputs = Vec::new();
+    for n in 0..8 {
+        let body = input(&user, &format!("{n}.bin"), 300, "application/octet-stream");
+        let urls = app.call(&user, "/generate-file-urls", Some(body.clone())).await;
+        assert!(
+            post_form(&urls.body, bytes(300, n), "application/octet-stream")
+                .await
+                .is_success()
+        );
+        inputs.push(body);
+    }
+    let replies = futures::future::join_all(inputs.iter().map(|body| insert(&app, &user, body))).await;
+    let accepted = replies.iter().filter(|r| r.status == 200).count();
+    assert_eq!(accepted, 3, "1000 bytes hold three files of 300");
+    for refused in replies.iter().filter(|r| r.status != 200) {
+        refused.assert_bad_field("storage_limit_reached", "fileSize");
+    }
+    let usage = app.call(&user, "/get-user-storage-usage", None).await;
+    assert_eq!(usage.body["usedBytes"], 900);
 }

@@ -76,9 +76,11 @@ async fn check_upload(state: &AppState, caller: &Caller, input: &UploadInput) ->
             "a file is already recorded under this objectKey; choose another",
         ));
     }
-    let mut conn = state.db.acquire().await?;
-    let used = files::used_bytes(&mut conn, caller.user_id).await?;
-    check_quota(state, plan, used, input.file_size.bytes())?;
+    let used = users::used_bytes(&state.db, caller.user_id).await?;
+    let limit = state.settings.quotas.for_plan(plan);
+    if used.saturating_add(input.file_size.bytes()) > limit {
+        return Err(storage_limit_reached(limit, used, input.file_size.bytes()));
+    }
     Ok(plan)
 }
 
@@ -92,19 +94,15 @@ fn check_key(caller: &Caller, key: &ObjectKey) -> ApiResult<()> {
     Ok(())
 }
 
-fn check_quota(state: &AppState, plan: Plan, used: i64, adding: i64) -> ApiResult<()> {
-    let limit = state.settings.quotas.for_plan(plan);
-    if used.saturating_add(adding) > limit {
-        return Err(ApiError::bad_request(
-            "storage_limit_reached",
-            "fileSize",
-            format!(
-                "the storage limit is reached: {used} of {limit} bytes used, {} left, {adding} needed",
-                (limit - used).max(0)
-            ),
-        ));
-    }
-    Ok(())
+fn storage_limit_reached(limit: i64, used: i64, adding: i64) -> ApiError {
+    ApiError::bad_request(
+        "storage_limit_reached",
+        "fileSize",
+        format!(
+            "the storage limit is reached: {used} of {limit} bytes used, {} left, {adding} needed",
+            (limit - used).max(0)
+        ),
+    )
 }
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -224,11 +222,7 @@ async fn insert_file(
         ));
     }
 
-    let mut tx = state.db.begin().await?;
-    let plan = users::lock_user(&mut tx, caller.user_id)
-        .await?
-        .ok_or_else(|| ApiError::forbidden("no_plan", "the account has no plan"))?;
-    let used = files::used_bytes(&mut tx, caller.user_id).await?;
+    let limit = state.settings.quotas.for_plan(caller.plan()?);
     let new = files::NewFile {
         user_id: caller.user_id,
         file_name: upload.file_name.as_str(),
@@ -239,19 +233,23 @@ async fn insert_file(
         object_key: key,
         modified_time: input.modified_time,
     };
-    let (row, created) = files::insert_or_existing(&mut tx, &new).await?;
-    if created {
-        // `used` was read before this insert; refusing here rolls the insert back.
-        check_quota(&state, plan, used, stored)?;
-        let record = FileRecord::with_url(&row, None);
-        events::record(
-            &mut tx,
-            caller.user_id,
-            events::EventKind::File,
-            serde_json::json!({ "file": record }),
-        )
-        .await?;
-    }
+    let mut tx = state.db.begin().await?;
+    let row = match files::insert(&mut tx, &new, limit).await? {
+        files::Insert::Existing(row) => row,
+        // Dropping the transaction rolls the insert back.
+        files::Insert::OverQuota { used } => return Err(storage_limit_reached(limit, used, stored)),
+        files::Insert::New(row) => {
+            let record = FileRecord::with_url(&row, None);
+            events::record(
+                &mut tx,
+                caller.user_id,
+                events::EventKind::File,
+                serde_json::json!({ "file": record }),
+            )
+            .await?;
+            row
+        }
+    };
     tx.commit().await?;
     Ok(axum::Json(Inserted { id: row.id }))
 }

@@ -53,12 +53,23 @@ pub struct NewFile<'a> {
     pub modified_time: Option<DateTime<Utc>>,
 }
 
-/// Inserts a file, or finds the one already recorded under the same key. Returns the row and
-/// whether it is new, so a re-sent insert answers the same id and records nothing twice.
-pub async fn insert_or_existing(
-    conn: &mut PgConnection,
-    file: &NewFile<'_>,
-) -> Result<(FileRow, bool), sqlx::Error> {
+/// What [`insert`] did.
+#[derive(Debug)]
+pub enum Insert {
+    /// A new record; its bytes are now counted against the account.
+    New(FileRow),
+    /// The record already under that key (a re-sent insert): nothing changed.
+    Existing(FileRow),
+    /// Recording it would take the account past `limit`; nothing changed once the caller
+    /// rolls the transaction back. `used` is what the account stores.
+    OverQuota { used: i64 },
+}
+
+/// Records a file and counts its bytes against the account in the same transaction, or finds
+/// the record already under the key, so a re-sent insert answers the same id and counts
+/// nothing twice. The count is a conditional update of the account row: concurrent inserts of
+/// one account take turns on that row and can never together pass `limit`.
+pub async fn insert(conn: &mut PgConnection, file: &NewFile<'_>, limit: i64) -> Result<Insert, sqlx::Error> {
     let inserted: Option<FileRow> = sqlx::query_as(&format!(
         "insert into files (id, user_id, file_name, file_size, mime_type, kind, bucket, object_key, modified_time)
          values ($1, $2, $3, $4, $5, $6, $7, $8, $9)
@@ -76,14 +87,31 @@ pub async fn insert_or_existing(
     .bind(file.modified_time)
     .fetch_optional(&mut *conn)
     .await?;
-    if let Some(row) = inserted {
-        return Ok((row, true));
+    let Some(row) = inserted else {
+        let existing = sqlx::query_as(&format!("select {COLUMNS} from files where object_key = $1"))
+            .bind(file.object_key)
+            .fetch_one(conn)
+            .await?;
+        return Ok(Insert::Existing(existing));
+    };
+    let counted: Option<i64> = sqlx::query_scalar(
+        "update users set used_bytes = used_bytes + $2
+         where id = $1 and used_bytes + $2 <= $3
+         returning used_bytes",
+    )
+    .bind(file.user_id)
+    .bind(file.file_size)
+    .bind(limit)
+    .fetch_optional(&mut *conn)
+    .await?;
+    if counted.is_some() {
+        return Ok(Insert::New(row));
     }
-    let existing = sqlx::query_as(&format!("select {COLUMNS} from files where object_key = $1"))
-        .bind(file.object_key)
+    let used = sqlx::query_scalar("select used_bytes from users where id = $1")
+        .bind(file.user_id)
         .fetch_one(conn)
         .await?;
-    Ok((existing, false))
+    Ok(Insert::OverQuota { used })
 }
 
 /// Whether a file is recorded under `object_key`.
@@ -172,8 +200,8 @@ pub struct ObjectToDelete {
     pub object_key: String,
 }
 
-/// Deletes file records (and their derivatives) and, in the same transaction, queues their
-/// objects for removal, so a crash between the database and the store leaves a queued
+/// Deletes file records (and their derivatives), uncounts their bytes and, in the same
+/// statement, queues their objects for removal, so a crash between the database and the store leaves a queued
 /// deletion rather than a record without bytes or bytes nobody can reach.
 /// `which` selects the files: `ids` of the caller's, or every trashed file when `None`.
 pub async fn delete(
@@ -190,10 +218,14 @@ pub async fn delete(
          gone as (
              delete from files
              where user_id = $1 and (id in (select id from chosen) or derivative_of in (select id from chosen))
-             returning id, derivative_of is not null as is_derivative, bucket, object_key
+             returning id, derivative_of is not null as is_derivative, bucket, object_key, file_size
          ),
          queued as (
              insert into object_deletions (bucket, object_key) select bucket, object_key from gone
+         ),
+         uncounted as (
+             update users set used_bytes = used_bytes - (select coalesce(sum(file_size), 0) from gone)
+             where id = $1
          )
          select id, is_derivative, bucket, object_key from gone",
     )
@@ -235,14 +267,6 @@ pub async fn set_bucket(pool: &PgPool, id: Uuid, bucket: Bucket) -> Result<FileR
     .bind(bucket.as_str())
     .fetch_one(pool)
     .await
-}
-
-/// Bytes the account stores, trash included (trashed files still occupy storage).
-pub async fn used_bytes(conn: &mut PgConnection, user_id: Uuid) -> Result<i64, sqlx::Error> {
-    sqlx::query_scalar("select coalesce(sum(file_size), 0)::bigint from files where user_id = $1")
-        .bind(user_id)
-        .fetch_one(conn)
-        .await
 }
 
 #[derive(Debug, Clone, sqlx::FromRow)]

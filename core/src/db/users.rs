@@ -118,12 +118,19 @@ pub async fn session_user(pool: &PgPool, session_secret: &str) -> Result<Option<
     .await
 }
 
-/// The plan of an account, for quota checks inside a transaction that locks the account row
-/// so that concurrent inserts of one user are counted one after another.
-pub async fn lock_user(conn: &mut sqlx::PgConnection, user_id: Uuid) -> Result<Option<Plan>, sqlx::Error> {
-    let plan: Option<String> = sqlx::query_scalar("select plan from users where id = $1 for update")
+/// Bytes the account stores, trash included (kept by every insert and delete in `db::files`).
+pub async fn used_bytes(pool: &PgPool, user_id: Uuid) -> Result<i64, sqlx::Error> {
+    sqlx::query_scalar("select used_bytes from users where id = $1")
         .bind(user_id)
-        .fetch_one(conn)
-        .await?;
-    Ok(plan.as_deref().and_then(Plan::parse))
+        .fetch_one(pool)
+        .await
+}
+
+/// Removes sessions that ended before `now`; they can only answer 401 anyway.
+pub async fn delete_sessions_expired_before(pool: &PgPool, now: DateTime<Utc>) -> Result<u64, sqlx::Error> {
+    Ok(sqlx::query("delete from sessions where expires_at < $1")
+        .bind(now)
+        .execute(pool)
+        .await?
+        .rows_affected())
 }
