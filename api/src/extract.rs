@@ -33,7 +33,8 @@ impl<S: Send + Sync, A: DeserializeOwned, B: DeserializeOwned> FromRequest<S> fo
     }
 }
 
-/// The bytes of a body sent as `application/json`.
+/// The bytes of a body sent as `application/json`. An empty body reads as JSON `null`, so a
+/// route whose body is optional takes `Json<Option<T>>`.
 async fn json_body<S: Send + Sync>(req: Request, state: &S) -> Result<Bytes, ApiError> {
     let is_json = req
         .headers()
@@ -44,6 +45,12 @@ async fn json_body<S: Send + Sync>(req: Request, state: &S) -> Result<Bytes, Api
                 .next()
                 .is_some_and(|m| m.trim().eq_ignore_ascii_case("application/json"))
         });
+    let bytes = Bytes::from_request(req, state)
+        .await
+        .map_err(|e| ApiError::bad_request("invalid_body", "body", e.body_text()))?;
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Ok(Bytes::from_static(b"null"));
+    }
     if !is_json {
         return Err(ApiError::bad_request(
             "invalid_content_type",
@@ -51,9 +58,7 @@ async fn json_body<S: Send + Sync>(req: Request, state: &S) -> Result<Bytes, Api
             "send the body as application/json",
         ));
     }
-    Bytes::from_request(req, state)
-        .await
-        .map_err(|e| ApiError::bad_request("invalid_body", "body", e.body_text()))
+    Ok(bytes)
 }
 
 /// Parses a body, turning serde's error into a 400 that names the field at fault.

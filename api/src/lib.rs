@@ -72,6 +72,7 @@ pub fn app(state: AppState) -> Router {
         .merge(routes::download::router())
         .merge(routes::library::router())
         .merge(routes::trash::router())
+        .merge(routes::events::router())
         .split_for_parts();
     CommonParts.modify(&mut doc);
     router

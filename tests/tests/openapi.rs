@@ -3,7 +3,7 @@
 
 use drive_tests::*;
 
-const ROUTES: [&str; 17] = [
+const ROUTES: [&str; 18] = [
     "/exchange-token",
     "/generate-file-urls",
     "/insert-file",
@@ -20,6 +20,7 @@ const ROUTES: [&str; 17] = [
     "/select-trashed-files",
     "/purge-trashed-files",
     "/delete-files",
+    "/select-drive-events",
     "/openapi.json",
 ];
 

@@ -2,6 +2,7 @@
 
 pub mod auth;
 pub mod download;
+pub mod events;
 pub mod library;
 pub mod trash;
 pub mod upload;

@@ -244,6 +244,7 @@ async fn insert_file(
                 &mut tx,
                 caller.user_id,
                 events::EventKind::File,
+                row.id,
                 serde_json::json!({ "file": record }),
             )
             .await?;

@@ -1,10 +1,12 @@
 //! The drive event log: one row per event, its kind-specific fields kept as JSON exactly as
 //! the feed answers them.
 
-use serde::Serialize;
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use sqlx::PgPool;
 use uuid::Uuid;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum EventKind {
     Drop,
@@ -28,21 +30,153 @@ impl EventKind {
     }
 }
 
-/// Records one event for `user_id`; `fields` are the kind's added fields (for a `file`
-/// event, `{ "file": … }`).
+/// Records one event for `user_id`: `subject` is what it is about (see the migration), and
+/// `fields` are the kind's added fields exactly as the feed shows them (for a `file` event,
+/// `{ "file": … }`). Every feature emits its events through this one function.
 pub async fn record(
     conn: &mut sqlx::PgConnection,
     user_id: Uuid,
     kind: EventKind,
+    subject: Uuid,
     fields: serde_json::Value,
 ) -> Result<Uuid, sqlx::Error> {
     sqlx::query_scalar(
-        "insert into drive_events (id, user_id, kind, fields) values ($1, $2, $3, $4) returning id",
+        "insert into drive_events (id, user_id, kind, subject_id, fields)
+         values ($1, $2, $3, $4, $5) returning id",
     )
     .bind(Uuid::new_v4())
     .bind(user_id)
     .bind(kind.as_str())
+    .bind(subject)
     .bind(fields)
     .fetch_one(conn)
     .await
+}
+
+/// A position in the feed: every event at or before it has been handed out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Cursor {
+    pub xid: u64,
+    pub seq: i64,
+}
+
+impl Cursor {
+    /// The cursor as clients see it: opaque, but plain text.
+    pub fn encode(self) -> String {
+        format!("c{}.{}", self.xid, self.seq)
+    }
+
+    pub fn decode(s: &str) -> Option<Cursor> {
+        let (xid, seq) = s.strip_prefix('c')?.split_once('.')?;
+        Some(Cursor {
+            xid: xid.parse().ok()?,
+            seq: seq.parse().ok()?,
+        })
+    }
+}
+
+/// Where a page starts: after a cursor, or at a time.
+#[derive(Debug, Clone, Copy)]
+pub enum Since {
+    Cursor(Cursor),
+    Time(DateTime<Utc>),
+}
+
+/// Which events a page holds; every filter given narrows it.
+#[derive(Debug, Clone, Default)]
+pub struct Filter {
+    pub kinds: Option<Vec<EventKind>>,
+    /// `(kind, subject)`: only events of that kind about that subject; several must all hold.
+    pub subjects: Vec<(EventKind, Uuid)>,
+}
+
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct EventRow {
+    pub id: Uuid,
+    pub kind: String,
+    pub time: DateTime<Utc>,
+    pub fields: serde_json::Value,
+    pub xid: String,
+    pub seq: i64,
+}
+
+pub struct Page {
+    pub events: Vec<EventRow>,
+    pub next: Cursor,
+    pub more: bool,
+}
+
+/// One page of the caller's feed, oldest first.
+pub async fn page(
+    pool: &PgPool,
+    user_id: Uuid,
+    since: Since,
+    filter: &Filter,
+    limit: i64,
+) -> Result<Page, sqlx::Error> {
+    // One snapshot for the bound and the rows, so the cursor handed out matches what was seen.
+    let mut tx = pool.begin().await?;
+    sqlx::query("set transaction isolation level repeatable read read only")
+        .execute(&mut *tx)
+        .await?;
+    let xmin: String = sqlx::query_scalar("select pg_snapshot_xmin(pg_current_snapshot())::text")
+        .fetch_one(&mut *tx)
+        .await?;
+    let (after, from_time) = match since {
+        Since::Cursor(c) => (Some(c), None),
+        Since::Time(t) => (None, Some(t)),
+    };
+    let kinds: Option<Vec<&str>> = filter
+        .kinds
+        .as_ref()
+        .map(|ks| ks.iter().map(|k| k.as_str()).collect());
+    let (subject_kinds, subjects): (Vec<&str>, Vec<Uuid>) =
+        filter.subjects.iter().map(|(k, id)| (k.as_str(), *id)).unzip();
+    let mut rows: Vec<EventRow> = sqlx::query_as(
+        "select id, kind, time, fields, xid::text as xid, seq
+         from drive_events
+         where user_id = $1
+           and xid < $2::text::xid8
+           and ($3::text is null or (xid, seq) > ($3::text::xid8, $4))
+           and ($5::timestamptz is null or time >= $5)
+           and ($6::text[] is null or kind = any($6))
+           and not exists (
+               select 1 from unnest($7::text[], $8::uuid[]) as wanted (kind, subject)
+               where drive_events.kind <> wanted.kind or drive_events.subject_id is distinct from wanted.subject
+           )
+         order by xid, seq
+         limit $9",
+    )
+    .bind(user_id)
+    .bind(&xmin)
+    .bind(after.map(|c| c.xid.to_string()))
+    .bind(after.map_or(0, |c| c.seq))
+    .bind(from_time)
+    .bind(kinds)
+    .bind(subject_kinds)
+    .bind(subjects)
+    .bind(limit + 1)
+    .fetch_all(&mut *tx)
+    .await?;
+    tx.commit().await?;
+
+    let more = rows.len() as i64 > limit;
+    rows.truncate(limit as usize);
+    let next = match rows.last() {
+        Some(last) if more => Cursor {
+            xid: last.xid.parse().unwrap_or_default(),
+            seq: last.seq,
+        },
+        // Every event of a transaction before xmin was seen: the next page starts past them
+        // all, however few matched.
+        _ => Cursor {
+            xid: xmin.parse::<u64>().unwrap_or(1).saturating_sub(1),
+            seq: i64::MAX,
+        },
+    };
+    Ok(Page {
+        events: rows,
+        next,
+        more,
+    })
 }

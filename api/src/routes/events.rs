@@ -1,0 +1,122 @@
+//! The drive event feed: what happened in the caller's drive, oldest first, paged by an
+//! opaque cursor that never skips or repeats an event (see `drive_core::db::events::page`).
+
+use axum::extract::State;
+use chrono::{DateTime, TimeDelta, Utc};
+use drive_core::db::events::{self, Cursor, EventKind, Filter, Since};
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+use uuid::Uuid;
+
+use crate::auth::Caller;
+use crate::error::{ApiError, ApiResult};
+use crate::extract::Json;
+use crate::state::AppState;
+
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new().routes(routes!(select_drive_events))
+}
+
+/// The request of `/select-drive-events`; every field is optional.
+#[derive(Debug, Default, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct EventsInput {
+    /// A `nextCursor` from before, or an ISO 8601 time; default 24 hours ago.
+    since: Option<String>,
+    /// Kinds to include (at least one).
+    kinds: Option<Vec<EventKind>>,
+    /// This folder and folders inside it.
+    folder: Option<String>,
+    /// Only drops to this request.
+    request_id: Option<Uuid>,
+    /// Only notes on this review.
+    review_id: Option<Uuid>,
+    /// Only views of this file.
+    file_id: Option<Uuid>,
+    /// Only this generation finishing.
+    generation_id: Option<Uuid>,
+    /// Only this job ending.
+    job_id: Option<Uuid>,
+    /// 1 to 100; default 50.
+    limit: Option<i64>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct EventPage {
+    /// Oldest first. Each has `kind`, `id`, `time` and its kind's fields.
+    #[schema(value_type = Vec<Object>)]
+    events: Vec<serde_json::Value>,
+    /// Pass back as `since` for what follows.
+    next_cursor: String,
+    /// Whether another page follows this one now.
+    more: bool,
+}
+
+/// What happened in the caller's drive, oldest first.
+#[utoipa::path(post, path = "/select-drive-events", tag = "events", request_body = Option<EventsInput>,
+    responses((status = 200, body = EventPage)))]
+async fn select_drive_events(
+    State(state): State<AppState>,
+    caller: Caller,
+    Json(input): Json<Option<EventsInput>>,
+) -> ApiResult<axum::Json<EventPage>> {
+    let input = input.unwrap_or_default();
+    let since = match input.since.as_deref() {
+        None => Since::Time(Utc::now() - TimeDelta::hours(24)),
+        Some(s) => Cursor::decode(s)
+            .map(Since::Cursor)
+            .or_else(|| {
+                DateTime::parse_from_rfc3339(s)
+                    .ok()
+                    .map(|t| Since::Time(t.into()))
+            })
+            .ok_or_else(|| ApiError::invalid("since", "since must be a nextCursor or an ISO 8601 time"))?,
+    };
+    if input.kinds.as_ref().is_some_and(Vec::is_empty) {
+        return Err(ApiError::invalid("kinds", "give at least one kind"));
+    }
+    if input.folder.is_some() {
+        return Err(ApiError::invalid(
+            "folder",
+            "filtering by folder is not available yet",
+        ));
+    }
+    let limit = input.limit.unwrap_or(50);
+    if !(1..=100).contains(&limit) {
+        return Err(ApiError::invalid("limit", "limit must be 1 to 100"));
+    }
+    let subjects = [
+        (EventKind::Drop, input.request_id),
+        (EventKind::Note, input.review_id),
+        (EventKind::View, input.file_id),
+        (EventKind::Generation, input.generation_id),
+        (EventKind::Job, input.job_id),
+    ]
+    .into_iter()
+    .filter_map(|(kind, id)| id.map(|id| (kind, id)))
+    .collect();
+    let filter = Filter {
+        kinds: input.kinds,
+        subjects,
+    };
+    let page = events::page(&state.db, caller.user_id, since, &filter, limit).await?;
+    let events = page
+        .events
+        .into_iter()
+        .map(|e| {
+            let mut event = serde_json::json!({ "kind": e.kind, "id": e.id, "time": e.time });
+            if let (Some(event), serde_json::Value::Object(fields)) = (event.as_object_mut(), e.fields) {
+                event.extend(fields);
+            }
+            event
+        })
+        .collect();
+    Ok(axum::Json(EventPage {
+        events,
+        next_cursor: page.next.encode(),
+        more: page.more,
+    }))
+}

@@ -1,0 +1,202 @@
+//! The drive event feed: oldest first, cursor paging that never repeats or skips, filters.
+
+use std::collections::HashSet;
+
+use drive_tests::*;
+use serde_json::{Value, json};
+use uuid::Uuid;
+
+async fn feed(app: &TestApp, user: &TestUser, body: Option<Value>) -> Reply {
+    let reply = app.call(user, "/select-drive-events", body).await;
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    reply
+}
+
+/// Waits until `n` events are in the feed. An event shows once every transaction that began
+/// before it has ended (tests share the database server, so that can take a moment); once shown
+/// it stays, so checks after this see every event written so far.
+async fn settled(app: &TestApp, user: &TestUser, n: usize) {
+    let since = json!({ "since": "2000-01-01T00:00:00Z", "limit": 100 });
+    for _ in 0..200 {
+        if feed(app, user, Some(since.clone())).await.body["events"]
+            .as_array()
+            .unwrap()
+            .len()
+            >= n
+        {
+            return;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+    }
+    panic!("the feed never showed {n} events");
+}
+
+fn file_ids(reply: &Reply) -> Vec<Uuid> {
+    reply.body["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["file"]["id"].as_str().unwrap().parse().unwrap())
+        .collect()
+}
+
+#[tokio::test]
+async fn each_upload_adds_a_file_event_oldest_first_and_the_cursor_goes_on_from_there() {
+    let app = TestApp::spawn().await;
+    let user = app.user(Some("Pro")).await;
+    let mut uploaded = Vec::new();
+    for n in 0..3 {
+        uploaded.push(
+            app.upload(&user, &format!("{n}.txt"), "Text", "text/plain", bytes(10, n))
+                .await,
+        );
+    }
+    settled(&app, &user, 3).await;
+    let first = feed(&app, &user, None).await;
+    assert_eq!(file_ids(&first), uploaded);
+    assert_eq!(first.body["more"], false);
+    let event = &first.body["events"][0];
+    assert_eq!(event["kind"], "file");
+    assert!(event["id"].as_str().unwrap().parse::<Uuid>().is_ok());
+    assert!(
+        event["time"]
+            .as_str()
+            .unwrap()
+            .parse::<chrono::DateTime<chrono::Utc>>()
+            .is_ok()
+    );
+    assert_eq!(event["file"]["fileName"], "0.txt");
+    assert_eq!(event["file"]["fileSize"], 10);
+
+    let cursor = first.body["nextCursor"].clone();
+    assert!(file_ids(&feed(&app, &user, Some(json!({ "since": cursor }))).await).is_empty());
+    let fourth = app
+        .upload(&user, "3.txt", "Text", "text/plain", bytes(10, 3))
+        .await;
+    settled(&app, &user, 4).await;
+    let next = feed(&app, &user, Some(json!({ "since": cursor }))).await;
+    assert_eq!(file_ids(&next), [fourth]);
+}
+
+#[tokio::test]
+async fn paging_never_repeats_or_skips_an_event_while_others_are_inserted() {
+    let app = TestApp::spawn().await;
+    let user = app.user(Some("Pro")).await;
+    let uploads = async {
+        let mut ids = Vec::new();
+        for batch in 0..8u8 {
+            let names: Vec<String> = (0..8).map(|n| format!("{batch}-{n}.txt")).collect();
+            let round = names
+                .iter()
+                .map(|name| app.upload(&user, name, "Text", "text/plain", bytes(10, batch)));
+            ids.extend(futures::future::join_all(round).await);
+        }
+        ids
+    };
+    let done = std::sync::atomic::AtomicBool::new(false);
+    let uploads = async {
+        let ids = uploads.await;
+        done.store(true, std::sync::atomic::Ordering::SeqCst);
+        ids
+    };
+    let reader = async {
+        let mut seen = Vec::new();
+        let mut since = json!("2000-01-01T00:00:00Z");
+        // Page while uploads go on, then until every upload has shown (bounded).
+        for _ in 0..2000 {
+            let page = feed(&app, &user, Some(json!({ "limit": 7, "since": since }))).await;
+            seen.extend(file_ids(&page));
+            since = page.body["nextCursor"].clone();
+            if done.load(std::sync::atomic::Ordering::SeqCst) && seen.len() >= 64 {
+                break;
+            }
+            if page.body["more"] == false {
+                tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+            }
+        }
+        // One more page: nothing may follow the last event.
+        let last = feed(&app, &user, Some(json!({ "since": since }))).await;
+        seen.extend(file_ids(&last));
+        seen
+    };
+    let (uploaded, seen) = tokio::join!(uploads, reader);
+    let unique: HashSet<&Uuid> = seen.iter().collect();
+    assert_eq!(unique.len(), seen.len(), "an event was handed out twice");
+    assert_eq!(
+        unique,
+        uploaded.iter().collect::<HashSet<_>>(),
+        "an event was skipped"
+    );
+}
+
+#[tokio::test]
+async fn filters_narrow_the_feed_and_bad_ones_are_refused() {
+    let app = TestApp::spawn().await;
+    let user = app.user(Some("Pro")).await;
+    let file = app
+        .upload(&user, "a.txt", "Text", "text/plain", bytes(10, 1))
+        .await;
+    settled(&app, &user, 1).await;
+    let count = |reply: Reply| reply.body["events"].as_array().unwrap().len();
+
+    assert_eq!(
+        count(feed(&app, &user, Some(json!({ "kinds": ["file"] }))).await),
+        1
+    );
+    assert_eq!(
+        count(feed(&app, &user, Some(json!({ "kinds": ["view", "job"] }))).await),
+        0
+    );
+    // fileId means views of that file; an upload is not a view.
+    assert_eq!(count(feed(&app, &user, Some(json!({ "fileId": file }))).await), 0);
+    assert_eq!(
+        count(feed(&app, &user, Some(json!({ "jobId": Uuid::new_v4() }))).await),
+        0
+    );
+    let an_hour_ago = (chrono::Utc::now() - chrono::TimeDelta::hours(1)).to_rfc3339();
+    let in_an_hour = (chrono::Utc::now() + chrono::TimeDelta::hours(1)).to_rfc3339();
+    assert_eq!(
+        count(feed(&app, &user, Some(json!({ "since": an_hour_ago }))).await),
+        1
+    );
+    assert_eq!(
+        count(feed(&app, &user, Some(json!({ "since": in_an_hour }))).await),
+        0
+    );
+    // Events older than the default window of 24 hours are left out.
+    sqlx::query("update drive_events set time = now() - interval '25 hours'")
+        .execute(&mut app.db().await)
+        .await
+        .unwrap();
+    assert_eq!(count(feed(&app, &user, None).await), 0);
+    let two_days_ago = (chrono::Utc::now() - chrono::TimeDelta::hours(48)).to_rfc3339();
+    assert_eq!(
+        count(feed(&app, &user, Some(json!({ "since": two_days_ago }))).await),
+        1
+    );
+
+    for (body, field) in [
+        (json!({ "limit": 0 }), "limit"),
+        (json!({ "limit": 101 }), "limit"),
+        (json!({ "kinds": [] }), "kinds"),
+        (json!({ "kinds": ["bogus"] }), "kinds[0]"),
+        (json!({ "since": "last tuesday" }), "since"),
+        (json!({ "requestId": "nope" }), "requestId"),
+    ] {
+        app.call(&user, "/select-drive-events", Some(body))
+            .await
+            .assert_bad_field("invalid_field", field);
+    }
+}
+
+#[tokio::test]
+async fn a_user_sees_only_their_own_events() {
+    let app = TestApp::spawn().await;
+    let owner = app.user(Some("Pro")).await;
+    let stranger = app.user(Some("Pro")).await;
+    app.upload(&owner, "a.txt", "Text", "text/plain", bytes(10, 1))
+        .await;
+    settled(&app, &owner, 1).await;
+    let theirs = feed(&app, &stranger, None).await;
+    assert_eq!(theirs.body["events"], json!([]));
+}
