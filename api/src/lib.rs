@@ -73,6 +73,7 @@ pub fn app(state: AppState) -> Router {
         .merge(routes::library::router())
         .merge(routes::trash::router())
         .merge(routes::events::router())
+        .merge(routes::organize::router())
         .split_for_parts();
     CommonParts.modify(&mut doc);
     router

@@ -5,6 +5,7 @@
 pub mod config;
 pub mod db;
 pub mod file;
+pub mod folder;
 pub mod maintenance;
 pub mod multipart;
 pub mod plan;

@@ -3,7 +3,7 @@
 
 use drive_tests::*;
 
-const ROUTES: [&str; 18] = [
+const ROUTES: [&str; 19] = [
     "/exchange-token",
     "/generate-file-urls",
     "/insert-file",
@@ -21,6 +21,7 @@ const ROUTES: [&str; 18] = [
     "/purge-trashed-files",
     "/delete-files",
     "/select-drive-events",
+    "/move-files",
     "/openapi.json",
 ];
 

@@ -4,6 +4,7 @@
 use axum::extract::State;
 use chrono::{DateTime, TimeDelta, Utc};
 use drive_core::db::events::{self, Cursor, EventKind, Filter, Since};
+use drive_core::folder::FolderPath;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
@@ -27,8 +28,8 @@ pub struct EventsInput {
     since: Option<String>,
     /// Kinds to include (at least one).
     kinds: Option<Vec<EventKind>>,
-    /// This folder and folders inside it.
-    folder: Option<String>,
+    /// This folder and folders inside it: events about files there.
+    folder: Option<FolderPath>,
     /// Only drops to this request.
     request_id: Option<Uuid>,
     /// Only notes on this review.
@@ -78,12 +79,6 @@ async fn select_drive_events(
     if input.kinds.as_ref().is_some_and(Vec::is_empty) {
         return Err(ApiError::invalid("kinds", "give at least one kind"));
     }
-    if input.folder.is_some() {
-        return Err(ApiError::invalid(
-            "folder",
-            "filtering by folder is not available yet",
-        ));
-    }
     let limit = input.limit.unwrap_or(50);
     if !(1..=100).contains(&limit) {
         return Err(ApiError::invalid("limit", "limit must be 1 to 100"));
@@ -101,6 +96,8 @@ async fn select_drive_events(
     let filter = Filter {
         kinds: input.kinds,
         subjects,
+        // The top holds everything: no filter.
+        folder: input.folder.filter(|f| !f.is_top()).map(|f| f.stored()),
     };
     let page = events::page(&state.db, caller.user_id, since, &filter, limit).await?;
     let events = page

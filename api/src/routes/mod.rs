@@ -4,5 +4,6 @@ pub mod auth;
 pub mod download;
 pub mod events;
 pub mod library;
+pub mod organize;
 pub mod trash;
 pub mod upload;

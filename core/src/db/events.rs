@@ -88,6 +88,8 @@ pub struct Filter {
     pub kinds: Option<Vec<EventKind>>,
     /// `(kind, subject)`: only events of that kind about that subject; several must all hold.
     pub subjects: Vec<(EventKind, Uuid)>,
+    /// A folder's stored path (`/a/b`): only events about a file in it or in a folder inside it.
+    pub folder: Option<String>,
 }
 
 #[derive(Debug, Clone, sqlx::FromRow)]
@@ -144,6 +146,11 @@ pub async fn page(
                select 1 from unnest($7::text[], $8::uuid[]) as wanted (kind, subject)
                where drive_events.kind <> wanted.kind or drive_events.subject_id is distinct from wanted.subject
            )
+           and ($10::text is null or exists (
+               select 1 from files f join folders d on d.id = f.folder_id
+               where f.id = drive_events.subject_id and f.user_id = $1
+                 and (d.path = $10 or left(d.path, length($10) + 1) = $10 || '/')
+           ))
          order by xid, seq
          limit $9",
     )
@@ -156,6 +163,7 @@ pub async fn page(
     .bind(subject_kinds)
     .bind(subjects)
     .bind(limit + 1)
+    .bind(filter.folder.as_deref())
     .fetch_all(&mut *tx)
     .await?;
     tx.commit().await?;

@@ -3,6 +3,7 @@
 
 pub mod events;
 pub mod files;
+pub mod folders;
 pub mod uploads;
 pub mod users;
 

@@ -1,0 +1,89 @@
+//! Folder paths: `/` is the top, `/a/b` a folder two levels down. At most 32 levels.
+
+use serde::Deserialize;
+use utoipa::ToSchema;
+
+pub const MAX_DEPTH: usize = 32;
+
+/// A parsed folder path. Input may end in a slash (as listings write paths); it is kept
+/// without one.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, ToSchema)]
+#[serde(try_from = "String")]
+#[schema(value_type = String, example = "/Holidays/2026")]
+pub struct FolderPath(Vec<String>);
+
+impl TryFrom<String> for FolderPath {
+    type Error = String;
+    fn try_from(s: String) -> Result<Self, String> {
+        let Some(rest) = s.strip_prefix('/') else {
+            return Err("a folder path begins with / (the top of the drive is /)".into());
+        };
+        if rest.starts_with('/') {
+            return Err("folder names must not be empty".into());
+        }
+        let rest = rest.strip_suffix('/').unwrap_or(rest);
+        if rest.is_empty() {
+            return Ok(FolderPath(Vec::new()));
+        }
+        let segments: Vec<String> = rest.split('/').map(str::to_string).collect();
+        if segments.len() > MAX_DEPTH {
+            return Err(format!("a folder path is at most {MAX_DEPTH} levels deep"));
+        }
+        for segment in &segments {
+            if segment.trim().is_empty() || segment == "." || segment == ".." {
+                return Err("folder names must not be empty, . or ..".into());
+            }
+            if segment.chars().count() > 255 || segment.chars().any(char::is_control) {
+                return Err("folder names are at most 255 characters, with no control characters".into());
+            }
+        }
+        Ok(FolderPath(segments))
+    }
+}
+
+impl FolderPath {
+    /// The top of the drive.
+    pub fn is_top(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// This path and every path above it, top first, without `/` itself: `/a`, `/a/b`, …
+    pub fn lineage(&self) -> impl Iterator<Item = String> + '_ {
+        (1..=self.0.len()).map(|n| format!("/{}", self.0[..n].join("/")))
+    }
+
+    /// The stored form: `/a/b` (empty for the top).
+    pub fn stored(&self) -> String {
+        self.lineage().last().unwrap_or_default()
+    }
+}
+
+/// How listings write a stored path: with a trailing slash (`/a/b/`).
+pub fn listed(stored: &str) -> String {
+    format!("{stored}/")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(s: &str) -> Result<FolderPath, String> {
+        FolderPath::try_from(s.to_string())
+    }
+
+    #[test]
+    fn paths_are_parsed_and_bounded() {
+        assert!(parse("/").unwrap().is_top());
+        assert_eq!(parse("/a/b/").unwrap().stored(), "/a/b");
+        assert_eq!(
+            parse("/a/b").unwrap().lineage().collect::<Vec<_>>(),
+            ["/a", "/a/b"]
+        );
+        let deep = |n: usize| format!("/{}", vec!["x"; n].join("/"));
+        assert!(parse(&deep(32)).is_ok());
+        assert!(parse(&deep(33)).is_err());
+        for bad in ["a/b", "/a//b", "/a/../b", "//", "/ /x"] {
+            assert!(parse(bad).is_err(), "{bad} was accepted");
+        }
+    }
+}
