@@ -3,7 +3,7 @@
 
 use drive_tests::*;
 
-const ROUTES: [&str; 19] = [
+const ROUTES: [&str; 22] = [
     "/exchange-token",
     "/generate-file-urls",
     "/insert-file",
@@ -22,6 +22,9 @@ const ROUTES: [&str; 19] = [
     "/delete-files",
     "/select-drive-events",
     "/move-files",
+    "/tag-files",
+    "/update-file-tags",
+    "/update-file-description",
     "/openapi.json",
 ];
 

@@ -1,8 +1,10 @@
-//! Organise: folders. A folder only says where a file sits; moving never changes who can see
-//! a file.
+//! Organise: folders, tags and descriptions. A folder only says where a file sits; moving
+//! never changes who can see a file. Tags are case-insensitive and kept in the case they were
+//! first written.
 
 use axum::extract::State;
 use drive_core::db::folders::{self, FolderRow, MoveSource};
+use drive_core::db::tags::{self, TagRow};
 use drive_core::folder::{self, FolderPath};
 use serde::{Deserialize, Deserializer, Serialize};
 use utoipa::ToSchema;
@@ -16,7 +18,11 @@ use crate::extract::Json;
 use crate::state::AppState;
 
 pub fn router() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new().routes(routes!(move_files))
+    OpenApiRouter::new()
+        .routes(routes!(move_files))
+        .routes(routes!(tag_files))
+        .routes(routes!(update_file_tags))
+        .routes(routes!(update_file_description))
 }
 
 /// A folder as answers show it; `path` ends in a slash, as listings write it.
@@ -82,10 +88,7 @@ async fn move_files(
                 "give fileIds or fromFolderId, not both",
             ));
         }
-        (Some(ids), None) if ids.is_empty() || ids.len() > 500 => {
-            return Err(ApiError::invalid("fileIds", "give 1 to 500 file ids"));
-        }
-        (Some(ids), None) => MoveSource::Files(ids),
+        (Some(ids), None) => MoveSource::Files(file_ids(ids)?),
         (None, Some(from)) => {
             folders::find_owned(&state.db, caller.user_id, from)
                 .await?
@@ -114,14 +117,187 @@ async fn move_files(
     .await?;
     if moved.is_empty() && matches!(source, MoveSource::Files(_)) {
         // Dropping the transaction also drops any folder made on the way.
-        return Err(ApiError::not_found(
-            "file_not_found",
-            "none of the files are yours",
-        ));
+        return Err(no_files());
     }
     tx.commit().await?;
     Ok(axum::Json(Moved {
         moved,
         folder: destination.map(FolderRef::from),
+    }))
+}
+
+/// 1 to 500 file ids.
+fn file_ids(ids: &[Uuid]) -> ApiResult<&[Uuid]> {
+    if ids.is_empty() || ids.len() > 500 {
+        return Err(ApiError::invalid("fileIds", "give 1 to 500 file ids"));
+    }
+    Ok(ids)
+}
+
+fn no_files() -> ApiError {
+    ApiError::not_found("file_not_found", "none of the files are yours")
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum TagAction {
+    #[default]
+    Add,
+    Remove,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Tag {
+    id: Uuid,
+    text: String,
+}
+
+impl From<TagRow> for Tag {
+    fn from(row: TagRow) -> Tag {
+        Tag {
+            id: row.id,
+            text: row.text,
+        }
+    }
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TagFilesInput {
+    /// 1 to 500 of the caller's files.
+    file_ids: Vec<Uuid>,
+    /// 1 to 20 tag names, each 1 to 100 characters.
+    tags: Vec<String>,
+    /// Default add.
+    #[serde(default)]
+    action: TagAction,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct TaggedFiles {
+    /// The caller's files among those given.
+    updated: Vec<Uuid>,
+    tags: Vec<Tag>,
+}
+
+/// Add tags to files or take them off, making any tag the caller lacks.
+#[utoipa::path(post, path = "/tag-files", tag = "organize", request_body = TagFilesInput,
+    responses((status = 200, body = TaggedFiles)))]
+async fn tag_files(
+    State(state): State<AppState>,
+    caller: Caller,
+    Json(input): Json<TagFilesInput>,
+) -> ApiResult<axum::Json<TaggedFiles>> {
+    let ids = file_ids(&input.file_ids)?;
+    if input.tags.is_empty() || input.tags.len() > 20 {
+        return Err(ApiError::invalid("tags", "give 1 to 20 tags"));
+    }
+    let mut names = Vec::with_capacity(input.tags.len());
+    for (n, tag) in input.tags.iter().enumerate() {
+        let name = tag.trim();
+        if name.is_empty() || name.chars().count() > 100 || name.chars().any(char::is_control) {
+            return Err(ApiError::invalid(
+                &format!("tags[{n}]"),
+                "a tag is 1 to 100 characters, with no control characters",
+            ));
+        }
+        names.push(name.to_string());
+    }
+    let mut tx = state.db.begin().await?;
+    let updated = tags::owned_files(&mut tx, caller.user_id, ids).await?;
+    if updated.is_empty() {
+        return Err(no_files());
+    }
+    let tags = match input.action {
+        TagAction::Add => tags::ensure(&mut tx, caller.user_id, &names).await?,
+        TagAction::Remove => tags::find(&mut tx, caller.user_id, &names).await?,
+    };
+    let tag_ids: Vec<Uuid> = tags.iter().map(|t| t.id).collect();
+    tags::apply(&mut tx, &updated, &tag_ids, input.action == TagAction::Add).await?;
+    tx.commit().await?;
+    Ok(axum::Json(TaggedFiles {
+        updated,
+        tags: tags.into_iter().map(Tag::from).collect(),
+    }))
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct UpdateFileTagsInput {
+    file_ids: Vec<Uuid>,
+    tag_id: Uuid,
+    action: TagAction,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct UpdatedFileTags {
+    /// The caller's files among those given.
+    updated: Vec<Uuid>,
+    tag: Tag,
+}
+
+/// Put one of the caller's tags on files or take it off.
+#[utoipa::path(post, path = "/update-file-tags", tag = "organize", request_body = UpdateFileTagsInput,
+    responses((status = 200, body = UpdatedFileTags)))]
+async fn update_file_tags(
+    State(state): State<AppState>,
+    caller: Caller,
+    Json(input): Json<UpdateFileTagsInput>,
+) -> ApiResult<axum::Json<UpdatedFileTags>> {
+    let ids = file_ids(&input.file_ids)?;
+    let tag = tags::find_owned(&state.db, caller.user_id, input.tag_id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("tag_not_found", "no tag of yours has that id"))?;
+    let mut tx = state.db.begin().await?;
+    let updated = tags::owned_files(&mut tx, caller.user_id, ids).await?;
+    if updated.is_empty() {
+        return Err(no_files());
+    }
+    tags::apply(&mut tx, &updated, &[tag.id], input.action == TagAction::Add).await?;
+    tx.commit().await?;
+    Ok(axum::Json(UpdatedFileTags {
+        updated,
+        tag: tag.into(),
+    }))
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct DescriptionInput {
+    file_id: Uuid,
+    /// Up to 5000 characters; empty clears it.
+    description: String,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Described {
+    id: Uuid,
+    description: Option<String>,
+}
+
+/// Set or clear a file's description.
+#[utoipa::path(post, path = "/update-file-description", tag = "organize", request_body = DescriptionInput,
+    responses((status = 200, body = Described)))]
+async fn update_file_description(
+    State(state): State<AppState>,
+    caller: Caller,
+    Json(input): Json<DescriptionInput>,
+) -> ApiResult<axum::Json<Described>> {
+    if input.description.chars().count() > 5000 {
+        return Err(ApiError::invalid(
+            "description",
+            "a description is at most 5000 characters",
+        ));
+    }
+    let description = Some(input.description).filter(|d| !d.trim().is_empty());
+    if !tags::set_description(&state.db, caller.user_id, input.file_id, description.as_deref()).await? {
+        return Err(ApiError::not_found(
+            "file_not_found",
+            "no file of yours has that id",
+        ));
+    }
+    Ok(axum::Json(Described {
+        id: input.file_id,
+        description,
     }))
 }

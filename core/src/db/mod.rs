@@ -4,6 +4,7 @@
 pub mod events;
 pub mod files;
 pub mod folders;
+pub mod tags;
 pub mod uploads;
 pub mod users;
 
