@@ -74,6 +74,7 @@ pub fn app(state: AppState) -> Router {
         .merge(routes::trash::router())
         .merge(routes::events::router())
         .merge(routes::organize::router())
+        .merge(routes::collections::router())
         .split_for_parts();
     CommonParts.modify(&mut doc);
     router

@@ -3,7 +3,7 @@
 
 use drive_tests::*;
 
-const ROUTES: [&str; 22] = [
+const ROUTES: [&str; 29] = [
     "/exchange-token",
     "/generate-file-urls",
     "/insert-file",
@@ -25,6 +25,13 @@ const ROUTES: [&str; 22] = [
     "/tag-files",
     "/update-file-tags",
     "/update-file-description",
+    "/create-playlist",
+    "/add-to-playlist",
+    "/reorder-playlist",
+    "/create-gallery",
+    "/add-to-gallery",
+    "/reorder-gallery",
+    "/select-collections",
     "/openapi.json",
 ];
 

@@ -1,6 +1,7 @@
 //! One module per section of the spec, each with its own `router()`.
 
 pub mod auth;
+pub mod collections;
 pub mod download;
 pub mod events;
 pub mod library;

@@ -85,3 +85,24 @@ pub async fn move_files(
     .fetch_all(conn)
     .await
 }
+
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct FolderListing {
+    pub id: Uuid,
+    pub path: String,
+    /// Files directly in it, not trashed.
+    pub file_count: i64,
+}
+
+/// The caller's folders by path.
+pub async fn list(pool: &PgPool, user_id: Uuid) -> Result<Vec<FolderListing>, sqlx::Error> {
+    sqlx::query_as(
+        "select d.id, d.path,
+                (select count(*) from files f where f.folder_id = d.id and f.trashed_at is null) as file_count
+         from folders d where d.user_id = $1
+         order by d.path",
+    )
+    .bind(user_id)
+    .fetch_all(pool)
+    .await
+}

@@ -107,3 +107,25 @@ pub async fn set_description(
     .rows_affected()
         == 1)
 }
+
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct TagListing {
+    pub id: Uuid,
+    pub text: String,
+    /// Files carrying it, not trashed.
+    pub file_count: i64,
+}
+
+/// The caller's tags by name.
+pub async fn list(pool: &PgPool, user_id: Uuid) -> Result<Vec<TagListing>, sqlx::Error> {
+    sqlx::query_as(
+        "select t.id, t.text,
+                (select count(*) from file_tags ft join files f on f.id = ft.file_id
+                 where ft.tag_id = t.id and f.trashed_at is null) as file_count
+         from tags t where t.user_id = $1
+         order by lower(t.text)",
+    )
+    .bind(user_id)
+    .fetch_all(pool)
+    .await
+}

@@ -1,0 +1,193 @@
+//! Playlists and galleries: ordered sets of files. A gallery shows its featured images first,
+//! then the rest, each part in position order; a playlist has no featured files.
+
+use sqlx::{PgConnection, PgPool};
+use uuid::Uuid;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CollectionKind {
+    Playlist,
+    Gallery,
+}
+
+impl CollectionKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CollectionKind::Playlist => "playlist",
+            CollectionKind::Gallery => "gallery",
+        }
+    }
+
+    /// The file kinds it takes: audio and video for a playlist, images for a gallery.
+    pub fn admits(self) -> &'static [&'static str] {
+        match self {
+            CollectionKind::Playlist => &["Audio", "Video"],
+            CollectionKind::Gallery => &["Image"],
+        }
+    }
+}
+
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct CollectionRow {
+    pub id: Uuid,
+    pub title: String,
+    pub description: Option<String>,
+    pub is_public: bool,
+    pub file_count: i64,
+    pub featured_count: i64,
+}
+
+const SUMMARY: &str = "select c.id, c.title, c.description, c.is_public,
+        (select count(*) from collection_items i where i.collection_id = c.id) as file_count,
+        (select count(*) from collection_items i where i.collection_id = c.id and i.featured) as featured_count
+    from collections c";
+
+pub async fn create(
+    conn: &mut PgConnection,
+    user_id: Uuid,
+    kind: CollectionKind,
+    title: &str,
+    description: Option<&str>,
+    is_public: bool,
+) -> Result<Uuid, sqlx::Error> {
+    sqlx::query_scalar(
+        "insert into collections (id, user_id, kind, title, description, is_public)
+         values ($1, $2, $3, $4, $5, $6) returning id",
+    )
+    .bind(Uuid::new_v4())
+    .bind(user_id)
+    .bind(kind.as_str())
+    .bind(title)
+    .bind(description)
+    .bind(is_public)
+    .fetch_one(conn)
+    .await
+}
+
+/// One of the caller's collections of `kind`, locked for the rest of the transaction so that
+/// concurrent changes to it take turns (and keep each other's files); `None` when the caller
+/// has no such collection. Answers whether it is public.
+pub async fn lock_owned(
+    conn: &mut PgConnection,
+    user_id: Uuid,
+    kind: CollectionKind,
+    id: Uuid,
+) -> Result<Option<bool>, sqlx::Error> {
+    sqlx::query_scalar(
+        "select is_public from collections where id = $1 and user_id = $2 and kind = $3 for update",
+    )
+    .bind(id)
+    .bind(user_id)
+    .bind(kind.as_str())
+    .fetch_optional(conn)
+    .await
+}
+
+/// Appends the admissible files among `file_ids`, in the order given, after what the
+/// collection holds; files already in stay where they are. Admissible: of the collection's
+/// kinds, not trashed, not a derivative, and the caller's own, or (while the collection is
+/// private) anyone's public file. `featured` marks which of the new files go up front.
+/// Answers the ids added.
+pub async fn append(
+    conn: &mut PgConnection,
+    user_id: Uuid,
+    kind: CollectionKind,
+    collection_id: Uuid,
+    is_public: bool,
+    file_ids: &[Uuid],
+    featured: &[Uuid],
+) -> Result<Vec<Uuid>, sqlx::Error> {
+    sqlx::query_scalar(
+        "with wanted as (
+             select f.id, min(w.n) as n
+             from unnest($4::uuid[]) with ordinality as w (id, n)
+             join files f on f.id = w.id
+             where f.kind = any($5) and f.trashed_at is null and f.derivative_of is null
+               and (f.user_id = $2 or (not $3 and f.bucket = 'public'))
+             group by f.id
+         ),
+         fresh as (
+             select id, n from wanted
+             where not exists (select 1 from collection_items i where i.collection_id = $1 and i.file_id = wanted.id)
+         )
+         insert into collection_items (collection_id, file_id, position, featured)
+         select $1, id,
+                (select coalesce(max(position), 0) from collection_items where collection_id = $1)
+                    + row_number() over (order by n),
+                id = any($6)
+         from fresh
+         returning file_id",
+    )
+    .bind(collection_id)
+    .bind(user_id)
+    .bind(is_public)
+    .bind(file_ids)
+    .bind(kind.admits())
+    .bind(featured)
+    .fetch_all(conn)
+    .await
+}
+
+/// Puts the named files first in the order named and the others after in their prior order;
+/// ids the collection does not hold are ignored. With `featured`, the named files are
+/// featured exactly when listed there; unnamed files keep theirs.
+pub async fn reorder(
+    conn: &mut PgConnection,
+    collection_id: Uuid,
+    file_ids: &[Uuid],
+    featured: Option<&[Uuid]>,
+) -> Result<(), sqlx::Error> {
+    sqlx::query(
+        "update collection_items i
+         set position = r.position,
+             featured = case when $3::uuid[] is not null and r.named then i.file_id = any($3) else i.featured end
+         from (
+             select c.file_id, w.n is not null as named,
+                    row_number() over (order by w.n nulls last, c.position) as position
+             from collection_items c
+             left join (
+                 select id, min(n) as n from unnest($2::uuid[]) with ordinality as u (id, n) group by id
+             ) w on w.id = c.file_id
+             where c.collection_id = $1
+         ) r
+         where i.collection_id = $1 and i.file_id = r.file_id",
+    )
+    .bind(collection_id)
+    .bind(file_ids)
+    .bind(featured)
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
+pub async fn summary(conn: &mut PgConnection, id: Uuid) -> Result<CollectionRow, sqlx::Error> {
+    sqlx::query_as(&format!("{SUMMARY} where c.id = $1"))
+        .bind(id)
+        .fetch_one(conn)
+        .await
+}
+
+/// The files in display order: featured first, then by position.
+pub async fn file_ids(conn: &mut PgConnection, id: Uuid) -> Result<Vec<Uuid>, sqlx::Error> {
+    sqlx::query_scalar(
+        "select file_id from collection_items where collection_id = $1 order by featured desc, position",
+    )
+    .bind(id)
+    .fetch_all(conn)
+    .await
+}
+
+/// The caller's collections of a kind, oldest first.
+pub async fn list(
+    pool: &PgPool,
+    user_id: Uuid,
+    kind: CollectionKind,
+) -> Result<Vec<CollectionRow>, sqlx::Error> {
+    sqlx::query_as(&format!(
+        "{SUMMARY} where c.user_id = $1 and c.kind = $2 order by c.created_at, c.id"
+    ))
+    .bind(user_id)
+    .bind(kind.as_str())
+    .fetch_all(pool)
+    .await
+}
