@@ -75,6 +75,7 @@ pub fn app(state: AppState) -> Router {
         .merge(routes::events::router())
         .merge(routes::organize::router())
         .merge(routes::collections::router())
+        .merge(routes::views::router())
         .split_for_parts();
     CommonParts.modify(&mut doc);
     router

@@ -3,7 +3,7 @@
 
 use drive_tests::*;
 
-const ROUTES: [&str; 29] = [
+const ROUTES: [&str; 30] = [
     "/exchange-token",
     "/generate-file-urls",
     "/insert-file",
@@ -32,6 +32,7 @@ const ROUTES: [&str; 29] = [
     "/add-to-gallery",
     "/reorder-gallery",
     "/select-collections",
+    "/select-file-views",
     "/openapi.json",
 ];
 

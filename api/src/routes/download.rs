@@ -1,8 +1,8 @@
 //! Download: a fresh link to a file's bytes.
 
 use axum::extract::State;
-use chrono::TimeDelta;
-use drive_core::db::files;
+use chrono::{TimeDelta, Utc};
+use drive_core::db::{files, views};
 use drive_core::storage::Bucket;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
@@ -58,5 +58,10 @@ async fn generate_download_url(
                 .await?
         }
     };
-    Ok(axum::Json(FileRecord::with_url(&file, Some(url))))
+    let record = FileRecord::with_url(&file, Some(url));
+    let mut conn = state.db.acquire().await?;
+    let listed = serde_json::to_value(FileRecord::with_url(&file, None)).unwrap_or_default();
+    let viewer = caller.map(|c| c.user_id);
+    views::record(&mut conn, file.user_id, listed, file.id, viewer, Utc::now()).await?;
+    Ok(axum::Json(record))
 }

@@ -8,3 +8,4 @@ pub mod library;
 pub mod organize;
 pub mod trash;
 pub mod upload;
+pub mod views;

@@ -8,6 +8,7 @@ pub mod folders;
 pub mod tags;
 pub mod uploads;
 pub mod users;
+pub mod views;
 
 pub use sqlx::PgPool;
 
