@@ -41,7 +41,8 @@ ensure_services() {
   fi
 }
 
-# start_store DIR BASE_PORT: runs `weed mini` with its data in DIR, S3 on BASE_PORT and the
+# start_store DIR BASE_PORT: runs `weed mini` with its data in DIR (every bucket takes volumes
+# of its own, so volumes are kept small and many: volume files grow as they fill, not up front), S3 on BASE_PORT and the
 # other components on ports derived from it (so a dev store and a test store can run side by
 # side), and waits until S3 answers. Sets STORE_PID and DRIVE_S3_ENDPOINT.
 start_store() {
@@ -52,6 +53,7 @@ start_store() {
       -master.telemetry=false -admin.ui=false -webdav=false -s3.allowDeleteBucketNotEmpty=false \
       -s3.port="$base" -master.port=$((base + 1)) -volume.port=$((base + 2)) -filer.port=$((base + 3)) \
       -s3.port.iceberg=$((base + 4)) -s3.port.lance=$((base + 5)) \
+      -master.volumeSizeLimitMB=128 -volume.max=2000 \
       >"$dir/weed.out" 2>&1 &
   STORE_PID=$!
   export DRIVE_S3_ENDPOINT="http://127.0.0.1:$base"

@@ -76,6 +76,7 @@ pub fn app(state: AppState) -> Router {
         .merge(routes::organize::router())
         .merge(routes::collections::router())
         .merge(routes::views::router())
+        .merge(routes::search::router())
         .split_for_parts();
     CommonParts.modify(&mut doc);
     router

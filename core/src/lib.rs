@@ -7,6 +7,7 @@ pub mod db;
 pub mod file;
 pub mod folder;
 pub mod maintenance;
+pub mod metadata;
 pub mod multipart;
 pub mod plan;
 pub mod storage;

@@ -3,7 +3,7 @@
 
 use drive_tests::*;
 
-const ROUTES: [&str; 30] = [
+const ROUTES: [&str; 31] = [
     "/exchange-token",
     "/generate-file-urls",
     "/insert-file",
@@ -33,6 +33,7 @@ const ROUTES: [&str; 30] = [
     "/reorder-gallery",
     "/select-collections",
     "/select-file-views",
+    "/search-files",
     "/openapi.json",
 ];
 

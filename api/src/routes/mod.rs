@@ -6,6 +6,7 @@ pub mod download;
 pub mod events;
 pub mod library;
 pub mod organize;
+pub mod search;
 pub mod trash;
 pub mod upload;
 pub mod views;

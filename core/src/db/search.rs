@@ -1,0 +1,276 @@
+//! Library search by metadata (`/search-files` without `query`), and storing what metadata
+//! extraction finds, which is what the search filters read.
+
+use chrono::{DateTime, Utc};
+use sqlx::{PgPool, Postgres, QueryBuilder};
+use uuid::Uuid;
+
+use crate::metadata::{Metadata, MusicalKey};
+
+/// Stores what extraction found about a file: the one path by which metadata arrives.
+pub async fn store_metadata(pool: &PgPool, file_id: Uuid, m: &Metadata) -> Result<(), sqlx::Error> {
+    sqlx::query(
+        "update files set title = $2, artists = $3, album = $4, genre = $5, taken_time = $6,
+                duration_seconds = $7, tempo_bpm = $8, key_pitch = $9, key_mode = $10,
+                latitude = $11, longitude = $12
+         where id = $1",
+    )
+    .bind(file_id)
+    .bind(&m.title)
+    .bind((!m.artists.is_empty()).then_some(&m.artists))
+    .bind(&m.album)
+    .bind(&m.genre)
+    .bind(m.taken_time)
+    .bind(m.duration_seconds)
+    .bind(m.tempo_bpm)
+    .bind(m.key.map(|k| i16::from(k.pitch)))
+    .bind(m.key.and_then(|k| k.mode).map(|mode| mode.as_str()))
+    .bind(m.location.map(|l| l.latitude))
+    .bind(m.location.map(|l| l.longitude))
+    .execute(pool)
+    .await?;
+    Ok(())
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Sort {
+    Newest,
+    Oldest,
+    Largest,
+    Smallest,
+    Name,
+}
+
+/// A box on the map; `west` past `east` crosses the antimeridian.
+#[derive(Debug, Clone, Copy)]
+pub struct BoundingBox {
+    pub south: f64,
+    pub west: f64,
+    pub north: f64,
+    pub east: f64,
+}
+
+/// Every filter is optional; each one given narrows the result.
+#[derive(Debug, Clone, Default)]
+pub struct Filters {
+    /// Words (lower case) that must all appear in a file's words.
+    pub words: Vec<String>,
+    pub kinds: Option<Vec<String>>,
+    /// Tag names, all of which a file must carry (case-insensitive).
+    pub tags: Vec<String>,
+    /// A folder's stored path: files in it or below.
+    pub folder: Option<String>,
+    pub is_public: Option<bool>,
+    pub uploaded_after: Option<DateTime<Utc>>,
+    pub uploaded_before: Option<DateTime<Utc>>,
+    pub taken_after: Option<DateTime<Utc>>,
+    pub taken_before: Option<DateTime<Utc>>,
+    pub min_duration: Option<f64>,
+    pub max_duration: Option<f64>,
+    pub min_size: Option<i64>,
+    pub max_size: Option<i64>,
+    pub min_tempo: Option<f64>,
+    pub max_tempo: Option<f64>,
+    pub key: Option<MusicalKey>,
+    pub within: Option<BoundingBox>,
+}
+
+impl Filters {
+    /// Whether anything but words and folder narrows files by what they are.
+    pub fn narrows_by_content(&self) -> bool {
+        self.kinds.is_some()
+            || !self.tags.is_empty()
+            || self.is_public.is_some()
+            || self.uploaded_after.is_some()
+            || self.uploaded_before.is_some()
+            || self.taken_after.is_some()
+            || self.taken_before.is_some()
+            || self.min_duration.is_some()
+            || self.max_duration.is_some()
+            || self.min_size.is_some()
+            || self.max_size.is_some()
+            || self.min_tempo.is_some()
+            || self.max_tempo.is_some()
+            || self.key.is_some()
+            || self.within.is_some()
+    }
+}
+
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct Hit {
+    pub id: Uuid,
+    pub file_name: String,
+    pub file_size: i64,
+    pub mime_type: String,
+    pub kind: String,
+    pub bucket: String,
+    pub object_key: String,
+    pub created_at: DateTime<Utc>,
+    pub modified_time: Option<DateTime<Utc>>,
+    pub description: Option<String>,
+    pub folder_path: Option<String>,
+    pub tags: Vec<String>,
+    pub title: Option<String>,
+    pub artists: Option<Vec<String>>,
+    pub album: Option<String>,
+    pub genre: Option<String>,
+    pub taken_time: Option<DateTime<Utc>>,
+    pub duration_seconds: Option<f64>,
+    pub tempo_bpm: Option<f64>,
+    pub key_pitch: Option<i16>,
+    pub key_mode: Option<String>,
+    pub latitude: Option<f64>,
+    pub longitude: Option<f64>,
+}
+
+/// A pattern matching `word` anywhere, with LIKE's own characters taken literally.
+fn contains(word: &str) -> String {
+    let escaped = word.replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_");
+    format!("%{escaped}%")
+}
+
+/// One page of the caller's files matching `filters`: `limit + 1` rows at most, so the caller
+/// can tell whether more follow.
+pub async fn files(
+    pool: &PgPool,
+    user_id: Uuid,
+    filters: &Filters,
+    sort: Sort,
+    limit: i64,
+    offset: i64,
+) -> Result<Vec<Hit>, sqlx::Error> {
+    let mut q: QueryBuilder<Postgres> = QueryBuilder::new(
+        "select f.id, f.file_name, f.file_size, f.mime_type, f.kind, f.bucket, f.object_key, f.created_at,
+                f.modified_time, f.description, d.path as folder_path,
+                coalesce((select array_agg(t.text order by lower(t.text)) from file_tags ft
+                          join tags t on t.id = ft.tag_id where ft.file_id = f.id), '{}') as tags,
+                f.title, f.artists, f.album, f.genre, f.taken_time, f.duration_seconds, f.tempo_bpm,
+                f.key_pitch, f.key_mode, f.latitude, f.longitude
+         from files f left join folders d on d.id = f.folder_id
+         where f.trashed_at is null and f.derivative_of is null and f.user_id = ",
+    );
+    q.push_bind(user_id);
+    if !filters.words.is_empty() {
+        let patterns: Vec<String> = filters.words.iter().map(|w| contains(w)).collect();
+        q.push(
+            " and concat_ws(' ', f.file_name, f.description, f.title, array_to_string(f.artists, ' '), f.album, f.genre,
+                 (select string_agg(t.text, ' ') from file_tags ft join tags t on t.id = ft.tag_id where ft.file_id = f.id))
+              ilike all(",
+        );
+        q.push_bind(patterns).push(")");
+    }
+    if let Some(kinds) = &filters.kinds {
+        q.push(" and f.kind = any(").push_bind(kinds.clone()).push(")");
+    }
+    if !filters.tags.is_empty() {
+        let lowered: Vec<String> = filters.tags.iter().map(|t| t.to_lowercase()).collect();
+        let wanted = lowered.len() as i64;
+        q.push(
+            " and (select count(distinct lower(t.text)) from file_tags ft join tags t on t.id = ft.tag_id
+                   where ft.file_id = f.id and lower(t.text) = any(",
+        );
+        q.push_bind(lowered).push(")) = ").push_bind(wanted);
+    }
+    if let Some(folder) = &filters.folder {
+        q.push(" and (d.path = ").push_bind(folder.clone());
+        q.push(" or left(d.path, length(").push_bind(folder.clone());
+        q.push(") + 1) = ").push_bind(format!("{folder}/")).push(")");
+    }
+    if let Some(public) = filters.is_public {
+        q.push(" and (f.bucket = 'public') = ").push_bind(public);
+    }
+    let ranges = [
+        ("f.created_at >= ", filters.uploaded_after.map(Bound::Time)),
+        ("f.created_at <= ", filters.uploaded_before.map(Bound::Time)),
+        ("f.taken_time >= ", filters.taken_after.map(Bound::Time)),
+        ("f.taken_time <= ", filters.taken_before.map(Bound::Time)),
+        ("f.duration_seconds >= ", filters.min_duration.map(Bound::Number)),
+        ("f.duration_seconds <= ", filters.max_duration.map(Bound::Number)),
+        ("f.file_size >= ", filters.min_size.map(Bound::Bytes)),
+        ("f.file_size <= ", filters.max_size.map(Bound::Bytes)),
+        ("f.tempo_bpm >= ", filters.min_tempo.map(Bound::Number)),
+        ("f.tempo_bpm <= ", filters.max_tempo.map(Bound::Number)),
+    ];
+    for (condition, bound) in ranges {
+        let Some(bound) = bound else { continue };
+        q.push(" and ").push(condition);
+        match bound {
+            Bound::Time(t) => q.push_bind(t),
+            Bound::Number(n) => q.push_bind(n),
+            Bound::Bytes(n) => q.push_bind(n),
+        };
+    }
+    if let Some(key) = filters.key {
+        q.push(" and f.key_pitch = ").push_bind(i16::from(key.pitch));
+        if let Some(mode) = key.mode {
+            q.push(" and f.key_mode = ").push_bind(mode.as_str());
+        }
+    }
+    if let Some(b) = filters.within {
+        q.push(" and f.latitude between ")
+            .push_bind(b.south)
+            .push(" and ")
+            .push_bind(b.north);
+        // A box whose west edge lies east of its east edge wraps around the antimeridian.
+        let join = if b.west <= b.east { " and " } else { " or " };
+        q.push(" and (f.longitude >= ").push_bind(b.west);
+        q.push(join).push("f.longitude <= ").push_bind(b.east).push(")");
+    }
+    q.push(match sort {
+        Sort::Newest => " order by f.created_at desc, f.id desc",
+        Sort::Oldest => " order by f.created_at, f.id",
+        Sort::Largest => " order by f.file_size desc, f.id",
+        Sort::Smallest => " order by f.file_size, f.id",
+        Sort::Name => " order by lower(f.file_name), f.id",
+    });
+    q.push(" limit ")
+        .push_bind(limit + 1)
+        .push(" offset ")
+        .push_bind(offset);
+    q.build_query_as().fetch_all(pool).await
+}
+
+enum Bound {
+    Time(DateTime<Utc>),
+    Number(f64),
+    Bytes(i64),
+}
+
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct FolderHit {
+    pub id: Uuid,
+    pub path: String,
+    pub file_count: i64,
+}
+
+/// Up to 20 of the caller's folders whose path holds every word and whose own name holds at
+/// least one, inside `within_folder` when given: the one named exactly first, then the
+/// shallowest.
+pub async fn folders(
+    pool: &PgPool,
+    user_id: Uuid,
+    words: &[String],
+    exact: &str,
+    within_folder: Option<&str>,
+) -> Result<Vec<FolderHit>, sqlx::Error> {
+    let patterns: Vec<String> = words.iter().map(|w| contains(w)).collect();
+    sqlx::query_as(
+        "select d.id, d.path,
+                (select count(*) from files f where f.folder_id = d.id and f.trashed_at is null) as file_count
+         from folders d
+         where d.user_id = $1
+           and d.path ilike all($2)
+           and regexp_replace(d.path, '^.*/', '') ilike any($2)
+           and ($4::text is null or left(d.path, length($4) + 1) = $4 || '/')
+         order by lower(regexp_replace(d.path, '^.*/', '')) <> lower($3),
+                  length(d.path) - length(replace(d.path, '/', '')),
+                  d.path
+         limit 20",
+    )
+    .bind(user_id)
+    .bind(patterns)
+    .bind(exact)
+    .bind(within_folder)
+    .fetch_all(pool)
+    .await
+}

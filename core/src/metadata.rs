@@ -1,0 +1,124 @@
+//! What metadata extraction learns about a file, and musical keys.
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+/// Everything extraction may know; each field stays empty when the file does not say.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Metadata {
+    pub title: Option<String>,
+    pub artists: Vec<String>,
+    pub album: Option<String>,
+    pub genre: Option<String>,
+    pub taken_time: Option<DateTime<Utc>>,
+    pub duration_seconds: Option<f64>,
+    pub tempo_bpm: Option<f64>,
+    pub key: Option<MusicalKey>,
+    pub location: Option<Location>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct Location {
+    pub latitude: f64,
+    pub longitude: f64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Mode {
+    Major,
+    Minor,
+}
+
+impl Mode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mode::Major => "major",
+            Mode::Minor => "minor",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Mode> {
+        match s {
+            "major" => Some(Mode::Major),
+            "minor" => Some(Mode::Minor),
+            _ => None,
+        }
+    }
+}
+
+/// A key: a pitch class (0 = C … 11 = B, so C# and Db are one key) and maybe a mode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MusicalKey {
+    pub pitch: u8,
+    pub mode: Option<Mode>,
+}
+
+const NAMES: [&str; 12] = ["C", "C#", "D", "D#", "E", "F", "F#", "G", "G#", "A", "A#", "B"];
+
+impl MusicalKey {
+    /// Reads `C`, `c#`, `Db`, `F♯ minor`, `Am`, `A min`, `Bb major`, `Ebmaj`…
+    pub fn parse(s: &str) -> Option<MusicalKey> {
+        let s = s.trim();
+        let mut chars = s.chars();
+        let letter = chars.next()?.to_ascii_uppercase();
+        let natural: i8 = match letter {
+            'C' => 0,
+            'D' => 2,
+            'E' => 4,
+            'F' => 5,
+            'G' => 7,
+            'A' => 9,
+            'B' => 11,
+            _ => return None,
+        };
+        let rest = chars.as_str();
+        let (shift, rest) = match rest.chars().next() {
+            Some('#' | '♯') => (1, &rest[rest.chars().next()?.len_utf8()..]),
+            // After the note letter a `b` can only be a flat: no mode begins with one.
+            Some('b' | '♭') => (-1, &rest[rest.chars().next()?.len_utf8()..]),
+            _ => (0, rest),
+        };
+        let mode = match rest.trim().to_ascii_lowercase().as_str() {
+            "" => None,
+            "m" | "min" | "minor" => Some(Mode::Minor),
+            "maj" | "major" => Some(Mode::Major),
+            _ => return None,
+        };
+        Some(MusicalKey {
+            pitch: (natural + shift).rem_euclid(12) as u8,
+            mode,
+        })
+    }
+
+    /// Written with sharps: `C#`, `A minor`.
+    pub fn name(self) -> String {
+        let note = NAMES[usize::from(self.pitch % 12)];
+        match self.mode {
+            Some(mode) => format!("{note} {}", mode.as_str()),
+            None => note.to_string(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_read_every_common_spelling() {
+        let key = |s| MusicalKey::parse(s).map(MusicalKey::name);
+        assert_eq!(key("C").as_deref(), Some("C"));
+        assert_eq!(key("c#").as_deref(), Some("C#"));
+        assert_eq!(key("Db major").as_deref(), Some("C# major"));
+        assert_eq!(key("F♯ minor").as_deref(), Some("F# minor"));
+        assert_eq!(key("Am").as_deref(), Some("A minor"));
+        assert_eq!(key("Bb").as_deref(), Some("A#"));
+        assert_eq!(key("B").as_deref(), Some("B"));
+        assert_eq!(key("Cb").as_deref(), Some("B"));
+        assert_eq!(key("Ebmaj").as_deref(), Some("D# major"));
+        assert_eq!(key("H"), None);
+        assert_eq!(key("C lydian"), None);
+    }
+}
