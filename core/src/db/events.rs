@@ -3,7 +3,7 @@
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
-use sqlx::PgPool;
+use sqlx::{PgPool, Postgres, QueryBuilder};
 use uuid::Uuid;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
@@ -128,44 +128,42 @@ pub async fn page(
         Since::Cursor(c) => (Some(c), None),
         Since::Time(t) => (None, Some(t)),
     };
-    let kinds: Option<Vec<&str>> = filter
-        .kinds
-        .as_ref()
-        .map(|ks| ks.iter().map(|k| k.as_str()).collect());
-    let (subject_kinds, subjects): (Vec<&str>, Vec<Uuid>) =
-        filter.subjects.iter().map(|(k, id)| (k.as_str(), *id)).unzip();
-    let mut rows: Vec<EventRow> = sqlx::query_as(
-        "select id, kind, time, fields, xid::text as xid, seq
-         from drive_events
-         where user_id = $1
-           and xid < $2::text::xid8
-           and ($3::text is null or (xid, seq) > ($3::text::xid8, $4))
-           and ($5::timestamptz is null or time >= $5)
-           and ($6::text[] is null or kind = any($6))
-           and not exists (
-               select 1 from unnest($7::text[], $8::uuid[]) as wanted (kind, subject)
-               where drive_events.kind <> wanted.kind or drive_events.subject_id is distinct from wanted.subject
-           )
-           and ($10::text is null or exists (
-               select 1 from files f join folders d on d.id = f.folder_id
-               where f.id = drive_events.subject_id and f.user_id = $1
-                 and (d.path = $10 or left(d.path, length($10) + 1) = $10 || '/')
-           ))
-         order by xid, seq
-         limit $9",
-    )
-    .bind(user_id)
-    .bind(&xmin)
-    .bind(after.map(|c| c.xid.to_string()))
-    .bind(after.map_or(0, |c| c.seq))
-    .bind(from_time)
-    .bind(kinds)
-    .bind(subject_kinds)
-    .bind(subjects)
-    .bind(limit + 1)
-    .bind(filter.folder.as_deref())
-    .fetch_all(&mut *tx)
-    .await?;
+    // Only the conditions asked for go into the statement: a catch-all `$n is null or …` would
+    // keep PostgreSQL's reused plan from walking the (user, xid, seq) index to the cursor.
+    let mut q: QueryBuilder<Postgres> = QueryBuilder::new(
+        "select id, kind, time, fields, xid::text as xid, seq from drive_events where user_id = ",
+    );
+    q.push_bind(user_id);
+    q.push(" and xid < ").push_bind(&xmin).push("::text::xid8");
+    if let Some(c) = after {
+        q.push(" and (xid, seq) > (")
+            .push_bind(c.xid.to_string())
+            .push("::text::xid8, ");
+        q.push_bind(c.seq).push(")");
+    }
+    if let Some(t) = from_time {
+        q.push(" and time >= ").push_bind(t);
+    }
+    if let Some(kinds) = &filter.kinds {
+        let kinds: Vec<&str> = kinds.iter().map(|k| k.as_str()).collect();
+        q.push(" and kind = any(").push_bind(kinds).push(")");
+    }
+    for (kind, subject) in &filter.subjects {
+        q.push(" and kind = ").push_bind(kind.as_str());
+        q.push(" and subject_id = ").push_bind(*subject);
+    }
+    if let Some(folder) = &filter.folder {
+        q.push(
+            " and exists (select 1 from files f join folders d on d.id = f.folder_id
+                          where f.id = drive_events.subject_id and (d.path = ",
+        );
+        q.push_bind(folder.clone())
+            .push(" or left(d.path, length(")
+            .push_bind(folder.clone());
+        q.push(") + 1) = ").push_bind(format!("{folder}/")).push("))");
+    }
+    q.push(" order by xid, seq limit ").push_bind(limit + 1);
+    let mut rows: Vec<EventRow> = q.build_query_as().fetch_all(&mut *tx).await?;
     tx.commit().await?;
 
     let more = rows.len() as i64 > limit;
