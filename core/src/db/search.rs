@@ -152,11 +152,8 @@ pub async fn files(
     q.push_bind(user_id);
     if !filters.words.is_empty() {
         let patterns: Vec<String> = filters.words.iter().map(|w| contains(w)).collect();
-        q.push(
-            " and concat_ws(' ', f.file_name, f.description, f.title, array_to_string(f.artists, ' '), f.album, f.genre,
-                 (select string_agg(t.text, ' ') from file_tags ft join tags t on t.id = ft.tag_id where ft.file_id = f.id))
-              ilike all(",
-        );
+        // `search_text` is the file's words in lower case, kept by triggers (see its migration).
+        q.push(" and f.search_text like all(");
         q.push_bind(patterns).push(")");
     }
     if let Some(kinds) = &filters.kinds {
