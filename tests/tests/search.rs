@@ -170,6 +170,14 @@ async fn text_needs_every_word_somewhere_in_a_files_words() {
         found(&app, &user, json!({ "text": "honeymoon" })).await,
         [lib.fiji]
     );
+    let untag = json!({ "fileIds": [lib.fiji], "tags": ["honeymoon"], "action": "remove" });
+    app.call(&user, "/tag-files", Some(untag)).await;
+    assert!(
+        found(&app, &user, json!({ "text": "honeymoon" }))
+            .await
+            .is_empty(),
+        "a removed tag is no longer a word of the file"
+    );
     assert_eq!(
         found(&app, &user, json!({ "text": "sunsets notes" })).await,
         [lib.notes]
