@@ -200,3 +200,31 @@ async fn a_user_sees_only_their_own_events() {
     let theirs = feed(&app, &stranger, None).await;
     assert_eq!(theirs.body["events"], json!([]));
 }
+
+#[tokio::test]
+async fn events_page_in_transaction_order_by_number_not_by_text() {
+    let app = TestApp::spawn().await;
+    let user = app.user(Some("Pro")).await;
+    // Transaction ids 9 and 10: as text "10" sorts before "9"; the feed must not.
+    for (xid, name) in [("10", "second"), ("9", "first")] {
+        sqlx::query(
+            "insert into drive_events (id, user_id, kind, subject_id, xid, fields)
+             values (gen_random_uuid(), $1, 'file', gen_random_uuid(), $2::text::xid8, jsonb_build_object('file', jsonb_build_object('fileName', $3::text)))",
+        )
+        .bind(user.id)
+        .bind(xid)
+        .bind(name)
+        .execute(&mut app.db().await)
+        .await
+        .unwrap();
+    }
+    let first = feed(&app, &user, Some(json!({ "limit": 1 }))).await;
+    assert_eq!(first.body["events"][0]["file"]["fileName"], "first");
+    let second = feed(
+        &app,
+        &user,
+        Some(json!({ "limit": 1, "since": first.body["nextCursor"] })),
+    )
+    .await;
+    assert_eq!(second.body["events"][0]["file"]["fileName"], "second");
+}

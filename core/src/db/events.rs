@@ -98,7 +98,9 @@ pub struct EventRow {
     pub kind: String,
     pub time: DateTime<Utc>,
     pub fields: serde_json::Value,
-    pub xid: String,
+    /// The inserting transaction's id as text (sqlx has no xid8 type). Named apart from the
+    /// `xid` column so that `order by xid` sorts by the number, not by this text.
+    pub xid_text: String,
     pub seq: i64,
 }
 
@@ -131,7 +133,7 @@ pub async fn page(
     // Only the conditions asked for go into the statement: a catch-all `$n is null or …` would
     // keep PostgreSQL's reused plan from walking the (user, xid, seq) index to the cursor.
     let mut q: QueryBuilder<Postgres> = QueryBuilder::new(
-        "select id, kind, time, fields, xid::text as xid, seq from drive_events where user_id = ",
+        "select id, kind, time, fields, xid::text as xid_text, seq from drive_events where user_id = ",
     );
     q.push_bind(user_id);
     q.push(" and xid < ").push_bind(&xmin).push("::text::xid8");
@@ -170,7 +172,7 @@ pub async fn page(
     rows.truncate(limit as usize);
     let next = match rows.last() {
         Some(last) if more => Cursor {
-            xid: last.xid.parse().unwrap_or_default(),
+            xid: last.xid_text.parse().unwrap_or_default(),
             seq: last.seq,
         },
         // Every event of a transaction before xmin was seen: the next page starts past them
