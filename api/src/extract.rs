@@ -61,6 +61,14 @@ async fn json_body<S: Send + Sync>(req: Request, state: &S) -> Result<Bytes, Api
     Ok(bytes)
 }
 
+/// A list of `min..=max` items (ids, tags, part numbers), or a 400 naming `field`.
+pub fn id_count<'a, T>(field: &str, ids: &'a [T], min: usize, max: usize) -> Result<&'a [T], ApiError> {
+    if ids.len() < min || ids.len() > max {
+        return Err(ApiError::invalid(field, format!("give {min} to {max} items")));
+    }
+    Ok(ids)
+}
+
 /// Parses a body, turning serde's error into a 400 that names the field at fault.
 pub fn parse<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
     let mut deserializer = serde_json::Deserializer::from_slice(bytes);

@@ -18,7 +18,7 @@ use uuid::Uuid;
 
 use crate::auth::Caller;
 use crate::error::{ApiError, ApiResult};
-use crate::extract::Json;
+use crate::extract::{Json, id_count};
 use crate::state::AppState;
 
 pub fn router() -> OpenApiRouter<AppState> {
@@ -69,13 +69,6 @@ fn check_title(title: &str) -> ApiResult<String> {
         return Err(ApiError::invalid("title", "a title is 1 to 200 characters"));
     }
     Ok(title.to_string())
-}
-
-fn check_ids<'a>(field: &str, ids: &'a [Uuid], min: usize, max: usize) -> ApiResult<&'a [Uuid]> {
-    if ids.len() < min || ids.len() > max {
-        return Err(ApiError::invalid(field, format!("give {min} to {max} ids")));
-    }
-    Ok(ids)
 }
 
 fn not_found(kind: CollectionKind) -> ApiError {
@@ -135,7 +128,7 @@ async fn create(
     new: NewCollection<'_>,
 ) -> ApiResult<Collection> {
     let title = check_title(new.title)?;
-    let file_ids = check_ids("fileIds", new.file_ids, 0, 500)?;
+    let file_ids = id_count("fileIds", new.file_ids, 0, 500)?;
     let mut tx = state.db.begin().await?;
     let id = collections::create(
         &mut tx,
@@ -159,7 +152,7 @@ async fn add(
     file_ids: &[Uuid],
     featured: &[Uuid],
 ) -> ApiResult<Collection> {
-    let file_ids = check_ids("fileIds", file_ids, 1, 500)?;
+    let file_ids = id_count("fileIds", file_ids, 1, 500)?;
     let mut tx = state.db.begin().await?;
     let is_public = collections::lock_owned(&mut tx, caller.user_id, kind, id)
         .await?
@@ -177,7 +170,7 @@ async fn reorder(
     file_ids: &[Uuid],
     featured: Option<&[Uuid]>,
 ) -> ApiResult<Reordered> {
-    let file_ids = check_ids("fileIds", file_ids, 1, 10_000)?;
+    let file_ids = id_count("fileIds", file_ids, 1, 10_000)?;
     let mut tx = state.db.begin().await?;
     collections::lock_owned(&mut tx, caller.user_id, kind, id)
         .await?
@@ -319,7 +312,7 @@ async fn create_gallery(
         description: check_description(input.description.as_deref())?,
         is_public: input.is_public,
         file_ids: &input.file_ids,
-        featured: check_ids("featuredIds", &input.featured_ids, 0, 500)?,
+        featured: id_count("featuredIds", &input.featured_ids, 0, 500)?,
     };
     Ok(axum::Json(
         create(&state, &caller, CollectionKind::Gallery, new).await?,
@@ -345,7 +338,7 @@ async fn add_to_gallery(
     caller: Caller,
     Json(input): Json<AddToGalleryInput>,
 ) -> ApiResult<axum::Json<Collection>> {
-    let featured = check_ids("featuredIds", &input.featured_ids, 0, 500)?;
+    let featured = id_count("featuredIds", &input.featured_ids, 0, 500)?;
     let added = add(
         &state,
         &caller,
@@ -378,7 +371,7 @@ async fn reorder_gallery(
     Json(input): Json<ReorderGalleryInput>,
 ) -> ApiResult<axum::Json<Reordered>> {
     let featured = match &input.featured_ids {
-        Some(ids) => Some(check_ids("featuredIds", ids, 0, 10_000)?),
+        Some(ids) => Some(id_count("featuredIds", ids, 0, 10_000)?),
         None => None,
     };
     let reordered = reorder(

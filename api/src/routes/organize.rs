@@ -14,7 +14,7 @@ use uuid::Uuid;
 
 use crate::auth::Caller;
 use crate::error::{ApiError, ApiResult};
-use crate::extract::Json;
+use crate::extract::{Json, id_count};
 use crate::state::AppState;
 
 pub fn router() -> OpenApiRouter<AppState> {
@@ -88,7 +88,7 @@ async fn move_files(
                 "give fileIds or fromFolderId, not both",
             ));
         }
-        (Some(ids), None) => MoveSource::Files(file_ids(ids)?),
+        (Some(ids), None) => MoveSource::Files(id_count("fileIds", ids, 1, 500)?),
         (None, Some(from)) => {
             folders::find_owned(&state.db, caller.user_id, from)
                 .await?
@@ -124,14 +124,6 @@ async fn move_files(
         moved,
         folder: destination.map(FolderRef::from),
     }))
-}
-
-/// 1 to 500 file ids.
-fn file_ids(ids: &[Uuid]) -> ApiResult<&[Uuid]> {
-    if ids.is_empty() || ids.len() > 500 {
-        return Err(ApiError::invalid("fileIds", "give 1 to 500 file ids"));
-    }
-    Ok(ids)
 }
 
 fn no_files() -> ApiError {
@@ -188,10 +180,8 @@ async fn tag_files(
     caller: Caller,
     Json(input): Json<TagFilesInput>,
 ) -> ApiResult<axum::Json<TaggedFiles>> {
-    let ids = file_ids(&input.file_ids)?;
-    if input.tags.is_empty() || input.tags.len() > 20 {
-        return Err(ApiError::invalid("tags", "give 1 to 20 tags"));
-    }
+    let ids = id_count("fileIds", &input.file_ids, 1, 500)?;
+    id_count("tags", &input.tags, 1, 20)?;
     let mut names = Vec::with_capacity(input.tags.len());
     for (n, tag) in input.tags.iter().enumerate() {
         let name = tag.trim();
@@ -244,7 +234,7 @@ async fn update_file_tags(
     caller: Caller,
     Json(input): Json<UpdateFileTagsInput>,
 ) -> ApiResult<axum::Json<UpdatedFileTags>> {
-    let ids = file_ids(&input.file_ids)?;
+    let ids = id_count("fileIds", &input.file_ids, 1, 500)?;
     let tag = tags::find_owned(&state.db, caller.user_id, input.tag_id)
         .await?
         .ok_or_else(|| ApiError::not_found("tag_not_found", "no tag of yours has that id"))?;

@@ -21,7 +21,7 @@ use uuid::Uuid;
 
 use crate::auth::Caller;
 use crate::error::{ApiError, ApiResult};
-use crate::extract::{Json, JsonWith};
+use crate::extract::{Json, JsonWith, id_count};
 use crate::records::FileRecord;
 use crate::state::AppState;
 
@@ -469,9 +469,7 @@ async fn sign_upload_parts(
     caller: Caller,
     Json(input): Json<SignPartsInput>,
 ) -> ApiResult<axum::Json<SignedParts>> {
-    if input.part_numbers.is_empty() || input.part_numbers.len() > 1000 {
-        return Err(ApiError::invalid("partNumbers", "give 1 to 1000 part numbers"));
-    }
+    id_count("partNumbers", &input.part_numbers, 1, 1000)?;
     let row = upload_for(&state, &caller, &input.token)
         .await?
         .filter(|row| row.state() == UploadState::Open)

@@ -13,7 +13,7 @@ use uuid::Uuid;
 
 use crate::auth::Caller;
 use crate::error::{ApiError, ApiResult};
-use crate::extract::Json;
+use crate::extract::{Json, id_count};
 use crate::state::AppState;
 
 pub fn router() -> OpenApiRouter<AppState> {
@@ -73,12 +73,8 @@ async fn select_file_views(
     Json(input): Json<Option<ViewsInput>>,
 ) -> ApiResult<axum::Json<FileViews>> {
     let input = input.unwrap_or_default();
-    if input
-        .file_ids
-        .as_ref()
-        .is_some_and(|ids| ids.is_empty() || ids.len() > 100)
-    {
-        return Err(ApiError::invalid("fileIds", "give 1 to 100 file ids"));
+    if let Some(ids) = &input.file_ids {
+        id_count("fileIds", ids, 1, 100)?;
     }
     let limit = input.limit.unwrap_or(25);
     if !(1..=100).contains(&limit) {

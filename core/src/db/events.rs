@@ -157,12 +157,9 @@ pub async fn page(
     if let Some(folder) = &filter.folder {
         q.push(
             " and exists (select 1 from files f join folders d on d.id = f.folder_id
-                          where f.id = drive_events.subject_id and (d.path = ",
+                          where f.id = drive_events.subject_id and path_within(d.path, ",
         );
-        q.push_bind(folder.clone())
-            .push(" or left(d.path, length(")
-            .push_bind(folder.clone());
-        q.push(") + 1) = ").push_bind(format!("{folder}/")).push("))");
+        q.push_bind(folder.clone()).push("))");
     }
     q.push(" order by xid, seq limit ").push_bind(limit + 1);
     let mut rows: Vec<EventRow> = q.build_query_as().fetch_all(&mut *tx).await?;

@@ -169,9 +169,9 @@ pub async fn files(
         q.push_bind(lowered).push(")) = ").push_bind(wanted);
     }
     if let Some(folder) = &filters.folder {
-        q.push(" and (d.path = ").push_bind(folder.clone());
-        q.push(" or left(d.path, length(").push_bind(folder.clone());
-        q.push(") + 1) = ").push_bind(format!("{folder}/")).push(")");
+        q.push(" and path_within(d.path, ")
+            .push_bind(folder.clone())
+            .push(")");
     }
     if let Some(public) = filters.is_public {
         q.push(" and (f.bucket = 'public') = ").push_bind(public);
@@ -258,7 +258,7 @@ pub async fn folders(
          where d.user_id = $1
            and d.path ilike all($2)
            and regexp_replace(d.path, '^.*/', '') ilike any($2)
-           and ($4::text is null or left(d.path, length($4) + 1) = $4 || '/')
+           and ($4::text is null or (d.path <> $4 and path_within(d.path, $4)))
          order by lower(regexp_replace(d.path, '^.*/', '')) <> lower($3),
                   length(d.path) - length(replace(d.path, '/', '')),
                   d.path

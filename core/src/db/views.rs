@@ -71,7 +71,7 @@ pub async fn counts(
          left join folders d on d.id = f.folder_id
          where f.user_id = $1 and f.derivative_of is null
            and ($2::uuid[] is null or f.id = any($2))
-           and ($4::text is null or d.path = $4 or left(d.path, length($4) + 1) = $4 || '/')
+           and ($4::text is null or path_within(d.path, $4))
          group by f.id
          having $2::uuid[] is not null or coalesce(sum(v.opens) filter (where v.day >= $3), 0) > 0
          order by views desc, last_view_time desc nulls last, f.id
