@@ -72,13 +72,21 @@ pub fn id_count<'a, T>(field: &str, ids: &'a [T], min: usize, max: usize) -> Res
 /// Parses a body, turning serde's error into a 400 that names the field at fault.
 pub fn parse<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
     let mut deserializer = serde_json::Deserializer::from_slice(bytes);
-    let value = serde_path_to_error::deserialize(&mut deserializer).map_err(|err| {
-        let path = err.path().to_string();
-        let field = if path == "." { None } else { Some(path) };
-        json_error(field, err.into_inner())
-    })?;
+    let value = serde_path_to_error::deserialize(&mut deserializer).map_err(|err| serde_error("", err))?;
     deserializer.end().map_err(|e| json_error(None, e))?;
     Ok(value)
+}
+
+/// The 400 for a serde error inside the body's `prefix` object (`""`: the body itself).
+pub fn serde_error(prefix: &str, err: serde_path_to_error::Error<serde_json::Error>) -> ApiError {
+    let path = err.path().to_string();
+    let field = match (prefix, path.as_str()) {
+        ("", ".") => None,
+        ("", path) => Some(path.to_string()),
+        (prefix, ".") => Some(prefix.to_string()),
+        (prefix, path) => Some(format!("{prefix}.{path}")),
+    };
+    json_error(field, err.into_inner())
 }
 
 /// The 400 for a serde error at `field` (`None`: the body as a whole).

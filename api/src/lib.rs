@@ -77,6 +77,7 @@ pub fn app(state: AppState) -> Router {
         .merge(routes::collections::router())
         .merge(routes::views::router())
         .merge(routes::search::router())
+        .merge(routes::jobs::router())
         .split_for_parts();
     CommonParts.modify(&mut doc);
     router

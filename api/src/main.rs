@@ -14,6 +14,7 @@ use clap::{Parser, Subcommand};
 use drive_api::state::{AppState, Settings};
 use drive_core::db::{self, users};
 use drive_core::plan::Plan;
+use drive_core::queue::{JobQueue, QueueConfig};
 use drive_core::storage::{Storage, StorageConfig};
 use drive_core::{config, maintenance, multipart};
 use tokio::signal::unix::{SignalKind, signal};
@@ -104,22 +105,18 @@ async fn migrate(pool: &db::PgPool) -> Result<()> {
     db::MIGRATOR.run(pool).await.context("applying migrations")
 }
 
-/// Reads `DRIVE_LISTEN` (default `127.0.0.1:8080`) and `DRIVE_REDIS_URL` (default
-/// `redis://127.0.0.1:6379`, checked at start so a missing queue is found before jobs are).
+/// Reads `DRIVE_LISTEN` (default `127.0.0.1:8080`) and the queue's settings (Redis is
+/// connected at start, so a missing queue is found before jobs are).
 async fn serve(pool: db::PgPool) -> Result<()> {
     let listen: SocketAddr = config::parsed_or("DRIVE_LISTEN", SocketAddr::from(([127, 0, 0, 1], 8080)))?;
-    let redis_url = config::or("DRIVE_REDIS_URL", "redis://127.0.0.1:6379");
-    let mut redis = redis::Client::open(redis_url.as_str())?
-        .get_multiplexed_async_connection()
-        .await
-        .with_context(|| format!("connecting to Redis at {redis_url}"))?;
-    let _: String = redis::cmd("PING").query_async(&mut redis).await?;
+    let queue = JobQueue::connect(&QueueConfig::from_environment()?).await?;
 
     let storage = Storage::new(StorageConfig::from_environment()?);
     storage.ensure_buckets().await.context("preparing the buckets")?;
     let state = AppState {
         db: pool,
         storage,
+        queue,
         settings: Arc::new(Settings::from_environment()?),
     };
     let listener = tokio::net::TcpListener::bind(listen)

@@ -6,13 +6,15 @@ use drive_core::ConfigError;
 use drive_core::config;
 use drive_core::db::PgPool;
 use drive_core::multipart::UploadTokens;
-use drive_core::plan::Quotas;
+use drive_core::plan::{JobMinutes, Quotas};
+use drive_core::queue::JobQueue;
 use drive_core::storage::Storage;
 
 #[derive(Clone)]
 pub struct AppState {
     pub db: PgPool,
     pub storage: Storage,
+    pub queue: JobQueue,
     pub settings: Arc<Settings>,
 }
 
@@ -20,6 +22,7 @@ pub struct Settings {
     /// The identifier every file-service call must carry in `X-Drive-App`.
     pub app_id: String,
     pub quotas: Quotas,
+    pub job_minutes: JobMinutes,
     pub upload_tokens: UploadTokens,
 }
 
@@ -30,6 +33,7 @@ impl Settings {
         Ok(Settings {
             app_id: config::or("DRIVE_APP_ID", "drive"),
             quotas: Quotas::from_environment()?,
+            job_minutes: JobMinutes::from_environment()?,
             upload_tokens: UploadTokens::new(&config::required("DRIVE_SECRET")?),
         })
     }

@@ -53,6 +53,40 @@ impl FileKind {
     }
 }
 
+/// A file's kind and media type from its name's extension, for files the drive makes itself
+/// (job results, entries of an unzipped archive): uploaders say what they send.
+pub fn guess_type(name: &str) -> (FileKind, &'static str) {
+    let extension = name.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase()).unwrap_or_default();
+    match extension.as_str() {
+        "jpg" | "jpeg" => (FileKind::Image, "image/jpeg"),
+        "png" => (FileKind::Image, "image/png"),
+        "webp" => (FileKind::Image, "image/webp"),
+        "gif" => (FileKind::Image, "image/gif"),
+        "bmp" => (FileKind::Image, "image/bmp"),
+        "tif" | "tiff" => (FileKind::Image, "image/tiff"),
+        "heic" => (FileKind::Image, "image/heic"),
+        "mp4" | "m4v" => (FileKind::Video, "video/mp4"),
+        "mov" => (FileKind::Video, "video/quicktime"),
+        "webm" => (FileKind::Video, "video/webm"),
+        "mkv" => (FileKind::Video, "video/x-matroska"),
+        "mp3" => (FileKind::Audio, "audio/mpeg"),
+        "m4a" => (FileKind::Audio, "audio/mp4"),
+        "wav" => (FileKind::Audio, "audio/wav"),
+        "flac" => (FileKind::Audio, "audio/flac"),
+        "ogg" | "oga" => (FileKind::Audio, "audio/ogg"),
+        "pdf" => (FileKind::Pdf, "application/pdf"),
+        "txt" | "log" => (FileKind::Text, "text/plain"),
+        "md" => (FileKind::Text, "text/markdown"),
+        "csv" => (FileKind::Text, "text/csv"),
+        "json" => (FileKind::Text, "application/json"),
+        "html" | "htm" => (FileKind::Text, "text/html"),
+        "zip" => (FileKind::Archive, "application/zip"),
+        "gz" | "tgz" => (FileKind::Archive, "application/gzip"),
+        "tar" => (FileKind::Archive, "application/x-tar"),
+        _ => (FileKind::Other, MimeType::OCTET_STREAM),
+    }
+}
+
 /// A file's display name: 1 to 255 characters, no slash and no control characters.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(try_from = "String", into = "String")]

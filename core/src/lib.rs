@@ -6,10 +6,13 @@ pub mod config;
 pub mod db;
 pub mod file;
 pub mod folder;
+pub mod job;
 pub mod maintenance;
 pub mod metadata;
 pub mod multipart;
 pub mod plan;
+pub mod queue;
+pub mod records;
 pub mod storage;
 pub mod token;
 

@@ -26,15 +26,6 @@ impl Plan {
             .into_iter()
             .find(|p| p.as_str().eq_ignore_ascii_case(s))
     }
-
-    /// Monthly file-job minutes, as the spec's Limits table sets them.
-    pub fn monthly_job_minutes(self) -> i64 {
-        match self {
-            Plan::Intro => 60,
-            Plan::Basic => 240,
-            Plan::Pro => 900,
-        }
-    }
 }
 
 const GIB: i64 = 1024 * 1024 * 1024;
@@ -59,6 +50,34 @@ impl Quotas {
     }
 
     pub fn for_plan(&self, plan: Plan) -> i64 {
+        match plan {
+            Plan::Intro => self.intro,
+            Plan::Basic => self.basic,
+            Plan::Pro => self.pro,
+        }
+    }
+}
+
+/// Monthly file-job minutes per plan.
+#[derive(Debug, Clone, Copy)]
+pub struct JobMinutes {
+    pub intro: f64,
+    pub basic: f64,
+    pub pro: f64,
+}
+
+impl JobMinutes {
+    /// Reads `DRIVE_JOB_MINUTES_INTRO`, `_BASIC` and `_PRO` (defaults 60, 240 and 900, as the
+    /// spec's Limits table sets them; fractions allowed).
+    pub fn from_environment() -> Result<JobMinutes, ConfigError> {
+        Ok(JobMinutes {
+            intro: config::parsed_or("DRIVE_JOB_MINUTES_INTRO", 60.0)?,
+            basic: config::parsed_or("DRIVE_JOB_MINUTES_BASIC", 240.0)?,
+            pro: config::parsed_or("DRIVE_JOB_MINUTES_PRO", 900.0)?,
+        })
+    }
+
+    pub fn for_plan(&self, plan: Plan) -> f64 {
         match plan {
             Plan::Intro => self.intro,
             Plan::Basic => self.basic,

@@ -10,6 +10,7 @@ use aws_sdk_s3::Client;
 use aws_sdk_s3::config::{Region, RequestChecksumCalculation, ResponseChecksumValidation};
 use aws_sdk_s3::error::{ProvideErrorMetadata, SdkError};
 use aws_sdk_s3::presigning::PresigningConfig;
+pub use aws_sdk_s3::primitives::ByteStream;
 use aws_sdk_s3::types::{CompletedMultipartUpload, CompletedPart};
 use base64::Engine;
 use chrono::{DateTime, TimeDelta, Utc};
@@ -357,6 +358,87 @@ impl Storage {
             Err(e) if status_of(&e) == Some(404) => Ok(None),
             Err(e) => Err(failed("head object")(e)),
         }
+    }
+
+    /// The object's bytes as a stream, from `from` to the end (a ranged GET when `from` > 0):
+    /// the worker reads inputs this way, never whole into memory.
+    pub async fn read(&self, bucket: Bucket, key: &str, from: u64) -> Result<ByteStream, StorageError> {
+        self.read_range(bucket, key, (from > 0).then(|| format!("bytes={from}-"))).await
+    }
+
+    /// `len` bytes of the object from `from` (a ranged GET).
+    pub async fn read_span(&self, bucket: Bucket, key: &str, from: u64, len: u64) -> Result<ByteStream, StorageError> {
+        let last = from + len.max(1) - 1;
+        self.read_range(bucket, key, Some(format!("bytes={from}-{last}"))).await
+    }
+
+    async fn read_range(&self, bucket: Bucket, key: &str, range: Option<String>) -> Result<ByteStream, StorageError> {
+        let object = self
+            .client
+            .get_object()
+            .bucket(self.bucket_name(bucket))
+            .key(key)
+            .set_range(range)
+            .send()
+            .await
+            .map_err(failed("get object"))?;
+        Ok(object.body)
+    }
+
+    /// Stores a local file as an object in one request (files up to 5 GiB; bigger ones go
+    /// through [`Storage::create_multipart`] and [`Storage::upload_part`]).
+    pub async fn write_file(
+        &self,
+        bucket: Bucket,
+        key: &str,
+        path: &std::path::Path,
+        content_type: &str,
+        content_disposition: &str,
+    ) -> Result<(), StorageError> {
+        let body = ByteStream::from_path(path).await.map_err(|e| StorageError {
+            operation: "read a local file to upload",
+            cause: e.to_string(),
+        })?;
+        self.client
+            .put_object()
+            .bucket(self.bucket_name(bucket))
+            .key(key)
+            .content_type(content_type)
+            .content_disposition(content_disposition)
+            .body(body)
+            .send()
+            .await
+            .map_err(failed("put object"))?;
+        Ok(())
+    }
+
+    /// Sends one part of a multipart upload from this process.
+    pub async fn upload_part(
+        &self,
+        bucket: Bucket,
+        key: &str,
+        upload_id: &str,
+        part_number: i32,
+        bytes: Vec<u8>,
+    ) -> Result<StoredPart, StorageError> {
+        let size = bytes.len() as i64;
+        let part = self
+            .client
+            .upload_part()
+            .bucket(self.bucket_name(bucket))
+            .key(key)
+            .upload_id(upload_id)
+            .part_number(part_number)
+            .body(ByteStream::from(bytes))
+            .send()
+            .await
+            .map_err(failed("upload part"))?;
+        Ok(StoredPart {
+            part_number,
+            size,
+            etag: part.e_tag().unwrap_or_default().to_string(),
+            last_modified: None,
+        })
     }
 
     /// Deletes an object; deleting one that is not there succeeds.

@@ -71,7 +71,7 @@ fn check_title(title: &str) -> ApiResult<String> {
     Ok(title.to_string())
 }
 
-fn not_found(kind: CollectionKind) -> ApiError {
+pub(crate) fn not_found(kind: CollectionKind) -> ApiError {
     match kind {
         CollectionKind::Playlist => {
             ApiError::not_found("playlist_not_found", "no playlist of yours has that id")

@@ -3,18 +3,23 @@
 use std::collections::BTreeMap;
 
 use axum::extract::State;
+use axum::http::StatusCode;
+use drive_core::db::collections::{self, CollectionKind};
 use drive_core::db::files;
+use drive_core::job::{self, JobSpec};
 use drive_core::file::FileKind;
 use drive_core::plan::Plan;
 use drive_core::storage::Bucket;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
+use uuid::Uuid;
 
 use crate::auth::Caller;
 use crate::error::{ApiError, ApiResult};
-use crate::extract::Json;
+use crate::extract::{Json, id_count};
+use crate::routes::jobs::{self as file_jobs, CreatedJob, JobRequest};
 use crate::records::{FileRecord, FileRef};
 use crate::state::AppState;
 
@@ -23,6 +28,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(select_user_files))
         .routes(routes!(toggle_file_access))
         .routes(routes!(get_user_storage_usage))
+        .routes(routes!(create_archive_request))
 }
 
 /// The caller's files, newest first, without trashed files and extracted derivatives.
@@ -129,4 +135,77 @@ async fn get_user_storage_usage(
         buckets,
         kinds,
     }))
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ArchiveRequestInput {
+    /// 1 to 1000 of the caller's files; or `galleryId` or `playlistId`.
+    file_ids: Option<Vec<Uuid>>,
+    /// One of the caller's galleries: its images in display order.
+    gallery_id: Option<Uuid>,
+    /// One of the caller's playlists: its tracks in order.
+    playlist_id: Option<Uuid>,
+    /// The archive's name (`.zip` is added); default `Archive`.
+    title: Option<String>,
+}
+
+/// Ask for a ZIP of files, a gallery or a playlist: a zip job the farm builds in the
+/// background; the archive lands as a file beside the first one, and the job's event and
+/// `/select-file-jobs` say when.
+#[utoipa::path(post, path = "/create-archive-request", tag = "library", request_body = ArchiveRequestInput,
+    responses((status = 202, body = CreatedJob)))]
+async fn create_archive_request(
+    State(state): State<AppState>,
+    caller: Caller,
+    Json(input): Json<ArchiveRequestInput>,
+) -> ApiResult<(StatusCode, axum::Json<CreatedJob>)> {
+    let (ids, with_public) = match (&input.file_ids, input.gallery_id, input.playlist_id) {
+        (Some(ids), None, None) => (id_count("fileIds", ids, 1, 1000)?.to_vec(), false),
+        (None, Some(id), None) => (collection_files(&state, &caller, CollectionKind::Gallery, id).await?, true),
+        (None, None, Some(id)) => (collection_files(&state, &caller, CollectionKind::Playlist, id).await?, true),
+        (None, None, None) => return Err(ApiError::missing("fileIds")),
+        _ => {
+            return Err(ApiError::invalid(
+                "fileIds",
+                "give one of fileIds, galleryId and playlistId",
+            ));
+        }
+    };
+    let title = input.title.unwrap_or_else(|| "Archive".to_string());
+    let spec = JobSpec::parse(
+        job::JobType::Zip,
+        serde_json::json!({ "name": title }),
+    )
+    .map_err(|_| ApiError::invalid("title", "title is 1 to 200 characters, with no slash or control characters"))?;
+    // In the collection's order; files the caller cannot see (any more) are left out.
+    let mut inputs = files::find_many(&state.db, caller.user_id, &ids, with_public).await?;
+    inputs.sort_by_key(|f| ids.iter().position(|id| *id == f.id));
+    if inputs.is_empty() {
+        return Err(ApiError::not_found("file_not_found", "none of the files are yours"));
+    }
+    let request = JobRequest {
+        spec,
+        inputs,
+        source_folder_id: None,
+        folder: None,
+        folder_id: None,
+    };
+    let created = file_jobs::submit(&state, &caller, request, false).await?;
+    Ok((StatusCode::ACCEPTED, axum::Json(created)))
+}
+
+async fn collection_files(
+    state: &AppState,
+    caller: &Caller,
+    kind: CollectionKind,
+    id: Uuid,
+) -> ApiResult<Vec<Uuid>> {
+    let mut tx = state.db.begin().await?;
+    if collections::lock_owned(&mut tx, caller.user_id, kind, id).await?.is_none() {
+        return Err(crate::routes::collections::not_found(kind));
+    }
+    let ids = collections::file_ids(&mut tx, id).await?;
+    tx.commit().await?;
+    Ok(ids)
 }

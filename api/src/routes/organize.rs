@@ -3,9 +3,9 @@
 //! first written.
 
 use axum::extract::State;
-use drive_core::db::folders::{self, FolderRow, MoveSource};
+use drive_core::db::folders::{self, MoveSource};
 use drive_core::db::tags::{self, TagRow};
-use drive_core::folder::{self, FolderPath};
+use drive_core::folder::FolderPath;
 use serde::{Deserialize, Deserializer, Serialize};
 use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
@@ -13,6 +13,7 @@ use utoipa_axum::routes;
 use uuid::Uuid;
 
 use crate::auth::Caller;
+use crate::records::FolderRef;
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{Json, id_count};
 use crate::state::AppState;
@@ -23,22 +24,6 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(tag_files))
         .routes(routes!(update_file_tags))
         .routes(routes!(update_file_description))
-}
-
-/// A folder as answers show it; `path` ends in a slash, as listings write it.
-#[derive(Debug, Serialize, ToSchema)]
-pub struct FolderRef {
-    id: Uuid,
-    path: String,
-}
-
-impl From<FolderRow> for FolderRef {
-    fn from(row: FolderRow) -> FolderRef {
-        FolderRef {
-            id: row.id,
-            path: folder::listed(&row.path),
-        }
-    }
 }
 
 /// Tells a field sent as `null` (`Some(None)`) from one left out (`None`).

@@ -5,7 +5,7 @@
 use axum::extract::State;
 use chrono::{DateTime, Utc};
 use drive_core::db::uploads::{self, UploadRow, UploadState};
-use drive_core::db::{events, files, users};
+use drive_core::db::{files, users};
 use drive_core::file::{FileKind, FileName, FileSize, MAX_FORM_UPLOAD_SIZE, MimeType, ObjectKey};
 use drive_core::multipart::{
     PART_URL_LIFETIME, PartPlan, SIGNED_PARTS_IN_CREATE, TokenError, UPLOAD_LIFETIME,
@@ -22,7 +22,6 @@ use uuid::Uuid;
 use crate::auth::Caller;
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{Json, JsonWith, id_count};
-use crate::records::FileRecord;
 use crate::state::AppState;
 
 pub fn router() -> OpenApiRouter<AppState> {
@@ -232,24 +231,13 @@ async fn insert_file(
         bucket: Bucket::Private,
         object_key: key,
         modified_time: input.modified_time,
+        folder_id: None,
     };
     let mut tx = state.db.begin().await?;
-    let row = match files::insert(&mut tx, &new, limit).await? {
-        files::Insert::Existing(row) => row,
+    let row = match files::insert_and_announce(&mut tx, &new, limit).await? {
+        files::Insert::New(row) | files::Insert::Existing(row) => row,
         // Dropping the transaction rolls the insert back.
         files::Insert::OverQuota { used } => return Err(storage_limit_reached(limit, used, stored)),
-        files::Insert::New(row) => {
-            let record = FileRecord::with_url(&row, None);
-            events::record(
-                &mut tx,
-                caller.user_id,
-                events::EventKind::File,
-                row.id,
-                serde_json::json!({ "file": record }),
-            )
-            .await?;
-            row
-        }
     };
     tx.commit().await?;
     Ok(axum::Json(Inserted { id: row.id }))

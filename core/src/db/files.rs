@@ -6,7 +6,9 @@ use chrono::{DateTime, Utc};
 use sqlx::{PgConnection, PgPool};
 use uuid::Uuid;
 
+use crate::db::events::{self, EventKind};
 use crate::file::FileKind;
+use crate::records::FileRecord;
 use crate::storage::Bucket;
 
 #[derive(Debug, Clone, sqlx::FromRow)]
@@ -22,6 +24,7 @@ pub struct FileRow {
     pub modified_time: Option<DateTime<Utc>>,
     pub trashed_at: Option<DateTime<Utc>>,
     pub created_at: DateTime<Utc>,
+    pub folder_id: Option<Uuid>,
 }
 
 impl FileRow {
@@ -39,7 +42,7 @@ impl FileRow {
 }
 
 const COLUMNS: &str = "id, user_id, file_name, file_size, mime_type, kind, bucket, object_key, \
-                       modified_time, trashed_at, created_at";
+                       modified_time, trashed_at, created_at, folder_id";
 
 #[derive(Debug, Clone)]
 pub struct NewFile<'a> {
@@ -51,6 +54,8 @@ pub struct NewFile<'a> {
     pub bucket: Bucket,
     pub object_key: &'a str,
     pub modified_time: Option<DateTime<Utc>>,
+    /// Where it sits; `None` for the top.
+    pub folder_id: Option<Uuid>,
 }
 
 /// What [`insert`] did.
@@ -71,8 +76,8 @@ pub enum Insert {
 /// one account take turns on that row and can never together pass `limit`.
 pub async fn insert(conn: &mut PgConnection, file: &NewFile<'_>, limit: i64) -> Result<Insert, sqlx::Error> {
     let inserted: Option<FileRow> = sqlx::query_as(&format!(
-        "insert into files (id, user_id, file_name, file_size, mime_type, kind, bucket, object_key, modified_time)
-         values ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+        "insert into files (id, user_id, file_name, file_size, mime_type, kind, bucket, object_key, modified_time, folder_id)
+         values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
          on conflict (object_key) do nothing
          returning {COLUMNS}"
     ))
@@ -85,6 +90,7 @@ pub async fn insert(conn: &mut PgConnection, file: &NewFile<'_>, limit: i64) -> 
     .bind(file.bucket.as_str())
     .bind(file.object_key)
     .bind(file.modified_time)
+    .bind(file.folder_id)
     .fetch_optional(&mut *conn)
     .await?;
     let Some(row) = inserted else {
@@ -112,6 +118,21 @@ pub async fn insert(conn: &mut PgConnection, file: &NewFile<'_>, limit: i64) -> 
         .fetch_one(conn)
         .await?;
     Ok(Insert::OverQuota { used })
+}
+
+/// [`insert`], plus the `file` drive event when the record is new: how every new file
+/// (an upload, a job's result) enters the drive.
+pub async fn insert_and_announce(
+    conn: &mut PgConnection,
+    file: &NewFile<'_>,
+    limit: i64,
+) -> Result<Insert, sqlx::Error> {
+    let inserted = insert(&mut *conn, file, limit).await?;
+    if let Insert::New(row) = &inserted {
+        let record = FileRecord::with_url(row, None);
+        events::record(conn, row.user_id, EventKind::File, row.id, serde_json::json!({ "file": record })).await?;
+    }
+    Ok(inserted)
 }
 
 /// Whether a file is recorded under `object_key`.
@@ -161,6 +182,26 @@ pub async fn find_owned(pool: &PgPool, user_id: Uuid, id: Uuid) -> Result<Option
     .bind(id)
     .bind(user_id)
     .fetch_optional(pool)
+    .await
+}
+
+/// Those of `ids` in the library (not trashed, not derivatives) that are the caller's, or
+/// also anyone's public files when `with_public`; in no particular order.
+pub async fn find_many(
+    pool: &PgPool,
+    user_id: Uuid,
+    ids: &[Uuid],
+    with_public: bool,
+) -> Result<Vec<FileRow>, sqlx::Error> {
+    sqlx::query_as(&format!(
+        "select {COLUMNS} from files
+         where id = any($2) and trashed_at is null and derivative_of is null
+           and (user_id = $1 or ($3 and bucket = 'public'))"
+    ))
+    .bind(user_id)
+    .bind(ids)
+    .bind(with_public)
+    .fetch_all(pool)
     .await
 }
 

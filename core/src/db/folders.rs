@@ -106,3 +106,115 @@ pub async fn list(pool: &PgPool, user_id: Uuid) -> Result<Vec<FolderListing>, sq
     .fetch_all(pool)
     .await
 }
+
+/// The folder holding `folder_id`; `None` for a folder at the top.
+pub async fn parent_of(pool: &PgPool, folder_id: Uuid) -> Result<Option<Uuid>, sqlx::Error> {
+    sqlx::query_scalar("select parent_id from folders where id = $1")
+        .bind(folder_id)
+        .fetch_optional(pool)
+        .await
+        .map(Option::flatten)
+}
+
+/// The folder's stored path (`/a/b`), or `None` for the top.
+pub async fn path_of(pool: &PgPool, folder_id: Option<Uuid>) -> Result<Option<String>, sqlx::Error> {
+    match folder_id {
+        None => Ok(None),
+        Some(id) => sqlx::query_scalar("select path from folders where id = $1")
+            .bind(id)
+            .fetch_optional(pool)
+            .await,
+    }
+}
+
+/// The ids of the library files (not trashed, not derivatives) in `folder` and every folder
+/// inside it, ordered by folder path then name so a listing of them reads like a tree.
+pub async fn files_within(pool: &PgPool, user_id: Uuid, folder: &FolderRow) -> Result<Vec<Uuid>, sqlx::Error> {
+    sqlx::query_scalar(
+        "select f.id from files f join folders d on d.id = f.folder_id
+         where f.user_id = $1 and d.user_id = $1 and path_within(d.path, $2)
+           and f.trashed_at is null and f.derivative_of is null
+         order by d.path, f.file_name, f.id",
+    )
+    .bind(user_id)
+    .bind(&folder.path)
+    .fetch_all(pool)
+    .await
+}
+
+/// `name`, or the first of `name (2)`, `name (3)`... (before the extension) that no file in
+/// the folder (`None`: the top) is called, so a job's result never takes an input's name.
+pub async fn free_file_name(
+    pool: &PgPool,
+    user_id: Uuid,
+    folder_id: Option<Uuid>,
+    name: &str,
+) -> Result<String, sqlx::Error> {
+    let taken: Vec<String> = sqlx::query_scalar(
+        "select file_name from files
+         where user_id = $1 and folder_id is not distinct from $2 and trashed_at is null
+           and lower(file_name) like lower($3) || '%'",
+    )
+    .bind(user_id)
+    .bind(folder_id)
+    .bind(like_prefix(stem_of(name)))
+    .fetch_all(pool)
+    .await?;
+    let stem = stem_of(name);
+    Ok(first_free(stem, &name[stem.len()..], |candidate| {
+        taken.iter().any(|t| t.eq_ignore_ascii_case(candidate))
+    }))
+}
+
+/// `path`, or the first of `path (2)`, `path (3)`... that the caller has no folder at.
+pub async fn free_folder_path(pool: &PgPool, user_id: Uuid, path: &str) -> Result<String, sqlx::Error> {
+    let taken: Vec<String> = sqlx::query_scalar(
+        "select path from folders where user_id = $1 and lower(path) like lower($2) || '%'",
+    )
+    .bind(user_id)
+    .bind(like_prefix(path))
+    .fetch_all(pool)
+    .await?;
+    Ok(first_free(path, "", |candidate| taken.iter().any(|t| t.eq_ignore_ascii_case(candidate))))
+}
+
+fn stem_of(name: &str) -> &str {
+    match name.rfind('.') {
+        Some(dot) if dot > 0 => &name[..dot],
+        _ => name,
+    }
+}
+
+/// `s` with LIKE's wildcards escaped.
+fn like_prefix(s: &str) -> String {
+    s.replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_")
+}
+
+/// `{stem}{extension}`, or `{stem} (n){extension}` for the first n from 2 not `taken`.
+fn first_free(stem: &str, extension: &str, taken: impl Fn(&str) -> bool) -> String {
+    let mut n = 1;
+    loop {
+        let candidate = if n == 1 {
+            format!("{stem}{extension}")
+        } else {
+            format!("{stem} ({n}){extension}")
+        };
+        if !taken(&candidate) {
+            return candidate;
+        }
+        n += 1;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::first_free;
+
+    #[test]
+    fn a_taken_name_gets_a_number_before_its_extension() {
+        let taken = ["a.pdf", "a (2).pdf"];
+        assert_eq!(first_free("a", ".pdf", |c| taken.contains(&c)), "a (3).pdf");
+        assert_eq!(first_free("b", ".pdf", |c| taken.contains(&c)), "b.pdf");
+        assert_eq!(first_free("/x/photos", "", |c| c == "/x/photos"), "/x/photos (2)");
+    }
+}

@@ -5,6 +5,7 @@ pub mod collections;
 pub mod events;
 pub mod files;
 pub mod folders;
+pub mod jobs;
 pub mod search;
 pub mod tags;
 pub mod uploads;

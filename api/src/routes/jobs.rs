@@ -1,0 +1,374 @@
+//! File jobs: create (or estimate with `dryRun`), list, cancel. The API only validates,
+//! writes the job row and pushes its id on the queue; the worker farm does the work.
+
+use std::time::Duration;
+
+use axum::extract::State;
+use drive_core::db::files::{self, FileRow};
+use drive_core::db::folders;
+use drive_core::db::jobs::{self, JobRecord, JobRow, NewJob};
+use drive_core::folder::FolderPath;
+use drive_core::job::{self, JobSpec, JobType, SettingsError};
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+use uuid::Uuid;
+
+use crate::auth::Caller;
+use crate::error::{ApiError, ApiResult};
+use crate::extract::{self, Json, id_count};
+use crate::state::AppState;
+
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(create_file_job))
+        .routes(routes!(select_file_jobs))
+        .routes(routes!(cancel_file_job))
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CreateJobInput {
+    #[schema(value_type = String)]
+    job_type: JobType,
+    /// The caller's files, each once, in order; or `fromFolderId` for a zip.
+    file_ids: Option<Vec<Uuid>>,
+    /// zip only: every file in this folder of the caller's and the folders inside it.
+    from_folder_id: Option<Uuid>,
+    /// Settings by type; leave out for the defaults.
+    #[serde(default)]
+    options: serde_json::Value,
+    /// Validate and estimate without starting anything.
+    #[serde(default)]
+    dry_run: bool,
+    /// Where results land, made on the way; default beside the first file (a folder's zip
+    /// beside the folder).
+    folder: Option<FolderPath>,
+    /// One of the caller's folders for the results; or `folder`.
+    folder_id: Option<Uuid>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CreatedJob {
+    /// The queued job; absent on a dry run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    job: Option<JobRecord>,
+    /// About how long it should take once it starts.
+    estimate_seconds: u64,
+    dry_run: bool,
+}
+
+/// What a job is asked to do, checked and ready to write.
+pub(crate) struct JobRequest {
+    pub spec: JobSpec,
+    pub inputs: Vec<FileRow>,
+    pub source_folder_id: Option<Uuid>,
+    /// `None`: beside the first input (or the source folder).
+    pub folder: Option<FolderPath>,
+    pub folder_id: Option<Uuid>,
+}
+
+/// Start a file job, or with `dryRun` check it and estimate its time.
+#[utoipa::path(post, path = "/create-file-job", tag = "jobs", request_body = CreateJobInput,
+    responses((status = 200, body = CreatedJob)))]
+async fn create_file_job(
+    State(state): State<AppState>,
+    caller: Caller,
+    Json(input): Json<CreateJobInput>,
+) -> ApiResult<axum::Json<CreatedJob>> {
+    let spec = JobSpec::parse(input.job_type, input.options).map_err(settings_error)?;
+    let (inputs, source_folder_id) = match (&input.file_ids, input.from_folder_id) {
+        (None, None) => return Err(ApiError::missing("fileIds")),
+        (Some(_), Some(_)) => {
+            return Err(ApiError::invalid("fromFolderId", "give fileIds or fromFolderId, not both"));
+        }
+        (Some(ids), None) => (owned_inputs(&state, &caller, spec.job_type(), ids).await?, None),
+        (None, Some(folder_id)) => {
+            if spec.job_type() != JobType::Zip {
+                return Err(ApiError::invalid("fromFolderId", "only zip jobs take a folder"));
+            }
+            let folder = folders::find_owned(&state.db, caller.user_id, folder_id)
+                .await?
+                .ok_or_else(folder_not_found)?;
+            let ids = folders::files_within(&state.db, caller.user_id, &folder).await?;
+            if ids.is_empty() {
+                return Err(ApiError::invalid("fromFolderId", "the folder holds no files"));
+            }
+            let mut found = files::find_many(&state.db, caller.user_id, &ids, false).await?;
+            found.sort_by_key(|f| ids.iter().position(|id| *id == f.id));
+            (found, Some(folder_id))
+        }
+    };
+    let request = JobRequest {
+        spec,
+        inputs,
+        source_folder_id,
+        folder: input.folder,
+        folder_id: input.folder_id,
+    };
+    submit(&state, &caller, request, input.dry_run).await.map(axum::Json)
+}
+
+/// Checks the caller's minutes and the destination, then writes and queues the job (or only
+/// estimates it on a dry run). `/create-archive-request` comes through here too.
+pub(crate) async fn submit(
+    state: &AppState,
+    caller: &Caller,
+    request: JobRequest,
+    dry_run: bool,
+) -> ApiResult<CreatedJob> {
+    let bytes: i64 = request.inputs.iter().map(|f| f.file_size).sum();
+    if request.spec.job_type().downloads_inputs() && bytes > job::DOWNLOAD_LIMIT_BYTES {
+        return Err(ApiError::invalid(
+            "fileIds",
+            format!(
+                "pictures and PDFs a job works on may total 2 GB; these total {:.2} GB",
+                bytes as f64 / 1e9
+            ),
+        ));
+    }
+    let limit = state.settings.job_minutes.for_plan(caller.plan()?) * 60.0;
+    let used = jobs::seconds_this_month(&state.db, caller.user_id).await?;
+    if used >= limit {
+        return Err(ApiError::forbidden(
+            "job_minutes_used_up",
+            format!(
+                "this month's {:.0} job minutes are used up ({:.1} used)",
+                limit / 60.0,
+                used / 60.0
+            ),
+        ));
+    }
+    let estimate_seconds = request.spec.estimate_seconds(request.inputs.len(), bytes);
+    let existing_folder = match (&request.folder, request.folder_id) {
+        (Some(_), Some(_)) => return Err(ApiError::invalid("folderId", "give folder or folderId, not both")),
+        (None, Some(id)) => Some(
+            folders::find_owned(&state.db, caller.user_id, id)
+                .await?
+                .ok_or_else(folder_not_found)?
+                .id,
+        ),
+        (Some(_), None) => None,
+        (None, None) => match request.source_folder_id {
+            Some(source) => folders::parent_of(&state.db, source).await?,
+            None => request.inputs[0].folder_id,
+        },
+    };
+    if dry_run {
+        return Ok(CreatedJob {
+            job: None,
+            estimate_seconds,
+            dry_run,
+        });
+    }
+    let mut tx = state.db.begin().await?;
+    let folder_id = match &request.folder {
+        Some(path) => folders::ensure(&mut tx, caller.user_id, path).await?.map(|f| f.id),
+        None => existing_folder,
+    };
+    let input_ids: Vec<Uuid> = request.inputs.iter().map(|f| f.id).collect();
+    let row = jobs::create(
+        &mut tx,
+        &NewJob {
+            user_id: caller.user_id,
+            spec: &request.spec,
+            input_ids: &input_ids,
+            source_folder_id: request.source_folder_id,
+            folder_id,
+        },
+    )
+    .await?;
+    let record = JobRecord::load(&mut tx, &state.storage, std::slice::from_ref(&row))
+        .await?
+        .pop();
+    tx.commit().await?;
+    // The job is recorded; should Redis not take it now, the farm pushes queued jobs again.
+    if let Err(cause) = state.queue.push(row.id).await {
+        tracing::warn!(job.id = %row.id, %cause, "job recorded but not queued; the farm will re-push it");
+    }
+    Ok(CreatedJob {
+        job: record,
+        estimate_seconds,
+        dry_run,
+    })
+}
+
+/// The files named, in order: each the caller's, in the library, given once, of a kind the
+/// job takes.
+async fn owned_inputs(
+    state: &AppState,
+    caller: &Caller,
+    job_type: JobType,
+    ids: &[Uuid],
+) -> ApiResult<Vec<FileRow>> {
+    let (min, max) = job_type.input_count();
+    id_count("fileIds", ids, min, max)?;
+    for (n, id) in ids.iter().enumerate() {
+        if ids[..n].contains(id) {
+            return Err(ApiError::invalid(&format!("fileIds[{n}]"), "each file is given once"));
+        }
+    }
+    let found = files::find_many(&state.db, caller.user_id, ids, false).await?;
+    let mut inputs = Vec::with_capacity(ids.len());
+    for (n, id) in ids.iter().enumerate() {
+        let file = found
+            .iter()
+            .find(|f| f.id == *id)
+            .ok_or_else(|| ApiError::not_found("file_not_found", format!("no file of yours has the id {id}")))?;
+        if !job_type.takes(file.kind(), &file.file_name) {
+            return Err(ApiError::invalid(
+                &format!("fileIds[{n}]"),
+                format!(
+                    "{} takes {}; {:?} is not one",
+                    job_type.as_str(),
+                    job_type.takes_what(),
+                    file.file_name
+                ),
+            ));
+        }
+        inputs.push(file.clone());
+    }
+    Ok(inputs)
+}
+
+fn settings_error(error: SettingsError) -> ApiError {
+    match error {
+        SettingsError::Range(e) => ApiError::invalid(&e.field, e.message),
+        SettingsError::Shape(e) => extract::serde_error("options", e),
+    }
+}
+
+fn folder_not_found() -> ApiError {
+    ApiError::not_found("folder_not_found", "no folder of yours has that id")
+}
+
+fn job_not_found() -> ApiError {
+    ApiError::not_found("job_not_found", "no job of yours has that id")
+}
+
+#[derive(Debug, Default, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SelectJobsInput {
+    /// 1 to 100 job ids; default all the caller's jobs.
+    ids: Option<Vec<Uuid>>,
+    /// 1 to 100, default 25.
+    limit: Option<i64>,
+    /// Default 0.
+    offset: Option<i64>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct JobMinutesUsage {
+    /// Minutes of job time used this calendar month (UTC).
+    used: f64,
+    /// The plan's monthly minutes.
+    limit: f64,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SelectedJobs {
+    /// Newest first.
+    jobs: Vec<JobRecord>,
+    /// Pass as `offset` for the next page; null on the last.
+    next_offset: Option<i64>,
+    minutes: JobMinutesUsage,
+}
+
+/// The caller's jobs, newest first, with progress and what each made.
+#[utoipa::path(post, path = "/select-file-jobs", tag = "jobs", request_body = Option<SelectJobsInput>,
+    responses((status = 200, body = SelectedJobs)))]
+async fn select_file_jobs(
+    State(state): State<AppState>,
+    caller: Caller,
+    Json(input): Json<Option<SelectJobsInput>>,
+) -> ApiResult<axum::Json<SelectedJobs>> {
+    let input = input.unwrap_or_default();
+    let ids = match &input.ids {
+        Some(ids) => Some(id_count("ids", ids, 1, 100)?),
+        None => None,
+    };
+    let limit = input.limit.unwrap_or(25);
+    if !(1..=100).contains(&limit) {
+        return Err(ApiError::invalid("limit", "limit is 1 to 100"));
+    }
+    let offset = input.offset.unwrap_or(0);
+    if offset < 0 {
+        return Err(ApiError::invalid("offset", "offset is 0 or more"));
+    }
+    // One more than asked tells whether another page follows.
+    let mut rows = jobs::list(&state.db, caller.user_id, ids, limit + 1, offset).await?;
+    let more = rows.len() as i64 > limit;
+    rows.truncate(limit as usize);
+    let mut conn = state.db.acquire().await?;
+    let records = JobRecord::load(&mut conn, &state.storage, &rows).await?;
+    let used = jobs::seconds_this_month(&state.db, caller.user_id).await?;
+    let limit_minutes = caller
+        .plan()
+        .map_or(0.0, |plan| state.settings.job_minutes.for_plan(plan));
+    Ok(axum::Json(SelectedJobs {
+        jobs: records,
+        next_offset: more.then_some(offset + limit),
+        minutes: JobMinutesUsage {
+            used: used / 60.0,
+            limit: limit_minutes,
+        },
+    }))
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CancelJobInput {
+    id: Uuid,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct CanceledJob {
+    job: JobRecord,
+}
+
+/// How long `/cancel-file-job` waits for a running job's worker to stop it before answering
+/// the job as it is (still running, with `stopRequested`).
+const STOP_WAIT: Duration = Duration::from_secs(10);
+
+/// Stop a queued or running job; what it already made is kept.
+#[utoipa::path(post, path = "/cancel-file-job", tag = "jobs", request_body = CancelJobInput,
+    responses((status = 200, body = CanceledJob)))]
+async fn cancel_file_job(
+    State(state): State<AppState>,
+    caller: Caller,
+    Json(input): Json<CancelJobInput>,
+) -> ApiResult<axum::Json<CanceledJob>> {
+    let job = jobs::find(&state.db, input.id)
+        .await?
+        .filter(|j| j.user_id == caller.user_id)
+        .ok_or_else(job_not_found)?;
+    if job.state().has_ended() {
+        return Err(ApiError::conflict(
+            "job_ended",
+            format!("the job has already ended ({})", job.state().as_str()),
+        ));
+    }
+    let mut job = jobs::request_stop(&state.db, &state.storage, caller.user_id, input.id)
+        .await?
+        .ok_or_else(job_not_found)?;
+    let deadline = tokio::time::Instant::now() + STOP_WAIT;
+    while !job.state().has_ended() && tokio::time::Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        job = jobs::find(&state.db, input.id).await?.ok_or_else(job_not_found)?;
+    }
+    Ok(axum::Json(CanceledJob {
+        job: record_of(&state, job).await?,
+    }))
+}
+
+async fn record_of(state: &AppState, job: JobRow) -> ApiResult<JobRecord> {
+    let mut conn = state.db.acquire().await?;
+    Ok(JobRecord::load(&mut conn, &state.storage, std::slice::from_ref(&job))
+        .await?
+        .pop()
+        .expect("one record per job"))
+}

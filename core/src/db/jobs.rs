@@ -1,0 +1,438 @@
+//! File jobs: the row is the job. The API writes it queued; a worker claims it (running),
+//! renews its heartbeat while it runs, records what it makes as it makes it, and ends it
+//! (done, failed or stopped) together with the `job` drive event.
+
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+use sqlx::{PgConnection, PgPool};
+use uuid::Uuid;
+
+use crate::db::events::{self, EventKind};
+use crate::db::files::FileRow;
+use crate::job::JobSpec;
+use crate::records::{FileRecord, FolderRef};
+use crate::storage::Storage;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum JobState {
+    Queued,
+    Running,
+    Done,
+    Failed,
+    Stopped,
+}
+
+impl JobState {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            JobState::Queued => "queued",
+            JobState::Running => "running",
+            JobState::Done => "done",
+            JobState::Failed => "failed",
+            JobState::Stopped => "stopped",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<JobState> {
+        [
+            JobState::Queued,
+            JobState::Running,
+            JobState::Done,
+            JobState::Failed,
+            JobState::Stopped,
+        ]
+        .into_iter()
+        .find(|state| state.as_str() == s)
+    }
+
+    pub fn has_ended(self) -> bool {
+        matches!(self, JobState::Done | JobState::Failed | JobState::Stopped)
+    }
+}
+
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct JobRow {
+    pub id: Uuid,
+    pub user_id: Uuid,
+    pub job_type: String,
+    pub options: serde_json::Value,
+    pub input_ids: Vec<Uuid>,
+    pub source_folder_id: Option<Uuid>,
+    pub folder_id: Option<Uuid>,
+    pub output_folder_id: Option<Uuid>,
+    pub state: String,
+    pub progress: f32,
+    pub error: Option<String>,
+    pub result: Option<serde_json::Value>,
+    pub attempts: i32,
+    pub stop_requested_at: Option<DateTime<Utc>>,
+    pub created_at: DateTime<Utc>,
+    pub started_at: Option<DateTime<Utc>>,
+    pub ended_at: Option<DateTime<Utc>>,
+    pub seconds: Option<f64>,
+}
+
+impl JobRow {
+    pub fn state(&self) -> JobState {
+        JobState::parse(&self.state).unwrap_or(JobState::Failed)
+    }
+
+    pub fn spec(&self) -> Result<JobSpec, serde_json::Error> {
+        JobSpec::from_row(&self.job_type, self.options.clone())
+    }
+}
+
+const COLUMNS: &str = "id, user_id, job_type, options, input_ids, source_folder_id, folder_id, \
+                       output_folder_id, state, progress, error, result, attempts, stop_requested_at, \
+                       created_at, started_at, ended_at, seconds";
+
+#[derive(Debug)]
+pub struct NewJob<'a> {
+    pub user_id: Uuid,
+    pub spec: &'a JobSpec,
+    pub input_ids: &'a [Uuid],
+    pub source_folder_id: Option<Uuid>,
+    pub folder_id: Option<Uuid>,
+}
+
+pub async fn create(conn: &mut PgConnection, job: &NewJob<'_>) -> Result<JobRow, sqlx::Error> {
+    sqlx::query_as(&format!(
+        "insert into file_jobs (id, user_id, job_type, options, input_ids, source_folder_id, folder_id)
+         values ($1, $2, $3, $4, $5, $6, $7)
+         returning {COLUMNS}"
+    ))
+    .bind(Uuid::new_v4())
+    .bind(job.user_id)
+    .bind(job.spec.job_type().as_str())
+    .bind(job.spec.options())
+    .bind(job.input_ids)
+    .bind(job.source_folder_id)
+    .bind(job.folder_id)
+    .fetch_one(conn)
+    .await
+}
+
+pub async fn find(pool: &PgPool, id: Uuid) -> Result<Option<JobRow>, sqlx::Error> {
+    sqlx::query_as(&format!("select {COLUMNS} from file_jobs where id = $1"))
+        .bind(id)
+        .fetch_optional(pool)
+        .await
+}
+
+/// The caller's jobs, newest first; `ids` narrows them.
+pub async fn list(
+    pool: &PgPool,
+    user_id: Uuid,
+    ids: Option<&[Uuid]>,
+    limit: i64,
+    offset: i64,
+) -> Result<Vec<JobRow>, sqlx::Error> {
+    sqlx::query_as(&format!(
+        "select {COLUMNS} from file_jobs
+         where user_id = $1 and ($2::uuid[] is null or id = any($2))
+         order by created_at desc, id desc
+         limit $3 offset $4"
+    ))
+    .bind(user_id)
+    .bind(ids)
+    .bind(limit)
+    .bind(offset)
+    .fetch_all(pool)
+    .await
+}
+
+/// Seconds of job time the account has used this calendar month (UTC): done and stopped
+/// jobs count by the time they took; failed ones cost nothing.
+pub async fn seconds_this_month(pool: &PgPool, user_id: Uuid) -> Result<f64, sqlx::Error> {
+    sqlx::query_scalar(
+        "select coalesce(sum(seconds), 0)::float8 from file_jobs
+         where user_id = $1 and seconds is not null
+           and ended_at >= date_trunc('month', now() at time zone 'utc') at time zone 'utc'",
+    )
+    .bind(user_id)
+    .fetch_one(pool)
+    .await
+}
+
+/// Takes a job for `worker`: a queued one, or a running one whose worker went quiet for
+/// `stale_seconds` (it died; this is the retry). Anything else — ended, stopped while
+/// queued, or running healthily elsewhere — answers `None`, which is what makes a message
+/// delivered twice harmless.
+pub async fn claim(
+    pool: &PgPool,
+    id: Uuid,
+    worker: &str,
+    stale_seconds: f64,
+) -> Result<Option<JobRow>, sqlx::Error> {
+    sqlx::query_as(&format!(
+        "update file_jobs
+         set state = 'running', attempts = attempts + 1, worker = $2, heartbeat_at = now(),
+             started_at = coalesce(started_at, now())
+         where id = $1
+           and (state = 'queued'
+                or (state = 'running' and heartbeat_at < now() - make_interval(secs => $3)))
+         returning {COLUMNS}"
+    ))
+    .bind(id)
+    .bind(worker)
+    .bind(stale_seconds)
+    .fetch_optional(pool)
+    .await
+}
+
+/// Renews a running job's heartbeat; answers whether a stop was asked for, or `None` when
+/// the job is no longer this worker's to run.
+pub async fn heartbeat(pool: &PgPool, id: Uuid, worker: &str) -> Result<Option<bool>, sqlx::Error> {
+    sqlx::query_scalar(
+        "update file_jobs set heartbeat_at = now()
+         where id = $1 and state = 'running' and worker = $2
+         returning stop_requested_at is not null",
+    )
+    .bind(id)
+    .bind(worker)
+    .fetch_optional(pool)
+    .await
+}
+
+pub async fn set_progress(pool: &PgPool, id: Uuid, progress: f32) -> Result<(), sqlx::Error> {
+    sqlx::query("update file_jobs set progress = $2 where id = $1 and state = 'running'")
+        .bind(id)
+        .bind(progress.clamp(0.0, 1.0))
+        .execute(pool)
+        .await?;
+    Ok(())
+}
+
+pub async fn set_output_folder(pool: &PgPool, id: Uuid, folder_id: Uuid) -> Result<(), sqlx::Error> {
+    sqlx::query("update file_jobs set output_folder_id = $2 where id = $1")
+        .bind(id)
+        .bind(folder_id)
+        .execute(pool)
+        .await?;
+    Ok(())
+}
+
+/// Notes that the job made `file_id` as its `position`th result. A retried job makes the
+/// same files under the same keys, so the same position answers the same file.
+pub async fn add_output(
+    conn: &mut PgConnection,
+    job_id: Uuid,
+    position: i32,
+    file_id: Uuid,
+) -> Result<(), sqlx::Error> {
+    sqlx::query(
+        "insert into file_job_outputs (job_id, position, file_id) values ($1, $2, $3)
+         on conflict (job_id, position) do nothing",
+    )
+    .bind(job_id)
+    .bind(position)
+    .bind(file_id)
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
+/// The files each of `job_ids` made, in the order made.
+pub async fn outputs(conn: &mut PgConnection, job_ids: &[Uuid]) -> Result<Vec<(Uuid, FileRow)>, sqlx::Error> {
+    let rows: Vec<JobOutput> = sqlx::query_as(
+        "select o.job_id, f.id, f.user_id, f.file_name, f.file_size, f.mime_type, f.kind, f.bucket,
+                f.object_key, f.modified_time, f.trashed_at, f.created_at, f.folder_id
+         from file_job_outputs o join files f on f.id = o.file_id
+         where o.job_id = any($1)
+         order by o.job_id, o.position",
+    )
+    .bind(job_ids)
+    .fetch_all(conn)
+    .await?;
+    Ok(rows.into_iter().map(|o| (o.job_id, o.file)).collect())
+}
+
+#[derive(sqlx::FromRow)]
+struct JobOutput {
+    job_id: Uuid,
+    #[sqlx(flatten)]
+    file: FileRow,
+}
+
+/// How a job ended.
+#[derive(Debug, Clone)]
+pub enum End {
+    Done(serde_json::Value),
+    Failed(String),
+    Stopped,
+}
+
+/// Ends a job that has not ended yet and records its `job` event in the same transaction;
+/// `None` when it had already ended (a stop and a finish racing: the first one wins).
+pub async fn finish(pool: &PgPool, storage: &Storage, id: Uuid, end: End) -> Result<Option<JobRow>, sqlx::Error> {
+    let (state, error, result) = match end {
+        End::Done(result) => (JobState::Done, None, Some(result)),
+        End::Failed(error) => (JobState::Failed, Some(error), None),
+        End::Stopped => (JobState::Stopped, None, None),
+    };
+    let mut tx = pool.begin().await?;
+    let ended: Option<JobRow> = sqlx::query_as(&format!(
+        "update file_jobs
+         set state = $2, error = $3, result = $4, ended_at = now(),
+             progress = case when $2 = 'done' then 1 else progress end,
+             seconds = case when $2 = 'failed' or started_at is null then null
+                            else extract(epoch from now() - started_at)::float8 end
+         where id = $1 and state in ('queued', 'running')
+         returning {COLUMNS}"
+    ))
+    .bind(id)
+    .bind(state.as_str())
+    .bind(error)
+    .bind(result)
+    .fetch_optional(&mut *tx)
+    .await?;
+    let Some(job) = ended else {
+        return Ok(None);
+    };
+    let record = JobRecord::load(&mut tx, storage, std::slice::from_ref(&job))
+        .await?
+        .pop()
+        .expect("one record per job");
+    events::record(
+        &mut tx,
+        job.user_id,
+        EventKind::Job,
+        job.id,
+        serde_json::json!({ "job": record, "files": record.files }),
+    )
+    .await?;
+    tx.commit().await?;
+    Ok(Some(job))
+}
+
+/// Asks a job to stop. A queued job stops at once; a running one is marked and its worker
+/// stops it within a heartbeat. Answers the job as it now is; `None` when it is not the
+/// caller's.
+pub async fn request_stop(
+    pool: &PgPool,
+    storage: &Storage,
+    user_id: Uuid,
+    id: Uuid,
+) -> Result<Option<JobRow>, sqlx::Error> {
+    let job: Option<JobRow> = sqlx::query_as(&format!(
+        "update file_jobs set stop_requested_at = coalesce(stop_requested_at, now())
+         where id = $1 and user_id = $2
+         returning {COLUMNS}"
+    ))
+    .bind(id)
+    .bind(user_id)
+    .fetch_optional(pool)
+    .await?;
+    match job {
+        Some(job) if job.state() == JobState::Queued => {
+            finish(pool, storage, id, End::Stopped).await?;
+            find(pool, id).await
+        }
+        other => Ok(other),
+    }
+}
+
+/// Running jobs whose worker has been silent for `stale_seconds`, and queued jobs whose
+/// message was pushed over `repush_seconds` ago (Redis may have lost it: it keeps nothing
+/// on disk): both are pushed again, and a claim sorts out which message runs them.
+pub async fn needing_a_push(
+    pool: &PgPool,
+    stale_seconds: f64,
+    repush_seconds: f64,
+) -> Result<Vec<JobRow>, sqlx::Error> {
+    sqlx::query_as(&format!(
+        "update file_jobs set pushed_at = now()
+         where (state = 'running' and heartbeat_at < now() - make_interval(secs => $1)
+                and pushed_at < now() - make_interval(secs => $1))
+            or (state = 'queued' and pushed_at < now() - make_interval(secs => $2))
+         returning {COLUMNS}"
+    ))
+    .bind(stale_seconds)
+    .bind(repush_seconds)
+    .fetch_all(pool)
+    .await
+}
+
+/// A job as `/select-file-jobs`, `/cancel-file-job` and the `job` event show it.
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct JobRecord {
+    pub id: Uuid,
+    pub job_type: String,
+    pub state: JobState,
+    /// Why it failed; null otherwise.
+    pub error: Option<String>,
+    /// What it found or made, by type (a checksum's digests, a zip's entry count...); null
+    /// until done.
+    pub result: Option<serde_json::Value>,
+    /// Where its results land; null for the top.
+    pub folder: Option<FolderRef>,
+    /// 0 to 1.
+    pub progress: f32,
+    /// The inputs, in order.
+    pub file_ids: Vec<Uuid>,
+    /// The settings, every default filled in.
+    pub options: serde_json::Value,
+    /// What it made so far, in order.
+    pub files: Vec<FileRecord>,
+    /// Whether a stop was asked for (a running job stops within seconds).
+    pub stop_requested: bool,
+    pub create_time: DateTime<Utc>,
+    pub start_time: Option<DateTime<Utc>>,
+    pub end_time: Option<DateTime<Utc>>,
+    /// Job time it counted against the month: set once done or stopped.
+    pub seconds: Option<f64>,
+}
+
+impl JobRecord {
+    /// Records for `jobs`, in their order, with their folders and made files.
+    pub async fn load(
+        conn: &mut PgConnection,
+        storage: &Storage,
+        jobs: &[JobRow],
+    ) -> Result<Vec<JobRecord>, sqlx::Error> {
+        let ids: Vec<Uuid> = jobs.iter().map(|j| j.id).collect();
+        let outputs = outputs(&mut *conn, &ids).await?;
+        let folder_ids: Vec<Uuid> = jobs
+            .iter()
+            .filter_map(|j| j.output_folder_id.or(j.folder_id))
+            .collect();
+        let folders: Vec<crate::db::folders::FolderRow> =
+            sqlx::query_as("select id, path from folders where id = any($1)")
+                .bind(&folder_ids)
+                .fetch_all(conn)
+                .await?;
+        Ok(jobs
+            .iter()
+            .map(|job| {
+                let folder_id = job.output_folder_id.or(job.folder_id);
+                JobRecord {
+                    id: job.id,
+                    job_type: job.job_type.clone(),
+                    state: job.state(),
+                    error: job.error.clone(),
+                    result: job.result.clone(),
+                    folder: folders
+                        .iter()
+                        .find(|f| Some(f.id) == folder_id)
+                        .cloned()
+                        .map(FolderRef::from),
+                    progress: job.progress,
+                    file_ids: job.input_ids.clone(),
+                    options: job.options.clone(),
+                    files: outputs
+                        .iter()
+                        .filter(|(job_id, _)| *job_id == job.id)
+                        .map(|(_, file)| FileRecord::listed(file, storage))
+                        .collect(),
+                    stop_requested: job.stop_requested_at.is_some(),
+                    create_time: job.created_at,
+                    start_time: job.started_at,
+                    end_time: job.ended_at,
+                    seconds: job.seconds,
+                }
+            })
+            .collect())
+    }
+}

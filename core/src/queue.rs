@@ -1,0 +1,94 @@
+//! The job queue: apalis on Redis. It carries nothing but a job's id; the job row in
+//! PostgreSQL says everything else, so a lost or repeated message can never lose or double a
+//! job (a worker claims the row before it runs anything, see [`crate::db::jobs::claim`]).
+
+use std::time::Duration;
+
+use apalis_core::backend::TaskSink;
+use apalis_redis::{ConnectionManager, RedisStorage};
+use serde::{Deserialize, Serialize};
+use uuid::Uuid;
+
+use crate::config::{self, ConfigError};
+
+/// What a queue message holds.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct JobMessage {
+    pub job_id: Uuid,
+}
+
+#[derive(Debug, Clone)]
+pub struct QueueConfig {
+    pub redis_url: String,
+    /// The queue's name: the prefix of every Redis key it uses, so several drives (or tests)
+    /// can share one Redis. No colons: apalis splits its wake-up channel names on them.
+    pub name: String,
+    /// How often a worker tells Redis it is alive. A worker silent for
+    /// [`QueueConfig::missed_heartbeats`] of these is presumed dead and the jobs it held go
+    /// back on the queue.
+    pub heartbeat: Duration,
+    pub missed_heartbeats: usize,
+}
+
+impl QueueConfig {
+    /// Reads `DRIVE_REDIS_URL` (default `redis://127.0.0.1:6379`), `DRIVE_QUEUE` (default
+    /// `drive-jobs`) and `DRIVE_HEARTBEAT_SECONDS` (default 10; a worker silent for three
+    /// heartbeats is presumed dead).
+    pub fn from_environment() -> Result<QueueConfig, ConfigError> {
+        let name = config::or("DRIVE_QUEUE", "drive-jobs");
+        if name.is_empty() || name.contains(':') {
+            return Err(ConfigError::Invalid {
+                name: "DRIVE_QUEUE",
+                value: name,
+                reason: "a queue name is not empty and has no colons".into(),
+            });
+        }
+        let heartbeat: f64 = config::parsed_or("DRIVE_HEARTBEAT_SECONDS", 10.0)?;
+        Ok(QueueConfig {
+            redis_url: config::or("DRIVE_REDIS_URL", "redis://127.0.0.1:6379"),
+            name,
+            heartbeat: Duration::from_secs_f64(heartbeat.max(0.1)),
+            missed_heartbeats: 3,
+        })
+    }
+
+    /// The apalis settings every producer and consumer of this queue must share.
+    pub fn apalis(&self, batch_size: usize) -> apalis_redis::Config {
+        apalis_redis::Config::default()
+            .queue(&self.name)
+            .batch_size(batch_size.max(1))
+            .heartbeat_interval(self.heartbeat)
+            .missed_heartbeats(self.missed_heartbeats)
+            // Outcomes live in the job row; Redis keeps nothing once a message is handled.
+            .persist_results(false)
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+#[error("the job queue (Redis) failed: {0}")]
+pub struct QueueError(String);
+
+/// The producer side: what the API (and the worker, re-queueing) pushes job ids through.
+#[derive(Clone)]
+pub struct JobQueue {
+    storage: RedisStorage<JobMessage>,
+}
+
+impl JobQueue {
+    pub async fn connect(config: &QueueConfig) -> Result<JobQueue, QueueError> {
+        let conn: ConnectionManager = apalis_redis::connect(config.redis_url.as_str())
+            .await
+            .map_err(|e| QueueError(format!("connecting to {}: {e}", config.redis_url)))?;
+        Ok(JobQueue {
+            storage: RedisStorage::new(conn).with_config(config.apalis(1)),
+        })
+    }
+
+    pub async fn push(&self, job_id: Uuid) -> Result<(), QueueError> {
+        self.storage
+            .clone()
+            .push(JobMessage { job_id })
+            .await
+            .map_err(|e| QueueError(e.to_string()))
+    }
+}

@@ -1,0 +1,141 @@
+//! Picture formats, sizes and the four pipelines: convert, watermark, strip metadata, save pixels.
+//!
+//! Every function reads its input from a path and writes its output to a path. When one fails, the
+//! output file may exist with partial content: the caller discards it.
+
+mod canvas;
+mod container;
+mod convert;
+mod decode;
+mod encode;
+mod error;
+mod strip;
+mod watermark;
+
+use std::fs::File;
+use std::io::{self, Read};
+use std::path::Path;
+
+use image::metadata::Orientation;
+
+pub use convert::{Convert, convert};
+pub use decode::{MAX_PIXELS, dimensions};
+pub use encode::save_rgba;
+pub use error::PictureError;
+pub use strip::strip_metadata;
+pub use watermark::{Watermark, watermark};
+
+/// The formats pictures are written in (and the ones whose metadata can be stripped).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PictureFormat {
+    Jpg,
+    Png,
+    Webp,
+}
+
+impl PictureFormat {
+    /// The usual file name extension, without the dot.
+    pub fn extension(self) -> &'static str {
+        match self {
+            PictureFormat::Jpg => "jpg",
+            PictureFormat::Png => "png",
+            PictureFormat::Webp => "webp",
+        }
+    }
+
+    pub fn mime_type(self) -> &'static str {
+        match self {
+            PictureFormat::Jpg => "image/jpeg",
+            PictureFormat::Png => "image/png",
+            PictureFormat::Webp => "image/webp",
+        }
+    }
+
+    /// Parses a format name as a job names it: `jpg`, `jpeg`, `png` or `webp`, in any case.
+    pub fn parse(s: &str) -> Option<Self> {
+        match s.to_ascii_lowercase().as_str() {
+            "jpg" | "jpeg" => Some(PictureFormat::Jpg),
+            "png" => Some(PictureFormat::Png),
+            "webp" => Some(PictureFormat::Webp),
+            _ => None,
+        }
+    }
+
+    /// Recognises the format from the file's first bytes (never from its name). `None` for other
+    /// formats and for files that cannot be read.
+    pub fn of_path(path: &Path) -> Option<Self> {
+        sniff(path).ok().flatten()
+    }
+}
+
+/// Like [`PictureFormat::of_path`], but a file that cannot be opened is an error, not "unknown".
+fn sniff(path: &Path) -> io::Result<Option<PictureFormat>> {
+    let mut start = Vec::with_capacity(12);
+    File::open(path)?.take(12).read_to_end(&mut start)?;
+    Ok(if start.starts_with(&[0xFF, 0xD8, 0xFF]) {
+        Some(PictureFormat::Jpg)
+    } else if start.starts_with(b"\x89PNG\r\n\x1a\n") {
+        Some(PictureFormat::Png)
+    } else if start.len() == 12 && start.starts_with(b"RIFF") && &start[8..] == b"WEBP" {
+        Some(PictureFormat::Webp)
+    } else {
+        None
+    })
+}
+
+/// A size in pixels. Functions return it as the picture is displayed, that is after its EXIF
+/// orientation has been applied.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Dimensions {
+    pub width: u32,
+    pub height: u32,
+}
+
+impl Dimensions {
+    /// The size once `orientation` is applied: turning by a quarter swaps width and height.
+    fn oriented(self, orientation: Orientation) -> Self {
+        match orientation {
+            Orientation::Rotate90
+            | Orientation::Rotate270
+            | Orientation::Rotate90FlipH
+            | Orientation::Rotate270FlipH => Dimensions { width: self.height, height: self.width },
+            Orientation::NoTransforms
+            | Orientation::Rotate180
+            | Orientation::FlipHorizontal
+            | Orientation::FlipVertical => self,
+        }
+    }
+}
+
+/// Where a watermark goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Position {
+    TopLeft,
+    Top,
+    TopRight,
+    Left,
+    Center,
+    Right,
+    BottomLeft,
+    Bottom,
+    BottomRight,
+}
+
+impl Position {
+    /// Parses the names jobs use: `topLeft`, `top`, `topRight`, `left`, `center`, `right`,
+    /// `bottomLeft`, `bottom`, `bottomRight`.
+    pub fn parse(s: &str) -> Option<Self> {
+        Some(match s {
+            "topLeft" => Position::TopLeft,
+            "top" => Position::Top,
+            "topRight" => Position::TopRight,
+            "left" => Position::Left,
+            "center" => Position::Center,
+            "right" => Position::Right,
+            "bottomLeft" => Position::BottomLeft,
+            "bottom" => Position::Bottom,
+            "bottomRight" => Position::BottomRight,
+            _ => return None,
+        })
+    }
+}

@@ -1,0 +1,104 @@
+//! Rendering pages to pixels with `hayro`.
+
+use std::path::Path;
+
+use hayro::hayro_interpret::InterpreterSettings;
+use hayro::hayro_syntax::page::Page;
+use hayro::hayro_syntax::{LoadPdfError, Pdf};
+use hayro::vello_cpu::color::palette::css::WHITE;
+use hayro::vello_cpu::peniko::ImageAlphaType;
+use hayro::{PixmapSettings, RenderCache, RenderSettings};
+use image::RgbaImage;
+
+use crate::error::{PdfError, guard, unreadable};
+use crate::pages::PageRanges;
+
+/// The most pixels one rendered page may have. A hundred megapixels of RGBA is 400 MB.
+const MAX_PIXELS: u64 = 100_000_000;
+
+/// Renders beyond this resolution are refused whatever the page size; 2400 dpi is beyond any
+/// printer or screen.
+const MAX_DPI: u32 = 2400;
+
+/// The renderer's pixmaps have 16-bit dimensions.
+const MAX_EDGE: u64 = u16::MAX as u64;
+
+/// Renders the chosen pages (all when `pages` is `None`) at `dpi`, on white, calling `page` with
+/// each page's number (1-based) and pixels, in the order chosen. The caller encodes and saves
+/// them; an error from `page` stops the rendering and is returned as is. Returns the number of
+/// pages rendered.
+///
+/// A page whose pixels would exceed 100 megapixels (or 65535 pixels on a side) at `dpi` is
+/// refused with a client error naming the resolution, before anything is rendered. Encrypted
+/// PDFs open only when they need no password.
+pub fn render_pages(
+    input: &Path,
+    dpi: u32,
+    pages: Option<&PageRanges>,
+    page: &mut dyn FnMut(u32, RgbaImage) -> Result<(), PdfError>,
+) -> Result<u32, PdfError> {
+    if !(1..=MAX_DPI).contains(&dpi) {
+        return Err(PdfError::BadInput(format!("the resolution must be between 1 and {MAX_DPI} dpi")));
+    }
+    let data = std::fs::read(input)?;
+    let pdf = guard(|| Pdf::new(data).map_err(load_error))?;
+    let all = guard(|| Ok(pdf.pages()))?;
+    let count = all.len() as u32;
+    if count == 0 {
+        return Err(unreadable("it has no pages"));
+    }
+    let numbers = match pages {
+        Some(ranges) => ranges.pages(count)?,
+        None => (1..=count).collect(),
+    };
+    // Check every size first: a job should not render twenty pages and then fail.
+    for &number in &numbers {
+        check_size(&all[number as usize - 1], number, dpi)?;
+    }
+
+    let cache = RenderCache::new();
+    let interpreter = InterpreterSettings::default();
+    let settings = RenderSettings::default();
+    let scale = dpi as f32 / 72.0;
+    let pixmap_settings = PixmapSettings { x_scale: scale, y_scale: scale, bg_color: WHITE };
+    for &number in &numbers {
+        let pixels = guard(|| {
+            let pixmap =
+                hayro::render(&all[number as usize - 1], &cache, &interpreter, &settings, &pixmap_settings);
+            let (width, height) = (u32::from(pixmap.width()), u32::from(pixmap.height()));
+            RgbaImage::from_raw(width, height, pixmap.take_rgba8(ImageAlphaType::Alpha))
+                .ok_or_else(|| PdfError::Render(format!("page {number} came out with a wrong pixel count")))
+        })?;
+        page(number, pixels)?;
+    }
+    Ok(numbers.len() as u32)
+}
+
+/// Refuses a page whose render (at the size `hayro::render` will give it) is too large or empty.
+fn check_size(page: &Page<'_>, number: u32, dpi: u32) -> Result<(), PdfError> {
+    let (width, height) = page.render_dimensions();
+    let scale = dpi as f32 / 72.0;
+    // The same arithmetic as `hayro::render`, which truncates.
+    let (width, height) = ((width * scale) as u64, (height * scale) as u64);
+    if width == 0 || height == 0 {
+        return Err(PdfError::BadInput(format!("page {number} is too small to render at {dpi} dpi")));
+    }
+    let limit = if width * height > MAX_PIXELS {
+        format!("{} megapixels", MAX_PIXELS / 1_000_000)
+    } else if width > MAX_EDGE || height > MAX_EDGE {
+        format!("{MAX_EDGE} pixels on a side")
+    } else {
+        return Ok(());
+    };
+    Err(PdfError::BadInput(format!(
+        "page {number} would be {width} × {height} pixels at {dpi} dpi, more than the limit of {limit}; \
+         choose a lower resolution"
+    )))
+}
+
+fn load_error(error: LoadPdfError) -> PdfError {
+    match error {
+        LoadPdfError::Decryption(_) => PdfError::Encrypted,
+        LoadPdfError::Invalid => unreadable("it is damaged or not a PDF file"),
+    }
+}
