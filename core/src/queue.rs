@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
 use crate::config::{self, ConfigError};
+use crate::job;
 
 /// What a queue message holds.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -23,17 +24,17 @@ pub struct QueueConfig {
     /// The queue's name: the prefix of every Redis key it uses, so several drives (or tests)
     /// can share one Redis. No colons: apalis splits its wake-up channel names on them.
     pub name: String,
-    /// How often a worker tells Redis it is alive. A worker silent for
-    /// [`QueueConfig::missed_heartbeats`] of these is presumed dead and the jobs it held go
-    /// back on the queue.
+    /// How often a worker renews the heartbeat of the jobs it runs. A running job whose
+    /// heartbeat is [`QueueConfig::missed_heartbeats`] of these old lost its worker and is
+    /// pushed again.
     pub heartbeat: Duration,
     pub missed_heartbeats: usize,
 }
 
 impl QueueConfig {
     /// Reads `DRIVE_REDIS_URL` (default `redis://127.0.0.1:6379`), `DRIVE_QUEUE` (default
-    /// `drive-jobs`) and `DRIVE_HEARTBEAT_SECONDS` (default 10; a worker silent for three
-    /// heartbeats is presumed dead).
+    /// `drive-jobs`) and `DRIVE_HEARTBEAT_SECONDS` (default 10; a job whose worker missed
+    /// three heartbeats is taken up again).
     pub fn from_environment() -> Result<QueueConfig, ConfigError> {
         let name = config::or("DRIVE_QUEUE", "drive-jobs");
         if name.is_empty() || name.contains(':') {
@@ -58,7 +59,14 @@ impl QueueConfig {
             .queue(&self.name)
             .batch_size(batch_size.max(1))
             .heartbeat_interval(self.heartbeat)
-            .missed_heartbeats(self.missed_heartbeats)
+            // apalis renews a worker's heartbeat only while the worker is free to poll: one
+            // busy with as many jobs as it runs stays silent until one ends, and would be
+            // declared dead (and stopped) by the others. So apalis may only give up on a
+            // worker after the longest a job can run; the job rows' own heartbeats, renewed
+            // every second by the supervisor, are what find a dead worker's jobs quickly.
+            .missed_heartbeats(
+                ((job::TIME_LIMIT_SECONDS as f64 * 1.5) / self.heartbeat.as_secs_f64()).ceil() as usize,
+            )
             // Outcomes live in the job row; Redis keeps nothing once a message is handled.
             .persist_results(false)
     }

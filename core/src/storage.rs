@@ -385,20 +385,17 @@ impl Storage {
         Ok(object.body)
     }
 
-    /// Stores a local file as an object in one request (files up to 5 GiB; bigger ones go
-    /// through [`Storage::create_multipart`] and [`Storage::upload_part`]).
-    pub async fn write_file(
+    /// Stores an object in one request (up to 5 GiB; bigger ones go through
+    /// [`Storage::create_multipart`] and [`Storage::upload_part`]). `body` is a local file
+    /// (`ByteStream::from_path`) or bytes in memory.
+    pub async fn write(
         &self,
         bucket: Bucket,
         key: &str,
-        path: &std::path::Path,
+        body: ByteStream,
         content_type: &str,
         content_disposition: &str,
     ) -> Result<(), StorageError> {
-        let body = ByteStream::from_path(path).await.map_err(|e| StorageError {
-            operation: "read a local file to upload",
-            cause: e.to_string(),
-        })?;
         self.client
             .put_object()
             .bucket(self.bucket_name(bucket))

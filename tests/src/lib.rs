@@ -39,6 +39,8 @@ pub fn bin(name: &str) -> PathBuf {
 pub struct TestApp {
     /// The API's base URL, like `http://127.0.0.1:41234`.
     pub url: String,
+    /// This test's queue: the prefix of every Redis key its API and workers use.
+    pub queue: String,
     pub http: reqwest::Client,
     /// This test's own database, for checks the API does not expose.
     pub database_url: String,
@@ -47,6 +49,17 @@ pub struct TestApp {
     database: String,
     child: Child,
     log: PathBuf,
+    /// The environment the API was started with, which workers share.
+    environment: Vec<(String, String)>,
+    workers: Vec<Worker>,
+}
+
+/// A `drive-worker work` process of a test app.
+pub struct Worker {
+    child: Child,
+    log: PathBuf,
+    /// The name it takes jobs under (as the job rows record it).
+    pub name: String,
 }
 
 impl TestApp {
@@ -69,25 +82,39 @@ impl TestApp {
         let public_bucket = format!("t{}-public", &id[..12]);
         let log = std::env::temp_dir().join(format!("drive-api-{id}.log"));
 
+        let queue = format!("drive-test-{id}");
+        let work_dir = std::env::temp_dir().join(format!("drive-jobs-{id}"));
+        let mut environment: Vec<(String, String)> = [
+            ("DRIVE_DATABASE_URL", database_url.as_str()),
+            ("DRIVE_REDIS_URL", &env("DRIVE_TEST_REDIS_URL")),
+            ("DRIVE_QUEUE", &queue),
+            // Workers presumed dead after 1.5 s of silence, so a killed one is replaced quickly.
+            ("DRIVE_HEARTBEAT_SECONDS", "0.5"),
+            ("DRIVE_JOB_WORK_DIR", &work_dir.to_string_lossy()),
+            ("DRIVE_WORKER_CONCURRENCY", "2"),
+            ("DRIVE_APP_ID", APP_ID),
+            ("DRIVE_SECRET", SECRET),
+            ("DRIVE_S3_ENDPOINT", &env("DRIVE_S3_ENDPOINT")),
+            ("DRIVE_S3_ACCESS_KEY_ID", &env("DRIVE_S3_ACCESS_KEY_ID")),
+            ("DRIVE_S3_SECRET_ACCESS_KEY", &env("DRIVE_S3_SECRET_ACCESS_KEY")),
+            ("DRIVE_PRIVATE_BUCKET", &private_bucket),
+            ("DRIVE_PUBLIC_BUCKET", &public_bucket),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+        for (k, v) in extra {
+            environment.retain(|(name, _)| name != k);
+            environment.push((k.to_string(), v.to_string()));
+        }
         let mut command = Command::new(bin("drive-api"));
         command
             .arg("serve")
-            .env("DRIVE_DATABASE_URL", &database_url)
-            .env("DRIVE_REDIS_URL", env("DRIVE_TEST_REDIS_URL"))
+            .envs(environment.iter().map(|(k, v)| (k, v)))
             .env("DRIVE_LISTEN", "127.0.0.1:0")
-            .env("DRIVE_APP_ID", APP_ID)
-            .env("DRIVE_SECRET", SECRET)
-            .env("DRIVE_S3_ENDPOINT", env("DRIVE_S3_ENDPOINT"))
-            .env("DRIVE_S3_ACCESS_KEY_ID", env("DRIVE_S3_ACCESS_KEY_ID"))
-            .env("DRIVE_S3_SECRET_ACCESS_KEY", env("DRIVE_S3_SECRET_ACCESS_KEY"))
-            .env("DRIVE_PRIVATE_BUCKET", &private_bucket)
-            .env("DRIVE_PUBLIC_BUCKET", &public_bucket)
             .env("DRIVE_LOG", "info,drive_api=debug")
             .stdout(Stdio::piped())
             .stderr(std::fs::File::create(&log).expect("log file"));
-        for (k, v) in extra {
-            command.env(k, v);
-        }
         let mut child = command.spawn().expect("start drive-api");
         let stdout = child.stdout.take().expect("stdout");
         let url = tokio::task::spawn_blocking(move || {
@@ -101,6 +128,7 @@ impl TestApp {
             .and_then(|r| r.ok().flatten());
         let app = TestApp {
             url: url.unwrap_or_default(),
+            queue,
             http: reqwest::Client::new(),
             database_url,
             private_bucket,
@@ -108,9 +136,62 @@ impl TestApp {
             database,
             child,
             log,
+            environment,
+            workers: Vec::new(),
         };
         assert!(!app.url.is_empty(), "drive-api did not start:\n{}", app.log());
         app
+    }
+
+    /// Starts a `drive-worker work` on this app's queue (`extra` added to its environment)
+    /// and waits until it takes jobs; answers its index in [`TestApp::workers`].
+    pub async fn start_worker(&mut self, extra: &[(&str, &str)]) -> usize {
+        let log = std::env::temp_dir().join(format!("drive-worker-{}.log", Uuid::new_v4().simple()));
+        let mut command = Command::new(bin("drive-worker"));
+        command
+            .arg("work")
+            .envs(self.environment.iter().map(|(k, v)| (k, v)))
+            .envs(extra.iter().copied())
+            .env("RUST_LOG", "info")
+            .stdout(Stdio::piped())
+            .stderr(std::fs::File::create(&log).expect("worker log file"));
+        let mut child = command.spawn().expect("start drive-worker");
+        let stdout = child.stdout.take().expect("stdout");
+        let ready = tokio::task::spawn_blocking(move || {
+            let mut line = String::new();
+            BufReader::new(stdout).read_line(&mut line).ok();
+            line.trim()
+                .strip_prefix("worker ")
+                .and_then(|l| l.strip_suffix(" ready"))
+                .map(str::to_string)
+        });
+        let name = tokio::time::timeout(Duration::from_secs(60), ready)
+            .await
+            .ok()
+            .and_then(|r| r.ok().flatten());
+        let worker = Worker {
+            child,
+            log,
+            name: name.unwrap_or_default(),
+        };
+        assert!(
+            !worker.name.is_empty(),
+            "drive-worker did not start:\n{}",
+            std::fs::read_to_string(&worker.log).unwrap_or_default()
+        );
+        self.workers.push(worker);
+        self.workers.len() - 1
+    }
+
+    pub fn worker(&self, index: usize) -> &Worker {
+        &self.workers[index]
+    }
+
+    /// Kills a worker with SIGKILL, as a crash or the OOM killer would.
+    pub fn kill_worker(&mut self, index: usize) {
+        let worker = &mut self.workers[index];
+        let _ = worker.child.kill();
+        let _ = worker.child.wait();
     }
 
     /// What the API process wrote to stderr so far.
@@ -216,6 +297,66 @@ impl TestApp {
         inserted.body["id"].as_str().unwrap().parse().unwrap()
     }
 
+    /// The bytes of one of `user`'s files, through a download link.
+    pub async fn download(&self, user: &TestUser, id: &str) -> Vec<u8> {
+        let link = self.call(user, "/generate-download-url", Some(json!({ "id": id }))).await;
+        assert_eq!(link.status, StatusCode::OK, "generate-download-url: {}", link.body);
+        let (status, bytes) = get(link.body["downloadUrl"].as_str().expect("downloadUrl")).await;
+        assert_eq!(status, StatusCode::OK);
+        bytes
+    }
+
+    /// Creates a file job (the body of `/create-file-job`); answers the queued job.
+    pub async fn create_job(&self, user: &TestUser, body: Value) -> Value {
+        let created = self.call(user, "/create-file-job", Some(body)).await;
+        assert_eq!(created.status, StatusCode::OK, "create-file-job: {}", created.body);
+        assert_eq!(created.body["job"]["state"], "queued", "{}", created.body);
+        created.body["job"].clone()
+    }
+
+    /// A job as `/select-file-jobs` shows it now.
+    pub async fn job(&self, user: &TestUser, id: &Value) -> Value {
+        let listed = self.call(user, "/select-file-jobs", Some(json!({ "ids": [id] }))).await;
+        assert_eq!(listed.status, StatusCode::OK, "select-file-jobs: {}", listed.body);
+        listed.body["jobs"][0].clone()
+    }
+
+    /// Polls a job until it has ended (done, failed or stopped); answers it.
+    pub async fn wait_job(&self, user: &TestUser, id: &Value) -> Value {
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(120);
+        loop {
+            let job = self.job(user, id).await;
+            if ["done", "failed", "stopped"].contains(&job["state"].as_str().unwrap_or_default()) {
+                return job;
+            }
+            assert!(tokio::time::Instant::now() < deadline, "the job never ended: {job}");
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
+    /// Creates a job and waits for its end.
+    pub async fn run_job(&self, user: &TestUser, body: Value) -> Value {
+        let job = self.create_job(user, body).await;
+        self.wait_job(user, &job["id"]).await
+    }
+
+    /// The events `/select-drive-events` answers for `body`, once there are at least `n`: an
+    /// event shows when every transaction on the server older than it has ended, which with
+    /// other tests sharing the server can take a moment.
+    pub async fn wait_events(&self, user: &TestUser, body: Value, n: usize) -> Vec<Value> {
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+        loop {
+            let reply = self.call(user, "/select-drive-events", Some(body.clone())).await;
+            assert_eq!(reply.status, StatusCode::OK, "select-drive-events: {}", reply.body);
+            let events = reply.body["events"].as_array().cloned().unwrap_or_default();
+            if events.len() >= n {
+                return events;
+            }
+            assert!(tokio::time::Instant::now() < deadline, "fewer than {n} events: {}", reply.body);
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
     pub async fn db(&self) -> PgConnection {
         PgConnection::connect(&self.database_url)
             .await
@@ -227,10 +368,31 @@ impl Drop for TestApp {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+        for worker in &mut self.workers {
+            let _ = worker.child.kill();
+            let _ = worker.child.wait();
+            if std::thread::panicking() {
+                eprintln!(
+                    "--- drive-worker {} log ---\n{}",
+                    worker.name,
+                    std::fs::read_to_string(&worker.log).unwrap_or_default()
+                );
+            }
+            let _ = std::fs::remove_file(&worker.log);
+        }
         if std::thread::panicking() {
             eprintln!("--- drive-api log ---\n{}", self.log());
         }
         let _ = std::fs::remove_file(&self.log);
+        // This test's queue keys; Redis is shared with other tests and CI.
+        let _ = Command::new("sh")
+            .arg("-c")
+            .arg(format!(
+                "redis-cli -u \"$0\" --scan --pattern '*{}*' | xargs -r redis-cli -u \"$0\" del >/dev/null",
+                self.queue
+            ))
+            .arg(env("DRIVE_TEST_REDIS_URL"))
+            .status();
         let admin_url = env("DRIVE_TEST_DATABASE_URL");
         let database = self.database.clone();
         // Drop runs inside the test's runtime; a separate thread may block on its own.

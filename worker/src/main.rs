@@ -1,1 +1,59 @@
-fn main() {}
+//! `drive-worker`: the job farm's worker.
+//!
+//! - `drive-worker work` takes job ids from the Redis queue (apalis) and supervises each job
+//!   in a child process of its own; it also re-pushes jobs whose worker died and runs the
+//!   scheduled sweep. Run as many as you like, on as many machines.
+//! - `drive-worker run-job ID` is that child: it runs one claimed job and exits. It is not
+//!   meant to be started by hand.
+
+mod archive;
+mod checksum;
+mod context;
+mod farm;
+mod objects;
+mod pdfs;
+mod pictures;
+mod run;
+mod settings;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+use uuid::Uuid;
+
+#[derive(Parser)]
+#[command(name = "drive-worker", version, about = "Drive's job farm worker")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Take jobs from the queue until stopped (SIGTERM or Ctrl-C).
+    Work,
+    /// Run one claimed job (the supervisor starts this; not for use by hand).
+    #[command(hide = true)]
+    RunJob { id: Uuid },
+}
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| "info,apalis=warn,apalis_core=warn,apalis_redis=warn".into()),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+    match Cli::parse().command {
+        Command::Work => match farm::work().await {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                tracing::error!("the worker stopped: {e:#}");
+                ExitCode::FAILURE
+            }
+        },
+        Command::RunJob { id } => run::run_job(id).await,
+    }
+}

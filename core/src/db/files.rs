@@ -44,6 +44,11 @@ impl FileRow {
 const COLUMNS: &str = "id, user_id, file_name, file_size, mime_type, kind, bucket, object_key, \
                        modified_time, trashed_at, created_at, folder_id";
 
+/// [`COLUMNS`] of a `files f` joined into another query.
+pub(crate) const COLUMNS_OF_F: &str = "f.id, f.user_id, f.file_name, f.file_size, f.mime_type, f.kind, \
+                                       f.bucket, f.object_key, f.modified_time, f.trashed_at, \
+                                       f.created_at, f.folder_id";
+
 #[derive(Debug, Clone)]
 pub struct NewFile<'a> {
     pub user_id: Uuid,

@@ -160,8 +160,7 @@ pub async fn free_file_name(
     .bind(like_prefix(stem_of(name)))
     .fetch_all(pool)
     .await?;
-    let stem = stem_of(name);
-    Ok(first_free(stem, &name[stem.len()..], |candidate| {
+    Ok(free_variant(name, |candidate| {
         taken.iter().any(|t| t.eq_ignore_ascii_case(candidate))
     }))
 }
@@ -176,6 +175,12 @@ pub async fn free_folder_path(pool: &PgPool, user_id: Uuid, path: &str) -> Resul
     .fetch_all(pool)
     .await?;
     Ok(first_free(path, "", |candidate| taken.iter().any(|t| t.eq_ignore_ascii_case(candidate))))
+}
+
+/// `name`, or `name (2)`, `name (3)`... before its extension: the first one not `taken`.
+pub fn free_variant(name: &str, taken: impl Fn(&str) -> bool) -> String {
+    let stem = stem_of(name);
+    first_free(stem, &name[stem.len()..], taken)
 }
 
 fn stem_of(name: &str) -> &str {

@@ -8,7 +8,7 @@ use sqlx::{PgConnection, PgPool};
 use uuid::Uuid;
 
 use crate::db::events::{self, EventKind};
-use crate::db::files::FileRow;
+use crate::db::files::{COLUMNS_OF_F, FileRow};
 use crate::job::JobSpec;
 use crate::records::{FileRecord, FolderRef};
 use crate::storage::Storage;
@@ -233,15 +233,25 @@ pub async fn add_output(
     Ok(())
 }
 
+/// The file the job made as its `position`th result, if it did.
+pub async fn output_at(pool: &PgPool, job_id: Uuid, position: i32) -> Result<Option<FileRow>, sqlx::Error> {
+    sqlx::query_as(&format!(
+        "select {COLUMNS_OF_F} from file_job_outputs o join files f on f.id = o.file_id
+         where o.job_id = $1 and o.position = $2"
+    ))
+    .bind(job_id)
+    .bind(position)
+    .fetch_optional(pool)
+    .await
+}
+
 /// The files each of `job_ids` made, in the order made.
 pub async fn outputs(conn: &mut PgConnection, job_ids: &[Uuid]) -> Result<Vec<(Uuid, FileRow)>, sqlx::Error> {
-    let rows: Vec<JobOutput> = sqlx::query_as(
-        "select o.job_id, f.id, f.user_id, f.file_name, f.file_size, f.mime_type, f.kind, f.bucket,
-                f.object_key, f.modified_time, f.trashed_at, f.created_at, f.folder_id
-         from file_job_outputs o join files f on f.id = o.file_id
+    let rows: Vec<JobOutput> = sqlx::query_as(&format!(
+        "select o.job_id, {COLUMNS_OF_F} from file_job_outputs o join files f on f.id = o.file_id
          where o.job_id = any($1)
-         order by o.job_id, o.position",
-    )
+         order by o.job_id, o.position"
+    ))
     .bind(job_ids)
     .fetch_all(conn)
     .await?;
@@ -435,4 +445,17 @@ impl JobRecord {
             })
             .collect())
     }
+}
+
+/// Puts a running job back in the queue's hands after a server-side failure (its next
+/// message claims it as queued).
+pub async fn release(pool: &PgPool, id: Uuid) -> Result<(), sqlx::Error> {
+    sqlx::query(
+        "update file_jobs set state = 'queued', worker = null, pushed_at = now()
+         where id = $1 and state = 'running'",
+    )
+    .bind(id)
+    .execute(pool)
+    .await?;
+    Ok(())
 }

@@ -126,6 +126,16 @@ pub async fn used_bytes(pool: &PgPool, user_id: Uuid) -> Result<i64, sqlx::Error
         .await
 }
 
+/// The account's plan, `None` when it has none (or no such account).
+pub async fn plan_of(pool: &PgPool, user_id: Uuid) -> Result<Option<Plan>, sqlx::Error> {
+    let plan: Option<String> = sqlx::query_scalar("select plan from users where id = $1")
+        .bind(user_id)
+        .fetch_optional(pool)
+        .await?
+        .flatten();
+    Ok(plan.as_deref().and_then(Plan::parse))
+}
+
 /// Removes sessions that ended before `now`; they can only answer 401 anyway.
 pub async fn delete_sessions_expired_before(pool: &PgPool, now: DateTime<Utc>) -> Result<u64, sqlx::Error> {
     Ok(sqlx::query("delete from sessions where expires_at < $1")

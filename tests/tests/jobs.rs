@@ -1,0 +1,449 @@
+//! The job farm end to end: the real API, real `drive-worker` processes, Redis, PostgreSQL
+//! and the object store. Checksums, zip and unzip, cancel, minutes, the job event, workers
+//! sharing a queue and a worker killed mid-job.
+
+use std::io::{Read, Write};
+use std::process::Command;
+use std::time::Duration;
+
+use drive_tests::{TestApp, TestUser, bytes};
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+use sqlx::Row;
+
+/// What a command-line tool prints first for `bytes` (`sha256sum`, `md5sum`).
+fn digest_by(tool: &str, bytes: &[u8]) -> String {
+    let path = std::env::temp_dir().join(format!("drive-digest-{}", uuid::Uuid::new_v4().simple()));
+    std::fs::write(&path, bytes).unwrap();
+    let out = Command::new(tool).arg(&path).output().expect("run the digest tool");
+    std::fs::remove_file(&path).unwrap();
+    String::from_utf8(out.stdout).unwrap().split_whitespace().next().unwrap().to_string()
+}
+
+async fn app_with_worker() -> (TestApp, TestUser) {
+    let mut app = TestApp::spawn().await;
+    app.start_worker(&[]).await;
+    let user = app.user(Some("Pro")).await;
+    (app, user)
+}
+
+#[tokio::test]
+async fn checksums_equal_sha256sum_and_md5sum_of_the_bytes() {
+    let (app, user) = app_with_worker().await;
+    let big = bytes(9 * 1024 * 1024 + 7, 3);
+    let small = bytes(1000, 9);
+    let a = app.upload(&user, "big.bin", "Other", "application/octet-stream", big.clone()).await;
+    let b = app.upload(&user, "small.bin", "Other", "application/octet-stream", small.clone()).await;
+
+    let job = app.run_job(&user, json!({ "jobType": "checksum", "fileIds": [a, b] })).await;
+    assert_eq!(job["state"], "done", "{job}");
+    assert_eq!(job["result"]["algorithm"], "sha256");
+    let sums = &job["result"]["checksums"];
+    assert_eq!(sums[0]["fileId"], a.to_string());
+    assert_eq!(sums[0]["digest"], digest_by("sha256sum", &big));
+    assert_eq!(sums[1]["digest"], digest_by("sha256sum", &small));
+    assert_eq!(job["progress"], 1.0);
+    assert!(job["files"].as_array().unwrap().is_empty(), "a checksum makes no files");
+
+    let job = app
+        .run_job(&user, json!({ "jobType": "checksum", "fileIds": [a], "options": { "algorithm": "md5" } }))
+        .await;
+    assert_eq!(job["result"]["checksums"][0]["digest"], digest_by("md5sum", &big), "{job}");
+}
+
+#[tokio::test]
+async fn a_zip_holds_the_files_and_unzipping_it_gives_them_back() {
+    let (app, user) = app_with_worker().await;
+    let text = b"hello, zip\n".repeat(50_000);
+    let blob = bytes(3 * 1024 * 1024, 5);
+    let t = app.upload(&user, "notes.txt", "Text", "text/plain", text.clone()).await;
+    let p = app.upload(&user, "photo.jpg", "Image", "image/jpeg", blob.clone()).await;
+    let d = app.upload(&user, "notes.txt", "Text", "text/plain", b"second".to_vec()).await;
+    let moved = app
+        .call(&user, "/move-files", Some(json!({ "fileIds": [t, p, d], "folder": "/work" })))
+        .await;
+    assert_eq!(moved.status, StatusCode::OK, "{}", moved.body);
+
+    let job = app
+        .run_job(&user, json!({ "jobType": "zip", "fileIds": [t, p, d], "options": { "name": "bundle" } }))
+        .await;
+    assert_eq!(job["state"], "done", "{job}");
+    let made = &job["files"][0];
+    assert_eq!(made["fileName"], "bundle.zip");
+    assert_eq!(job["folder"]["path"], "/work/", "results land beside the first file");
+    let zipped = app.download(&user, made["id"].as_str().unwrap()).await;
+    assert_eq!(made["fileSize"], zipped.len());
+    // Read with an independent reader, entry by entry.
+    let mut archive = zip::ZipArchive::new(std::io::Cursor::new(zipped.clone())).expect("a readable zip");
+    assert_eq!(archive.len(), 3);
+    let mut entry = |i: usize| {
+        let mut e = archive.by_index(i).unwrap();
+        let mut out = Vec::new();
+        e.read_to_end(&mut out).unwrap();
+        (e.name().unwrap().to_string(), out)
+    };
+    assert_eq!(entry(0), ("notes.txt".to_string(), text.clone()));
+    assert_eq!(entry(1), ("photo.jpg".to_string(), blob.clone()));
+    assert_eq!(entry(2), ("notes (2).txt".to_string(), b"second".to_vec()));
+
+    let zip_id = made["id"].clone();
+    let job = app.run_job(&user, json!({ "jobType": "unzip", "fileIds": [zip_id] })).await;
+    assert_eq!(job["state"], "done", "{job}");
+    assert_eq!(job["folder"]["path"], "/work/bundle/", "a new folder beside the zip");
+    assert_eq!(job["result"]["entries"], 3);
+    let files = job["files"].as_array().unwrap();
+    let names: Vec<&str> = files.iter().map(|f| f["fileName"].as_str().unwrap()).collect();
+    assert_eq!(names, ["notes.txt", "photo.jpg", "notes (2).txt"]);
+    assert_eq!(app.download(&user, files[0]["id"].as_str().unwrap()).await, text);
+    assert_eq!(app.download(&user, files[1]["id"].as_str().unwrap()).await, blob);
+    assert_eq!(files[1]["type"], "Image", "kinds come from the names");
+
+    // Zipping a folder keeps the paths below it and lands beside the folder.
+    let folders = app.call(&user, "/select-collections", None).await;
+    let work = folders.body["folders"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["path"] == "/work/")
+        .unwrap()["id"]
+        .clone();
+    let job = app.run_job(&user, json!({ "jobType": "zip", "fromFolderId": work })).await;
+    assert_eq!(job["state"], "done", "{job}");
+    assert_eq!(job["files"][0]["fileName"], "work.zip");
+    assert!(job["folder"].is_null(), "beside /work is the top: {job}");
+    let zipped = app.download(&user, job["files"][0]["id"].as_str().unwrap()).await;
+    let mut names = names_in(&zipped);
+    names.sort();
+    assert_eq!(
+        names,
+        ["bundle.zip", "bundle/notes (2).txt", "bundle/notes.txt", "bundle/photo.jpg", "notes (2).txt", "notes.txt", "photo.jpg"]
+    );
+}
+
+/// The entry names of a zip, in the order stored.
+fn names_in(zipped: &[u8]) -> Vec<String> {
+    let archive = zip::ZipArchive::new(std::io::Cursor::new(zipped)).expect("a readable zip");
+    archive.file_names().map(|n| n.unwrap().to_string()).collect()
+}
+
+/// A zip made in the test with `entries` as (name, bytes), deflated.
+fn zip_of(entries: &[(&str, &[u8])]) -> Vec<u8> {
+    let mut out = std::io::Cursor::new(Vec::new());
+    let mut writer = zip::ZipWriter::new(&mut out);
+    for (name, data) in entries {
+        writer
+            .start_file(*name, zip::write::SimpleFileOptions::default())
+            .unwrap();
+        writer.write_all(data).unwrap();
+    }
+    writer.finish().unwrap();
+    out.into_inner()
+}
+
+#[tokio::test]
+async fn unzip_makes_nested_folders_and_refuses_escapes_and_bombs() {
+    let (app, user) = app_with_worker().await;
+    let nested = zip_of(&[("a/b/deep.txt", b"deep"), ("top.txt", b"top")]);
+    let id = app.upload(&user, "tree.zip", "Archive", "application/zip", nested).await;
+    let job = app.run_job(&user, json!({ "jobType": "unzip", "fileIds": [id], "folder": "/out" })).await;
+    assert_eq!(job["state"], "done", "{job}");
+    assert_eq!(job["folder"]["path"], "/out/tree/");
+    let listed = app.call(&user, "/select-collections", None).await;
+    let paths: Vec<&str> = listed.body["folders"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["path"].as_str().unwrap())
+        .collect();
+    assert!(paths.contains(&"/out/tree/a/b/"), "{paths:?}");
+    assert_eq!(app.download(&user, job["files"][0]["id"].as_str().unwrap()).await, b"deep");
+
+    // Unzipping the same archive again makes a second folder rather than mixing the two.
+    let again = app.run_job(&user, json!({ "jobType": "unzip", "fileIds": [id], "folder": "/out" })).await;
+    assert_eq!(again["folder"]["path"], "/out/tree (2)/");
+
+    let escape = zip_of(&[("../../evil.txt", b"evil")]);
+    let id = app.upload(&user, "escape.zip", "Archive", "application/zip", escape).await;
+    let job = app.run_job(&user, json!({ "jobType": "unzip", "fileIds": [id] })).await;
+    assert_eq!(job["state"], "failed", "{job}");
+    assert!(job["error"].as_str().unwrap().contains("outside"), "{job}");
+
+    let zeros = vec![0u8; 50 * 1024 * 1024];
+    let bomb = zip_of(&[("zeros.bin", &zeros)]);
+    assert!(bomb.len() < 200_000);
+    let id = app.upload(&user, "bomb.zip", "Archive", "application/zip", bomb).await;
+    let job = app.run_job(&user, json!({ "jobType": "unzip", "fileIds": [id] })).await;
+    assert_eq!(job["state"], "failed", "{job}");
+    assert!(job["error"].as_str().unwrap().contains("zip bomb"), "{job}");
+    assert!(job["files"].as_array().unwrap().is_empty());
+
+    let junk = app.upload(&user, "junk.zip", "Archive", "application/zip", bytes(5000, 1)).await;
+    let job = app.run_job(&user, json!({ "jobType": "unzip", "fileIds": [junk] })).await;
+    assert_eq!(job["state"], "failed", "{job}");
+    assert!(job["error"].as_str().unwrap().contains("junk.zip"), "{job}");
+}
+
+#[tokio::test]
+async fn requests_are_validated_and_a_dry_run_only_estimates() {
+    let (app, user) = app_with_worker().await;
+    let other = app.user(Some("Pro")).await;
+    let file = app.upload(&user, "a.bin", "Other", "application/octet-stream", bytes(2000, 1)).await;
+    let theirs = app.upload(&other, "b.bin", "Other", "application/octet-stream", bytes(10, 1)).await;
+
+    let bad = |body: Value| {
+        let app = &app;
+        let user = &user;
+        async move { app.call(user, "/create-file-job", Some(body)).await }
+    };
+    bad(json!({ "fileIds": [file] })).await.assert_bad_field("missing_field", "jobType");
+    bad(json!({ "jobType": "shuffle", "fileIds": [file] })).await.assert_bad_field("invalid_field", "jobType");
+    bad(json!({ "jobType": "checksum" })).await.assert_bad_field("missing_field", "fileIds");
+    bad(json!({ "jobType": "checksum", "fileIds": [] })).await.assert_bad_field("invalid_field", "fileIds");
+    bad(json!({ "jobType": "checksum", "fileIds": [file, file] })).await.assert_bad_field("invalid_field", "fileIds[1]");
+    bad(json!({ "jobType": "checksum", "fileIds": [file], "options": { "algorithm": "sha1" } }))
+        .await
+        .assert_bad_field("invalid_field", "options.algorithm");
+    bad(json!({ "jobType": "zip", "fileIds": [file], "options": { "name": "a/b" } }))
+        .await
+        .assert_bad_field("invalid_field", "options.name");
+    bad(json!({ "jobType": "unzip", "fileIds": [file] })).await.assert_bad_field("invalid_field", "fileIds[0]");
+    bad(json!({ "jobType": "checksum", "fileIds": [file], "folder": "relative" }))
+        .await
+        .assert_bad_field("invalid_field", "folder");
+    bad(json!({ "jobType": "checksum", "fromFolderId": uuid::Uuid::new_v4() }))
+        .await
+        .assert_bad_field("invalid_field", "fromFolderId");
+    // Another user's file, or folder, is like one that does not exist.
+    bad(json!({ "jobType": "checksum", "fileIds": [theirs] })).await.assert_error(404, "file_not_found");
+    bad(json!({ "jobType": "checksum", "fileIds": [file], "folderId": uuid::Uuid::new_v4() }))
+        .await
+        .assert_error(404, "folder_not_found");
+
+    let dry = app
+        .call(&user, "/create-file-job", Some(json!({ "jobType": "checksum", "fileIds": [file], "dryRun": true })))
+        .await;
+    assert_eq!(dry.status, StatusCode::OK, "{}", dry.body);
+    assert_eq!(dry.body["dryRun"], true);
+    assert!(dry.body["estimateSeconds"].as_u64().unwrap() >= 1);
+    assert!(dry.body.get("job").is_none());
+    let listed = app.call(&user, "/select-file-jobs", None).await;
+    assert_eq!(listed.body["jobs"], json!([]), "a dry run starts nothing");
+
+    // Jobs are private to their owner.
+    let job = app.run_job(&user, json!({ "jobType": "checksum", "fileIds": [file] })).await;
+    let seen = app.call(&other, "/select-file-jobs", Some(json!({ "ids": [job["id"]] }))).await;
+    assert_eq!(seen.body["jobs"], json!([]));
+    app.call(&other, "/cancel-file-job", Some(json!({ "id": job["id"] })))
+        .await
+        .assert_error(404, "job_not_found");
+    app.call(&user, "/cancel-file-job", Some(json!({ "id": job["id"] })))
+        .await
+        .assert_error(409, "job_ended");
+    app.call(&user, "/select-file-jobs", Some(json!({ "limit": 0 })))
+        .await
+        .assert_bad_field("invalid_field", "limit");
+}
+
+#[tokio::test]
+async fn jobs_are_listed_newest_first_and_their_end_is_a_drive_event() {
+    let (app, user) = app_with_worker().await;
+    let file = app.upload(&user, "a.bin", "Other", "application/octet-stream", bytes(100, 1)).await;
+    let zip = app.run_job(&user, json!({ "jobType": "zip", "fileIds": [file] })).await;
+    let sum = app.run_job(&user, json!({ "jobType": "checksum", "fileIds": [file] })).await;
+
+    let listed = app.call(&user, "/select-file-jobs", Some(json!({ "limit": 1 }))).await;
+    assert_eq!(listed.body["jobs"][0]["id"], sum["id"]);
+    assert_eq!(listed.body["nextOffset"], 1);
+    let rest = app.call(&user, "/select-file-jobs", Some(json!({ "limit": 1, "offset": 1 }))).await;
+    assert_eq!(rest.body["jobs"][0]["id"], zip["id"]);
+    assert!(rest.body["nextOffset"].is_null());
+
+    let events = app
+        .wait_events(&user, json!({ "kinds": ["job"], "jobId": zip["id"] }), 1)
+        .await;
+    let event = &events[0];
+    assert_eq!(event["kind"], "job");
+    assert_eq!(event["job"]["id"], zip["id"]);
+    assert_eq!(event["job"]["state"], "done");
+    assert_eq!(event["job"]["jobType"], "zip");
+    assert_eq!(event["files"][0]["id"], zip["files"][0]["id"], "the event carries what it made");
+    // What a job makes is a new file like an upload: it has its own `file` event too.
+    let files = app.wait_events(&user, json!({ "kinds": ["file"] }), 2).await;
+    let announced = files
+        .iter()
+        .filter(|e| e["file"]["id"] == zip["files"][0]["id"])
+        .count();
+    assert_eq!(announced, 1, "{files:?}");
+}
+
+#[tokio::test]
+async fn job_minutes_count_done_jobs_not_failed_ones_and_refuse_when_used_up() {
+    let mut app = TestApp::spawn_with(&[("DRIVE_JOB_MINUTES_INTRO", "0.001")]).await;
+    app.start_worker(&[]).await;
+    let pro = app.user(Some("Pro")).await;
+    let file = app.upload(&pro, "a.bin", "Other", "application/octet-stream", bytes(100, 1)).await;
+    let broken = app.upload(&pro, "x.zip", "Archive", "application/zip", bytes(100, 2)).await;
+    let done = app.run_job(&pro, json!({ "jobType": "checksum", "fileIds": [file] })).await;
+    let failed = app.run_job(&pro, json!({ "jobType": "unzip", "fileIds": [broken] })).await;
+    assert_eq!(failed["state"], "failed");
+    assert!(failed["seconds"].is_null(), "a failed job costs nothing");
+    let seconds = done["seconds"].as_f64().unwrap();
+    assert!(seconds > 0.0);
+    let listed = app.call(&pro, "/select-file-jobs", None).await;
+    let used = listed.body["minutes"]["used"].as_f64().unwrap();
+    assert!((used - seconds / 60.0).abs() < 1e-6, "{} vs {seconds}", listed.body);
+    assert_eq!(listed.body["minutes"]["limit"], 900.0);
+
+    // An Intro account here has 0.001 minutes (60 ms): one job uses them up.
+    let intro = app.user(Some("Intro")).await;
+    let file = app.upload(&intro, "a.bin", "Other", "application/octet-stream", bytes(100, 1)).await;
+    app.run_job(&intro, json!({ "jobType": "checksum", "fileIds": [file] })).await;
+    app.call(&intro, "/create-file-job", Some(json!({ "jobType": "checksum", "fileIds": [file] })))
+        .await
+        .assert_error(403, "job_minutes_used_up");
+}
+
+#[tokio::test]
+async fn a_canceled_job_stops_and_keeps_what_it_made() {
+    let mut app = TestApp::spawn().await;
+    let user = app.user(Some("Pro")).await;
+    // Queued with no worker: stops at once.
+    let file = app.upload(&user, "a.bin", "Other", "application/octet-stream", bytes(100, 1)).await;
+    let queued = app.create_job(&user, json!({ "jobType": "checksum", "fileIds": [file] })).await;
+    let canceled = app.call(&user, "/cancel-file-job", Some(json!({ "id": queued["id"] }))).await;
+    assert_eq!(canceled.status, StatusCode::OK, "{}", canceled.body);
+    assert_eq!(canceled.body["job"]["state"], "stopped");
+    assert!(canceled.body["job"]["seconds"].is_null(), "it never ran");
+
+    // Running: unzip 40 entries slowly enough to stop it part-way.
+    let entries: Vec<(String, Vec<u8>)> = (0..40).map(|i| (format!("f{i}.bin"), bytes(300_000, i as u8))).collect();
+    let refs: Vec<(&str, &[u8])> = entries.iter().map(|(n, b)| (n.as_str(), b.as_slice())).collect();
+    let id = app.upload(&user, "many.zip", "Archive", "application/zip", zip_of(&refs)).await;
+    app.start_worker(&[]).await;
+    let job = app.create_job(&user, json!({ "jobType": "unzip", "fileIds": [id] })).await;
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
+    loop {
+        let now = app.job(&user, &job["id"]).await;
+        if now["files"].as_array().unwrap().len() >= 2 {
+            break;
+        }
+        assert_ne!(now["state"], "done", "the job ended before it could be stopped");
+        assert!(tokio::time::Instant::now() < deadline);
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let canceled = app.call(&user, "/cancel-file-job", Some(json!({ "id": job["id"] }))).await;
+    assert_eq!(canceled.status, StatusCode::OK, "{}", canceled.body);
+    let stopped = &canceled.body["job"];
+    assert_eq!(stopped["state"], "stopped", "{stopped}");
+    let kept = stopped["files"].as_array().unwrap();
+    assert!(kept.len() >= 2 && kept.len() < 40, "{}", kept.len());
+    assert!(stopped["seconds"].as_f64().unwrap() > 0.0, "a stopped job counts its time");
+    let library = app.call(&user, "/select-user-files", None).await;
+    for made in kept {
+        assert!(
+            library.body.as_array().unwrap().iter().any(|f| f["id"] == made["id"]),
+            "{made} is kept"
+        );
+    }
+    let events = app.wait_events(&user, json!({ "kinds": ["job"], "jobId": job["id"] }), 1).await;
+    assert_eq!(events[0]["job"]["state"], "stopped");
+}
+
+#[tokio::test]
+async fn two_workers_share_one_queue() {
+    let mut app = TestApp::spawn().await;
+    app.start_worker(&[("DRIVE_WORKER_CONCURRENCY", "1")]).await;
+    app.start_worker(&[("DRIVE_WORKER_CONCURRENCY", "1")]).await;
+    let user = app.user(Some("Pro")).await;
+    let file = app.upload(&user, "a.bin", "Other", "application/octet-stream", bytes(4 * 1024 * 1024, 1)).await;
+    let mut jobs = Vec::new();
+    for _ in 0..8 {
+        jobs.push(app.create_job(&user, json!({ "jobType": "checksum", "fileIds": [file] })).await);
+    }
+    for job in &jobs {
+        assert_eq!(app.wait_job(&user, &job["id"]).await["state"], "done");
+    }
+    let mut db = app.db().await;
+    let workers: Vec<String> = sqlx::query("select distinct worker from file_jobs")
+        .fetch_all(&mut db)
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
+    assert_eq!(workers.len(), 2, "both workers took jobs: {workers:?}");
+    let expected = [app.worker(0).name.clone(), app.worker(1).name.clone()];
+    assert!(workers.iter().all(|w| expected.contains(w)), "{workers:?}");
+}
+
+#[tokio::test]
+async fn a_worker_killed_mid_job_loses_nothing_and_leaves_no_duplicates() {
+    let mut app = TestApp::spawn().await;
+    let user = app.user(Some("Pro")).await;
+    let entries: Vec<(String, Vec<u8>)> = (0..30).map(|i| (format!("f{i}.bin"), bytes(300_000, i as u8))).collect();
+    let refs: Vec<(&str, &[u8])> = entries.iter().map(|(n, b)| (n.as_str(), b.as_slice())).collect();
+    let id = app.upload(&user, "many.zip", "Archive", "application/zip", zip_of(&refs)).await;
+    let first = app.start_worker(&[]).await;
+    let job = app.create_job(&user, json!({ "jobType": "unzip", "fileIds": [id] })).await;
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
+    loop {
+        let now = app.job(&user, &job["id"]).await;
+        if now["files"].as_array().unwrap().len() >= 3 {
+            break;
+        }
+        assert_ne!(now["state"], "done", "the job ended before the kill");
+        assert!(tokio::time::Instant::now() < deadline);
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    app.kill_worker(first);
+    app.start_worker(&[]).await;
+
+    let ended = app.wait_job(&user, &job["id"]).await;
+    assert_eq!(ended["state"], "done", "{ended}");
+    let made = ended["files"].as_array().unwrap();
+    assert_eq!(made.len(), 30);
+    for (i, file) in made.iter().enumerate() {
+        assert_eq!(file["fileName"], format!("f{i}.bin"), "no duplicate, no ` (2)`");
+    }
+    assert_eq!(
+        app.download(&user, made[29]["id"].as_str().unwrap()).await,
+        entries[29].1
+    );
+    let mut db = app.db().await;
+    let row = sqlx::query("select attempts, (select count(*) from files where folder_id = output_folder_id) from file_jobs")
+        .fetch_one(&mut db)
+        .await
+        .unwrap();
+    assert_eq!(row.get::<i32, _>(0), 2, "run once more by the second worker");
+    assert_eq!(row.get::<i64, _>(1), 30, "the folder holds each entry once");
+}
+
+#[tokio::test]
+async fn an_archive_request_zips_a_gallery_in_the_background() {
+    let (app, user) = app_with_worker().await;
+    let a = app.upload(&user, "a.jpg", "Image", "image/jpeg", bytes(1000, 1)).await;
+    let b = app.upload(&user, "b.jpg", "Image", "image/jpeg", bytes(2000, 2)).await;
+    let gallery = app
+        .call(&user, "/create-gallery", Some(json!({ "title": "Trip", "fileIds": [b, a] })))
+        .await;
+    assert_eq!(gallery.status, StatusCode::OK, "{}", gallery.body);
+    let gallery_id = gallery.body["id"].clone();
+
+    let accepted = app
+        .call(&user, "/create-archive-request", Some(json!({ "galleryId": gallery_id, "title": "Trip photos" })))
+        .await;
+    assert_eq!(accepted.status, StatusCode::ACCEPTED, "{}", accepted.body);
+    let job = app.wait_job(&user, &accepted.body["job"]["id"]).await;
+    assert_eq!(job["state"], "done", "{job}");
+    assert_eq!(job["files"][0]["fileName"], "Trip photos.zip");
+    let zipped = app.download(&user, job["files"][0]["id"].as_str().unwrap()).await;
+    assert_eq!(names_in(&zipped), ["b.jpg", "a.jpg"], "in the gallery's order");
+
+    let other = app.user(Some("Pro")).await;
+    app.call(&other, "/create-archive-request", Some(json!({ "galleryId": gallery_id })))
+        .await
+        .assert_error(404, "gallery_not_found");
+    app.call(&user, "/create-archive-request", Some(json!({})))
+        .await
+        .assert_bad_field("missing_field", "fileIds");
+}

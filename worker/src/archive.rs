@@ -1,0 +1,307 @@
+//! zip and unzip, streamed: a zip's entries are read from the store and written into a
+//! multipart upload part by part; an unzip reads the archive with ranged GETs and streams each
+//! entry into an object of its own. Neither holds more than a part in memory.
+
+use std::collections::HashSet;
+use std::io::{self, Read, Write};
+
+use drive_core::db::files::FileRow;
+use drive_core::db::folders::{self, free_variant};
+use drive_core::file::{FileKind, guess_type};
+use drive_core::folder::FolderPath;
+use drive_core::db::jobs;
+use drive_core::job::Zip;
+use drive_core::storage;
+use serde_json::json;
+use tokio::runtime::Handle;
+use tokio_util::io::SyncIoBridge;
+use zip::write::SimpleFileOptions;
+use zip::{CompressionMethod, ZipArchive, ZipWriter};
+
+use crate::context::{JobContext, JobError, JobResult};
+use crate::objects::{ObjectReader, ObjectWriter, Target};
+
+const MIB: u64 = 1024 * 1024;
+/// Parts of 64 MiB, larger when an object would need more than this many.
+const PART_SIZE: u64 = 64 * MIB;
+const MAX_PARTS: u64 = 9_000;
+
+/// Unzip refuses archives beyond these: more entries, more bytes unpacked, or an entry that
+/// unpacks to more than this many times its packed size (a zip bomb).
+const MAX_ENTRIES: usize = 10_000;
+const MAX_UNPACKED_BYTES: u64 = 1024 * 1024 * MIB;
+const MAX_RATIO: u64 = 1_000;
+
+fn part_size_for(bytes: u64) -> usize {
+    PART_SIZE.max(bytes.div_ceil(MAX_PARTS)) as usize
+}
+
+pub async fn zip(context: &JobContext, settings: &Zip) -> JobResult<serde_json::Value> {
+    let inputs = context.inputs().await?;
+    let source = folders::path_of(&context.db, context.job.source_folder_id).await?;
+    let stem = match (&settings.name, &source) {
+        (Some(name), _) => name.clone(),
+        (None, Some(path)) => path.rsplit('/').next().unwrap_or("Archive").to_string(),
+        (None, None) => "Archive".to_string(),
+    };
+    let name = format!("{stem}.zip");
+    let entries = entry_names(context, &inputs, source.as_deref()).await?;
+    let folder_id = context.folder_id();
+    if let Some(saved) = context.saved(0).await? {
+        return Ok(json!({ "entries": inputs.len(), "bytes": saved.file_size }));
+    }
+    let key = context.output_key(0, &name);
+    let free = folders::free_file_name(&context.db, context.job.user_id, folder_id, &name).await?;
+    let disposition = storage::content_disposition("attachment", &free);
+    let total: u64 = inputs.iter().map(|f| f.file_size as u64).sum();
+    let handle = Handle::current();
+    let size = tokio::task::block_in_place(|| -> JobResult<u64> {
+        let target = Target {
+            storage: &context.storage,
+            key: &key,
+            content_type: "application/zip",
+            content_disposition: &disposition,
+        };
+        let mut zip = ZipWriter::new_stream(ObjectWriter::new(target, part_size_for(total + total / 100)));
+        let mut done = 0u64;
+        for (file, entry) in inputs.iter().zip(&entries) {
+            let options = SimpleFileOptions::default()
+                .compression_method(compression_for(file.kind()))
+                .large_file(file.file_size as u64 >= u32::MAX as u64);
+            zip.start_file(entry.as_str(), options).map_err(zip_write_error)?;
+            let body = handle.block_on(context.read(file))?;
+            let mut reader = SyncIoBridge::new_with_handle(body.into_async_read(), handle.clone());
+            let copied = copy_with_progress(&mut reader, &mut zip, |n| {
+                handle.block_on(context.progress((done + n) as f32 / total.max(1) as f32));
+            })?;
+            if copied != file.file_size as u64 {
+                return Err(JobError::Server(format!(
+                    "the store handed over {copied} of {}'s {} bytes",
+                    file.file_name, file.file_size
+                )));
+            }
+            done += copied;
+        }
+        let writer = zip.finish().map_err(zip_write_error)?;
+        Ok(writer.into_inner().finish()?)
+    })?;
+    context.record(0, &key, &free, size as i64, folder_id).await?;
+    Ok(json!({ "entries": inputs.len(), "bytes": size }))
+}
+
+/// Pictures, audio, video and archives are compressed already: deflating them again costs
+/// time and saves nothing.
+fn compression_for(kind: FileKind) -> CompressionMethod {
+    match kind {
+        FileKind::Image | FileKind::Video | FileKind::Audio | FileKind::Archive => CompressionMethod::Stored,
+        FileKind::Pdf | FileKind::Text | FileKind::Other => CompressionMethod::Deflated,
+    }
+}
+
+/// Entry names: a folder's files keep their path below the folder; loose files sit at the
+/// top. Two entries with one name get ` (2)`, ` (3)`...
+async fn entry_names(context: &JobContext, inputs: &[FileRow], source: Option<&str>) -> JobResult<Vec<String>> {
+    let mut taken: HashSet<String> = HashSet::new();
+    let mut names = Vec::with_capacity(inputs.len());
+    for file in inputs {
+        let below = match source {
+            Some(source) => folders::path_of(&context.db, file.folder_id)
+                .await?
+                .and_then(|p| p.strip_prefix(source).map(|rest| rest.trim_start_matches('/').to_string()))
+                .unwrap_or_default(),
+            None => String::new(),
+        };
+        let wanted = if below.is_empty() {
+            file.file_name.clone()
+        } else {
+            format!("{below}/{}", file.file_name)
+        };
+        let name = free_variant(&wanted, |candidate| taken.contains(&candidate.to_lowercase()));
+        taken.insert(name.to_lowercase());
+        names.push(name);
+    }
+    Ok(names)
+}
+
+fn zip_write_error(e: zip::result::ZipError) -> JobError {
+    JobError::Server(format!("writing the zip: {e}"))
+}
+
+/// `io::copy` that reports the bytes copied so far every 8 MiB.
+fn copy_with_progress(reader: &mut impl Read, writer: &mut impl Write, mut report: impl FnMut(u64)) -> io::Result<u64> {
+    let mut buffer = vec![0u8; 256 * 1024];
+    let mut copied = 0u64;
+    let mut reported = 0u64;
+    loop {
+        let n = match reader.read(&mut buffer) {
+            Ok(0) => return Ok(copied),
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        writer.write_all(&buffer[..n])?;
+        copied += n as u64;
+        if copied - reported >= 8 * MIB {
+            report(copied);
+            reported = copied;
+        }
+    }
+}
+
+pub async fn unzip(context: &JobContext) -> JobResult<serde_json::Value> {
+    let archive = context.inputs().await?.remove(0);
+    let folder = unzip_folder(context, &archive).await?;
+    let folder_path = folder.path.clone();
+    let handle = Handle::current();
+    let quota_left = context.quota_left().await?;
+    let count = tokio::task::block_in_place(|| -> JobResult<usize> {
+        let reader = ObjectReader::new(&context.storage, archive.bucket(), &archive.object_key, archive.file_size as u64);
+        let mut zip = ZipArchive::new(reader).map_err(|e| unreadable(&archive, e))?;
+        check_bomb(&mut zip, &archive, quota_left)?;
+        let mut count = 0;
+        let entries = zip.len();
+        for index in 0..entries {
+            let mut entry = zip.by_index(index).map_err(|e| unreadable(&archive, e))?;
+            if entry.is_dir() {
+                continue;
+            }
+            let inside = entry.enclosed_name().ok_or_else(|| {
+                JobError::Input(format!("the entry {:?} would land outside its folder", shown(entry.name_raw())))
+            })?;
+            let mut segments: Vec<String> = inside
+                .components()
+                .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                .collect();
+            let file_name = segments.pop().unwrap_or_default();
+            let path = std::iter::once(folder_path.clone()).chain(segments).collect::<Vec<_>>().join("/");
+            let path = FolderPath::try_from(path).map_err(|why| {
+                JobError::Input(format!("the entry {:?} cannot be a file here: {why}", shown(entry.name_raw())))
+            })?;
+            let position = index as i32;
+            if handle.block_on(context.saved(position))?.is_some() {
+                count += 1;
+                continue;
+            }
+            let entry_folder = handle.block_on(async {
+                let mut conn = context.db.acquire().await?;
+                folders::ensure(&mut conn, context.job.user_id, &path).await
+            })?;
+            let folder_id = entry_folder.map(|f| f.id);
+            let key = context.output_key(position, &file_name);
+            let (_, mime) = guess_type(&file_name);
+            let free = handle.block_on(folders::free_file_name(&context.db, context.job.user_id, folder_id, &file_name))?;
+            let disposition = storage::content_disposition("attachment", &free);
+            let declared = entry.size();
+            let target = Target {
+                storage: &context.storage,
+                key: &key,
+                content_type: mime,
+                content_disposition: &disposition,
+            };
+            let mut writer = ObjectWriter::new(target, part_size_for(declared));
+            // Never more than the entry says it holds: a lying header is a bomb too.
+            let copied = io::copy(&mut (&mut entry).take(declared + 1), &mut writer)
+                .map_err(|e| unreadable_entry(&file_name, e))?;
+            if copied > declared {
+                return Err(JobError::Input(format!("the entry {file_name:?} holds more than its header says")));
+            }
+            let size = writer.finish()?;
+            handle.block_on(context.record(position, &key, &free, size as i64, folder_id))?;
+            count += 1;
+            handle.block_on(context.progress((index + 1) as f32 / entries as f32));
+        }
+        Ok(count)
+    })?;
+    Ok(json!({ "entries": count }))
+}
+
+/// The new folder an unzip fills: beside the archive (or in the job's folder), named after
+/// it; a retry reuses the one it made.
+async fn unzip_folder(context: &JobContext, archive: &FileRow) -> JobResult<folders::FolderRow> {
+    if let Some(made) = context.job.output_folder_id {
+        if let Some(path) = folders::path_of(&context.db, Some(made)).await? {
+            return Ok(folders::FolderRow { id: made, path });
+        }
+    }
+    let parent = folders::path_of(&context.db, context.job.folder_id).await?.unwrap_or_default();
+    let stem = archive.file_name.strip_suffix(".zip").or_else(|| archive.file_name.strip_suffix(".ZIP")).unwrap_or(&archive.file_name);
+    let wanted = format!("{parent}/{}", stem.trim());
+    let path = folders::free_folder_path(&context.db, context.job.user_id, &wanted).await?;
+    let path = FolderPath::try_from(path).map_err(|why| JobError::Input(format!("cannot make the folder for the archive: {why}")))?;
+    let mut conn = context.db.acquire().await?;
+    let folder = folders::ensure(&mut conn, context.job.user_id, &path)
+        .await?
+        .ok_or_else(|| JobError::Server("the unzip folder is the top".to_string()))?;
+    jobs::set_output_folder(&context.db, context.job.id, folder.id).await?;
+    Ok(folder)
+}
+
+/// Refuses archives that unpack to too much, before anything is unpacked.
+fn check_bomb<R: Read + io::Seek>(zip: &mut ZipArchive<R>, archive: &FileRow, quota_left: i64) -> JobResult<()> {
+    if zip.len() > MAX_ENTRIES {
+        return Err(JobError::Input(format!(
+            "the archive has {} entries; unzip takes at most {MAX_ENTRIES}",
+            zip.len()
+        )));
+    }
+    let mut unpacked = 0u64;
+    for index in 0..zip.len() {
+        let entry = zip.by_index_raw(index).map_err(|e| unreadable(archive, e))?;
+        let (size, packed) = (entry.size(), entry.compressed_size());
+        if size > MIB && size / packed.max(1) > MAX_RATIO {
+            return Err(JobError::Input(format!(
+                "the entry {:?} unpacks to {size} bytes from {packed}: refused as a zip bomb",
+                shown(entry.name_raw())
+            )));
+        }
+        unpacked += size;
+    }
+    if unpacked > MAX_UNPACKED_BYTES || unpacked as i64 > quota_left {
+        return Err(JobError::Input(format!(
+            "the archive unpacks to {unpacked} bytes, more than the {} the account has room for",
+            quota_left.min(MAX_UNPACKED_BYTES as i64)
+        )));
+    }
+    Ok(())
+}
+
+/// An entry's name as stored, for messages (archives need not use UTF-8).
+fn shown(raw: &[u8]) -> String {
+    String::from_utf8_lossy(raw).into_owned()
+}
+
+fn unreadable(archive: &FileRow, e: zip::result::ZipError) -> JobError {
+    match e {
+        zip::result::ZipError::Io(io) if io.get_ref().is_some_and(|inner| inner.is::<storage::StorageError>()) => {
+            JobError::Server(format!("reading {} from the store: {io}", archive.file_name))
+        }
+        other => JobError::Input(format!("{:?} is not a zip that can be read: {other}", archive.file_name)),
+    }
+}
+
+fn unreadable_entry(name: &str, e: io::Error) -> JobError {
+    if e.get_ref().is_some_and(|inner| inner.is::<storage::StorageError>()) {
+        JobError::Server(format!("the store failed while unpacking {name:?}: {e}"))
+    } else {
+        JobError::Input(format!("the entry {name:?} could not be unpacked: {e}"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parts_grow_only_when_a_file_would_need_too_many() {
+        assert_eq!(part_size_for(0) as u64, PART_SIZE);
+        assert_eq!(part_size_for(100 * 1024 * MIB) as u64, PART_SIZE);
+        let two_tb = 2 * 1024 * 1024 * MIB;
+        assert!(two_tb.div_ceil(part_size_for(two_tb) as u64) <= MAX_PARTS);
+    }
+
+    #[test]
+    fn compressed_media_is_stored_and_documents_deflated() {
+        assert_eq!(compression_for(FileKind::Video), CompressionMethod::Stored);
+        assert_eq!(compression_for(FileKind::Text), CompressionMethod::Deflated);
+    }
+}

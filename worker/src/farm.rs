@@ -1,0 +1,279 @@
+//! The supervising side of a worker: apalis hands it job ids from Redis; for each it claims
+//! the job row, starts `drive-worker run-job ID` as a child process, renews the heartbeat,
+//! and kills the child when a stop is asked for or the time limit passes. A crash, a hang or
+//! a memory blow-up inside a job therefore ends that job alone.
+//!
+//! Beside the queue it runs two loops: one pushes again the jobs whose worker died (or whose
+//! message Redis lost), one runs the scheduled sweep.
+
+use std::os::unix::process::ExitStatusExt;
+use std::process::ExitStatus;
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+use apalis::prelude::*;
+use apalis_redis::factory::RedisStorageFactory;
+use chrono::Utc;
+use drive_core::db::jobs::{self, End};
+use drive_core::db::{self, PgPool};
+use drive_core::maintenance;
+use drive_core::queue::{JobMessage, JobQueue};
+use drive_core::storage::Storage;
+use tokio::process::Command;
+use tokio::signal::unix::{SignalKind, signal};
+use uuid::Uuid;
+
+use crate::run::EXIT_RETRY;
+use crate::settings::{MAX_ATTEMPTS, Settings};
+
+/// What every supervised job shares.
+pub struct Farm {
+    /// This process's name in the queue and on the job rows it runs.
+    name: String,
+    db: PgPool,
+    storage: Storage,
+    queue: JobQueue,
+    settings: Settings,
+}
+
+pub async fn work() -> Result<()> {
+    let settings = Settings::from_environment()?;
+    let db = db::connect(&settings.database_url)
+        .await
+        .context("connecting to PostgreSQL")?;
+    let storage = Storage::new(settings.storage.clone());
+    let queue = JobQueue::connect(&settings.queue).await?;
+    let name = format!(
+        "{}-{}-{}",
+        hostname(),
+        std::process::id(),
+        &Uuid::new_v4().simple().to_string()[..8]
+    );
+    std::fs::create_dir_all(&settings.work_dir)
+        .with_context(|| format!("making the work folder {}", settings.work_dir.display()))?;
+    let farm = Arc::new(Farm {
+        name: name.clone(),
+        db,
+        storage,
+        queue,
+        settings,
+    });
+
+    // Workers wake on Redis pub/sub pushes when a job is queued, which needs RESP3.
+    let url = &farm.settings.queue.redis_url;
+    let resp3 = format!("{url}{}protocol=resp3", if url.contains('?') { '&' } else { '?' });
+    let client = apalis_redis::Client::open(resp3.as_str())?;
+    let mut factory = RedisStorageFactory::new(client)
+        .await
+        .context("connecting to Redis")?;
+    let concurrency = farm.settings.concurrency;
+    // A batch no bigger than what this worker runs at once leaves the rest of the queue to
+    // the other workers.
+    let backend = factory.create_with_config(farm.settings.queue.apalis(concurrency))?;
+    let worker = WorkerBuilder::new(name.as_str())
+        .backend(backend)
+        .data(farm.clone())
+        .concurrency(concurrency)
+        .build(handle);
+
+    tokio::spawn(repush_loop(farm.clone()));
+    tokio::spawn(sweep_loop(farm.clone()));
+    tracing::info!(worker = %name, concurrency, queue = %farm.settings.queue.name, "taking jobs");
+    // The one line on stdout: tests and scripts wait for it.
+    println!("worker {name} ready");
+
+    let mut terminate = signal(SignalKind::terminate()).context("installing a SIGTERM handler")?;
+    let shutdown = async move {
+        tokio::select! {
+            _ = tokio::signal::ctrl_c() => {}
+            _ = terminate.recv() => {}
+        }
+        Ok::<(), std::io::Error>(())
+    };
+    worker.run_until(shutdown).await?;
+    Ok(())
+}
+
+async fn handle(message: JobMessage, farm: Data<Arc<Farm>>) -> Result<(), BoxDynError> {
+    farm.supervise(message.job_id).await.map_err(|e| {
+        tracing::error!(job.id = %message.job_id, "supervising the job failed: {e:#}");
+        e.into()
+    })
+}
+
+impl Farm {
+    async fn supervise(&self, id: Uuid) -> Result<()> {
+        let stale = self.settings.stale_after().as_secs_f64();
+        let Some(job) = jobs::claim(&self.db, id, &self.name, stale).await? else {
+            // Ended, stopped while queued, or running healthily elsewhere: a repeated message.
+            return Ok(());
+        };
+        if job.stop_requested_at.is_some() {
+            self.end(id, End::Stopped).await?;
+            return Ok(());
+        }
+        if job.attempts > MAX_ATTEMPTS {
+            let why = format!(
+                "the job was interrupted {} times (its worker stopped or the store failed); giving up",
+                job.attempts - 1
+            );
+            self.end(id, End::Failed(why)).await?;
+            return Ok(());
+        }
+        tracing::info!(job.id = %id, job.r#type = %job.job_type, attempt = job.attempts, "running");
+        let started = tokio::time::Instant::now();
+        let mut child = self.start_child(id)?;
+        // Checking often keeps a cancel quick; the heartbeat itself is one small UPDATE.
+        let mut tick = tokio::time::interval(self.settings.queue.heartbeat.min(Duration::from_secs(1)));
+        let status = loop {
+            tokio::select! {
+                status = child.wait() => break status?,
+                _ = tick.tick() => {
+                    let verdict = match jobs::heartbeat(&self.db, id, &self.name).await {
+                        Ok(Some(true)) => Some(End::Stopped),
+                        Ok(Some(false)) => None,
+                        // No longer ours (ended by someone else): stop working on it.
+                        Ok(None) => { kill(&mut child).await; return Ok(()); }
+                        Err(e) => { tracing::warn!(job.id = %id, "heartbeat failed: {e}"); None }
+                    };
+                    let verdict = verdict.or_else(|| (started.elapsed() > self.settings.time_limit).then(|| {
+                        End::Failed(format!(
+                            "the job ran past its time limit of {} minutes and was stopped",
+                            self.settings.time_limit.as_secs() / 60
+                        ))
+                    }));
+                    if let Some(end) = verdict {
+                        kill(&mut child).await;
+                        self.clean_up(id);
+                        self.end(id, end).await?;
+                        return Ok(());
+                    }
+                }
+            }
+        };
+        self.clean_up(id);
+        let job = jobs::find(&self.db, id).await?.context("the job row vanished")?;
+        if job.state().has_ended() {
+            return Ok(());
+        }
+        if status.code() == Some(EXIT_RETRY) && job.attempts < MAX_ATTEMPTS {
+            // A server-side failure (the store or the database): let it wait a little and run
+            // again; the job's results so far are reused, never duplicated.
+            jobs::release(&self.db, id).await?;
+            tokio::time::sleep(Duration::from_secs(2u64.pow(job.attempts as u32))).await;
+            self.queue.push(id).await?;
+            return Ok(());
+        }
+        self.end(id, End::Failed(describe(status))).await
+    }
+
+    fn start_child(&self, id: Uuid) -> Result<tokio::process::Child> {
+        let mut command = Command::new(std::env::current_exe()?);
+        command.arg("run-job").arg(id.to_string()).kill_on_drop(true);
+        let memory_limit = self.settings.memory_limit;
+        // SAFETY: between fork and exec only async-signal-safe calls (prctl, setrlimit).
+        unsafe {
+            command.pre_exec(move || {
+                // The job dies with its supervisor: a killed worker leaves no job running
+                // unwatched (another worker picks the job up again).
+                libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+                let limit = libc::rlimit {
+                    rlim_cur: memory_limit,
+                    rlim_max: memory_limit,
+                };
+                libc::setrlimit(libc::RLIMIT_AS, &limit);
+                Ok(())
+            });
+        }
+        command
+            .spawn()
+            .context("starting the job's process")
+    }
+
+    fn clean_up(&self, id: Uuid) {
+        let dir = self.settings.work_dir.join(id.to_string());
+        if let Err(e) = std::fs::remove_dir_all(&dir)
+            && e.kind() != std::io::ErrorKind::NotFound
+        {
+            tracing::warn!(job.id = %id, "removing {}: {e}", dir.display());
+        }
+    }
+
+    async fn end(&self, id: Uuid, end: End) -> Result<()> {
+        tracing::info!(job.id = %id, ?end, "ended");
+        jobs::finish(&self.db, &self.storage, id, end).await?;
+        Ok(())
+    }
+}
+
+async fn kill(child: &mut tokio::process::Child) {
+    let _ = child.kill().await;
+}
+
+/// Why a job's process ended without ending the job, in words for the job's `error`.
+fn describe(status: ExitStatus) -> String {
+    match (status.code(), status.signal()) {
+        (_, Some(libc::SIGKILL)) => "the job's process was killed (out of memory?)".to_string(),
+        (_, Some(libc::SIGABRT)) => {
+            "the job's process aborted (it may have run out of its memory limit)".to_string()
+        }
+        (_, Some(signal)) => format!("the job's process crashed (signal {signal})"),
+        (Some(EXIT_RETRY), _) => "the job failed on the server side too many times".to_string(),
+        (code, _) => format!("the job's process failed (exit code {code:?})"),
+    }
+}
+
+/// Pushes again the jobs a dead worker held and the queued jobs whose message may be lost;
+/// fails the ones that have been tried too often. Every worker runs this; a claim makes the
+/// duplicates harmless.
+async fn repush_loop(farm: Arc<Farm>) {
+    let stale = farm.settings.stale_after();
+    let mut tick = tokio::time::interval(stale);
+    loop {
+        tick.tick().await;
+        if let Err(e) = repush(&farm, stale).await {
+            tracing::warn!("re-pushing jobs failed: {e:#}");
+        }
+    }
+}
+
+/// Queued jobs wait this long for a worker before their message is pushed again.
+const REPUSH_QUEUED_AFTER: Duration = Duration::from_secs(600);
+
+async fn repush(farm: &Farm, stale: Duration) -> Result<()> {
+    let jobs = jobs::needing_a_push(&farm.db, stale.as_secs_f64(), REPUSH_QUEUED_AFTER.as_secs_f64()).await?;
+    for job in jobs {
+        if job.attempts >= MAX_ATTEMPTS && job.state() == jobs::JobState::Running {
+            let why = format!("the job's worker stopped while running it, {} times; giving up", job.attempts);
+            farm.end(job.id, End::Failed(why)).await?;
+        } else {
+            tracing::info!(job.id = %job.id, state = %job.state, "pushing the job again");
+            farm.queue.push(job.id).await?;
+        }
+    }
+    Ok(())
+}
+
+/// The scheduled maintenance: multipart uploads idle for 7 days are aborted and queued
+/// object deletions retried. Idempotent, so every worker may run it.
+async fn sweep_loop(farm: Arc<Farm>) {
+    let mut tick = tokio::time::interval(farm.settings.sweep_every);
+    loop {
+        tick.tick().await;
+        match maintenance::abort_idle_uploads(&farm.db, &farm.storage, farm.settings.upload_idle, Utc::now()).await {
+            Ok(aborted) if !aborted.is_empty() => tracing::info!(count = aborted.len(), "aborted idle uploads"),
+            Ok(_) => {}
+            Err(e) => tracing::warn!("sweeping idle uploads failed: {e}"),
+        }
+        if let Err(e) = maintenance::retry_object_deletions(&farm.db, &farm.storage).await {
+            tracing::warn!("retrying object deletions failed: {e}");
+        }
+    }
+}
+
+fn hostname() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|h| h.trim().to_string())
+        .unwrap_or_else(|_| "worker".to_string())
+}

@@ -1,0 +1,79 @@
+//! The child side: `drive-worker run-job ID` runs one job its supervisor claimed, ends it
+//! done or failed, and exits. A server-side failure exits with [`EXIT_RETRY`] instead, and
+//! the supervisor decides whether to try again.
+
+use std::process::ExitCode;
+
+use drive_core::db::jobs::{self, End, JobState};
+use drive_core::db::{self};
+use drive_core::job::JobSpec;
+use drive_core::storage::Storage;
+use uuid::Uuid;
+
+use crate::context::{JobContext, JobError};
+use crate::settings::Settings;
+use crate::{archive, checksum, pdfs, pictures};
+
+/// The exit code that asks the supervisor to run the job again (sysexits' EX_TEMPFAIL).
+pub const EXIT_RETRY: i32 = 75;
+
+pub async fn run_job(id: Uuid) -> ExitCode {
+    match run(id).await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            tracing::error!(job.id = %id, "the job hit a server-side failure: {e}");
+            ExitCode::from(EXIT_RETRY as u8)
+        }
+    }
+}
+
+async fn run(id: Uuid) -> Result<(), JobError> {
+    let settings = Settings::from_environment().map_err(|e| JobError::Server(e.to_string()))?;
+    let db = db::connect(&settings.database_url).await?;
+    let storage = Storage::new(settings.storage.clone());
+    let Some(job) = jobs::find(&db, id).await? else {
+        return Ok(());
+    };
+    if job.state() != JobState::Running {
+        return Ok(());
+    }
+    let spec = job
+        .spec()
+        .map_err(|e| JobError::Server(format!("the job's settings do not read back: {e}")))?;
+    let context = JobContext::new(
+        db.clone(),
+        storage.clone(),
+        job,
+        &settings.work_dir,
+        settings.font.clone(),
+        &settings.quotas,
+    )
+    .await?;
+    let outcome = perform(&context, &spec).await;
+    let _ = std::fs::remove_dir_all(&context.dir);
+    let end = match outcome {
+        Ok(result) => End::Done(result),
+        Err(JobError::Input(why)) => End::Failed(why),
+        Err(server) => return Err(server),
+    };
+    jobs::finish(&db, &storage, id, end).await?;
+    Ok(())
+}
+
+/// Runs the job's pipeline; answers its `result`.
+async fn perform(context: &JobContext, spec: &JobSpec) -> Result<serde_json::Value, JobError> {
+    match spec {
+        JobSpec::Checksum(settings) => checksum::run(context, settings).await,
+        JobSpec::Zip(settings) => archive::zip(context, settings).await,
+        JobSpec::Unzip(_) => archive::unzip(context).await,
+        JobSpec::Convert(settings) => pictures::convert(context, settings).await,
+        JobSpec::Watermark(settings) => pictures::watermark(context, settings).await,
+        JobSpec::StripMetadata(_) => pictures::strip_metadata(context).await,
+        JobSpec::MakePdf(settings) => pdfs::make(context, settings).await,
+        JobSpec::MergePdf(settings) => pdfs::merge(context, settings).await,
+        JobSpec::SplitPdf(settings) => pdfs::split(context, settings).await,
+        JobSpec::ExtractPages(settings) => pdfs::extract_pages(context, settings).await,
+        JobSpec::CompressPdf(settings) => pdfs::compress(context, settings).await,
+        JobSpec::PdfToImages(settings) => pdfs::to_images(context, settings).await,
+    }
+}

@@ -1,0 +1,75 @@
+//! The worker's configuration, read from the environment (the README lists every variable).
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use drive_core::config::{self, ConfigError};
+use drive_core::{job, multipart};
+use drive_core::plan::Quotas;
+use drive_core::queue::QueueConfig;
+use drive_core::storage::StorageConfig;
+
+pub struct Settings {
+    pub database_url: String,
+    pub storage: StorageConfig,
+    pub queue: QueueConfig,
+    pub quotas: Quotas,
+    /// Jobs this process runs at once.
+    pub concurrency: usize,
+    /// A job running longer is stopped as failed.
+    pub time_limit: Duration,
+    /// The address space a job's process may take; beyond it allocations fail and the job
+    /// fails alone.
+    pub memory_limit: u64,
+    /// Where jobs keep the inputs they download and the results they write.
+    pub work_dir: PathBuf,
+    /// How often the scheduled sweep (idle multipart uploads, queued object deletions) runs.
+    pub sweep_every: Duration,
+    /// Multipart uploads with no new part for this long are aborted by the sweep.
+    pub upload_idle: chrono::TimeDelta,
+    /// The font watermarks are drawn with.
+    pub font: PathBuf,
+}
+
+/// A job whose worker stopped this many times is failed rather than tried again.
+pub const MAX_ATTEMPTS: i32 = 3;
+
+impl Settings {
+    /// Reads `DATABASE_URL`, the object store's and the queue's variables, the plan quotas,
+    /// `DRIVE_WORKER_CONCURRENCY` (default: the number of CPUs), `DRIVE_JOB_TIME_LIMIT_SECONDS`
+    /// (default 7200), `DRIVE_JOB_MEMORY_LIMIT_BYTES` (default 8 GiB), `DRIVE_JOB_WORK_DIR`
+    /// (default `$TMPDIR/drive-jobs`), `DRIVE_SWEEP_INTERVAL_SECONDS` (default 3600),
+    /// `DRIVE_UPLOAD_IDLE_SECONDS` (default 7 days, the spec's) and
+    /// `DRIVE_FONT` (default DejaVu Sans from Debian's fonts-dejavu-core).
+    pub fn from_environment() -> Result<Settings, ConfigError> {
+        let cpus = std::thread::available_parallelism().map_or(1, usize::from);
+        Ok(Settings {
+            database_url: config::database_url()?,
+            storage: StorageConfig::from_environment()?,
+            queue: QueueConfig::from_environment()?,
+            quotas: Quotas::from_environment()?,
+            concurrency: config::parsed_or("DRIVE_WORKER_CONCURRENCY", cpus)?.max(1),
+            time_limit: Duration::from_secs_f64(config::parsed_or(
+                "DRIVE_JOB_TIME_LIMIT_SECONDS",
+                job::TIME_LIMIT_SECONDS as f64,
+            )?),
+            memory_limit: config::parsed_or("DRIVE_JOB_MEMORY_LIMIT_BYTES", 8u64 << 30)?,
+            work_dir: config::or(
+                "DRIVE_JOB_WORK_DIR",
+                &std::env::temp_dir().join("drive-jobs").to_string_lossy(),
+            )
+            .into(),
+            sweep_every: Duration::from_secs_f64(config::parsed_or("DRIVE_SWEEP_INTERVAL_SECONDS", 3600.0)?),
+            upload_idle: chrono::TimeDelta::seconds(config::parsed_or(
+                "DRIVE_UPLOAD_IDLE_SECONDS",
+                multipart::UPLOAD_LIFETIME.num_seconds(),
+            )?),
+            font: config::or("DRIVE_FONT", "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf").into(),
+        })
+    }
+
+    /// A running job whose heartbeat is older than this lost its worker.
+    pub fn stale_after(&self) -> Duration {
+        self.queue.heartbeat * self.queue.missed_heartbeats as u32
+    }
+}
