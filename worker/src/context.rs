@@ -33,6 +33,16 @@ pub enum JobError {
 
 pub type JobResult<T> = Result<T, JobError>;
 
+impl JobError {
+    /// Names the input at fault, for jobs that take several.
+    pub fn in_file(self, name: &str) -> JobError {
+        match self {
+            JobError::Input(why) => JobError::Input(format!("{name}: {why}")),
+            server => server,
+        }
+    }
+}
+
 impl From<sqlx::Error> for JobError {
     fn from(e: sqlx::Error) -> JobError {
         JobError::Server(format!("database: {e}"))

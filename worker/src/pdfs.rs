@@ -103,8 +103,8 @@ pub async fn compress(context: &JobContext, settings: &CompressPdf) -> JobResult
         }
         let input = context.download(file, index).await?;
         let output = context.dir.join(format!("compressed-{index}.pdf"));
-        let (before, after) =
-            tokio::task::block_in_place(|| drive_pdf::compress(&input, quality, &output, &mut |_| {}))?;
+        let (before, after) = tokio::task::block_in_place(|| drive_pdf::compress(&input, quality, &output, &mut |_| {}))
+            .map_err(|e| JobError::from(e).in_file(&file.file_name))?;
         let name = format!("{} compressed.pdf", stem(&file.file_name));
         let saved = context.save(position, &output, &name, context.folder_id()).await?;
         made.push(json!({ "fileId": saved.id, "from": file.id, "bytesBefore": before, "bytes": after }));

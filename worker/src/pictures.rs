@@ -105,7 +105,7 @@ async fn each_picture(
                 let input = context.download(file, index).await?;
                 let output: PathBuf = context.dir.join(format!("output-{index}"));
                 let dimensions = tokio::task::block_in_place(|| make(&input, &output))
-                    .map_err(|e| in_file(file, e))?;
+                    .map_err(|e| JobError::from(e).in_file(&file.file_name))?;
                 let saved = context
                     .save(position, &output, &name(file, &input), context.folder_id())
                     .await?;
@@ -124,12 +124,4 @@ async fn each_picture(
         made.push(json!({ "fileId": saved.id, "from": file.id }));
     }
     Ok(json!({ "files": made }))
-}
-
-/// A picture error, naming the file when it was the input's fault.
-fn in_file(file: &FileRow, e: PictureError) -> JobError {
-    match JobError::from(e) {
-        JobError::Input(why) => JobError::Input(format!("{}: {why}", file.file_name)),
-        server => server,
-    }
 }

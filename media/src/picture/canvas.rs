@@ -21,14 +21,27 @@ impl Canvas {
     pub fn from_image(image: DynamicImage) -> Self {
         let (width, height) = (image.width(), image.height());
         if image.color().has_alpha() {
-            Canvas { data: image.into_rgba8().into_raw(), width, height, alpha: true }
+            Canvas {
+                data: image.into_rgba8().into_raw(),
+                width,
+                height,
+                alpha: true,
+            }
         } else {
-            Canvas { data: image.into_rgb8().into_raw(), width, height, alpha: false }
+            Canvas {
+                data: image.into_rgb8().into_raw(),
+                width,
+                height,
+                alpha: false,
+            }
         }
     }
 
     pub fn dimensions(&self) -> Dimensions {
-        Dimensions { width: self.width, height: self.height }
+        Dimensions {
+            width: self.width,
+            height: self.height,
+        }
     }
 
     pub fn channels(&self) -> usize {
@@ -36,7 +49,12 @@ impl Canvas {
     }
 
     pub fn view(&self) -> Pixels<'_> {
-        Pixels { data: &self.data, width: self.width, height: self.height, alpha: self.alpha }
+        Pixels {
+            data: &self.data,
+            width: self.width,
+            height: self.height,
+            alpha: self.alpha,
+        }
     }
 
     /// Shrinks so the longer edge is at most `max_edge`, keeping the aspect ratio; never enlarges.
@@ -46,13 +64,19 @@ impl Canvas {
         if target == self.dimensions() {
             return Ok(());
         }
-        let pixel_type = if self.alpha { PixelType::U8x4 } else { PixelType::U8x3 };
+        let pixel_type = if self.alpha {
+            PixelType::U8x4
+        } else {
+            PixelType::U8x3
+        };
         let source = ImageRef::new(self.width, self.height, &self.data, pixel_type).map_err(resize_error)?;
         let mut resized = Image::new(target.width, target.height, pixel_type);
         // Alpha is premultiplied during the resize (the default), so transparent pixels' colours
         // do not bleed into their neighbours.
         let options = ResizeOptions::new().resize_alg(ResizeAlg::Convolution(FilterType::CatmullRom));
-        Resizer::new().resize(&source, &mut resized, &options).map_err(resize_error)?;
+        Resizer::new()
+            .resize(&source, &mut resized, &options)
+            .map_err(resize_error)?;
         self.data = resized.into_vec();
         self.width = target.width;
         self.height = target.height;
@@ -69,7 +93,10 @@ fn fit(size: Dimensions, max_edge: u32) -> Dimensions {
     }
     let scale = f64::from(max_edge) / f64::from(longer);
     let side = |length: u32| ((f64::from(length) * scale).round() as u32).clamp(1, max_edge);
-    Dimensions { width: side(size.width), height: side(size.height) }
+    Dimensions {
+        width: side(size.width),
+        height: side(size.height),
+    }
 }
 
 /// Our buffers always match their sizes, so a resize failure is a bug on our side.

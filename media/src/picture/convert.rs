@@ -19,14 +19,20 @@ pub struct Convert {
 /// profile is kept (not in WebP); all other metadata is left behind. Returns the output's size.
 pub fn convert(input: &Path, output: &Path, convert: &Convert) -> Result<Dimensions, PictureError> {
     if convert.max_edge == Some(0) {
-        return Err(PictureError::InvalidOptions("the longest edge must be at least 1 pixel".into()));
+        return Err(PictureError::InvalidOptions(
+            "the longest edge must be at least 1 pixel".into(),
+        ));
     }
     let decoded = decode(input)?;
     let mut canvas = Canvas::from_image(decoded.image);
     if let Some(max_edge) = convert.max_edge {
         canvas.shrink_to_fit(max_edge)?;
     }
-    let settings = Settings { quality: DEFAULT_QUALITY, lossless: false, icc: decoded.icc.as_deref() };
+    let settings = Settings {
+        quality: DEFAULT_QUALITY,
+        lossless: false,
+        icc: decoded.icc.as_deref(),
+    };
     encode::write(&canvas.view(), convert.format, &settings, output)?;
     Ok(canvas.dimensions())
 }

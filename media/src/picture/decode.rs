@@ -46,7 +46,12 @@ pub(crate) struct Decoded {
 /// the same one [`dimensions`] and [`super::strip_metadata`] use, so all three agree.
 pub(crate) fn decode(path: &Path) -> Result<Decoded, PictureError> {
     let format = sniff(path)?;
-    let header = format.map(|format| container::read_header(format, path)).transpose()?;
+    let header = format
+        .map(|format| container::read_header(format, path))
+        .transpose()?;
+    if format == Some(PictureFormat::Jpg) {
+        container::check_jpeg_complete(path)?;
+    }
     let mut decoder = open_decoder(path)?;
     let (width, height) = decoder.dimensions();
     if u64::from(width) * u64::from(height) > MAX_PIXELS {
@@ -67,7 +72,12 @@ pub(crate) fn decode(path: &Path) -> Result<Decoded, PictureError> {
     let icc = decoder.icc_profile().map_err(PictureError::decoding)?;
     let mut image = DynamicImage::from_decoder(decoder).map_err(PictureError::decoding)?;
     image.apply_orientation(orientation);
-    Ok(Decoded { image, icc, format, lossless: header.is_some_and(|header| header.lossless) })
+    Ok(Decoded {
+        image,
+        icc,
+        format,
+        lossless: header.is_some_and(|header| header.lossless),
+    })
 }
 
 /// A decoder that has read the header, with memory limits set. The format comes from the content:

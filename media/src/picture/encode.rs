@@ -53,14 +53,44 @@ pub(crate) fn write(
 pub fn save_rgba(pixels: &RgbaImage, format: PictureFormat, output: &Path) -> Result<(), PictureError> {
     let (width, height) = pixels.dimensions();
     if width == 0 || height == 0 {
-        return Err(PictureError::InvalidOptions("a picture without pixels cannot be saved".into()));
+        return Err(PictureError::InvalidOptions(
+            "a picture without pixels cannot be saved".into(),
+        ));
     }
-    let settings = Settings { quality: DEFAULT_QUALITY, lossless: false, icc: None };
+    let settings = Settings {
+        quality: DEFAULT_QUALITY,
+        lossless: false,
+        icc: None,
+    };
     if pixels.pixels().all(|pixel| pixel[3] == u8::MAX) {
-        let rgb: Vec<u8> = pixels.as_raw().chunks_exact(4).flat_map(|p| [p[0], p[1], p[2]]).collect();
-        write(&Pixels { data: &rgb, width, height, alpha: false }, format, &settings, output)
+        let rgb: Vec<u8> = pixels
+            .as_raw()
+            .chunks_exact(4)
+            .flat_map(|p| [p[0], p[1], p[2]])
+            .collect();
+        write(
+            &Pixels {
+                data: &rgb,
+                width,
+                height,
+                alpha: false,
+            },
+            format,
+            &settings,
+            output,
+        )
     } else {
-        write(&Pixels { data: pixels.as_raw(), width, height, alpha: true }, format, &settings, output)
+        write(
+            &Pixels {
+                data: pixels.as_raw(),
+                width,
+                height,
+                alpha: true,
+            },
+            format,
+            &settings,
+            output,
+        )
     }
 }
 
@@ -79,24 +109,31 @@ fn write_jpeg(pixels: &Pixels, settings: &Settings, output: &Path) -> Result<(),
     let mut file = BufWriter::new(File::create(output)?);
     let mut encoder = jpeg_encoder::Encoder::new(&mut file, settings.quality);
     encoder.set_sampling_factor(SamplingFactor::R_4_2_0);
-    // A second pass over the coefficients buys files about a tenth smaller.
-    encoder.set_optimized_huffman_tables(true);
+    // Not `set_optimized_huffman_tables`: in jpeg-encoder 0.7.1 it produced pictures that decode
+    // to the wrong colours (a flat white picture came back green).
     if let Some(icc) = settings.icc {
         encoder.add_icc_profile(icc).map_err(jpeg_error)?;
     }
-    encoder.encode(data, width, height, ColorType::Rgb).map_err(jpeg_error)?;
+    encoder
+        .encode(data, width, height, ColorType::Rgb)
+        .map_err(jpeg_error)?;
     file.flush()?;
     Ok(())
 }
 
 fn write_png(pixels: &Pixels, settings: &Settings, output: &Path) -> Result<(), PictureError> {
     let mut file = BufWriter::new(File::create(output)?);
-    let mut encoder =
-        PngEncoder::new_with_quality(&mut file, CompressionType::Default, FilterType::Adaptive);
+    let mut encoder = PngEncoder::new_with_quality(&mut file, CompressionType::Default, FilterType::Adaptive);
     if let Some(icc) = settings.icc {
-        encoder.set_icc_profile(icc.to_vec()).map_err(|e| PictureError::Encode(e.to_string()))?;
+        encoder
+            .set_icc_profile(icc.to_vec())
+            .map_err(|e| PictureError::Encode(e.to_string()))?;
     }
-    let color = if pixels.alpha { ExtendedColorType::Rgba8 } else { ExtendedColorType::Rgb8 };
+    let color = if pixels.alpha {
+        ExtendedColorType::Rgba8
+    } else {
+        ExtendedColorType::Rgb8
+    };
     encoder
         .write_image(pixels.data, pixels.width, pixels.height, color)
         .map_err(PictureError::encoding)?;
@@ -108,7 +145,11 @@ fn write_webp(pixels: &Pixels, settings: &Settings, output: &Path) -> Result<(),
     if pixels.width > WEBP_MAX_SIDE || pixels.height > WEBP_MAX_SIDE {
         return Err(too_large("WebP", WEBP_MAX_SIDE));
     }
-    let layout = if pixels.alpha { webp::PixelLayout::Rgba } else { webp::PixelLayout::Rgb };
+    let layout = if pixels.alpha {
+        webp::PixelLayout::Rgba
+    } else {
+        webp::PixelLayout::Rgb
+    };
     let encoded = webp::Encoder::new(pixels.data, layout, pixels.width, pixels.height)
         .encode_simple(settings.lossless, f32::from(settings.quality))
         .map_err(|e| PictureError::Encode(format!("libwebp failed with {e:?}")))?;

@@ -98,7 +98,10 @@ impl Dimensions {
             Orientation::Rotate90
             | Orientation::Rotate270
             | Orientation::Rotate90FlipH
-            | Orientation::Rotate270FlipH => Dimensions { width: self.height, height: self.width },
+            | Orientation::Rotate270FlipH => Dimensions {
+                width: self.height,
+                height: self.width,
+            },
             Orientation::NoTransforms
             | Orientation::Rotate180
             | Orientation::FlipHorizontal

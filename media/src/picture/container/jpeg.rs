@@ -5,8 +5,7 @@ use std::io::{BufRead, Write};
 use image::metadata::Orientation;
 
 use super::{
-    Header, Input, PictureError, dimensions, exif_orientation, malformed, read_array, read_u8, read_vec,
-    skip,
+    Header, Input, PictureError, dimensions, exif_orientation, malformed, read_array, read_u8, read_vec, skip,
 };
 
 const TEM: u8 = 0x01;
@@ -85,7 +84,11 @@ pub(super) fn strip(input: &mut Input, output: &mut impl Write) -> Result<(), Pi
             output.write_all(&((len + 2) as u16).to_be_bytes())?;
             output.write_all(&body)?;
         }
-        marker = if marker == SOS { copy_scan(input, output)? } else { next_marker(input)? };
+        marker = if marker == SOS {
+            copy_scan(input, output)?
+        } else {
+            next_marker(input)?
+        };
     }
 }
 

@@ -54,6 +54,12 @@ pub(crate) fn strip(format: PictureFormat, input: &Path, output: &Path) -> Resul
     Ok(())
 }
 
+/// Walks a whole JPEG to its end marker, so a file cut short is refused rather than decoded with
+/// its missing rows painted grey (the JPEG decoder is lenient and would accept it).
+pub(crate) fn check_jpeg_complete(path: &Path) -> Result<(), PictureError> {
+    jpeg::strip(&mut BufReader::new(File::open(path)?), &mut io::sink())
+}
+
 fn read_array<const N: usize>(input: &mut Input) -> Result<[u8; N], PictureError> {
     let mut bytes = [0; N];
     input.read_exact(&mut bytes).map_err(input_error)?;

@@ -27,7 +27,10 @@ impl Chunk {
         if len[0] & 0x80 != 0 {
             return Err(malformed("a PNG chunk has an impossible length"));
         }
-        Ok(Chunk { len, kind: read_array::<4>(input)? })
+        Ok(Chunk {
+            len,
+            kind: read_array::<4>(input)?,
+        })
     }
 
     fn data_len(&self) -> u64 {
@@ -70,7 +73,12 @@ pub(super) fn read_header(input: &mut Input) -> Result<Header, PictureError> {
             }
         }
     }
-    Ok(Header { dimensions: dimensions(width, height)?, orientation, animated, lossless: true })
+    Ok(Header {
+        dimensions: dimensions(width, height)?,
+        orientation,
+        animated,
+        lossless: true,
+    })
 }
 
 /// Copies chunk by chunk, leaving out metadata chunks and anything after IEND.

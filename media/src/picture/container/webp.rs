@@ -7,8 +7,8 @@ use std::io::{Seek, SeekFrom, Write};
 use image::metadata::Orientation;
 
 use super::{
-    Header, Input, PictureError, at_end, copy_exact, dimensions, malformed, read_array, read_exif_orientation,
-    read_u8, read_vec, skip,
+    Header, Input, PictureError, at_end, copy_exact, dimensions, malformed, read_array,
+    read_exif_orientation, read_u8, read_vec, skip,
 };
 
 const ANIMATION_FLAG: u8 = 0x02;
@@ -56,7 +56,9 @@ impl Chunks {
         }
         let riff_len = u32::from_le_bytes([header[4], header[5], header[6], header[7]]);
         // The RIFF length counts `WEBP`, already read.
-        Ok(Chunks { remaining: u64::from(riff_len).saturating_sub(4) })
+        Ok(Chunks {
+            remaining: u64::from(riff_len).saturating_sub(4),
+        })
     }
 
     /// The next chunk's header; the caller then reads or skips exactly its padded length.
@@ -64,7 +66,10 @@ impl Chunks {
         if self.remaining < 8 || at_end(input)? {
             return Ok(None);
         }
-        let chunk = Chunk { kind: read_array(input)?, len: read_array(input)? };
+        let chunk = Chunk {
+            kind: read_array(input)?,
+            len: read_array(input)?,
+        };
         self.remaining = self.remaining.saturating_sub(8 + chunk.padded_len());
         Ok(Some(chunk))
     }
