@@ -56,7 +56,10 @@ impl FileKind {
 /// A file's kind and media type from its name's extension, for files the drive makes itself
 /// (job results, entries of an unzipped archive): uploaders say what they send.
 pub fn guess_type(name: &str) -> (FileKind, &'static str) {
-    let extension = name.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase()).unwrap_or_default();
+    let extension = name
+        .rsplit_once('.')
+        .map(|(_, e)| e.to_ascii_lowercase())
+        .unwrap_or_default();
     match extension.as_str() {
         "jpg" | "jpeg" => (FileKind::Image, "image/jpeg"),
         "png" => (FileKind::Image, "image/png"),

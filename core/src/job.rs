@@ -120,9 +120,7 @@ impl JobType {
     /// What [`JobType::takes`] wants, for the 400 that refuses another kind.
     pub fn takes_what(self) -> &'static str {
         match self {
-            JobType::Convert | JobType::StripMetadata | JobType::Watermark | JobType::MakePdf => {
-                "pictures"
-            }
+            JobType::Convert | JobType::StripMetadata | JobType::Watermark | JobType::MakePdf => "pictures",
             JobType::MergePdf
             | JobType::SplitPdf
             | JobType::ExtractPages
@@ -316,50 +314,79 @@ fn settings<T: DeserializeOwned>(options: serde_json::Value) -> Result<T, Settin
 /// the right extension).
 fn check_name(field: &str, name: Option<&str>) -> Result<(), SettingsError> {
     match name {
-        Some(n) if n.trim().is_empty() || n.chars().count() > 200 || n.contains('/') || n.chars().any(char::is_control) => {
-            Err(out_of_range(field, "name is 1 to 200 characters, with no slash or control characters"))
+        Some(n)
+            if n.trim().is_empty()
+                || n.chars().count() > 200
+                || n.contains('/')
+                || n.chars().any(char::is_control) =>
+        {
+            Err(out_of_range(
+                field,
+                "name is 1 to 200 characters, with no slash or control characters",
+            ))
         }
         _ => Ok(()),
     }
 }
 
 fn check_pages(field: &str, pages: &str) -> Result<(), SettingsError> {
-    parse_page_list(pages).map(|_| ()).map_err(|why| out_of_range(field, why))
+    parse_page_list(pages)
+        .map(|_| ())
+        .map_err(|why| out_of_range(field, why))
 }
 
-/// Page lists like `1-3,7` (1-based; `5-` runs to the end): the ranges as written, checked
-/// against the page count only when the job runs. `None` as an end means "the last page".
+/// Page lists as people write them: 1-based pages and inclusive ranges separated by commas,
+/// such as `1-3,7` or `2, 1`; `5-` runs from page 5 to the end. Answers `(first, last)` per
+/// item in the order written (`None`: the last page), checked against a page count only when
+/// the job runs. The error names the item at fault, ready to show.
 pub fn parse_page_list(s: &str) -> Result<Vec<(u32, Option<u32>)>, String> {
-    let mut ranges = Vec::new();
-    for part in s.split(',') {
-        let part = part.trim();
-        let page = |p: &str| -> Result<u32, String> {
-            match p.trim().parse::<u32>() {
-                Ok(0) => Err("pages start at 1".to_string()),
-                Ok(n) => Ok(n),
-                Err(_) => Err(format!("{:?} is not a page number; write pages like 1-3,7", p.trim())),
-            }
-        };
-        let range = match part.split_once('-') {
-            None => {
-                let n = page(part)?;
-                (n, Some(n))
-            }
-            Some((from, "")) => (page(from)?, None),
-            Some((from, to)) => {
-                let (from, to) = (page(from)?, page(to)?);
-                if to < from {
-                    return Err(format!("the range {from}-{to} runs backwards"));
-                }
-                (from, Some(to))
-            }
-        };
-        ranges.push(range);
+    if s.trim().is_empty() {
+        return Err("no pages were given".to_string());
     }
-    if ranges.len() > 1000 {
-        return Err("at most 1000 ranges".to_string());
+    let items: Vec<&str> = s.split(',').collect();
+    if items.len() > 1000 {
+        return Err("at most 1000 items".to_string());
     }
-    Ok(ranges)
+    items.into_iter().map(parse_page_item).collect()
+}
+
+fn parse_page_item(item: &str) -> Result<(u32, Option<u32>), String> {
+    let item = item.trim();
+    if item.is_empty() {
+        return Err("the page list has an empty item between commas".to_string());
+    }
+    match item.split_once('-') {
+        None => parse_page(item).map(|page| (page, Some(page))),
+        Some((first, last)) => {
+            let (first, last) = (first.trim(), last.trim());
+            if first.is_empty() {
+                return Err(format!("\"{item}\" has no first page"));
+            }
+            let first = parse_page(first)?;
+            if last.is_empty() {
+                return Ok((first, None));
+            }
+            let last = parse_page(last)?;
+            if last < first {
+                return Err(format!(
+                    "\"{item}\" runs backwards; write it as \"{last}-{first}\""
+                ));
+            }
+            Ok((first, Some(last)))
+        }
+    }
+}
+
+fn parse_page(text: &str) -> Result<u32, String> {
+    // Digits only: `u32::from_str` would also take a leading '+'.
+    if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(format!("\"{text}\" is not a page number"));
+    }
+    match text.parse::<u32>() {
+        Ok(0) => Err("pages are numbered from 1, so there is no page 0".to_string()),
+        Ok(page) => Ok(page),
+        Err(_) => Err(format!("{text} is too large to be a page number")),
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
@@ -531,16 +558,31 @@ mod tests {
     #[test]
     fn defaults_are_filled_in_and_survive_the_row() {
         let spec = JobSpec::parse(JobType::PdfToImages, serde_json::Value::Null).unwrap();
-        assert_eq!(spec.options(), json!({ "format": "png", "dpi": 150, "pages": null }));
+        assert_eq!(
+            spec.options(),
+            json!({ "format": "png", "dpi": 150, "pages": null })
+        );
         assert_eq!(JobSpec::from_row("pdfToImages", spec.options()).unwrap(), spec);
     }
 
     #[test]
     fn ranges_name_the_setting() {
-        assert_eq!(range_error(JobType::Convert, json!({ "format": "png", "maxEdge": 8 })), "options.maxEdge");
-        assert_eq!(range_error(JobType::Watermark, json!({ "text": "x", "opacity": 1.5 })), "options.opacity");
-        assert_eq!(range_error(JobType::PdfToImages, json!({ "dpi": 1000 })), "options.dpi");
-        assert_eq!(range_error(JobType::ExtractPages, json!({ "pages": "3-1" })), "options.pages");
+        assert_eq!(
+            range_error(JobType::Convert, json!({ "format": "png", "maxEdge": 8 })),
+            "options.maxEdge"
+        );
+        assert_eq!(
+            range_error(JobType::Watermark, json!({ "text": "x", "opacity": 1.5 })),
+            "options.opacity"
+        );
+        assert_eq!(
+            range_error(JobType::PdfToImages, json!({ "dpi": 1000 })),
+            "options.dpi"
+        );
+        assert_eq!(
+            range_error(JobType::ExtractPages, json!({ "pages": "3-1" })),
+            "options.pages"
+        );
         assert_eq!(range_error(JobType::Cut, json!({})), "jobType");
     }
 
@@ -554,10 +596,40 @@ mod tests {
 
     #[test]
     fn page_lists_read_like_people_write_them() {
-        assert_eq!(parse_page_list("1-3, 7").unwrap(), vec![(1, Some(3)), (7, Some(7))]);
+        assert_eq!(
+            parse_page_list("1-3, 7").unwrap(),
+            vec![(1, Some(3)), (7, Some(7))]
+        );
+        assert_eq!(
+            parse_page_list(" 9 , 3 - 4 ,1").unwrap(),
+            vec![(9, Some(9)), (3, Some(4)), (1, Some(1))]
+        );
         assert_eq!(parse_page_list("5-").unwrap(), vec![(5, None)]);
-        assert!(parse_page_list("0").is_err());
-        assert!(parse_page_list("a").is_err());
-        assert!(parse_page_list("").is_err());
+    }
+
+    #[test]
+    fn bad_page_lists_say_why() {
+        let cases = [
+            ("", "no pages"),
+            ("   ", "no pages"),
+            ("0", "no page 0"),
+            ("0-3", "no page 0"),
+            ("5-3", "runs backwards"),
+            ("abc", "\"abc\" is not a page number"),
+            ("1,,2", "empty item"),
+            ("1,", "empty item"),
+            ("-3", "no first page"),
+            ("1-2-3", "\"2-3\" is not a page number"),
+            ("1.5", "\"1.5\" is not a page number"),
+            ("+2", "\"+2\" is not a page number"),
+            ("99999999999", "too large"),
+        ];
+        for (list, reason) in cases {
+            let error = parse_page_list(list).expect_err(list);
+            assert!(
+                error.contains(reason),
+                "{list:?} gave {error:?}, expected {reason:?}"
+            );
+        }
     }
 }

@@ -363,16 +363,29 @@ impl Storage {
     /// The object's bytes as a stream, from `from` to the end (a ranged GET when `from` > 0):
     /// the worker reads inputs this way, never whole into memory.
     pub async fn read(&self, bucket: Bucket, key: &str, from: u64) -> Result<ByteStream, StorageError> {
-        self.read_range(bucket, key, (from > 0).then(|| format!("bytes={from}-"))).await
+        self.read_range(bucket, key, (from > 0).then(|| format!("bytes={from}-")))
+            .await
     }
 
     /// `len` bytes of the object from `from` (a ranged GET).
-    pub async fn read_span(&self, bucket: Bucket, key: &str, from: u64, len: u64) -> Result<ByteStream, StorageError> {
+    pub async fn read_span(
+        &self,
+        bucket: Bucket,
+        key: &str,
+        from: u64,
+        len: u64,
+    ) -> Result<ByteStream, StorageError> {
         let last = from + len.max(1) - 1;
-        self.read_range(bucket, key, Some(format!("bytes={from}-{last}"))).await
+        self.read_range(bucket, key, Some(format!("bytes={from}-{last}")))
+            .await
     }
 
-    async fn read_range(&self, bucket: Bucket, key: &str, range: Option<String>) -> Result<ByteStream, StorageError> {
+    async fn read_range(
+        &self,
+        bucket: Bucket,
+        key: &str,
+        range: Option<String>,
+    ) -> Result<ByteStream, StorageError> {
         let object = self
             .client
             .get_object()

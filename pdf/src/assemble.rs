@@ -99,7 +99,13 @@ impl<'a> PageCopier<'a> {
             }
         }
         if !page.has(b"MediaBox") {
-            page.set("MediaBox", DEFAULT_MEDIA_BOX.iter().map(|&v| Object::Integer(v)).collect::<Vec<_>>());
+            page.set(
+                "MediaBox",
+                DEFAULT_MEDIA_BOX
+                    .iter()
+                    .map(|&v| Object::Integer(v))
+                    .collect::<Vec<_>>(),
+            );
         }
         page.set("Type", Object::Name(b"Page".to_vec()));
         page.remove(b"Parent");
@@ -124,7 +130,12 @@ impl<'a> PageCopier<'a> {
         }
         match object {
             Object::Reference(old) => self.reference(*old, dst),
-            Object::Array(items) => Object::Array(items.iter().map(|item| self.rewrite(item, dst, depth + 1)).collect()),
+            Object::Array(items) => Object::Array(
+                items
+                    .iter()
+                    .map(|item| self.rewrite(item, dst, depth + 1))
+                    .collect(),
+            ),
             Object::Dictionary(dict) => Object::Dictionary(self.rewrite_dictionary(dict, dst, depth)),
             Object::Stream(stream) => {
                 let mut copy = stream.clone();
@@ -173,7 +184,10 @@ pub(crate) fn finish(dst: &mut Document, pages: &[ObjectId], mut catalog: Dictio
     }
     let mut tree = Dictionary::new();
     tree.set("Type", Object::Name(b"Pages".to_vec()));
-    tree.set("Kids", pages.iter().map(|id| Object::Reference(*id)).collect::<Vec<_>>());
+    tree.set(
+        "Kids",
+        pages.iter().map(|id| Object::Reference(*id)).collect::<Vec<_>>(),
+    );
     tree.set("Count", pages.len() as i64);
     dst.objects.insert(tree_id, Object::Dictionary(tree));
     catalog.set("Type", Object::Name(b"Catalog".to_vec()));

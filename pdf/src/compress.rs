@@ -8,7 +8,7 @@ use image::codecs::jpeg::JpegDecoder;
 use image::imageops::FilterType;
 use image::{DynamicImage, GrayImage, ImageDecoder, Limits, RgbImage};
 use jpeg_encoder::{ColorType, Encoder, SamplingFactor};
-use lopdf::{Dictionary, Document, Object, ObjectId, Stream};
+use lopdf::{Document, Object, ObjectId, Stream};
 
 use crate::document::{load_bytes, save_to};
 use crate::error::{PdfError, guard};
@@ -26,16 +26,6 @@ pub enum Quality {
 }
 
 impl Quality {
-    /// "screen", "ebook" or "printer", in any case.
-    pub fn parse(s: &str) -> Option<Self> {
-        match s.trim().to_ascii_lowercase().as_str() {
-            "screen" => Some(Quality::Screen),
-            "ebook" => Some(Quality::Ebook),
-            "printer" => Some(Quality::Printer),
-            _ => None,
-        }
-    }
-
     fn dpi(self) -> f32 {
         match self {
             Quality::Screen => 72.0,
@@ -94,6 +84,8 @@ pub fn compress(
     guard(|| {
         let original = std::fs::read(input)?;
         let mut src = load_bytes(&original)?;
+        // First, so that no time goes into images nothing shows.
+        src.doc.prune_objects();
         progress(0.05);
         let drawn = drawn_image_sizes(&src.doc, &src.page_ids);
         progress(0.1);
@@ -105,12 +97,15 @@ pub fn compress(
             }
             progress(0.1 + 0.75 * (index + 1) as f32 / images.len() as f32);
         }
-        src.doc.prune_objects();
         src.doc.compress();
         let mut compressed = Vec::new();
         save_to(&mut src.doc, &mut compressed)?;
         progress(0.95);
-        let best = if compressed.len() < original.len() { &compressed } else { &original };
+        let best = if compressed.len() < original.len() {
+            &compressed
+        } else {
+            &original
+        };
         std::fs::write(output, best)?;
         progress(1.0);
         Ok((original.len() as u64, best.len() as u64))
@@ -121,7 +116,12 @@ pub fn compress(
 /// values (and a soft mask may not be JPEG-compressed in every reader).
 fn recompressible_images(doc: &Document) -> Vec<ObjectId> {
     let is_image = |object: &Object| {
-        object.as_stream().is_ok_and(|s| s.dict.get(b"Subtype").and_then(Object::as_name) == Ok(b"Image"))
+        object.as_stream().is_ok_and(|s| {
+            s.dict
+                .get(b"Subtype")
+                .and_then(Object::as_name)
+                .is_ok_and(|n| n == b"Image")
+        })
     };
     let masks: HashSet<ObjectId> = doc
         .objects
@@ -143,12 +143,15 @@ fn downsampled(doc: &Document, id: ObjectId, drawn: Option<(f32, f32)>, quality:
     let stream = doc.get_object(id).and_then(Object::as_stream).ok()?;
     let dict = &stream.dict;
     let integer = |key: &[u8]| dict.get(key).and_then(Object::as_i64).ok();
-    let (width, height) = (u32::try_from(integer(b"Width")?).ok()?, u32::try_from(integer(b"Height")?).ok()?);
+    let (width, height) = (
+        u32::try_from(integer(b"Width")?).ok()?,
+        u32::try_from(integer(b"Height")?).ok()?,
+    );
     if width == 0
         || height == 0
         || u64::from(width) * u64::from(height) > MAX_IMAGE_PIXELS
         || integer(b"BitsPerComponent") != Some(8)
-        || dict.get(b"ImageMask").and_then(Object::as_bool) == Ok(true)
+        || dict.get(b"ImageMask").and_then(Object::as_bool).unwrap_or(false)
         || dict.get(b"Mask").is_ok_and(|mask| mask.as_array().is_ok())
     {
         return None;
@@ -206,7 +209,10 @@ fn color_components(doc: &Document, space: &Object) -> Option<u8> {
             b"CalGray" => Some(1),
             b"CalRGB" => Some(3),
             b"ICCBased" => {
-                let profile = doc.get_object(items.get(1)?.as_reference().ok()?).and_then(Object::as_stream).ok()?;
+                let profile = doc
+                    .get_object(items.get(1)?.as_reference().ok()?)
+                    .and_then(Object::as_stream)
+                    .ok()?;
                 match profile.dict.get(b"N").and_then(Object::as_i64).ok()? {
                     1 => Some(1),
                     3 => Some(3),
@@ -221,7 +227,12 @@ fn color_components(doc: &Document, space: &Object) -> Option<u8> {
 
 /// The image's pixels, if it is stored in a way we can decode.
 fn decode(stream: &Stream, width: u32, height: u32, components: u8) -> Option<DynamicImage> {
-    let filters = stream.filters().unwrap_or_default();
+    // No /Filter means raw samples; a /Filter that isn't a name or names is damage.
+    let filters = if stream.dict.has(b"Filter") {
+        stream.filters().ok()?
+    } else {
+        Vec::new()
+    };
     if filters == [b"DCTDecode"] {
         let mut decoder = JpegDecoder::new(Cursor::new(&stream.content)).ok()?;
         // The stream's dictionary may lie about the size; don't let the JPEG allocate more.
@@ -230,12 +241,21 @@ fn decode(stream: &Stream, width: u32, height: u32, components: u8) -> Option<Dy
         limits.max_image_height = Some(height);
         decoder.set_limits(limits).ok()?;
         let pixels = DynamicImage::from_decoder(decoder).ok()?;
-        let expected = if components == 1 { image::ColorType::L8 } else { image::ColorType::Rgb8 };
+        let expected = if components == 1 {
+            image::ColorType::L8
+        } else {
+            image::ColorType::Rgb8
+        };
         return (pixels.color() == expected && (pixels.width(), pixels.height()) == (width, height))
             .then_some(pixels);
     }
     // Without a DCT, JPEG 2000, fax or JBIG2 filter, lopdf can decode the data itself.
-    let lossless = |f: &&[u8]| !matches!(*f, b"DCTDecode" | b"JPXDecode" | b"CCITTFaxDecode" | b"JBIG2Decode");
+    let lossless = |f: &&[u8]| {
+        !matches!(
+            *f,
+            b"DCTDecode" | b"JPXDecode" | b"CCITTFaxDecode" | b"JBIG2Decode"
+        )
+    };
     if !filters.iter().all(lossless) {
         return None;
     }
@@ -252,7 +272,10 @@ fn decode(stream: &Stream, width: u32, height: u32, components: u8) -> Option<Dy
 }
 
 fn encode_jpeg(pixels: &DynamicImage, quality: u8) -> Option<Vec<u8>> {
-    let (width, height) = (u16::try_from(pixels.width()).ok()?, u16::try_from(pixels.height()).ok()?);
+    let (width, height) = (
+        u16::try_from(pixels.width()).ok()?,
+        u16::try_from(pixels.height()).ok()?,
+    );
     let mut jpeg = Vec::new();
     let mut encoder = Encoder::new(&mut jpeg, quality);
     encoder.set_sampling_factor(SamplingFactor::R_4_2_0);
@@ -269,21 +292,21 @@ mod tests {
     use super::*;
 
     #[test]
-    fn qualities_parse_by_name() {
-        assert_eq!(Quality::parse("screen"), Some(Quality::Screen));
-        assert_eq!(Quality::parse(" Ebook "), Some(Quality::Ebook));
-        assert_eq!(Quality::parse("PRINTER"), Some(Quality::Printer));
-        assert_eq!(Quality::parse("prepress"), None);
-        assert_eq!(Quality::parse(""), None);
-    }
-
-    #[test]
     fn images_drawn_small_are_sized_to_the_resolution() {
         // 3000 px drawn across 720 pt (10 inches): 720 px at 72 dpi, 1500 at 150 dpi.
-        assert_eq!(target_size(3000, 1500, Some((720.0, 360.0)), Quality::Screen), Some((720, 360)));
-        assert_eq!(target_size(3000, 1500, Some((720.0, 360.0)), Quality::Ebook), Some((1500, 750)));
+        assert_eq!(
+            target_size(3000, 1500, Some((720.0, 360.0)), Quality::Screen),
+            Some((720, 360))
+        );
+        assert_eq!(
+            target_size(3000, 1500, Some((720.0, 360.0)), Quality::Ebook),
+            Some((1500, 750))
+        );
         // 3000 px is what 300 dpi needs: nothing to gain.
-        assert_eq!(target_size(3000, 1500, Some((720.0, 360.0)), Quality::Printer), None);
+        assert_eq!(
+            target_size(3000, 1500, Some((720.0, 360.0)), Quality::Printer),
+            None
+        );
         // Barely above the target: not worth a re-encode.
         assert_eq!(target_size(800, 800, Some((720.0, 720.0)), Quality::Screen), None);
     }
@@ -291,7 +314,10 @@ mod tests {
     #[test]
     fn a_stretched_image_keeps_the_pixels_its_longer_drawn_side_needs() {
         // Drawn 720 pt wide but only 36 pt high: the width decides.
-        assert_eq!(target_size(3000, 3000, Some((720.0, 36.0)), Quality::Screen), Some((720, 720)));
+        assert_eq!(
+            target_size(3000, 3000, Some((720.0, 36.0)), Quality::Screen),
+            Some((720, 720))
+        );
     }
 
     #[test]

@@ -36,7 +36,7 @@ pub(crate) fn load_bytes(bytes: &[u8]) -> Result<Source, PdfError> {
     }
     let page_ids: Vec<ObjectId> = doc.page_iter().collect();
     if page_ids.is_empty() {
-        return Err(unreadable("it has no pages"));
+        return Err(unreadable("it has no pages, or its list of pages is damaged"));
     }
     Ok(Source { doc, page_ids })
 }
@@ -44,8 +44,13 @@ pub(crate) fn load_bytes(bytes: &[u8]) -> Result<Source, PdfError> {
 /// Writes `doc` with object streams and a cross-reference stream (PDF 1.5), which pack the
 /// many small objects of a document far tighter than a classic cross-reference table.
 pub(crate) fn save_to(doc: &mut Document, target: &mut impl Write) -> Result<(), PdfError> {
-    let options = SaveOptions { use_object_streams: true, use_xref_streams: true, ..Default::default() };
-    doc.save_with_options(target, options).map_err(|e| PdfError::Write(e.to_string()))
+    let options = SaveOptions {
+        use_object_streams: true,
+        use_xref_streams: true,
+        ..Default::default()
+    };
+    doc.save_with_options(target, options)
+        .map_err(|e| PdfError::Write(e.to_string()))
 }
 
 pub(crate) fn save(doc: &mut Document, path: &Path) -> Result<(), PdfError> {
@@ -59,7 +64,12 @@ pub(crate) fn save(doc: &mut Document, path: &Path) -> Result<(), PdfError> {
 /// below 1.5, which object streams need. A header claiming something odd is ignored.
 pub(crate) fn later_version(a: &str, b: &str) -> String {
     let plausible = |v: &&str| matches!(v.as_bytes(), [b'1' | b'2', b'.', d] if d.is_ascii_digit());
-    [a, b, "1.5"].into_iter().filter(plausible).max().unwrap_or("1.5").to_string()
+    [a, b, "1.5"]
+        .into_iter()
+        .filter(plausible)
+        .max()
+        .unwrap_or("1.5")
+        .to_string()
 }
 
 /// The nearest ancestor's value of an inheritable attribute.

@@ -28,7 +28,11 @@ pub enum PdfError {
     /// An error about one of several inputs, saying which one (1-based) so that the user can
     /// find it.
     #[error("file {number} of {count}: {source}")]
-    Input { number: usize, count: usize, source: Box<PdfError> },
+    Input {
+        number: usize,
+        count: usize,
+        source: Box<PdfError>,
+    },
     /// Reading an input or writing an output failed on our side.
     #[error("file system error: {0}")]
     Io(#[from] std::io::Error),
@@ -56,7 +60,14 @@ impl PdfError {
 
     /// Names the input this error is about, when there are several.
     pub(crate) fn in_input(self, index: usize, count: usize) -> PdfError {
-        PdfError::Input { number: index + 1, count, source: Box::new(self) }
+        if count == 1 {
+            return self;
+        }
+        PdfError::Input {
+            number: index + 1,
+            count,
+            source: Box::new(self),
+        }
     }
 }
 
@@ -81,6 +92,7 @@ impl From<lopdf::Error> for PdfError {
             Error::ReferenceCycle(_) | Error::ReferenceLimit | Error::RecursionLimit => {
                 unreadable("its object structure loops or is nested too deeply")
             }
+            Error::Parse(_) => unreadable("it is damaged or not a PDF file"),
             other => PdfError::Unreadable(format!("it is damaged ({other})")),
         }
     }
@@ -120,6 +132,8 @@ mod tests {
         assert!(error.to_string().starts_with("file 2 of 3: the PDF is protected"));
         let server = PdfError::Write("disk full".into()).in_input(0, 2);
         assert!(!server.is_client_error());
+        // "file 1 of 1" would tell the user nothing.
+        assert!(matches!(PdfError::Encrypted.in_input(0, 1), PdfError::Encrypted));
     }
 
     #[test]

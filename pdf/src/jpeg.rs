@@ -44,7 +44,9 @@ pub(crate) fn jpeg_info(data: &[u8]) -> Option<JpegInfo> {
             0xEE if segment.starts_with(b"Adobe") => adobe = true,
             // Baseline, extended sequential and progressive Huffman frames.
             0xC0..=0xC2 => {
-                let [precision, h1, h0, w1, w0, components, ..] = *segment else { return None };
+                let [precision, h1, h0, w1, w0, components, ..] = *segment else {
+                    return None;
+                };
                 let (height, width) = (u16::from_be_bytes([h1, h0]), u16::from_be_bytes([w1, w0]));
                 let plausible = precision == 8 && height > 0 && width > 0 && matches!(components, 1 | 3 | 4);
                 return plausible.then_some(JpegInfo {
@@ -69,7 +71,9 @@ mod tests {
     fn encode(width: u16, height: u16, color: jpeg_encoder::ColorType, channels: usize) -> Vec<u8> {
         let mut jpeg = Vec::new();
         let pixels = vec![128u8; usize::from(width) * usize::from(height) * channels];
-        jpeg_encoder::Encoder::new(&mut jpeg, 80).encode(&pixels, width, height, color).unwrap();
+        jpeg_encoder::Encoder::new(&mut jpeg, 80)
+            .encode(&pixels, width, height, color)
+            .unwrap();
         jpeg
     }
 

@@ -26,11 +26,22 @@ const MAX_STACK: usize = 1_000;
 
 /// The largest drawn size of each image XObject, as (width, height) in points.
 pub(crate) fn drawn_image_sizes(doc: &Document, pages: &[ObjectId]) -> HashMap<ObjectId, (f32, f32)> {
-    let mut walker = Walker { doc, sizes: HashMap::new(), forms: HashMap::new(), form_visits: 0 };
+    let mut walker = Walker {
+        doc,
+        sizes: HashMap::new(),
+        forms: HashMap::new(),
+        form_visits: 0,
+    };
     for &page_id in pages {
-        let Ok(page) = doc.get_dictionary(page_id) else { continue };
-        let Ok(content) = doc.get_page_content_with_limit(page_id, MAX_CONTENT) else { continue };
-        let Ok(operations) = decode(&content) else { continue };
+        let Ok(page) = doc.get_dictionary(page_id) else {
+            continue;
+        };
+        let Ok(content) = doc.get_page_content_with_limit(page_id, MAX_CONTENT) else {
+            continue;
+        };
+        let Ok(operations) = decode(&content) else {
+            continue;
+        };
         let resources = page_attribute(doc, page, b"Resources").and_then(|r| dictionary(doc, r));
         walker.walk(&operations, resources, Matrix::IDENTITY, 0);
     }
@@ -45,7 +56,10 @@ impl Matrix {
     const IDENTITY: Matrix = Matrix([1.0, 0.0, 0.0, 1.0, 0.0, 0.0]);
 
     fn from_operands(operands: &[Object]) -> Option<Matrix> {
-        let values: Vec<f32> = operands.iter().map(|o| o.as_float().ok()).collect::<Option<_>>()?;
+        let values: Vec<f32> = operands
+            .iter()
+            .map(|o| o.as_float().ok())
+            .collect::<Option<_>>()?;
         let values: [f32; 6] = values.try_into().ok()?;
         values.iter().all(|v| v.is_finite()).then_some(Matrix(values))
     }
@@ -80,7 +94,13 @@ struct Walker<'d> {
 }
 
 impl<'d> Walker<'d> {
-    fn walk(&mut self, operations: &[Operation], resources: Option<&'d Dictionary>, ctm: Matrix, depth: usize) {
+    fn walk(
+        &mut self,
+        operations: &[Operation],
+        resources: Option<&'d Dictionary>,
+        ctm: Matrix,
+        depth: usize,
+    ) {
         let mut ctm = ctm;
         let mut saved = Vec::new();
         for operation in operations {
@@ -113,7 +133,9 @@ impl<'d> Walker<'d> {
         else {
             return;
         };
-        let Ok(stream) = doc.get_object(id).and_then(Object::as_stream) else { return };
+        let Ok(stream) = doc.get_object(id).and_then(Object::as_stream) else {
+            return;
+        };
         match stream.dict.get(b"Subtype").and_then(Object::as_name) {
             Ok(b"Image") => {
                 let (width, height) = ctm.unit_square_size();
@@ -122,7 +144,9 @@ impl<'d> Walker<'d> {
             }
             Ok(b"Form") if depth < MAX_FORM_DEPTH && self.form_visits < MAX_FORM_VISITS => {
                 self.form_visits += 1;
-                let Some(operations) = self.form_operations(id) else { return };
+                let Some(operations) = self.form_operations(id) else {
+                    return;
+                };
                 let matrix = stream
                     .dict
                     .get(b"Matrix")
@@ -131,8 +155,12 @@ impl<'d> Walker<'d> {
                     .and_then(|m| Matrix::from_operands(m))
                     .unwrap_or(Matrix::IDENTITY);
                 // A form without resources of its own uses those of the page drawing it.
-                let form_resources =
-                    stream.dict.get(b"Resources").ok().and_then(|r| dictionary(doc, r)).or(resources);
+                let form_resources = stream
+                    .dict
+                    .get(b"Resources")
+                    .ok()
+                    .and_then(|r| dictionary(doc, r))
+                    .or(resources);
                 self.walk(&operations, form_resources, matrix.then(ctm), depth + 1);
             }
             _ => {}

@@ -38,7 +38,9 @@ pub fn render_pages(
     page: &mut dyn FnMut(u32, RgbaImage) -> Result<(), PdfError>,
 ) -> Result<u32, PdfError> {
     if !(1..=MAX_DPI).contains(&dpi) {
-        return Err(PdfError::BadInput(format!("the resolution must be between 1 and {MAX_DPI} dpi")));
+        return Err(PdfError::BadInput(format!(
+            "the resolution must be between 1 and {MAX_DPI} dpi"
+        )));
     }
     let data = std::fs::read(input)?;
     let pdf = guard(|| Pdf::new(data).map_err(load_error))?;
@@ -60,11 +62,20 @@ pub fn render_pages(
     let interpreter = InterpreterSettings::default();
     let settings = RenderSettings::default();
     let scale = dpi as f32 / 72.0;
-    let pixmap_settings = PixmapSettings { x_scale: scale, y_scale: scale, bg_color: WHITE };
+    let pixmap_settings = PixmapSettings {
+        x_scale: scale,
+        y_scale: scale,
+        bg_color: WHITE,
+    };
     for &number in &numbers {
         let pixels = guard(|| {
-            let pixmap =
-                hayro::render(&all[number as usize - 1], &cache, &interpreter, &settings, &pixmap_settings);
+            let pixmap = hayro::render(
+                &all[number as usize - 1],
+                &cache,
+                &interpreter,
+                &settings,
+                &pixmap_settings,
+            );
             let (width, height) = (u32::from(pixmap.width()), u32::from(pixmap.height()));
             RgbaImage::from_raw(width, height, pixmap.take_rgba8(ImageAlphaType::Alpha))
                 .ok_or_else(|| PdfError::Render(format!("page {number} came out with a wrong pixel count")))
@@ -81,7 +92,9 @@ fn check_size(page: &Page<'_>, number: u32, dpi: u32) -> Result<(), PdfError> {
     // The same arithmetic as `hayro::render`, which truncates.
     let (width, height) = ((width * scale) as u64, (height * scale) as u64);
     if width == 0 || height == 0 {
-        return Err(PdfError::BadInput(format!("page {number} is too small to render at {dpi} dpi")));
+        return Err(PdfError::BadInput(format!(
+            "page {number} is too small to render at {dpi} dpi"
+        )));
     }
     let limit = if width * height > MAX_PIXELS {
         format!("{} megapixels", MAX_PIXELS / 1_000_000)

@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use lopdf::ObjectId;
+use lopdf::{Dictionary, ObjectId};
 
 use crate::assemble::{PageCopier, finish, new_document};
 use crate::document::{Source, load, save};
@@ -11,8 +11,9 @@ use crate::pages::PageRanges;
 
 /// Catalog entries that still hold for a document made of some of the source's pages: the
 /// language, how viewers should show it, optional content (layers), which the pages' content
-/// may refer to, and the interactive form, whose fields live on the pages.
-const KEPT_CATALOG_ENTRIES: [&str; 4] = ["Lang", "ViewerPreferences", "OCProperties", "AcroForm"];
+/// may refer to, the interactive form, whose fields live on the pages, and the named
+/// destinations of PDF 1.1, which links may go to.
+const KEPT_CATALOG_ENTRIES: [&str; 5] = ["Lang", "ViewerPreferences", "OCProperties", "AcroForm", "Dests"];
 
 /// Writes only the named pages, in the order named (repeats allowed), to `output`. Returns the
 /// number of pages written.
@@ -38,7 +39,9 @@ pub fn split_every(
     progress: &mut dyn FnMut(f32),
 ) -> Result<Vec<PathBuf>, PdfError> {
     if every == 0 {
-        return Err(PdfError::BadInput("each part needs at least one page".to_string()));
+        return Err(PdfError::BadInput(
+            "each part needs at least one page".to_string(),
+        ));
     }
     let stem = file_stem(stem);
     guard(|| {
@@ -60,7 +63,20 @@ fn write_pages(src: &Source, pages: &[ObjectId], output: &Path) -> Result<(), Pd
     let mut dst = new_document(&src.doc.version);
     let mut copier = PageCopier::new(src);
     let kids = copier.copy_pages(&mut dst, pages);
-    let catalog = copier.copy_catalog_entries(&mut dst, &KEPT_CATALOG_ENTRIES);
+    let mut catalog = copier.copy_catalog_entries(&mut dst, &KEPT_CATALOG_ENTRIES);
+    // Of the name trees, only the destinations, which links on the pages may name: the others
+    // (attached files, scripts…) belong to the whole document and could be large.
+    let dests = src
+        .doc
+        .catalog()
+        .ok()
+        .and_then(|c| c.get_deref(b"Names", &src.doc).ok())
+        .and_then(|names| names.as_dict().ok()?.get(b"Dests").ok());
+    if let Some(dests) = dests {
+        let mut names = Dictionary::new();
+        names.set("Dests", copier.copy_value(&mut dst, dests));
+        catalog.set("Names", names);
+    }
     if let Ok(info) = src.doc.trailer.get(b"Info") {
         let info = copier.copy_value(&mut dst, info);
         dst.trailer.set("Info", info);
@@ -70,9 +86,15 @@ fn write_pages(src: &Source, pages: &[ObjectId], output: &Path) -> Result<(), Pd
 }
 
 fn file_stem(stem: &str) -> String {
-    let stem: String =
-        stem.chars().map(|c| if matches!(c, '/' | '\\' | '\0') { '_' } else { c }).collect();
-    if stem.trim().is_empty() { "document".to_string() } else { stem }
+    let stem: String = stem
+        .chars()
+        .map(|c| if matches!(c, '/' | '\\' | '\0') { '_' } else { c })
+        .collect();
+    if stem.trim().is_empty() {
+        "document".to_string()
+    } else {
+        stem
+    }
 }
 
 #[cfg(test)]

@@ -17,7 +17,11 @@ pub(crate) struct PdfWriter<W: Write> {
 impl<W: Write> PdfWriter<W> {
     /// Starts a PDF 1.4 file (the version that brought soft masks, i.e. transparency).
     pub(crate) fn new(out: W) -> io::Result<Self> {
-        let mut writer = PdfWriter { out, position: 0, offsets: Vec::new() };
+        let mut writer = PdfWriter {
+            out,
+            position: 0,
+            offsets: Vec::new(),
+        };
         // The comment of high bytes tells transfer tools that the file is binary.
         writer.write_raw(b"%PDF-1.4\n%\xE2\xE3\xCF\xD3\n")?;
         Ok(writer)
@@ -69,7 +73,11 @@ impl<W: Write> PdfWriter<W> {
         let slot = id.checked_sub(1).and_then(|i| self.offsets.get_mut(i as usize));
         match slot {
             Some(offset @ None) => *offset = Some(self.position),
-            _ => return Err(io::Error::other(format!("object {id} was not reserved or is written twice"))),
+            _ => {
+                return Err(io::Error::other(format!(
+                    "object {id} was not reserved or is written twice"
+                )));
+            }
         }
         self.write_raw(format!("{id} 0 obj\n").as_bytes())
     }
@@ -85,7 +93,11 @@ impl<W: Write> PdfWriter<W> {
 pub(crate) fn number(value: f32) -> String {
     let text = format!("{value:.3}");
     let text = text.trim_end_matches('0').trim_end_matches('.');
-    if text == "-0" { "0".to_string() } else { text.to_string() }
+    if text == "-0" {
+        "0".to_string()
+    } else {
+        text.to_string()
+    }
 }
 
 #[cfg(test)]
@@ -105,14 +117,21 @@ mod tests {
         let mut writer = PdfWriter::new(Vec::new()).unwrap();
         let catalog = writer.reserve();
         let pages = writer.reserve();
-        writer.object(pages, "<< /Type /Pages /Kids [] /Count 0 >>").unwrap();
-        writer.object(catalog, &format!("<< /Type /Catalog /Pages {pages} 0 R >>")).unwrap();
+        writer
+            .object(pages, "<< /Type /Pages /Kids [] /Count 0 >>")
+            .unwrap();
+        writer
+            .object(catalog, &format!("<< /Type /Catalog /Pages {pages} 0 R >>"))
+            .unwrap();
         let bytes = writer.finish(catalog).unwrap();
-        let text = String::from_utf8_lossy(&bytes);
-        let xref = text.find("xref\n").unwrap();
-        for (line, id) in text[xref..].lines().skip(3).take(2).zip([catalog, pages]) {
+        let xref = bytes.windows(5).position(|w| w == b"xref\n").unwrap();
+        let table = String::from_utf8(bytes[xref..].to_vec()).unwrap();
+        for (line, id) in table.lines().skip(3).take(2).zip([catalog, pages]) {
             let offset: usize = line[..10].parse().unwrap();
-            assert!(text[offset..].starts_with(&format!("{id} 0 obj")), "{line}");
+            assert!(
+                bytes[offset..].starts_with(format!("{id} 0 obj").as_bytes()),
+                "{line}"
+            );
         }
     }
 

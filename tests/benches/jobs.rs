@@ -85,8 +85,15 @@ async fn timed_job(app: &TestApp, user: &TestUser, body: Value) -> (f64, f64, Va
 /// Runs a command; answers its wall time.
 fn timed(program: &str, args: &[&str]) -> f64 {
     let start = Instant::now();
-    let out = Command::new(program).args(args).output().unwrap_or_else(|e| panic!("{program}: {e}"));
-    assert!(out.status.success(), "{program} {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    let out = Command::new(program)
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("{program}: {e}"));
+    assert!(
+        out.status.success(),
+        "{program} {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     start.elapsed().as_secs_f64()
 }
 
@@ -118,7 +125,9 @@ fn watch_job_memory(done: std::sync::Arc<std::sync::atomic::AtomicBool>) -> std:
         while !done.load(std::sync::atomic::Ordering::Relaxed) {
             for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
                 let dir = entry.path();
-                let Ok(cmdline) = std::fs::read(dir.join("cmdline")) else { continue };
+                let Ok(cmdline) = std::fs::read(dir.join("cmdline")) else {
+                    continue;
+                };
                 if !String::from_utf8_lossy(&cmdline).contains("run-job") {
                     continue;
                 }
@@ -157,20 +166,29 @@ fn pdf_of(path: &Path, pages: u32) {
     use lopdf::{Document, Object, Stream, dictionary};
     let mut doc = Document::with_version("1.5");
     let pages_id = doc.new_object_id();
-    let font = doc.add_object(dictionary! { "Type" => "Font", "Subtype" => "Type1", "BaseFont" => "Helvetica" });
+    let font =
+        doc.add_object(dictionary! { "Type" => "Font", "Subtype" => "Type1", "BaseFont" => "Helvetica" });
     let resources = doc.add_object(dictionary! { "Font" => dictionary! { "F1" => font } });
     let mut kids = Vec::new();
     for n in 0..pages {
-        let mut operations = vec![Operation::new("BT", vec![]), Operation::new("Tf", vec!["F1".into(), 11.into()])];
+        let mut operations = vec![
+            Operation::new("BT", vec![]),
+            Operation::new("Tf", vec!["F1".into(), 11.into()]),
+        ];
         for line in 0..50 {
             operations.push(Operation::new("Td", vec![50.into(), (760 - line * 14).into()]));
             operations.push(Operation::new(
                 "Tj",
-                vec![Object::string_literal(format!("page {n} line {line}: the quick brown fox jumps over the lazy dog"))],
+                vec![Object::string_literal(format!(
+                    "page {n} line {line}: the quick brown fox jumps over the lazy dog"
+                ))],
             ));
         }
         operations.push(Operation::new("ET", vec![]));
-        let content = doc.add_object(Stream::new(dictionary! {}, Content { operations }.encode().unwrap()));
+        let content = doc.add_object(Stream::new(
+            dictionary! {},
+            Content { operations }.encode().unwrap(),
+        ));
         kids.push(
             doc.add_object(dictionary! {
                 "Type" => "Page", "Parent" => pages_id, "Contents" => content, "Resources" => resources,
@@ -191,14 +209,21 @@ fn pdf_of(path: &Path, pages: u32) {
 
 #[tokio::main(flavor = "multi_thread")]
 async fn main() {
-    let gib: u64 = std::env::var("DRIVE_BENCH_JOBS_GIB").ok().and_then(|v| v.parse().ok()).unwrap_or(8);
+    let gib: u64 = std::env::var("DRIVE_BENCH_JOBS_GIB")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(8);
     let dir = PathBuf::from(env("DRIVE_BENCH_DIR"));
     let s = |p: &Path| p.to_str().unwrap().to_string();
 
     // Jobs may take 1 GiB of address space here: less than the big file, so a job that held
     // the file in memory would fail.
     let mut app = TestApp::spawn_with(&[("DRIVE_JOB_MINUTES_PRO", "100000")]).await;
-    app.start_worker(&[("DRIVE_JOB_MEMORY_LIMIT_BYTES", "1073741824"), ("DRIVE_WORKER_CONCURRENCY", "1")]).await;
+    app.start_worker(&[
+        ("DRIVE_JOB_MEMORY_LIMIT_BYTES", "1073741824"),
+        ("DRIVE_WORKER_CONCURRENCY", "1"),
+    ])
+    .await;
     let user = app.user(Some("Pro")).await;
 
     println!("| job | peer (same bytes, local disk) | job run | end to end | ratio (job run / peer) |");
@@ -245,7 +270,12 @@ async fn main() {
         let mut file = std::io::BufWriter::new(std::fs::File::create(&text).unwrap());
         let mut n = 0u64;
         while n < 256 * MIB {
-            let line = format!("2026-11-22T06:{:02}:{:02}Z INFO request {n} served in {} ms\n", n % 60, n % 59, n % 997);
+            let line = format!(
+                "2026-11-22T06:{:02}:{:02}Z INFO request {n} served in {} ms\n",
+                n % 60,
+                n % 59,
+                n % 997
+            );
             std::io::Write::write_all(&mut file, line.as_bytes()).unwrap();
             n += line.len() as u64;
         }
@@ -254,7 +284,13 @@ async fn main() {
     let _ = std::fs::remove_file(&zip_out);
     let peer = timed("zip", &["-q", &s(&zip_out), &s(&text)]);
     let (own, e2e, job) = timed_job(&app, &user, json!({ "jobType": "zip", "fileIds": [text_id] })).await;
-    row("zip of 256 MiB of text (deflate, level 6)", "zip -6", peer, own, e2e);
+    row(
+        "zip of 256 MiB of text (deflate, level 6)",
+        "zip -6",
+        peer,
+        own,
+        e2e,
+    );
     println!(
         "|   sizes: ours {} MiB, zip's {} MiB | | | | |",
         job["result"]["bytes"].as_u64().unwrap() / MIB,
@@ -267,7 +303,12 @@ async fn main() {
     let photo_id = add_file(&app, &user, &photo, "Image", "image/jpeg").await;
     let thumb = dir.join("thumb.jpg");
     let peer_runs: Vec<f64> = (0..3)
-        .map(|_| timed("vipsthumbnail", &[&s(&photo), "-s", "2048", "-o", &format!("{}[Q=85]", s(&thumb))]))
+        .map(|_| {
+            timed(
+                "vipsthumbnail",
+                &[&s(&photo), "-s", "2048", "-o", &format!("{}[Q=85]", s(&thumb))],
+            )
+        })
         .collect();
     let mut peer_runs = peer_runs;
     peer_runs.sort_by(f64::total_cmp);
@@ -281,7 +322,13 @@ async fn main() {
         (own, e2e)
     })
     .await;
-    row("convert 6000×4000 JPEG → 2048 px JPEG", "vipsthumbnail", peer_runs[1], own, e2e);
+    row(
+        "convert 6000×4000 JPEG → 2048 px JPEG",
+        "vipsthumbnail",
+        peer_runs[1],
+        own,
+        e2e,
+    );
 
     // mergePdf: 20 PDFs of 50 pages.
     let mut pdfs = Vec::new();
@@ -298,11 +345,19 @@ async fn main() {
     args.extend(["--".to_string(), s(&merged)]);
     let peer = timed("qpdf", &args.iter().map(String::as_str).collect::<Vec<_>>());
     let (own, e2e, _) = timed_job(&app, &user, json!({ "jobType": "mergePdf", "fileIds": pdf_ids })).await;
-    row("mergePdf of 20 PDFs × 50 pages", "qpdf --empty --pages", peer, own, e2e);
+    row(
+        "mergePdf of 20 PDFs × 50 pages",
+        "qpdf --empty --pages",
+        peer,
+        own,
+        e2e,
+    );
 
     // Flat memory: the job's process hashing 1 GiB and the big file, capped at 1 GiB.
     println!();
-    println!("| checksum sha256 under a 1 GiB address-space cap | file | job run | peak RSS of the job's process |");
+    println!(
+        "| checksum sha256 under a 1 GiB address-space cap | file | job run | peak RSS of the job's process |"
+    );
     println!("|---|---|---|---|");
     let big = dir.join("big.bin");
     write_noise(&big, gib * 1024 * MIB).await;

@@ -299,8 +299,15 @@ impl TestApp {
 
     /// The bytes of one of `user`'s files, through a download link.
     pub async fn download(&self, user: &TestUser, id: &str) -> Vec<u8> {
-        let link = self.call(user, "/generate-download-url", Some(json!({ "id": id }))).await;
-        assert_eq!(link.status, StatusCode::OK, "generate-download-url: {}", link.body);
+        let link = self
+            .call(user, "/generate-download-url", Some(json!({ "id": id })))
+            .await;
+        assert_eq!(
+            link.status,
+            StatusCode::OK,
+            "generate-download-url: {}",
+            link.body
+        );
         let (status, bytes) = get(link.body["downloadUrl"].as_str().expect("downloadUrl")).await;
         assert_eq!(status, StatusCode::OK);
         bytes
@@ -309,14 +316,21 @@ impl TestApp {
     /// Creates a file job (the body of `/create-file-job`); answers the queued job.
     pub async fn create_job(&self, user: &TestUser, body: Value) -> Value {
         let created = self.call(user, "/create-file-job", Some(body)).await;
-        assert_eq!(created.status, StatusCode::OK, "create-file-job: {}", created.body);
+        assert_eq!(
+            created.status,
+            StatusCode::OK,
+            "create-file-job: {}",
+            created.body
+        );
         assert_eq!(created.body["job"]["state"], "queued", "{}", created.body);
         created.body["job"].clone()
     }
 
     /// A job as `/select-file-jobs` shows it now.
     pub async fn job(&self, user: &TestUser, id: &Value) -> Value {
-        let listed = self.call(user, "/select-file-jobs", Some(json!({ "ids": [id] }))).await;
+        let listed = self
+            .call(user, "/select-file-jobs", Some(json!({ "ids": [id] })))
+            .await;
         assert_eq!(listed.status, StatusCode::OK, "select-file-jobs: {}", listed.body);
         listed.body["jobs"][0].clone()
     }
@@ -329,7 +343,10 @@ impl TestApp {
             if ["done", "failed", "stopped"].contains(&job["state"].as_str().unwrap_or_default()) {
                 return job;
             }
-            assert!(tokio::time::Instant::now() < deadline, "the job never ended: {job}");
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "the job never ended: {job}"
+            );
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
     }
@@ -347,12 +364,21 @@ impl TestApp {
         let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
         loop {
             let reply = self.call(user, "/select-drive-events", Some(body.clone())).await;
-            assert_eq!(reply.status, StatusCode::OK, "select-drive-events: {}", reply.body);
+            assert_eq!(
+                reply.status,
+                StatusCode::OK,
+                "select-drive-events: {}",
+                reply.body
+            );
             let events = reply.body["events"].as_array().cloned().unwrap_or_default();
             if events.len() >= n {
                 return events;
             }
-            assert!(tokio::time::Instant::now() < deadline, "fewer than {n} events: {}", reply.body);
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "fewer than {n} events: {}",
+                reply.body
+            );
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
     }

@@ -15,9 +15,17 @@ use sqlx::Row;
 fn digest_by(tool: &str, bytes: &[u8]) -> String {
     let path = std::env::temp_dir().join(format!("drive-digest-{}", uuid::Uuid::new_v4().simple()));
     std::fs::write(&path, bytes).unwrap();
-    let out = Command::new(tool).arg(&path).output().expect("run the digest tool");
+    let out = Command::new(tool)
+        .arg(&path)
+        .output()
+        .expect("run the digest tool");
     std::fs::remove_file(&path).unwrap();
-    String::from_utf8(out.stdout).unwrap().split_whitespace().next().unwrap().to_string()
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .to_string()
 }
 
 async fn app_with_worker() -> (TestApp, TestUser) {
@@ -32,10 +40,22 @@ async fn checksums_equal_sha256sum_and_md5sum_of_the_bytes() {
     let (app, user) = app_with_worker().await;
     let big = bytes(9 * 1024 * 1024 + 7, 3);
     let small = bytes(1000, 9);
-    let a = app.upload(&user, "big.bin", "Other", "application/octet-stream", big.clone()).await;
-    let b = app.upload(&user, "small.bin", "Other", "application/octet-stream", small.clone()).await;
+    let a = app
+        .upload(&user, "big.bin", "Other", "application/octet-stream", big.clone())
+        .await;
+    let b = app
+        .upload(
+            &user,
+            "small.bin",
+            "Other",
+            "application/octet-stream",
+            small.clone(),
+        )
+        .await;
 
-    let job = app.run_job(&user, json!({ "jobType": "checksum", "fileIds": [a, b] })).await;
+    let job = app
+        .run_job(&user, json!({ "jobType": "checksum", "fileIds": [a, b] }))
+        .await;
     assert_eq!(job["state"], "done", "{job}");
     assert_eq!(job["result"]["algorithm"], "sha256");
     let sums = &job["result"]["checksums"];
@@ -43,12 +63,22 @@ async fn checksums_equal_sha256sum_and_md5sum_of_the_bytes() {
     assert_eq!(sums[0]["digest"], digest_by("sha256sum", &big));
     assert_eq!(sums[1]["digest"], digest_by("sha256sum", &small));
     assert_eq!(job["progress"], 1.0);
-    assert!(job["files"].as_array().unwrap().is_empty(), "a checksum makes no files");
+    assert!(
+        job["files"].as_array().unwrap().is_empty(),
+        "a checksum makes no files"
+    );
 
     let job = app
-        .run_job(&user, json!({ "jobType": "checksum", "fileIds": [a], "options": { "algorithm": "md5" } }))
+        .run_job(
+            &user,
+            json!({ "jobType": "checksum", "fileIds": [a], "options": { "algorithm": "md5" } }),
+        )
         .await;
-    assert_eq!(job["result"]["checksums"][0]["digest"], digest_by("md5sum", &big), "{job}");
+    assert_eq!(
+        job["result"]["checksums"][0]["digest"],
+        digest_by("md5sum", &big),
+        "{job}"
+    );
 }
 
 #[tokio::test]
@@ -56,21 +86,37 @@ async fn a_zip_holds_the_files_and_unzipping_it_gives_them_back() {
     let (app, user) = app_with_worker().await;
     let text = b"hello, zip\n".repeat(50_000);
     let blob = bytes(3 * 1024 * 1024, 5);
-    let t = app.upload(&user, "notes.txt", "Text", "text/plain", text.clone()).await;
-    let p = app.upload(&user, "photo.jpg", "Image", "image/jpeg", blob.clone()).await;
-    let d = app.upload(&user, "notes.txt", "Text", "text/plain", b"second".to_vec()).await;
+    let t = app
+        .upload(&user, "notes.txt", "Text", "text/plain", text.clone())
+        .await;
+    let p = app
+        .upload(&user, "photo.jpg", "Image", "image/jpeg", blob.clone())
+        .await;
+    let d = app
+        .upload(&user, "notes.txt", "Text", "text/plain", b"second".to_vec())
+        .await;
     let moved = app
-        .call(&user, "/move-files", Some(json!({ "fileIds": [t, p, d], "folder": "/work" })))
+        .call(
+            &user,
+            "/move-files",
+            Some(json!({ "fileIds": [t, p, d], "folder": "/work" })),
+        )
         .await;
     assert_eq!(moved.status, StatusCode::OK, "{}", moved.body);
 
     let job = app
-        .run_job(&user, json!({ "jobType": "zip", "fileIds": [t, p, d], "options": { "name": "bundle" } }))
+        .run_job(
+            &user,
+            json!({ "jobType": "zip", "fileIds": [t, p, d], "options": { "name": "bundle" } }),
+        )
         .await;
     assert_eq!(job["state"], "done", "{job}");
     let made = &job["files"][0];
     assert_eq!(made["fileName"], "bundle.zip");
-    assert_eq!(job["folder"]["path"], "/work/", "results land beside the first file");
+    assert_eq!(
+        job["folder"]["path"], "/work/",
+        "results land beside the first file"
+    );
     let zipped = app.download(&user, made["id"].as_str().unwrap()).await;
     assert_eq!(made["fileSize"], zipped.len());
     // Read with an independent reader, entry by entry.
@@ -87,9 +133,14 @@ async fn a_zip_holds_the_files_and_unzipping_it_gives_them_back() {
     assert_eq!(entry(2), ("notes (2).txt".to_string(), b"second".to_vec()));
 
     let zip_id = made["id"].clone();
-    let job = app.run_job(&user, json!({ "jobType": "unzip", "fileIds": [zip_id] })).await;
+    let job = app
+        .run_job(&user, json!({ "jobType": "unzip", "fileIds": [zip_id] }))
+        .await;
     assert_eq!(job["state"], "done", "{job}");
-    assert_eq!(job["folder"]["path"], "/work/bundle/", "a new folder beside the zip");
+    assert_eq!(
+        job["folder"]["path"], "/work/bundle/",
+        "a new folder beside the zip"
+    );
     assert_eq!(job["result"]["entries"], 3);
     let files = job["files"].as_array().unwrap();
     let names: Vec<&str> = files.iter().map(|f| f["fileName"].as_str().unwrap()).collect();
@@ -107,7 +158,9 @@ async fn a_zip_holds_the_files_and_unzipping_it_gives_them_back() {
         .find(|f| f["path"] == "/work/")
         .unwrap()["id"]
         .clone();
-    let job = app.run_job(&user, json!({ "jobType": "zip", "fromFolderId": work })).await;
+    let job = app
+        .run_job(&user, json!({ "jobType": "zip", "fromFolderId": work }))
+        .await;
     assert_eq!(job["state"], "done", "{job}");
     assert_eq!(job["files"][0]["fileName"], "work.zip");
     assert!(job["folder"].is_null(), "beside /work is the top: {job}");
@@ -116,7 +169,15 @@ async fn a_zip_holds_the_files_and_unzipping_it_gives_them_back() {
     names.sort();
     assert_eq!(
         names,
-        ["bundle.zip", "bundle/notes (2).txt", "bundle/notes.txt", "bundle/photo.jpg", "notes (2).txt", "notes.txt", "photo.jpg"]
+        [
+            "bundle.zip",
+            "bundle/notes (2).txt",
+            "bundle/notes.txt",
+            "bundle/photo.jpg",
+            "notes (2).txt",
+            "notes.txt",
+            "photo.jpg"
+        ]
     );
 }
 
@@ -144,8 +205,15 @@ fn zip_of(entries: &[(&str, &[u8])]) -> Vec<u8> {
 async fn unzip_makes_nested_folders_and_refuses_escapes_and_bombs() {
     let (app, user) = app_with_worker().await;
     let nested = zip_of(&[("a/b/deep.txt", b"deep"), ("top.txt", b"top")]);
-    let id = app.upload(&user, "tree.zip", "Archive", "application/zip", nested).await;
-    let job = app.run_job(&user, json!({ "jobType": "unzip", "fileIds": [id], "folder": "/out" })).await;
+    let id = app
+        .upload(&user, "tree.zip", "Archive", "application/zip", nested)
+        .await;
+    let job = app
+        .run_job(
+            &user,
+            json!({ "jobType": "unzip", "fileIds": [id], "folder": "/out" }),
+        )
+        .await;
     assert_eq!(job["state"], "done", "{job}");
     assert_eq!(job["folder"]["path"], "/out/tree/");
     let listed = app.call(&user, "/select-collections", None).await;
@@ -156,29 +224,49 @@ async fn unzip_makes_nested_folders_and_refuses_escapes_and_bombs() {
         .map(|f| f["path"].as_str().unwrap())
         .collect();
     assert!(paths.contains(&"/out/tree/a/b/"), "{paths:?}");
-    assert_eq!(app.download(&user, job["files"][0]["id"].as_str().unwrap()).await, b"deep");
+    assert_eq!(
+        app.download(&user, job["files"][0]["id"].as_str().unwrap()).await,
+        b"deep"
+    );
 
     // Unzipping the same archive again makes a second folder rather than mixing the two.
-    let again = app.run_job(&user, json!({ "jobType": "unzip", "fileIds": [id], "folder": "/out" })).await;
+    let again = app
+        .run_job(
+            &user,
+            json!({ "jobType": "unzip", "fileIds": [id], "folder": "/out" }),
+        )
+        .await;
     assert_eq!(again["folder"]["path"], "/out/tree (2)/");
 
     let escape = zip_of(&[("../../evil.txt", b"evil")]);
-    let id = app.upload(&user, "escape.zip", "Archive", "application/zip", escape).await;
-    let job = app.run_job(&user, json!({ "jobType": "unzip", "fileIds": [id] })).await;
+    let id = app
+        .upload(&user, "escape.zip", "Archive", "application/zip", escape)
+        .await;
+    let job = app
+        .run_job(&user, json!({ "jobType": "unzip", "fileIds": [id] }))
+        .await;
     assert_eq!(job["state"], "failed", "{job}");
     assert!(job["error"].as_str().unwrap().contains("outside"), "{job}");
 
     let zeros = vec![0u8; 50 * 1024 * 1024];
     let bomb = zip_of(&[("zeros.bin", &zeros)]);
     assert!(bomb.len() < 200_000);
-    let id = app.upload(&user, "bomb.zip", "Archive", "application/zip", bomb).await;
-    let job = app.run_job(&user, json!({ "jobType": "unzip", "fileIds": [id] })).await;
+    let id = app
+        .upload(&user, "bomb.zip", "Archive", "application/zip", bomb)
+        .await;
+    let job = app
+        .run_job(&user, json!({ "jobType": "unzip", "fileIds": [id] }))
+        .await;
     assert_eq!(job["state"], "failed", "{job}");
     assert!(job["error"].as_str().unwrap().contains("zip bomb"), "{job}");
     assert!(job["files"].as_array().unwrap().is_empty());
 
-    let junk = app.upload(&user, "junk.zip", "Archive", "application/zip", bytes(5000, 1)).await;
-    let job = app.run_job(&user, json!({ "jobType": "unzip", "fileIds": [junk] })).await;
+    let junk = app
+        .upload(&user, "junk.zip", "Archive", "application/zip", bytes(5000, 1))
+        .await;
+    let job = app
+        .run_job(&user, json!({ "jobType": "unzip", "fileIds": [junk] }))
+        .await;
     assert_eq!(job["state"], "failed", "{job}");
     assert!(job["error"].as_str().unwrap().contains("junk.zip"), "{job}");
 }
@@ -187,26 +275,48 @@ async fn unzip_makes_nested_folders_and_refuses_escapes_and_bombs() {
 async fn requests_are_validated_and_a_dry_run_only_estimates() {
     let (app, user) = app_with_worker().await;
     let other = app.user(Some("Pro")).await;
-    let file = app.upload(&user, "a.bin", "Other", "application/octet-stream", bytes(2000, 1)).await;
-    let theirs = app.upload(&other, "b.bin", "Other", "application/octet-stream", bytes(10, 1)).await;
+    let file = app
+        .upload(
+            &user,
+            "a.bin",
+            "Other",
+            "application/octet-stream",
+            bytes(2000, 1),
+        )
+        .await;
+    let theirs = app
+        .upload(&other, "b.bin", "Other", "application/octet-stream", bytes(10, 1))
+        .await;
 
     let bad = |body: Value| {
         let app = &app;
         let user = &user;
         async move { app.call(user, "/create-file-job", Some(body)).await }
     };
-    bad(json!({ "fileIds": [file] })).await.assert_bad_field("missing_field", "jobType");
-    bad(json!({ "jobType": "shuffle", "fileIds": [file] })).await.assert_bad_field("invalid_field", "jobType");
-    bad(json!({ "jobType": "checksum" })).await.assert_bad_field("missing_field", "fileIds");
-    bad(json!({ "jobType": "checksum", "fileIds": [] })).await.assert_bad_field("invalid_field", "fileIds");
-    bad(json!({ "jobType": "checksum", "fileIds": [file, file] })).await.assert_bad_field("invalid_field", "fileIds[1]");
+    bad(json!({ "fileIds": [file] }))
+        .await
+        .assert_bad_field("missing_field", "jobType");
+    bad(json!({ "jobType": "shuffle", "fileIds": [file] }))
+        .await
+        .assert_bad_field("invalid_field", "jobType");
+    bad(json!({ "jobType": "checksum" }))
+        .await
+        .assert_bad_field("missing_field", "fileIds");
+    bad(json!({ "jobType": "checksum", "fileIds": [] }))
+        .await
+        .assert_bad_field("invalid_field", "fileIds");
+    bad(json!({ "jobType": "checksum", "fileIds": [file, file] }))
+        .await
+        .assert_bad_field("invalid_field", "fileIds[1]");
     bad(json!({ "jobType": "checksum", "fileIds": [file], "options": { "algorithm": "sha1" } }))
         .await
         .assert_bad_field("invalid_field", "options.algorithm");
     bad(json!({ "jobType": "zip", "fileIds": [file], "options": { "name": "a/b" } }))
         .await
         .assert_bad_field("invalid_field", "options.name");
-    bad(json!({ "jobType": "unzip", "fileIds": [file] })).await.assert_bad_field("invalid_field", "fileIds[0]");
+    bad(json!({ "jobType": "unzip", "fileIds": [file] }))
+        .await
+        .assert_bad_field("invalid_field", "fileIds[0]");
     bad(json!({ "jobType": "checksum", "fileIds": [file], "folder": "relative" }))
         .await
         .assert_bad_field("invalid_field", "folder");
@@ -214,13 +324,19 @@ async fn requests_are_validated_and_a_dry_run_only_estimates() {
         .await
         .assert_bad_field("invalid_field", "fromFolderId");
     // Another user's file, or folder, is like one that does not exist.
-    bad(json!({ "jobType": "checksum", "fileIds": [theirs] })).await.assert_error(404, "file_not_found");
+    bad(json!({ "jobType": "checksum", "fileIds": [theirs] }))
+        .await
+        .assert_error(404, "file_not_found");
     bad(json!({ "jobType": "checksum", "fileIds": [file], "folderId": uuid::Uuid::new_v4() }))
         .await
         .assert_error(404, "folder_not_found");
 
     let dry = app
-        .call(&user, "/create-file-job", Some(json!({ "jobType": "checksum", "fileIds": [file], "dryRun": true })))
+        .call(
+            &user,
+            "/create-file-job",
+            Some(json!({ "jobType": "checksum", "fileIds": [file], "dryRun": true })),
+        )
         .await;
     assert_eq!(dry.status, StatusCode::OK, "{}", dry.body);
     assert_eq!(dry.body["dryRun"], true);
@@ -230,8 +346,12 @@ async fn requests_are_validated_and_a_dry_run_only_estimates() {
     assert_eq!(listed.body["jobs"], json!([]), "a dry run starts nothing");
 
     // Jobs are private to their owner.
-    let job = app.run_job(&user, json!({ "jobType": "checksum", "fileIds": [file] })).await;
-    let seen = app.call(&other, "/select-file-jobs", Some(json!({ "ids": [job["id"]] }))).await;
+    let job = app
+        .run_job(&user, json!({ "jobType": "checksum", "fileIds": [file] }))
+        .await;
+    let seen = app
+        .call(&other, "/select-file-jobs", Some(json!({ "ids": [job["id"]] })))
+        .await;
     assert_eq!(seen.body["jobs"], json!([]));
     app.call(&other, "/cancel-file-job", Some(json!({ "id": job["id"] })))
         .await
@@ -247,14 +367,28 @@ async fn requests_are_validated_and_a_dry_run_only_estimates() {
 #[tokio::test]
 async fn jobs_are_listed_newest_first_and_their_end_is_a_drive_event() {
     let (app, user) = app_with_worker().await;
-    let file = app.upload(&user, "a.bin", "Other", "application/octet-stream", bytes(100, 1)).await;
-    let zip = app.run_job(&user, json!({ "jobType": "zip", "fileIds": [file] })).await;
-    let sum = app.run_job(&user, json!({ "jobType": "checksum", "fileIds": [file] })).await;
+    let file = app
+        .upload(&user, "a.bin", "Other", "application/octet-stream", bytes(100, 1))
+        .await;
+    let zip = app
+        .run_job(&user, json!({ "jobType": "zip", "fileIds": [file] }))
+        .await;
+    let sum = app
+        .run_job(&user, json!({ "jobType": "checksum", "fileIds": [file] }))
+        .await;
 
-    let listed = app.call(&user, "/select-file-jobs", Some(json!({ "limit": 1 }))).await;
+    let listed = app
+        .call(&user, "/select-file-jobs", Some(json!({ "limit": 1 })))
+        .await;
     assert_eq!(listed.body["jobs"][0]["id"], sum["id"]);
     assert_eq!(listed.body["nextOffset"], 1);
-    let rest = app.call(&user, "/select-file-jobs", Some(json!({ "limit": 1, "offset": 1 }))).await;
+    let rest = app
+        .call(
+            &user,
+            "/select-file-jobs",
+            Some(json!({ "limit": 1, "offset": 1 })),
+        )
+        .await;
     assert_eq!(rest.body["jobs"][0]["id"], zip["id"]);
     assert!(rest.body["nextOffset"].is_null());
 
@@ -266,7 +400,10 @@ async fn jobs_are_listed_newest_first_and_their_end_is_a_drive_event() {
     assert_eq!(event["job"]["id"], zip["id"]);
     assert_eq!(event["job"]["state"], "done");
     assert_eq!(event["job"]["jobType"], "zip");
-    assert_eq!(event["files"][0]["id"], zip["files"][0]["id"], "the event carries what it made");
+    assert_eq!(
+        event["files"][0]["id"], zip["files"][0]["id"],
+        "the event carries what it made"
+    );
     // What a job makes is a new file like an upload: it has its own `file` event too.
     let files = app.wait_events(&user, json!({ "kinds": ["file"] }), 2).await;
     let announced = files
@@ -281,26 +418,51 @@ async fn job_minutes_count_done_jobs_not_failed_ones_and_refuse_when_used_up() {
     let mut app = TestApp::spawn_with(&[("DRIVE_JOB_MINUTES_INTRO", "0.001")]).await;
     app.start_worker(&[]).await;
     let pro = app.user(Some("Pro")).await;
-    let file = app.upload(&pro, "a.bin", "Other", "application/octet-stream", bytes(100, 1)).await;
-    let broken = app.upload(&pro, "x.zip", "Archive", "application/zip", bytes(100, 2)).await;
-    let done = app.run_job(&pro, json!({ "jobType": "checksum", "fileIds": [file] })).await;
-    let failed = app.run_job(&pro, json!({ "jobType": "unzip", "fileIds": [broken] })).await;
+    let file = app
+        .upload(&pro, "a.bin", "Other", "application/octet-stream", bytes(100, 1))
+        .await;
+    let broken = app
+        .upload(&pro, "x.zip", "Archive", "application/zip", bytes(100, 2))
+        .await;
+    let done = app
+        .run_job(&pro, json!({ "jobType": "checksum", "fileIds": [file] }))
+        .await;
+    let failed = app
+        .run_job(&pro, json!({ "jobType": "unzip", "fileIds": [broken] }))
+        .await;
     assert_eq!(failed["state"], "failed");
     assert!(failed["seconds"].is_null(), "a failed job costs nothing");
     let seconds = done["seconds"].as_f64().unwrap();
     assert!(seconds > 0.0);
     let listed = app.call(&pro, "/select-file-jobs", None).await;
     let used = listed.body["minutes"]["used"].as_f64().unwrap();
-    assert!((used - seconds / 60.0).abs() < 1e-6, "{} vs {seconds}", listed.body);
+    assert!(
+        (used - seconds / 60.0).abs() < 1e-6,
+        "{} vs {seconds}",
+        listed.body
+    );
     assert_eq!(listed.body["minutes"]["limit"], 900.0);
 
     // An Intro account here has 0.001 minutes (60 ms): one job uses them up.
     let intro = app.user(Some("Intro")).await;
-    let file = app.upload(&intro, "a.bin", "Other", "application/octet-stream", bytes(100, 1)).await;
-    app.run_job(&intro, json!({ "jobType": "checksum", "fileIds": [file] })).await;
-    app.call(&intro, "/create-file-job", Some(json!({ "jobType": "checksum", "fileIds": [file] })))
-        .await
-        .assert_error(403, "job_minutes_used_up");
+    let file = app
+        .upload(
+            &intro,
+            "a.bin",
+            "Other",
+            "application/octet-stream",
+            bytes(100, 1),
+        )
+        .await;
+    app.run_job(&intro, json!({ "jobType": "checksum", "fileIds": [file] }))
+        .await;
+    app.call(
+        &intro,
+        "/create-file-job",
+        Some(json!({ "jobType": "checksum", "fileIds": [file] })),
+    )
+    .await
+    .assert_error(403, "job_minutes_used_up");
 }
 
 #[tokio::test]
@@ -308,19 +470,31 @@ async fn a_canceled_job_stops_and_keeps_what_it_made() {
     let mut app = TestApp::spawn().await;
     let user = app.user(Some("Pro")).await;
     // Queued with no worker: stops at once.
-    let file = app.upload(&user, "a.bin", "Other", "application/octet-stream", bytes(100, 1)).await;
-    let queued = app.create_job(&user, json!({ "jobType": "checksum", "fileIds": [file] })).await;
-    let canceled = app.call(&user, "/cancel-file-job", Some(json!({ "id": queued["id"] }))).await;
+    let file = app
+        .upload(&user, "a.bin", "Other", "application/octet-stream", bytes(100, 1))
+        .await;
+    let queued = app
+        .create_job(&user, json!({ "jobType": "checksum", "fileIds": [file] }))
+        .await;
+    let canceled = app
+        .call(&user, "/cancel-file-job", Some(json!({ "id": queued["id"] })))
+        .await;
     assert_eq!(canceled.status, StatusCode::OK, "{}", canceled.body);
     assert_eq!(canceled.body["job"]["state"], "stopped");
     assert!(canceled.body["job"]["seconds"].is_null(), "it never ran");
 
     // Running: unzip 40 entries slowly enough to stop it part-way.
-    let entries: Vec<(String, Vec<u8>)> = (0..40).map(|i| (format!("f{i}.bin"), bytes(300_000, i as u8))).collect();
+    let entries: Vec<(String, Vec<u8>)> = (0..40)
+        .map(|i| (format!("f{i}.bin"), bytes(300_000, i as u8)))
+        .collect();
     let refs: Vec<(&str, &[u8])> = entries.iter().map(|(n, b)| (n.as_str(), b.as_slice())).collect();
-    let id = app.upload(&user, "many.zip", "Archive", "application/zip", zip_of(&refs)).await;
+    let id = app
+        .upload(&user, "many.zip", "Archive", "application/zip", zip_of(&refs))
+        .await;
     app.start_worker(&[]).await;
-    let job = app.create_job(&user, json!({ "jobType": "unzip", "fileIds": [id] })).await;
+    let job = app
+        .create_job(&user, json!({ "jobType": "unzip", "fileIds": [id] }))
+        .await;
     let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
     loop {
         let now = app.job(&user, &job["id"]).await;
@@ -331,21 +505,33 @@ async fn a_canceled_job_stops_and_keeps_what_it_made() {
         assert!(tokio::time::Instant::now() < deadline);
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
-    let canceled = app.call(&user, "/cancel-file-job", Some(json!({ "id": job["id"] }))).await;
+    let canceled = app
+        .call(&user, "/cancel-file-job", Some(json!({ "id": job["id"] })))
+        .await;
     assert_eq!(canceled.status, StatusCode::OK, "{}", canceled.body);
     let stopped = &canceled.body["job"];
     assert_eq!(stopped["state"], "stopped", "{stopped}");
     let kept = stopped["files"].as_array().unwrap();
     assert!(kept.len() >= 2 && kept.len() < 40, "{}", kept.len());
-    assert!(stopped["seconds"].as_f64().unwrap() > 0.0, "a stopped job counts its time");
+    assert!(
+        stopped["seconds"].as_f64().unwrap() > 0.0,
+        "a stopped job counts its time"
+    );
     let library = app.call(&user, "/select-user-files", None).await;
     for made in kept {
         assert!(
-            library.body.as_array().unwrap().iter().any(|f| f["id"] == made["id"]),
+            library
+                .body
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|f| f["id"] == made["id"]),
             "{made} is kept"
         );
     }
-    let events = app.wait_events(&user, json!({ "kinds": ["job"], "jobId": job["id"] }), 1).await;
+    let events = app
+        .wait_events(&user, json!({ "kinds": ["job"], "jobId": job["id"] }), 1)
+        .await;
     assert_eq!(events[0]["job"]["state"], "stopped");
 }
 
@@ -355,10 +541,21 @@ async fn two_workers_share_one_queue() {
     app.start_worker(&[("DRIVE_WORKER_CONCURRENCY", "1")]).await;
     app.start_worker(&[("DRIVE_WORKER_CONCURRENCY", "1")]).await;
     let user = app.user(Some("Pro")).await;
-    let file = app.upload(&user, "a.bin", "Other", "application/octet-stream", bytes(4 * 1024 * 1024, 1)).await;
+    let file = app
+        .upload(
+            &user,
+            "a.bin",
+            "Other",
+            "application/octet-stream",
+            bytes(4 * 1024 * 1024, 1),
+        )
+        .await;
     let mut jobs = Vec::new();
     for _ in 0..8 {
-        jobs.push(app.create_job(&user, json!({ "jobType": "checksum", "fileIds": [file] })).await);
+        jobs.push(
+            app.create_job(&user, json!({ "jobType": "checksum", "fileIds": [file] }))
+                .await,
+        );
     }
     for job in &jobs {
         assert_eq!(app.wait_job(&user, &job["id"]).await["state"], "done");
@@ -380,11 +577,17 @@ async fn two_workers_share_one_queue() {
 async fn a_worker_killed_mid_job_loses_nothing_and_leaves_no_duplicates() {
     let mut app = TestApp::spawn().await;
     let user = app.user(Some("Pro")).await;
-    let entries: Vec<(String, Vec<u8>)> = (0..30).map(|i| (format!("f{i}.bin"), bytes(300_000, i as u8))).collect();
+    let entries: Vec<(String, Vec<u8>)> = (0..30)
+        .map(|i| (format!("f{i}.bin"), bytes(300_000, i as u8)))
+        .collect();
     let refs: Vec<(&str, &[u8])> = entries.iter().map(|(n, b)| (n.as_str(), b.as_slice())).collect();
-    let id = app.upload(&user, "many.zip", "Archive", "application/zip", zip_of(&refs)).await;
+    let id = app
+        .upload(&user, "many.zip", "Archive", "application/zip", zip_of(&refs))
+        .await;
     let first = app.start_worker(&[]).await;
-    let job = app.create_job(&user, json!({ "jobType": "unzip", "fileIds": [id] })).await;
+    let job = app
+        .create_job(&user, json!({ "jobType": "unzip", "fileIds": [id] }))
+        .await;
     let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
     loop {
         let now = app.job(&user, &job["id"]).await;
@@ -410,10 +613,12 @@ async fn a_worker_killed_mid_job_loses_nothing_and_leaves_no_duplicates() {
         entries[29].1
     );
     let mut db = app.db().await;
-    let row = sqlx::query("select attempts, (select count(*) from files where folder_id = output_folder_id) from file_jobs")
-        .fetch_one(&mut db)
-        .await
-        .unwrap();
+    let row = sqlx::query(
+        "select attempts, (select count(*) from files where folder_id = output_folder_id) from file_jobs",
+    )
+    .fetch_one(&mut db)
+    .await
+    .unwrap();
     assert_eq!(row.get::<i32, _>(0), 2, "run once more by the second worker");
     assert_eq!(row.get::<i64, _>(1), 30, "the folder holds each entry once");
 }
@@ -421,16 +626,28 @@ async fn a_worker_killed_mid_job_loses_nothing_and_leaves_no_duplicates() {
 #[tokio::test]
 async fn an_archive_request_zips_a_gallery_in_the_background() {
     let (app, user) = app_with_worker().await;
-    let a = app.upload(&user, "a.jpg", "Image", "image/jpeg", bytes(1000, 1)).await;
-    let b = app.upload(&user, "b.jpg", "Image", "image/jpeg", bytes(2000, 2)).await;
+    let a = app
+        .upload(&user, "a.jpg", "Image", "image/jpeg", bytes(1000, 1))
+        .await;
+    let b = app
+        .upload(&user, "b.jpg", "Image", "image/jpeg", bytes(2000, 2))
+        .await;
     let gallery = app
-        .call(&user, "/create-gallery", Some(json!({ "title": "Trip", "fileIds": [b, a] })))
+        .call(
+            &user,
+            "/create-gallery",
+            Some(json!({ "title": "Trip", "fileIds": [b, a] })),
+        )
         .await;
     assert_eq!(gallery.status, StatusCode::OK, "{}", gallery.body);
     let gallery_id = gallery.body["id"].clone();
 
     let accepted = app
-        .call(&user, "/create-archive-request", Some(json!({ "galleryId": gallery_id, "title": "Trip photos" })))
+        .call(
+            &user,
+            "/create-archive-request",
+            Some(json!({ "galleryId": gallery_id, "title": "Trip photos" })),
+        )
         .await;
     assert_eq!(accepted.status, StatusCode::ACCEPTED, "{}", accepted.body);
     let job = app.wait_job(&user, &accepted.body["job"]["id"]).await;
@@ -440,9 +657,13 @@ async fn an_archive_request_zips_a_gallery_in_the_background() {
     assert_eq!(names_in(&zipped), ["b.jpg", "a.jpg"], "in the gallery's order");
 
     let other = app.user(Some("Pro")).await;
-    app.call(&other, "/create-archive-request", Some(json!({ "galleryId": gallery_id })))
-        .await
-        .assert_error(404, "gallery_not_found");
+    app.call(
+        &other,
+        "/create-archive-request",
+        Some(json!({ "galleryId": gallery_id })),
+    )
+    .await
+    .assert_error(404, "gallery_not_found");
     app.call(&user, "/create-archive-request", Some(json!({})))
         .await
         .assert_bad_field("missing_field", "fileIds");

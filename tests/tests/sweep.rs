@@ -85,19 +85,32 @@ async fn the_worker_farm_runs_the_sweep_on_its_schedule() {
     let input = json!({ "type": "Video", "fileName": "idle.mp4", "fileSize": 64 * 1024 * 1024 + 1, "objectKey": user.key("idle.mp4") });
     let create = app.call(&user, "/create-multipart-upload", Some(input)).await;
     let still_open = json!({ "token": create.body["token"], "partNumbers": [1] });
-    assert_eq!(app.call(&user, "/sign-upload-parts", Some(still_open.clone())).await.status, 200);
+    assert_eq!(
+        app.call(&user, "/sign-upload-parts", Some(still_open.clone()))
+            .await
+            .status,
+        200
+    );
 
     // Uploads idle for a second count as idle here; the sweep runs twice a second.
-    app.start_worker(&[("DRIVE_SWEEP_INTERVAL_SECONDS", "0.5"), ("DRIVE_UPLOAD_IDLE_SECONDS", "1")])
-        .await;
+    app.start_worker(&[
+        ("DRIVE_SWEEP_INTERVAL_SECONDS", "0.5"),
+        ("DRIVE_UPLOAD_IDLE_SECONDS", "1"),
+    ])
+    .await;
     let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(20);
     loop {
-        let reply = app.call(&user, "/sign-upload-parts", Some(still_open.clone())).await;
+        let reply = app
+            .call(&user, "/sign-upload-parts", Some(still_open.clone()))
+            .await;
         if reply.status == 404 {
             reply.assert_error(404, "upload_not_found");
             break;
         }
-        assert!(tokio::time::Instant::now() < deadline, "the farm never aborted the idle upload");
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the farm never aborted the idle upload"
+        );
         tokio::time::sleep(std::time::Duration::from_millis(200)).await;
     }
 }

@@ -7,9 +7,9 @@ use std::io::{self, Read, Write};
 
 use drive_core::db::files::FileRow;
 use drive_core::db::folders::{self, free_variant};
+use drive_core::db::jobs;
 use drive_core::file::{FileKind, guess_type};
 use drive_core::folder::FolderPath;
-use drive_core::db::jobs;
 use drive_core::job::Zip;
 use drive_core::storage;
 use serde_json::json;
@@ -100,14 +100,21 @@ fn compression_for(kind: FileKind) -> CompressionMethod {
 
 /// Entry names: a folder's files keep their path below the folder; loose files sit at the
 /// top. Two entries with one name get ` (2)`, ` (3)`...
-async fn entry_names(context: &JobContext, inputs: &[FileRow], source: Option<&str>) -> JobResult<Vec<String>> {
+async fn entry_names(
+    context: &JobContext,
+    inputs: &[FileRow],
+    source: Option<&str>,
+) -> JobResult<Vec<String>> {
     let mut taken: HashSet<String> = HashSet::new();
     let mut names = Vec::with_capacity(inputs.len());
     for file in inputs {
         let below = match source {
             Some(source) => folders::path_of(&context.db, file.folder_id)
                 .await?
-                .and_then(|p| p.strip_prefix(source).map(|rest| rest.trim_start_matches('/').to_string()))
+                .and_then(|p| {
+                    p.strip_prefix(source)
+                        .map(|rest| rest.trim_start_matches('/').to_string())
+                })
                 .unwrap_or_default(),
             None => String::new(),
         };
@@ -128,7 +135,11 @@ fn zip_write_error(e: zip::result::ZipError) -> JobError {
 }
 
 /// `io::copy` that reports the bytes copied so far every 8 MiB.
-fn copy_with_progress(reader: &mut impl Read, writer: &mut impl Write, mut report: impl FnMut(u64)) -> io::Result<u64> {
+fn copy_with_progress(
+    reader: &mut impl Read,
+    writer: &mut impl Write,
+    mut report: impl FnMut(u64),
+) -> io::Result<u64> {
     let mut buffer = vec![0u8; 256 * 1024];
     let mut copied = 0u64;
     let mut reported = 0u64;
@@ -155,7 +166,12 @@ pub async fn unzip(context: &JobContext) -> JobResult<serde_json::Value> {
     let handle = Handle::current();
     let quota_left = context.quota_left().await?;
     let count = tokio::task::block_in_place(|| -> JobResult<usize> {
-        let reader = ObjectReader::new(&context.storage, archive.bucket(), &archive.object_key, archive.file_size as u64);
+        let reader = ObjectReader::new(
+            &context.storage,
+            archive.bucket(),
+            &archive.object_key,
+            archive.file_size as u64,
+        );
         let mut zip = ZipArchive::new(reader).map_err(|e| unreadable(&archive, e))?;
         check_bomb(&mut zip, &archive, quota_left)?;
         let mut count = 0;
@@ -166,16 +182,25 @@ pub async fn unzip(context: &JobContext) -> JobResult<serde_json::Value> {
                 continue;
             }
             let inside = entry.enclosed_name().ok_or_else(|| {
-                JobError::Input(format!("the entry {:?} would land outside its folder", shown(entry.name_raw())))
+                JobError::Input(format!(
+                    "the entry {:?} would land outside its folder",
+                    shown(entry.name_raw())
+                ))
             })?;
             let mut segments: Vec<String> = inside
                 .components()
                 .map(|c| c.as_os_str().to_string_lossy().into_owned())
                 .collect();
             let file_name = segments.pop().unwrap_or_default();
-            let path = std::iter::once(folder_path.clone()).chain(segments).collect::<Vec<_>>().join("/");
+            let path = std::iter::once(folder_path.clone())
+                .chain(segments)
+                .collect::<Vec<_>>()
+                .join("/");
             let path = FolderPath::try_from(path).map_err(|why| {
-                JobError::Input(format!("the entry {:?} cannot be a file here: {why}", shown(entry.name_raw())))
+                JobError::Input(format!(
+                    "the entry {:?} cannot be a file here: {why}",
+                    shown(entry.name_raw())
+                ))
             })?;
             let position = index as i32;
             if handle.block_on(context.saved(position))?.is_some() {
@@ -189,7 +214,12 @@ pub async fn unzip(context: &JobContext) -> JobResult<serde_json::Value> {
             let folder_id = entry_folder.map(|f| f.id);
             let key = context.output_key(position, &file_name);
             let (_, mime) = guess_type(&file_name);
-            let free = handle.block_on(folders::free_file_name(&context.db, context.job.user_id, folder_id, &file_name))?;
+            let free = handle.block_on(folders::free_file_name(
+                &context.db,
+                context.job.user_id,
+                folder_id,
+                &file_name,
+            ))?;
             let disposition = storage::content_disposition("attachment", &free);
             let declared = entry.size();
             let target = Target {
@@ -203,7 +233,9 @@ pub async fn unzip(context: &JobContext) -> JobResult<serde_json::Value> {
             let copied = io::copy(&mut (&mut entry).take(declared + 1), &mut writer)
                 .map_err(|e| unreadable_entry(&file_name, e))?;
             if copied > declared {
-                return Err(JobError::Input(format!("the entry {file_name:?} holds more than its header says")));
+                return Err(JobError::Input(format!(
+                    "the entry {file_name:?} holds more than its header says"
+                )));
             }
             let size = writer.finish()?;
             handle.block_on(context.record(position, &key, &free, size as i64, folder_id))?;
@@ -218,16 +250,23 @@ pub async fn unzip(context: &JobContext) -> JobResult<serde_json::Value> {
 /// The new folder an unzip fills: beside the archive (or in the job's folder), named after
 /// it; a retry reuses the one it made.
 async fn unzip_folder(context: &JobContext, archive: &FileRow) -> JobResult<folders::FolderRow> {
-    if let Some(made) = context.job.output_folder_id {
-        if let Some(path) = folders::path_of(&context.db, Some(made)).await? {
-            return Ok(folders::FolderRow { id: made, path });
-        }
+    if let Some(made) = context.job.output_folder_id
+        && let Some(path) = folders::path_of(&context.db, Some(made)).await?
+    {
+        return Ok(folders::FolderRow { id: made, path });
     }
-    let parent = folders::path_of(&context.db, context.job.folder_id).await?.unwrap_or_default();
-    let stem = archive.file_name.strip_suffix(".zip").or_else(|| archive.file_name.strip_suffix(".ZIP")).unwrap_or(&archive.file_name);
+    let parent = folders::path_of(&context.db, context.job.folder_id)
+        .await?
+        .unwrap_or_default();
+    let stem = archive
+        .file_name
+        .strip_suffix(".zip")
+        .or_else(|| archive.file_name.strip_suffix(".ZIP"))
+        .unwrap_or(&archive.file_name);
     let wanted = format!("{parent}/{}", stem.trim());
     let path = folders::free_folder_path(&context.db, context.job.user_id, &wanted).await?;
-    let path = FolderPath::try_from(path).map_err(|why| JobError::Input(format!("cannot make the folder for the archive: {why}")))?;
+    let path = FolderPath::try_from(path)
+        .map_err(|why| JobError::Input(format!("cannot make the folder for the archive: {why}")))?;
     let mut conn = context.db.acquire().await?;
     let folder = folders::ensure(&mut conn, context.job.user_id, &path)
         .await?
@@ -237,7 +276,11 @@ async fn unzip_folder(context: &JobContext, archive: &FileRow) -> JobResult<fold
 }
 
 /// Refuses archives that unpack to too much, before anything is unpacked.
-fn check_bomb<R: Read + io::Seek>(zip: &mut ZipArchive<R>, archive: &FileRow, quota_left: i64) -> JobResult<()> {
+fn check_bomb<R: Read + io::Seek>(
+    zip: &mut ZipArchive<R>,
+    archive: &FileRow,
+    quota_left: i64,
+) -> JobResult<()> {
     if zip.len() > MAX_ENTRIES {
         return Err(JobError::Input(format!(
             "the archive has {} entries; unzip takes at most {MAX_ENTRIES}",
@@ -272,15 +315,24 @@ fn shown(raw: &[u8]) -> String {
 
 fn unreadable(archive: &FileRow, e: zip::result::ZipError) -> JobError {
     match e {
-        zip::result::ZipError::Io(io) if io.get_ref().is_some_and(|inner| inner.is::<storage::StorageError>()) => {
+        zip::result::ZipError::Io(io)
+            if io
+                .get_ref()
+                .is_some_and(|inner| inner.is::<storage::StorageError>()) =>
+        {
             JobError::Server(format!("reading {} from the store: {io}", archive.file_name))
         }
-        other => JobError::Input(format!("{:?} is not a zip that can be read: {other}", archive.file_name)),
+        other => JobError::Input(format!(
+            "{:?} is not a zip that can be read: {other}",
+            archive.file_name
+        )),
     }
 }
 
 fn unreadable_entry(name: &str, e: io::Error) -> JobError {
-    if e.get_ref().is_some_and(|inner| inner.is::<storage::StorageError>()) {
+    if e.get_ref()
+        .is_some_and(|inner| inner.is::<storage::StorageError>())
+    {
         JobError::Server(format!("the store failed while unpacking {name:?}: {e}"))
     } else {
         JobError::Input(format!("the entry {name:?} could not be unpacked: {e}"))

@@ -11,10 +11,10 @@ use std::time::{Duration, Instant};
 
 use drive_core::db::PgPool;
 use drive_core::db::files::{self, FileRow, Insert, NewFile};
+use drive_core::db::jobs::JobRow;
 use drive_core::db::{folders, jobs, users};
 use drive_core::file::guess_type;
 use drive_core::job::DOWNLOAD_LIMIT_BYTES;
-use drive_core::db::jobs::JobRow;
 use drive_core::plan::Quotas;
 use drive_core::storage::{self, ByteStream, Storage, StorageError};
 use tokio::io::AsyncWriteExt;
@@ -137,11 +137,9 @@ impl JobContext {
             .input_ids
             .iter()
             .map(|id| {
-                found
-                    .iter()
-                    .find(|f| f.id == *id)
-                    .cloned()
-                    .ok_or_else(|| JobError::Input(format!("the file {id} was trashed or deleted before the job ran")))
+                found.iter().find(|f| f.id == *id).cloned().ok_or_else(|| {
+                    JobError::Input(format!("the file {id} was trashed or deleted before the job ran"))
+                })
             })
             .collect()
     }
@@ -207,12 +205,21 @@ impl JobContext {
 
     /// The key a result at `position` is stored under: the same on every attempt.
     pub fn output_key(&self, position: i32, name: &str) -> String {
-        format!("users/{}/jobs/{}/{position}/{name}", self.job.user_id, self.job.id)
+        format!(
+            "users/{}/jobs/{}/{position}/{name}",
+            self.job.user_id, self.job.id
+        )
     }
 
     /// Saves a local file as the job's `position`th result named `name` (a free variant of
     /// it when the folder has one already), in `folder_id`.
-    pub async fn save(&self, position: i32, path: &Path, name: &str, folder_id: Option<Uuid>) -> JobResult<FileRow> {
+    pub async fn save(
+        &self,
+        position: i32,
+        path: &Path,
+        name: &str,
+        folder_id: Option<Uuid>,
+    ) -> JobResult<FileRow> {
         if let Some(saved) = self.saved(position).await? {
             return Ok(saved);
         }

@@ -186,9 +186,7 @@ impl Farm {
                 Ok(())
             });
         }
-        command
-            .spawn()
-            .context("starting the job's process")
+        command.spawn().context("starting the job's process")
     }
 
     fn clean_up(&self, id: Uuid) {
@@ -245,7 +243,10 @@ async fn repush(farm: &Farm, stale: Duration) -> Result<()> {
     let jobs = jobs::needing_a_push(&farm.db, stale.as_secs_f64(), REPUSH_QUEUED_AFTER.as_secs_f64()).await?;
     for job in jobs {
         if job.attempts >= MAX_ATTEMPTS && job.state() == jobs::JobState::Running {
-            let why = format!("the job's worker stopped while running it, {} times; giving up", job.attempts);
+            let why = format!(
+                "the job's worker stopped while running it, {} times; giving up",
+                job.attempts
+            );
             farm.end(job.id, End::Failed(why)).await?;
         } else {
             tracing::info!(job.id = %job.id, state = %job.state, "pushing the job again");
@@ -261,8 +262,12 @@ async fn sweep_loop(farm: Arc<Farm>) {
     let mut tick = tokio::time::interval(farm.settings.sweep_every);
     loop {
         tick.tick().await;
-        match maintenance::abort_idle_uploads(&farm.db, &farm.storage, farm.settings.upload_idle, Utc::now()).await {
-            Ok(aborted) if !aborted.is_empty() => tracing::info!(count = aborted.len(), "aborted idle uploads"),
+        match maintenance::abort_idle_uploads(&farm.db, &farm.storage, farm.settings.upload_idle, Utc::now())
+            .await
+        {
+            Ok(aborted) if !aborted.is_empty() => {
+                tracing::info!(count = aborted.len(), "aborted idle uploads")
+            }
             Ok(_) => {}
             Err(e) => tracing::warn!("sweeping idle uploads failed: {e}"),
         }

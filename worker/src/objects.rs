@@ -54,7 +54,10 @@ impl<'a> ObjectReader<'a> {
             .to_vec();
         self.window_start = self.position;
         if self.window.is_empty() {
-            return Err(io::Error::new(io::ErrorKind::UnexpectedEof, "the store sent no bytes"));
+            return Err(io::Error::new(
+                io::ErrorKind::UnexpectedEof,
+                "the store sent no bytes",
+            ));
         }
         Ok(())
     }
@@ -85,7 +88,8 @@ impl Seek for ObjectReader<'_> {
             SeekFrom::End(d) => self.size.checked_add_signed(d),
             SeekFrom::Current(d) => self.position.checked_add_signed(d),
         };
-        self.position = target.ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "seek before the start"))?;
+        self.position =
+            target.ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "seek before the start"))?;
         Ok(self.position)
     }
 }
@@ -171,7 +175,12 @@ impl<'a> ObjectWriter<'a> {
                     self.send_part()?;
                 }
                 self.handle
-                    .block_on(storage.complete_multipart(Bucket::Private, self.target.key, &upload_id, &self.parts))
+                    .block_on(storage.complete_multipart(
+                        Bucket::Private,
+                        self.target.key,
+                        &upload_id,
+                        &self.parts,
+                    ))
                     .map_err(io::Error::other)?;
                 self.upload_id = None;
             }
@@ -202,9 +211,9 @@ impl Drop for ObjectWriter<'_> {
     fn drop(&mut self) {
         if let Some(upload_id) = self.upload_id.take() {
             let storage = self.target.storage;
-            let _ = self
-                .handle
-                .block_on(storage.abort_multipart(Bucket::Private, self.target.key, &upload_id));
+            let _ =
+                self.handle
+                    .block_on(storage.abort_multipart(Bucket::Private, self.target.key, &upload_id));
         }
     }
 }

@@ -3,7 +3,9 @@
 
 use std::path::PathBuf;
 
-use drive_core::job::{self, CompressPdf, ExtractPages, MakePdf, MergePdf, PdfQuality, PdfToImages, SplitPdf};
+use drive_core::job::{
+    self, CompressPdf, ExtractPages, MakePdf, MergePdf, PdfQuality, PdfToImages, SplitPdf,
+};
 use drive_media::picture;
 use drive_pdf::{PageRanges, PageSize, Quality};
 use serde_json::json;
@@ -19,7 +21,9 @@ fn page_ranges(pages: &str) -> JobResult<PageRanges> {
 }
 
 /// Downloads every input; answers their local paths in order.
-async fn download_all(context: &JobContext) -> JobResult<(Vec<drive_core::db::files::FileRow>, Vec<PathBuf>)> {
+async fn download_all(
+    context: &JobContext,
+) -> JobResult<(Vec<drive_core::db::files::FileRow>, Vec<PathBuf>)> {
     let inputs = context.inputs().await?;
     let mut paths = Vec::with_capacity(inputs.len());
     for (index, file) in inputs.iter().enumerate() {
@@ -36,15 +40,19 @@ fn reporter(context: &JobContext) -> impl FnMut(f32) + '_ {
 
 pub async fn make(context: &JobContext, settings: &MakePdf) -> JobResult<serde_json::Value> {
     let (inputs, paths) = download_all(context).await?;
-    let name = format!("{}.pdf", settings.name.as_deref().unwrap_or(stem(&inputs[0].file_name)));
+    let name = format!(
+        "{}.pdf",
+        settings.name.as_deref().unwrap_or(stem(&inputs[0].file_name))
+    );
     let page_size = match settings.page_size {
         job::PageSize::Fit => PageSize::Fit,
         job::PageSize::A4 => PageSize::A4,
         job::PageSize::Letter => PageSize::Letter,
     };
     let output = context.dir.join("made.pdf");
-    let pages =
-        tokio::task::block_in_place(|| drive_pdf::from_pictures(&paths, page_size, &output, &mut reporter(context)))?;
+    let pages = tokio::task::block_in_place(|| {
+        drive_pdf::from_pictures(&paths, page_size, &output, &mut reporter(context))
+    })?;
     let saved = context.save(0, &output, &name, context.folder_id()).await?;
     Ok(json!({ "fileId": saved.id, "pages": pages }))
 }
@@ -67,12 +75,23 @@ pub async fn split(context: &JobContext, settings: &SplitPdf) -> JobResult<serde
     let parts_dir = context.dir.join("parts");
     std::fs::create_dir_all(&parts_dir)?;
     let parts = tokio::task::block_in_place(|| {
-        drive_pdf::split_every(&paths[0], settings.every, &parts_dir, &stem, &mut reporter(context))
+        drive_pdf::split_every(
+            &paths[0],
+            settings.every,
+            &parts_dir,
+            &stem,
+            &mut reporter(context),
+        )
     })?;
     let mut made = Vec::with_capacity(parts.len());
     for (index, part) in parts.iter().enumerate() {
         let name = format!("{stem} part {}.pdf", index + 1);
-        made.push(context.save(index as i32, part, &name, context.folder_id()).await?.id);
+        made.push(
+            context
+                .save(index as i32, part, &name, context.folder_id())
+                .await?
+                .id,
+        );
     }
     Ok(json!({ "parts": parts.len(), "fileIds": made }))
 }
@@ -82,7 +101,11 @@ pub async fn extract_pages(context: &JobContext, settings: &ExtractPages) -> Job
     let ranges = page_ranges(&settings.pages)?;
     let output = context.dir.join("pages.pdf");
     let pages = tokio::task::block_in_place(|| drive_pdf::extract_pages(&paths[0], &ranges, &output))?;
-    let name = format!("{} pages {}.pdf", stem(&inputs[0].file_name), settings.pages.replace(' ', ""));
+    let name = format!(
+        "{} pages {}.pdf",
+        stem(&inputs[0].file_name),
+        settings.pages.replace(' ', "")
+    );
     let saved = context.save(0, &output, &name, context.folder_id()).await?;
     Ok(json!({ "fileId": saved.id, "pages": pages }))
 }
@@ -103,10 +126,13 @@ pub async fn compress(context: &JobContext, settings: &CompressPdf) -> JobResult
         }
         let input = context.download(file, index).await?;
         let output = context.dir.join(format!("compressed-{index}.pdf"));
-        let (before, after) = tokio::task::block_in_place(|| drive_pdf::compress(&input, quality, &output, &mut |_| {}))
-            .map_err(|e| JobError::from(e).in_file(&file.file_name))?;
+        let (before, after) =
+            tokio::task::block_in_place(|| drive_pdf::compress(&input, quality, &output, &mut |_| {}))
+                .map_err(|e| JobError::from(e).in_file(&file.file_name))?;
         let name = format!("{} compressed.pdf", stem(&file.file_name));
-        let saved = context.save(position, &output, &name, context.folder_id()).await?;
+        let saved = context
+            .save(position, &output, &name, context.folder_id())
+            .await?;
         made.push(json!({ "fileId": saved.id, "from": file.id, "bytesBefore": before, "bytes": after }));
         context.progress((index + 1) as f32 / inputs.len() as f32).await;
     }
@@ -137,7 +163,9 @@ pub async fn to_images(context: &JobContext, settings: &PdfToImages) -> JobResul
                     return Ok(saved);
                 }
                 picture::save_rgba(&pixels, format, &output)?;
-                let saved = context.save(position, &output, &name, context.folder_id()).await?;
+                let saved = context
+                    .save(position, &output, &name, context.folder_id())
+                    .await?;
                 let _ = std::fs::remove_file(&output);
                 Ok::<_, JobError>(saved)
             });

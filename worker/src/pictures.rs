@@ -56,7 +56,10 @@ pub async fn convert(context: &JobContext, settings: &Convert) -> JobResult<serd
 
 pub async fn watermark(context: &JobContext, settings: &Watermark) -> JobResult<serde_json::Value> {
     let font = std::fs::read(&context.font).map_err(|e| {
-        JobError::Server(format!("reading the watermark font {}: {e}", context.font.display()))
+        JobError::Server(format!(
+            "reading the watermark font {}: {e}",
+            context.font.display()
+        ))
     })?;
     let mark = picture::Watermark {
         text: &settings.text,
@@ -66,7 +69,13 @@ pub async fn watermark(context: &JobContext, settings: &Watermark) -> JobResult<
     };
     each_picture(
         context,
-        |file, input| format!("{} watermarked.{}", stem(&file.file_name), written_extension(input)),
+        |file, input| {
+            format!(
+                "{} watermarked.{}",
+                stem(&file.file_name),
+                written_extension(input)
+            )
+        },
         |input, output| picture::watermark(input, output, &mark).map(Some),
     )
     .await
@@ -84,7 +93,9 @@ pub async fn strip_metadata(context: &JobContext) -> JobResult<serde_json::Value
 /// The extension of what a watermark or strip writes: the input's own format, PNG for
 /// formats it cannot write.
 fn written_extension(input: &Path) -> &'static str {
-    PictureFormat::of_path(input).unwrap_or(PictureFormat::Png).extension()
+    PictureFormat::of_path(input)
+        .unwrap_or(PictureFormat::Png)
+        .extension()
 }
 
 /// Downloads each input picture, makes its result with `make` (in a blocking section) and

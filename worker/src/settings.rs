@@ -4,10 +4,10 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use drive_core::config::{self, ConfigError};
-use drive_core::{job, multipart};
 use drive_core::plan::Quotas;
 use drive_core::queue::QueueConfig;
 use drive_core::storage::StorageConfig;
+use drive_core::{job, multipart};
 
 pub struct Settings {
     pub database_url: String,

@@ -82,7 +82,10 @@ async fn create_file_job(
     let (inputs, source_folder_id) = match (&input.file_ids, input.from_folder_id) {
         (None, None) => return Err(ApiError::missing("fileIds")),
         (Some(_), Some(_)) => {
-            return Err(ApiError::invalid("fromFolderId", "give fileIds or fromFolderId, not both"));
+            return Err(ApiError::invalid(
+                "fromFolderId",
+                "give fileIds or fromFolderId, not both",
+            ));
         }
         (Some(ids), None) => (owned_inputs(&state, &caller, spec.job_type(), ids).await?, None),
         (None, Some(folder_id)) => {
@@ -108,7 +111,9 @@ async fn create_file_job(
         folder: input.folder,
         folder_id: input.folder_id,
     };
-    submit(&state, &caller, request, input.dry_run).await.map(axum::Json)
+    submit(&state, &caller, request, input.dry_run)
+        .await
+        .map(axum::Json)
 }
 
 /// Checks the caller's minutes and the destination, then writes and queues the job (or only
@@ -165,7 +170,9 @@ pub(crate) async fn submit(
     }
     let mut tx = state.db.begin().await?;
     let folder_id = match &request.folder {
-        Some(path) => folders::ensure(&mut tx, caller.user_id, path).await?.map(|f| f.id),
+        Some(path) => folders::ensure(&mut tx, caller.user_id, path)
+            .await?
+            .map(|f| f.id),
         None => existing_folder,
     };
     let input_ids: Vec<Uuid> = request.inputs.iter().map(|f| f.id).collect();
@@ -207,16 +214,18 @@ async fn owned_inputs(
     id_count("fileIds", ids, min, max)?;
     for (n, id) in ids.iter().enumerate() {
         if ids[..n].contains(id) {
-            return Err(ApiError::invalid(&format!("fileIds[{n}]"), "each file is given once"));
+            return Err(ApiError::invalid(
+                &format!("fileIds[{n}]"),
+                "each file is given once",
+            ));
         }
     }
     let found = files::find_many(&state.db, caller.user_id, ids, false).await?;
     let mut inputs = Vec::with_capacity(ids.len());
     for (n, id) in ids.iter().enumerate() {
-        let file = found
-            .iter()
-            .find(|f| f.id == *id)
-            .ok_or_else(|| ApiError::not_found("file_not_found", format!("no file of yours has the id {id}")))?;
+        let file = found.iter().find(|f| f.id == *id).ok_or_else(|| {
+            ApiError::not_found("file_not_found", format!("no file of yours has the id {id}"))
+        })?;
         if !job_type.takes(file.kind(), &file.file_name) {
             return Err(ApiError::invalid(
                 &format!("fileIds[{n}]"),
@@ -367,8 +376,10 @@ async fn cancel_file_job(
 
 async fn record_of(state: &AppState, job: JobRow) -> ApiResult<JobRecord> {
     let mut conn = state.db.acquire().await?;
-    Ok(JobRecord::load(&mut conn, &state.storage, std::slice::from_ref(&job))
-        .await?
-        .pop()
-        .expect("one record per job"))
+    Ok(
+        JobRecord::load(&mut conn, &state.storage, std::slice::from_ref(&job))
+            .await?
+            .pop()
+            .expect("one record per job"),
+    )
 }

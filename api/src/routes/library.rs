@@ -6,8 +6,8 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use drive_core::db::collections::{self, CollectionKind};
 use drive_core::db::files;
-use drive_core::job::{self, JobSpec};
 use drive_core::file::FileKind;
+use drive_core::job::{self, JobSpec};
 use drive_core::plan::Plan;
 use drive_core::storage::Bucket;
 use serde::{Deserialize, Serialize};
@@ -19,8 +19,8 @@ use uuid::Uuid;
 use crate::auth::Caller;
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{Json, id_count};
-use crate::routes::jobs::{self as file_jobs, CreatedJob, JobRequest};
 use crate::records::{FileRecord, FileRef};
+use crate::routes::jobs::{self as file_jobs, CreatedJob, JobRequest};
 use crate::state::AppState;
 
 pub fn router() -> OpenApiRouter<AppState> {
@@ -162,8 +162,14 @@ async fn create_archive_request(
 ) -> ApiResult<(StatusCode, axum::Json<CreatedJob>)> {
     let (ids, with_public) = match (&input.file_ids, input.gallery_id, input.playlist_id) {
         (Some(ids), None, None) => (id_count("fileIds", ids, 1, 1000)?.to_vec(), false),
-        (None, Some(id), None) => (collection_files(&state, &caller, CollectionKind::Gallery, id).await?, true),
-        (None, None, Some(id)) => (collection_files(&state, &caller, CollectionKind::Playlist, id).await?, true),
+        (None, Some(id), None) => (
+            collection_files(&state, &caller, CollectionKind::Gallery, id).await?,
+            true,
+        ),
+        (None, None, Some(id)) => (
+            collection_files(&state, &caller, CollectionKind::Playlist, id).await?,
+            true,
+        ),
         (None, None, None) => return Err(ApiError::missing("fileIds")),
         _ => {
             return Err(ApiError::invalid(
@@ -173,16 +179,20 @@ async fn create_archive_request(
         }
     };
     let title = input.title.unwrap_or_else(|| "Archive".to_string());
-    let spec = JobSpec::parse(
-        job::JobType::Zip,
-        serde_json::json!({ "name": title }),
-    )
-    .map_err(|_| ApiError::invalid("title", "title is 1 to 200 characters, with no slash or control characters"))?;
+    let spec = JobSpec::parse(job::JobType::Zip, serde_json::json!({ "name": title })).map_err(|_| {
+        ApiError::invalid(
+            "title",
+            "title is 1 to 200 characters, with no slash or control characters",
+        )
+    })?;
     // In the collection's order; files the caller cannot see (any more) are left out.
     let mut inputs = files::find_many(&state.db, caller.user_id, &ids, with_public).await?;
     inputs.sort_by_key(|f| ids.iter().position(|id| *id == f.id));
     if inputs.is_empty() {
-        return Err(ApiError::not_found("file_not_found", "none of the files are yours"));
+        return Err(ApiError::not_found(
+            "file_not_found",
+            "none of the files are yours",
+        ));
     }
     let request = JobRequest {
         spec,
@@ -202,7 +212,10 @@ async fn collection_files(
     id: Uuid,
 ) -> ApiResult<Vec<Uuid>> {
     let mut tx = state.db.begin().await?;
-    if collections::lock_owned(&mut tx, caller.user_id, kind, id).await?.is_none() {
+    if collections::lock_owned(&mut tx, caller.user_id, kind, id)
+        .await?
+        .is_none()
+    {
         return Err(crate::routes::collections::not_found(kind));
     }
     let ids = collections::file_ids(&mut tx, id).await?;

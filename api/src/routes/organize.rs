@@ -13,9 +13,9 @@ use utoipa_axum::routes;
 use uuid::Uuid;
 
 use crate::auth::Caller;
-use crate::records::FolderRef;
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{Json, id_count};
+use crate::records::FolderRef;
 use crate::state::AppState;
 
 pub fn router() -> OpenApiRouter<AppState> {

@@ -135,7 +135,14 @@ pub async fn insert_and_announce(
     let inserted = insert(&mut *conn, file, limit).await?;
     if let Insert::New(row) = &inserted {
         let record = FileRecord::with_url(row, None);
-        events::record(conn, row.user_id, EventKind::File, row.id, serde_json::json!({ "file": record })).await?;
+        events::record(
+            conn,
+            row.user_id,
+            EventKind::File,
+            row.id,
+            serde_json::json!({ "file": record }),
+        )
+        .await?;
     }
     Ok(inserted)
 }

@@ -120,16 +120,22 @@ pub async fn parent_of(pool: &PgPool, folder_id: Uuid) -> Result<Option<Uuid>, s
 pub async fn path_of(pool: &PgPool, folder_id: Option<Uuid>) -> Result<Option<String>, sqlx::Error> {
     match folder_id {
         None => Ok(None),
-        Some(id) => sqlx::query_scalar("select path from folders where id = $1")
-            .bind(id)
-            .fetch_optional(pool)
-            .await,
+        Some(id) => {
+            sqlx::query_scalar("select path from folders where id = $1")
+                .bind(id)
+                .fetch_optional(pool)
+                .await
+        }
     }
 }
 
 /// The ids of the library files (not trashed, not derivatives) in `folder` and every folder
 /// inside it, ordered by folder path then name so a listing of them reads like a tree.
-pub async fn files_within(pool: &PgPool, user_id: Uuid, folder: &FolderRow) -> Result<Vec<Uuid>, sqlx::Error> {
+pub async fn files_within(
+    pool: &PgPool,
+    user_id: Uuid,
+    folder: &FolderRow,
+) -> Result<Vec<Uuid>, sqlx::Error> {
     sqlx::query_scalar(
         "select f.id from files f join folders d on d.id = f.folder_id
          where f.user_id = $1 and d.user_id = $1 and path_within(d.path, $2)
@@ -174,7 +180,9 @@ pub async fn free_folder_path(pool: &PgPool, user_id: Uuid, path: &str) -> Resul
     .bind(like_prefix(path))
     .fetch_all(pool)
     .await?;
-    Ok(first_free(path, "", |candidate| taken.iter().any(|t| t.eq_ignore_ascii_case(candidate))))
+    Ok(first_free(path, "", |candidate| {
+        taken.iter().any(|t| t.eq_ignore_ascii_case(candidate))
+    }))
 }
 
 /// `name`, or `name (2)`, `name (3)`... before its extension: the first one not `taken`.

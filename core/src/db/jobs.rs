@@ -275,7 +275,12 @@ pub enum End {
 
 /// Ends a job that has not ended yet and records its `job` event in the same transaction;
 /// `None` when it had already ended (a stop and a finish racing: the first one wins).
-pub async fn finish(pool: &PgPool, storage: &Storage, id: Uuid, end: End) -> Result<Option<JobRow>, sqlx::Error> {
+pub async fn finish(
+    pool: &PgPool,
+    storage: &Storage,
+    id: Uuid,
+    end: End,
+) -> Result<Option<JobRow>, sqlx::Error> {
     let (state, error, result) = match end {
         End::Done(result) => (JobState::Done, None, Some(result)),
         End::Failed(error) => (JobState::Failed, Some(error), None),

@@ -51,16 +51,6 @@ impl PictureFormat {
         }
     }
 
-    /// Parses a format name as a job names it: `jpg`, `jpeg`, `png` or `webp`, in any case.
-    pub fn parse(s: &str) -> Option<Self> {
-        match s.to_ascii_lowercase().as_str() {
-            "jpg" | "jpeg" => Some(PictureFormat::Jpg),
-            "png" => Some(PictureFormat::Png),
-            "webp" => Some(PictureFormat::Webp),
-            _ => None,
-        }
-    }
-
     /// Recognises the format from the file's first bytes (never from its name). `None` for other
     /// formats and for files that cannot be read.
     pub fn of_path(path: &Path) -> Option<Self> {
@@ -122,23 +112,4 @@ pub enum Position {
     BottomLeft,
     Bottom,
     BottomRight,
-}
-
-impl Position {
-    /// Parses the names jobs use: `topLeft`, `top`, `topRight`, `left`, `center`, `right`,
-    /// `bottomLeft`, `bottom`, `bottomRight`.
-    pub fn parse(s: &str) -> Option<Self> {
-        Some(match s {
-            "topLeft" => Position::TopLeft,
-            "top" => Position::Top,
-            "topRight" => Position::TopRight,
-            "left" => Position::Left,
-            "center" => Position::Center,
-            "right" => Position::Right,
-            "bottomLeft" => Position::BottomLeft,
-            "bottom" => Position::Bottom,
-            "bottomRight" => Position::BottomRight,
-            _ => return None,
-        })
-    }
 }

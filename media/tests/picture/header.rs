@@ -1,4 +1,4 @@
-use drive_media::picture::{Dimensions, PictureFormat, Position, dimensions, save_rgba};
+use drive_media::picture::{Dimensions, PictureFormat, dimensions, save_rgba};
 use image::{DynamicImage, Rgba, RgbaImage};
 
 use super::{Scratch, decode, extended_webp, gradient, jpeg_bytes, png_bytes, webp_bytes};
@@ -35,11 +35,7 @@ fn dimensions_come_from_every_header_kind() {
 }
 
 #[test]
-fn formats_parse_and_sniff() {
-    assert_eq!(PictureFormat::parse("JPEG"), Some(PictureFormat::Jpg));
-    assert_eq!(PictureFormat::parse("Jpg"), Some(PictureFormat::Jpg));
-    assert_eq!(PictureFormat::parse("webp"), Some(PictureFormat::Webp));
-    assert_eq!(PictureFormat::parse("gif"), None);
+fn formats_are_sniffed_from_their_bytes() {
     assert_eq!(PictureFormat::Png.mime_type(), "image/png");
     assert_eq!(PictureFormat::Webp.extension(), "webp");
     let scratch = Scratch::new();
@@ -47,14 +43,6 @@ fn formats_parse_and_sniff() {
     let path = scratch.file("picture.png", &jpeg_bytes(&gradient(8, 8)));
     assert_eq!(PictureFormat::of_path(&path), Some(PictureFormat::Jpg));
     assert_eq!(PictureFormat::of_path(&scratch.path("missing")), None);
-}
-
-#[test]
-fn positions_parse_from_their_job_names() {
-    assert_eq!(Position::parse("bottomRight"), Some(Position::BottomRight));
-    assert_eq!(Position::parse("center"), Some(Position::Center));
-    assert_eq!(Position::parse("topLeft"), Some(Position::TopLeft));
-    assert_eq!(Position::parse("middle"), None);
 }
 
 #[test]
