@@ -23,6 +23,8 @@ pub struct Settings {
     pub app_id: String,
     pub quotas: Quotas,
     pub job_minutes: JobMinutes,
+    /// Pictures and PDFs one job may download, in bytes.
+    pub job_download_limit: i64,
     pub upload_tokens: UploadTokens,
 }
 
@@ -34,6 +36,7 @@ impl Settings {
             app_id: config::or("DRIVE_APP_ID", "drive"),
             quotas: Quotas::from_environment()?,
             job_minutes: JobMinutes::from_environment()?,
+            job_download_limit: drive_core::job::download_limit()?,
             upload_tokens: UploadTokens::new(&config::required("DRIVE_SECRET")?),
         })
     }

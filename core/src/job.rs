@@ -132,7 +132,7 @@ impl JobType {
     }
 
     /// Whether the job downloads its inputs to work on them (pictures and PDFs, limited to
-    /// [`DOWNLOAD_LIMIT_BYTES`] in all) rather than reading them as streams.
+    /// [`download_limit`] in all) rather than reading them as streams.
     pub fn downloads_inputs(self) -> bool {
         !matches!(self, JobType::Checksum | JobType::Zip | JobType::Unzip)
     }
@@ -140,6 +140,28 @@ impl JobType {
 
 /// Pictures and PDFs one job downloads to work on may total 2 GB.
 pub const DOWNLOAD_LIMIT_BYTES: i64 = 2 * 1000 * 1000 * 1000;
+
+/// The download limit in force: `DRIVE_JOB_DOWNLOAD_LIMIT_BYTES`, default the spec's 2 GB. The
+/// API refuses jobs past it and workers stop downloading at it, so both must read the same.
+pub fn download_limit() -> Result<i64, crate::ConfigError> {
+    crate::config::parsed_or("DRIVE_JOB_DOWNLOAD_LIMIT_BYTES", DOWNLOAD_LIMIT_BYTES)
+}
+
+/// A byte count as people read sizes: `2 GB`, `1.5 MB`, `700 bytes`.
+pub fn decimal_size(bytes: i64) -> String {
+    let value = bytes as f64;
+    match bytes {
+        b if b >= 1_000_000_000 => format!("{} GB", trimmed(value / 1e9)),
+        b if b >= 1_000_000 => format!("{} MB", trimmed(value / 1e6)),
+        b if b >= 1_000 => format!("{} kB", trimmed(value / 1e3)),
+        b => format!("{b} bytes"),
+    }
+}
+
+fn trimmed(x: f64) -> String {
+    let s = format!("{x:.2}");
+    s.trim_end_matches('0').trim_end_matches('.').to_string()
+}
 
 /// One job may run for two hours.
 pub const TIME_LIMIT_SECONDS: u64 = 2 * 60 * 60;
@@ -592,6 +614,14 @@ mod tests {
             Err(SettingsError::Shape(e)) => assert_eq!(e.path().to_string(), "algorithm"),
             other => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn sizes_read_like_people_write_them() {
+        assert_eq!(decimal_size(2_000_000_000), "2 GB");
+        assert_eq!(decimal_size(2_150_000_000), "2.15 GB");
+        assert_eq!(decimal_size(1_500_000), "1.5 MB");
+        assert_eq!(decimal_size(700), "700 bytes");
     }
 
     #[test]

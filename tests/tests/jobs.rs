@@ -67,6 +67,10 @@ async fn checksums_equal_sha256sum_and_md5sum_of_the_bytes() {
         job["files"].as_array().unwrap().is_empty(),
         "a checksum makes no files"
     );
+    // With nothing ahead of it, a job starts within a second of its creation.
+    let time = |f: &str| chrono::DateTime::parse_from_rfc3339(job[f].as_str().unwrap()).unwrap();
+    let waited = time("startTime") - time("createTime");
+    assert!(waited < chrono::TimeDelta::seconds(1), "waited {waited}");
 
     let job = app
         .run_job(
@@ -667,4 +671,119 @@ async fn an_archive_request_zips_a_gallery_in_the_background() {
     app.call(&user, "/create-archive-request", Some(json!({})))
         .await
         .assert_bad_field("missing_field", "fileIds");
+}
+
+/// CRC-32 (ISO-HDLC) as PNG chunks carry it.
+fn crc32(bytes: &[u8]) -> u32 {
+    let mut crc = !0u32;
+    for &b in bytes {
+        crc ^= u32::from(b);
+        for _ in 0..8 {
+            crc = if crc & 1 == 1 {
+                (crc >> 1) ^ 0xEDB8_8320
+            } else {
+                crc >> 1
+            };
+        }
+    }
+    !crc
+}
+
+/// A small PNG whose header claims `side` × `side` RGB pixels: decoding it needs
+/// side² × 3 bytes of memory, whatever the file's size.
+fn png_claiming(side: u32) -> Vec<u8> {
+    let mut png = b"\x89PNG\r\n\x1a\n".to_vec();
+    let mut chunk = |kind: &[u8], data: &[u8]| {
+        png.extend((data.len() as u32).to_be_bytes());
+        let mut body = kind.to_vec();
+        body.extend(data);
+        png.extend(&body);
+        png.extend(crc32(&body).to_be_bytes());
+    };
+    let mut header = side.to_be_bytes().to_vec();
+    header.extend(side.to_be_bytes());
+    header.extend([8, 2, 0, 0, 0]);
+    chunk(b"IHDR", &header);
+    // A stored zlib block holding one filter byte and one black row start: the rest is missing.
+    chunk(b"IDAT", &[0x78, 0x01, 0x01, 0x04, 0x00, 0xfb, 0xff, 0, 0, 0, 0]);
+    chunk(b"IEND", &[]);
+    png
+}
+
+#[tokio::test]
+async fn the_time_memory_and_download_limits_fail_the_job_alone() {
+    let mut app = TestApp::spawn_with(&[("DRIVE_JOB_DOWNLOAD_LIMIT_BYTES", "1000000")]).await;
+    app.start_worker(&[
+        ("DRIVE_JOB_TIME_LIMIT_SECONDS", "1"),
+        ("DRIVE_JOB_MEMORY_LIMIT_BYTES", &(768u64 << 20).to_string()),
+        ("DRIVE_WORKER_CONCURRENCY", "1"),
+    ])
+    .await;
+    let user = app.user(Some("Pro")).await;
+
+    // Pictures and PDFs past the download limit (1 MB here) are refused before anything runs.
+    let a = app
+        .upload(&user, "a.jpg", "Image", "image/jpeg", bytes(600_000, 1))
+        .await;
+    let b = app
+        .upload(&user, "b.jpg", "Image", "image/jpeg", bytes(600_000, 2))
+        .await;
+    let refused = app
+        .call(
+            &user,
+            "/create-file-job",
+            Some(json!({ "jobType": "convert", "fileIds": [a, b], "options": { "format": "png" } })),
+        )
+        .await;
+    refused.assert_bad_field("invalid_field", "fileIds");
+    assert!(
+        refused.body["error"].as_str().unwrap().contains("1 MB"),
+        "{}",
+        refused.body
+    );
+
+    // A picture that needs 588 MB to decode (within the pictures' pixel limit) under a 768 MiB
+    // cap on the job's address space: the job fails, the worker goes on.
+    let huge = app
+        .upload(&user, "huge.png", "Image", "image/png", png_claiming(14_000))
+        .await;
+    let job = app
+        .run_job(
+            &user,
+            json!({ "jobType": "convert", "fileIds": [huge], "options": { "format": "jpg" } }),
+        )
+        .await;
+    assert_eq!(job["state"], "failed", "{job}");
+    assert!(job["error"].as_str().unwrap().contains("memory"), "{job}");
+    assert!(job["files"].as_array().unwrap().is_empty());
+
+    // A job still running after the time limit (1 s here) is stopped as failed.
+    let entries: Vec<(String, Vec<u8>)> = (0..60)
+        .map(|i| (format!("f{i}.bin"), bytes(300_000, i as u8)))
+        .collect();
+    let refs: Vec<(&str, &[u8])> = entries.iter().map(|(n, b)| (n.as_str(), b.as_slice())).collect();
+    let slow = app
+        .upload(&user, "many.zip", "Archive", "application/zip", zip_of(&refs))
+        .await;
+    let job = app
+        .run_job(&user, json!({ "jobType": "unzip", "fileIds": [slow] }))
+        .await;
+    assert_eq!(job["state"], "failed", "{job}");
+    assert!(job["error"].as_str().unwrap().contains("time limit"), "{job}");
+    assert!(job["seconds"].is_null(), "a failed job costs nothing");
+
+    // And the same worker, under the same caps, still does its work.
+    let small = app
+        .upload(
+            &user,
+            "s.bin",
+            "Other",
+            "application/octet-stream",
+            bytes(1000, 3),
+        )
+        .await;
+    let job = app
+        .run_job(&user, json!({ "jobType": "checksum", "fileIds": [small] }))
+        .await;
+    assert_eq!(job["state"], "done", "{job}");
 }

@@ -14,7 +14,7 @@ use drive_core::db::files::{self, FileRow, Insert, NewFile};
 use drive_core::db::jobs::JobRow;
 use drive_core::db::{folders, jobs, users};
 use drive_core::file::guess_type;
-use drive_core::job::DOWNLOAD_LIMIT_BYTES;
+use drive_core::job::decimal_size;
 use drive_core::plan::Quotas;
 use drive_core::storage::{self, ByteStream, Storage, StorageError};
 use tokio::io::AsyncWriteExt;
@@ -95,6 +95,7 @@ pub struct JobContext {
     pub dir: PathBuf,
     pub font: PathBuf,
     quota: i64,
+    download_limit: i64,
     downloaded: Mutex<i64>,
     last_progress: Mutex<Option<Instant>>,
 }
@@ -110,6 +111,7 @@ impl JobContext {
         work_dir: &Path,
         font: PathBuf,
         quotas: &Quotas,
+        download_limit: i64,
     ) -> JobResult<JobContext> {
         let plan = users::plan_of(&db, job.user_id).await?;
         let quota = plan.map_or(0, |p| quotas.for_plan(p));
@@ -124,6 +126,7 @@ impl JobContext {
             dir,
             font,
             quota,
+            download_limit,
             downloaded: Mutex::new(0),
             last_progress: Mutex::new(None),
         })
@@ -168,15 +171,16 @@ impl JobContext {
         Ok(self.storage.read(file.bucket(), &file.object_key, 0).await?)
     }
 
-    /// Downloads a picture or PDF into the work folder, counting it against the job's 2 GB.
+    /// Downloads a picture or PDF into the work folder, counting it against the job's limit.
     pub async fn download(&self, file: &FileRow, position: usize) -> JobResult<PathBuf> {
         {
             let mut total = self.downloaded.lock().unwrap_or_else(|e| e.into_inner());
             *total += file.file_size;
-            if *total > DOWNLOAD_LIMIT_BYTES {
-                return Err(JobError::Input(
-                    "pictures and PDFs a job works on may total 2 GB; these are more".to_string(),
-                ));
+            if *total > self.download_limit {
+                return Err(JobError::Input(format!(
+                    "pictures and PDFs a job works on may total {}; these are more",
+                    decimal_size(self.download_limit)
+                )));
             }
         }
         let path = self.dir.join(format!("input-{position}"));

@@ -47,6 +47,7 @@ async fn run(id: Uuid) -> Result<(), JobError> {
         &settings.work_dir,
         settings.font.clone(),
         &settings.quotas,
+        settings.download_limit,
     )
     .await?;
     let outcome = perform(&context, &spec).await;

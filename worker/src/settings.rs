@@ -21,6 +21,8 @@ pub struct Settings {
     /// The address space a job's process may take; beyond it allocations fail and the job
     /// fails alone.
     pub memory_limit: u64,
+    /// Pictures and PDFs one job may download, in bytes.
+    pub download_limit: i64,
     /// Where jobs keep the inputs they download and the results they write.
     pub work_dir: PathBuf,
     /// How often the scheduled sweep (idle multipart uploads, queued object deletions) runs.
@@ -37,7 +39,8 @@ pub const MAX_ATTEMPTS: i32 = 3;
 impl Settings {
     /// Reads `DATABASE_URL`, the object store's and the queue's variables, the plan quotas,
     /// `DRIVE_WORKER_CONCURRENCY` (default: the number of CPUs), `DRIVE_JOB_TIME_LIMIT_SECONDS`
-    /// (default 7200), `DRIVE_JOB_MEMORY_LIMIT_BYTES` (default 8 GiB), `DRIVE_JOB_WORK_DIR`
+    /// (default 7200), `DRIVE_JOB_MEMORY_LIMIT_BYTES` (default 8 GiB),
+    /// `DRIVE_JOB_DOWNLOAD_LIMIT_BYTES` (default 2 GB), `DRIVE_JOB_WORK_DIR`
     /// (default `$TMPDIR/drive-jobs`), `DRIVE_SWEEP_INTERVAL_SECONDS` (default 3600),
     /// `DRIVE_UPLOAD_IDLE_SECONDS` (default 7 days, the spec's) and
     /// `DRIVE_FONT` (default DejaVu Sans from Debian's fonts-dejavu-core).
@@ -54,6 +57,7 @@ impl Settings {
                 job::TIME_LIMIT_SECONDS as f64,
             )?),
             memory_limit: config::parsed_or("DRIVE_JOB_MEMORY_LIMIT_BYTES", 8u64 << 30)?,
+            download_limit: job::download_limit()?,
             work_dir: config::or(
                 "DRIVE_JOB_WORK_DIR",
                 &std::env::temp_dir().join("drive-jobs").to_string_lossy(),

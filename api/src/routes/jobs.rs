@@ -125,12 +125,14 @@ pub(crate) async fn submit(
     dry_run: bool,
 ) -> ApiResult<CreatedJob> {
     let bytes: i64 = request.inputs.iter().map(|f| f.file_size).sum();
-    if request.spec.job_type().downloads_inputs() && bytes > job::DOWNLOAD_LIMIT_BYTES {
+    let limit = state.settings.job_download_limit;
+    if request.spec.job_type().downloads_inputs() && bytes > limit {
         return Err(ApiError::invalid(
             "fileIds",
             format!(
-                "pictures and PDFs a job works on may total 2 GB; these total {:.2} GB",
-                bytes as f64 / 1e9
+                "pictures and PDFs a job works on may total {}; these total {}",
+                job::decimal_size(limit),
+                job::decimal_size(bytes)
             ),
         ));
     }
