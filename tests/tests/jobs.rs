@@ -787,3 +787,37 @@ async fn the_time_memory_and_download_limits_fail_the_job_alone() {
         .await;
     assert_eq!(job["state"], "done", "{job}");
 }
+
+#[tokio::test]
+async fn a_zip_larger_than_a_part_is_written_in_parts_and_reads_back_whole() {
+    let (app, user) = app_with_worker().await;
+    let first = bytes(40 * 1024 * 1024, 7);
+    let second = bytes(40 * 1024 * 1024 + 13, 8);
+    let a = app
+        .upload(&user, "a.mp4", "Video", "video/mp4", first.clone())
+        .await;
+    let b = app
+        .upload(&user, "b.mp4", "Video", "video/mp4", second.clone())
+        .await;
+    let job = app
+        .run_job(&user, json!({ "jobType": "zip", "fileIds": [a, b] }))
+        .await;
+    assert_eq!(job["state"], "done", "{job}");
+    let zipped = app.download(&user, job["files"][0]["id"].as_str().unwrap()).await;
+    assert!(
+        zipped.len() as u64 > 64 * 1024 * 1024,
+        "more than one 64 MiB part"
+    );
+    let mut archive = zip::ZipArchive::new(std::io::Cursor::new(zipped)).unwrap();
+    for (i, original) in [first, second].iter().enumerate() {
+        let mut entry = archive.by_index(i).unwrap();
+        assert_eq!(
+            entry.compression(),
+            zip::CompressionMethod::Stored,
+            "videos are stored"
+        );
+        let mut out = Vec::new();
+        entry.read_to_end(&mut out).unwrap();
+        assert!(out == *original, "entry {i} differs");
+    }
+}

@@ -5,12 +5,14 @@
 //! - [`ObjectReader`] serves reads from a window fetched with one ranged GET at a time, so a
 //!   zip's central directory and its entries are read without downloading the whole archive.
 //! - [`ObjectWriter`] collects bytes into parts and sends each as a multipart part when it
-//!   fills; memory stays at one part however large the object grows.
+//!   fills, while the next fills; memory stays at a few parts however large the object grows.
 
+use std::collections::VecDeque;
 use std::io::{self, Read, Seek, SeekFrom, Write};
 
-use drive_core::storage::{Bucket, ByteStream, Storage, StoredPart};
+use drive_core::storage::{Bucket, ByteStream, Storage, StorageError, StoredPart};
 use tokio::runtime::Handle;
+use tokio::task::JoinHandle;
 
 /// Bytes fetched per ranged GET.
 const WINDOW: u64 = 8 * 1024 * 1024;
@@ -108,9 +110,15 @@ pub struct ObjectWriter<'a> {
     part_size: usize,
     upload_id: Option<String>,
     buffer: Vec<u8>,
+    /// Parts on their way to the store, oldest first; at most [`PARTS_IN_FLIGHT`].
+    sending: VecDeque<JoinHandle<Result<StoredPart, StorageError>>>,
     parts: Vec<StoredPart>,
     written: u64,
 }
+
+/// Parts sent while the next one fills: the store's write and the job's read overlap, for at
+/// most this many parts of memory beyond the one filling.
+const PARTS_IN_FLIGHT: usize = 2;
 
 impl<'a> ObjectWriter<'a> {
     /// `part_size` at least 5 MiB (the store's minimum for all parts but the last).
@@ -121,11 +129,14 @@ impl<'a> ObjectWriter<'a> {
             part_size,
             upload_id: None,
             buffer: Vec::new(),
+            sending: VecDeque::new(),
             parts: Vec::new(),
             written: 0,
         }
     }
 
+    /// Starts sending the filled buffer as the next part, first waiting for the oldest part in
+    /// flight when there are [`PARTS_IN_FLIGHT`] already.
     fn send_part(&mut self) -> io::Result<()> {
         let storage = self.target.storage;
         let upload_id = match &self.upload_id {
@@ -144,13 +155,29 @@ impl<'a> ObjectWriter<'a> {
                 id
             }
         };
+        if self.sending.len() >= PARTS_IN_FLIGHT {
+            self.wait_for_oldest()?;
+        }
         let bytes = std::mem::replace(&mut self.buffer, Vec::with_capacity(self.part_size));
-        let number = self.parts.len() as i32 + 1;
-        let part = self
-            .handle
-            .block_on(storage.upload_part(Bucket::Private, self.target.key, &upload_id, number, bytes))
-            .map_err(io::Error::other)?;
-        self.parts.push(part);
+        let number = (self.parts.len() + self.sending.len()) as i32 + 1;
+        let (storage, key) = (storage.clone(), self.target.key.to_string());
+        self.sending.push_back(self.handle.spawn(async move {
+            storage
+                .upload_part(Bucket::Private, &key, &upload_id, number, bytes)
+                .await
+        }));
+        Ok(())
+    }
+
+    fn wait_for_oldest(&mut self) -> io::Result<()> {
+        if let Some(oldest) = self.sending.pop_front() {
+            let part = self
+                .handle
+                .block_on(oldest)
+                .map_err(io::Error::other)?
+                .map_err(io::Error::other)?;
+            self.parts.push(part);
+        }
         Ok(())
     }
 
@@ -173,6 +200,9 @@ impl<'a> ObjectWriter<'a> {
             Some(upload_id) => {
                 if !self.buffer.is_empty() {
                     self.send_part()?;
+                }
+                while !self.sending.is_empty() {
+                    self.wait_for_oldest()?;
                 }
                 self.handle
                     .block_on(storage.complete_multipart(
@@ -209,6 +239,9 @@ impl Write for ObjectWriter<'_> {
 impl Drop for ObjectWriter<'_> {
     /// An unfinished multipart upload is discarded rather than left to the 7-day sweep.
     fn drop(&mut self) {
+        for part in self.sending.drain(..) {
+            part.abort();
+        }
         if let Some(upload_id) = self.upload_id.take() {
             let storage = self.target.storage;
             let _ =
