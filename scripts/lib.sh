@@ -48,7 +48,7 @@ ensure_services() {
 # other components on ports derived from it (so a dev store and a test store can run side by
 # side), and waits until S3 answers. Sets STORE_PID and DRIVE_S3_ENDPOINT.
 start_store() {
-  local dir=$1 base=$2
+  local dir=$1 base=$2 code
   mkdir -p "$dir/data" "$dir/log"
   AWS_ACCESS_KEY_ID="$DRIVE_S3_ACCESS_KEY_ID" AWS_SECRET_ACCESS_KEY="$DRIVE_S3_SECRET_ACCESS_KEY" \
     weed -logdir="$dir/log" mini -dir="$dir/data" -ip=127.0.0.1 -ip.bind=127.0.0.1 \
@@ -60,7 +60,10 @@ start_store() {
   STORE_PID=$!
   export DRIVE_S3_ENDPOINT="http://127.0.0.1:$base"
   for _ in $(seq 1 100); do
-    if curl -s -o /dev/null "$DRIVE_S3_ENDPOINT/"; then return 0; fi
+    # Answering is not enough: on a restart over existing data the gateway answers 500 until its
+    # filer is up.
+    code=$(curl -s -o /dev/null -w '%{http_code}' "$DRIVE_S3_ENDPOINT/" || true)
+    if [ "$code" != 000 ] && [ "$code" -lt 500 ]; then return 0; fi
     if ! kill -0 "$STORE_PID" 2>/dev/null; then break; fi
     sleep 0.2
   done

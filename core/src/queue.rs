@@ -80,6 +80,8 @@ pub struct QueueError(String);
 #[derive(Clone)]
 pub struct JobQueue {
     storage: RedisStorage<JobMessage>,
+    /// The channel idle workers wait on.
+    wake_channel: String,
 }
 
 impl JobQueue {
@@ -87,16 +89,28 @@ impl JobQueue {
         let conn: ConnectionManager = apalis_redis::connect(config.redis_url.as_str())
             .await
             .map_err(|e| QueueError(format!("connecting to {}: {e}", config.redis_url)))?;
+        let apalis = config.apalis(1);
         Ok(JobQueue {
-            storage: RedisStorage::new(conn).with_config(config.apalis(1)),
+            wake_channel: format!("tasks:{}:available", apalis.active_jobs_list()),
+            storage: RedisStorage::new(conn).with_config(apalis),
         })
     }
 
     pub async fn push(&self, job_id: Uuid) -> Result<(), QueueError> {
-        self.storage
-            .clone()
+        let mut storage = self.storage.clone();
+        storage
             .push(JobMessage { job_id })
             .await
-            .map_err(|e| QueueError(e.to_string()))
+            .map_err(|e| QueueError(e.to_string()))?;
+        // apalis-redis 1.0 files every pushed message as scheduled for "now" and announces
+        // only messages it queues directly, so idle workers would notice the job at their next
+        // heartbeat; announcing it on their wake-up channel starts it at once.
+        redis::cmd("PUBLISH")
+            .arg(&self.wake_channel)
+            .arg(job_id.to_string())
+            .query_async::<i64>(storage.get_connection())
+            .await
+            .map_err(|e| QueueError(e.to_string()))?;
+        Ok(())
     }
 }
