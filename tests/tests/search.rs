@@ -504,3 +504,109 @@ async fn bad_filters_are_refused_naming_the_field_and_others_files_never_show() 
         json!([])
     );
 }
+
+#[tokio::test]
+async fn a_folder_in_name_order_pages_across_its_subfolders_and_tags_and_short_words_narrow() {
+    let app = TestApp::spawn().await;
+    let user = app.user(Some("Pro")).await;
+    let lib = library(&app, &user).await;
+    for (files, folder) in [
+        (vec![lib.track, lib.other_track, lib.fiji], "/Photos/2025"),
+        (vec![lib.video], "/Photos/2025/July"),
+        (vec![lib.beach], "/Photos"),
+        (vec![lib.notes], "/Photographs"),
+    ] {
+        app.call(
+            &user,
+            "/move-files",
+            Some(json!({ "fileIds": files, "folder": folder })),
+        )
+        .await;
+    }
+    // Each folder of the subtree gives its own first files in name order; a page is taken from
+    // all of them together, however deep the offset reaches into one folder.
+    let in_name_order = [lib.track, lib.other_track, lib.video, lib.beach, lib.fiji];
+    assert_eq!(
+        found(&app, &user, json!({ "folder": "/Photos", "sort": "name" })).await,
+        in_name_order
+    );
+    for (offset, id) in in_name_order.iter().enumerate() {
+        let page = search(
+            &app,
+            &user,
+            json!({ "folder": "/Photos", "sort": "name", "limit": 1, "offset": offset }),
+        )
+        .await;
+        assert_eq!(page["files"][0]["id"], json!(id), "{page}");
+        assert_eq!(page["files"].as_array().unwrap().len(), 1);
+        assert_eq!(page["nextOffset"].is_null(), offset == 4, "{page}");
+    }
+    assert_eq!(
+        found(
+            &app,
+            &user,
+            json!({ "folder": "/Photos", "sort": "name", "limit": 2, "offset": 3 })
+        )
+        .await,
+        [lib.beach, lib.fiji]
+    );
+    assert_eq!(
+        found(
+            &app,
+            &user,
+            json!({ "folder": "/Photos", "sort": "name", "types": ["Image"] })
+        )
+        .await,
+        [lib.beach, lib.fiji]
+    );
+
+    app.call(
+        &user,
+        "/tag-files",
+        Some(json!({ "fileIds": [lib.beach, lib.fiji, lib.track], "tags": ["Trip"] })),
+    )
+    .await;
+    app.call(
+        &user,
+        "/tag-files",
+        Some(json!({ "fileIds": [lib.fiji, lib.track], "tags": ["Best"] })),
+    )
+    .await;
+    app.call(
+        &user,
+        "/tag-files",
+        Some(json!({ "fileIds": [lib.fiji], "tags": ["Rare"] })),
+    )
+    .await;
+    assert_eq!(
+        sorted(&app, &user, json!({ "tags": ["best"] })).await,
+        set(&[lib.fiji, lib.track])
+    );
+    assert_eq!(
+        found(&app, &user, json!({ "tags": ["trip", "BEST", "rare"] })).await,
+        [lib.fiji]
+    );
+    assert_eq!(
+        found(
+            &app,
+            &user,
+            json!({ "tags": ["trip", "best"], "folder": "/Photos", "sort": "name" })
+        )
+        .await,
+        [lib.track, lib.fiji]
+    );
+    assert!(
+        found(&app, &user, json!({ "tags": ["trip", "nobody's tag"] }))
+            .await
+            .is_empty(),
+        "a name that is no tag of the caller's matches no file"
+    );
+
+    // Words too short for the trigram index still narrow, alone or beside longer ones.
+    assert_eq!(found(&app, &user, json!({ "text": "01" })).await, [lib.track]);
+    assert_eq!(
+        found(&app, &user, json!({ "text": "blue 01" })).await,
+        [lib.track]
+    );
+    assert!(found(&app, &user, json!({ "text": "blue 02" })).await.is_empty());
+}
