@@ -185,6 +185,15 @@ async fn a_zip_holds_the_files_and_unzipping_it_gives_them_back() {
     );
 }
 
+/// A zip of `n` entries `f0.bin`, `f1.bin`… of 300 kB each, slow enough to unpack (in a debug
+/// build) that a test can act while the job runs; answers the entries' bytes and the zip.
+fn many_entries(n: u8) -> (Vec<Vec<u8>>, Vec<u8>) {
+    let entries: Vec<(String, Vec<u8>)> = (0..n).map(|i| (format!("f{i}.bin"), bytes(300_000, i))).collect();
+    let refs: Vec<(&str, &[u8])> = entries.iter().map(|(n, b)| (n.as_str(), b.as_slice())).collect();
+    let zipped = zip_of(&refs);
+    (entries.into_iter().map(|(_, b)| b).collect(), zipped)
+}
+
 /// The entry names of a zip, in the order stored.
 fn names_in(zipped: &[u8]) -> Vec<String> {
     let archive = zip::ZipArchive::new(std::io::Cursor::new(zipped)).expect("a readable zip");
@@ -419,7 +428,7 @@ async fn jobs_are_listed_newest_first_and_their_end_is_a_drive_event() {
 
 #[tokio::test]
 async fn job_minutes_count_done_jobs_not_failed_ones_and_refuse_when_used_up() {
-    let mut app = TestApp::spawn_with(&[("DRIVE_JOB_MINUTES_INTRO", "0.001")]).await;
+    let mut app = TestApp::spawn_with(&[("DRIVE_JOB_MINUTES_INTRO", "0.000001")]).await;
     app.start_worker(&[]).await;
     let pro = app.user(Some("Pro")).await;
     let file = app
@@ -447,7 +456,7 @@ async fn job_minutes_count_done_jobs_not_failed_ones_and_refuse_when_used_up() {
     );
     assert_eq!(listed.body["minutes"]["limit"], 900.0);
 
-    // An Intro account here has 0.001 minutes (60 ms): one job uses them up.
+    // An Intro account here has 0.000001 minutes (60 µs): any job uses them up.
     let intro = app.user(Some("Intro")).await;
     let file = app
         .upload(
@@ -488,12 +497,9 @@ async fn a_canceled_job_stops_and_keeps_what_it_made() {
     assert!(canceled.body["job"]["seconds"].is_null(), "it never ran");
 
     // Running: unzip 40 entries slowly enough to stop it part-way.
-    let entries: Vec<(String, Vec<u8>)> = (0..40)
-        .map(|i| (format!("f{i}.bin"), bytes(300_000, i as u8)))
-        .collect();
-    let refs: Vec<(&str, &[u8])> = entries.iter().map(|(n, b)| (n.as_str(), b.as_slice())).collect();
+    let (_, zipped) = many_entries(40);
     let id = app
-        .upload(&user, "many.zip", "Archive", "application/zip", zip_of(&refs))
+        .upload(&user, "many.zip", "Archive", "application/zip", zipped)
         .await;
     app.start_worker(&[]).await;
     let job = app
@@ -581,12 +587,9 @@ async fn two_workers_share_one_queue() {
 async fn a_worker_killed_mid_job_loses_nothing_and_leaves_no_duplicates() {
     let mut app = TestApp::spawn().await;
     let user = app.user(Some("Pro")).await;
-    let entries: Vec<(String, Vec<u8>)> = (0..30)
-        .map(|i| (format!("f{i}.bin"), bytes(300_000, i as u8)))
-        .collect();
-    let refs: Vec<(&str, &[u8])> = entries.iter().map(|(n, b)| (n.as_str(), b.as_slice())).collect();
+    let (entries, zipped) = many_entries(30);
     let id = app
-        .upload(&user, "many.zip", "Archive", "application/zip", zip_of(&refs))
+        .upload(&user, "many.zip", "Archive", "application/zip", zipped)
         .await;
     let first = app.start_worker(&[]).await;
     let job = app
@@ -614,7 +617,7 @@ async fn a_worker_killed_mid_job_loses_nothing_and_leaves_no_duplicates() {
     }
     assert_eq!(
         app.download(&user, made[29]["id"].as_str().unwrap()).await,
-        entries[29].1
+        entries[29]
     );
     let mut db = app.db().await;
     let row = sqlx::query(
@@ -758,12 +761,9 @@ async fn the_time_memory_and_download_limits_fail_the_job_alone() {
     assert!(job["files"].as_array().unwrap().is_empty());
 
     // A job still running after the time limit (1 s here) is stopped as failed.
-    let entries: Vec<(String, Vec<u8>)> = (0..60)
-        .map(|i| (format!("f{i}.bin"), bytes(300_000, i as u8)))
-        .collect();
-    let refs: Vec<(&str, &[u8])> = entries.iter().map(|(n, b)| (n.as_str(), b.as_slice())).collect();
+    let (_, zipped) = many_entries(60);
     let slow = app
-        .upload(&user, "many.zip", "Archive", "application/zip", zip_of(&refs))
+        .upload(&user, "many.zip", "Archive", "application/zip", zipped)
         .await;
     let job = app
         .run_job(&user, json!({ "jobType": "unzip", "fileIds": [slow] }))
