@@ -53,6 +53,15 @@ impl FileKind {
     }
 }
 
+/// A file name without its extension (`a.tar` of `a.tar.gz`, `.hidden` of `.hidden`): what
+/// results named after an input, and numbered variants of a taken name, are built on.
+pub fn stem(name: &str) -> &str {
+    match name.rfind('.') {
+        Some(dot) if dot > 0 => &name[..dot],
+        _ => name,
+    }
+}
+
 /// A file's kind and media type from its name's extension, for files the drive makes itself
 /// (job results, entries of an unzipped archive): uploaders say what they send.
 pub fn guess_type(name: &str) -> (FileKind, &'static str) {

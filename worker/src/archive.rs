@@ -8,7 +8,7 @@ use std::io::{self, Read, Write};
 use drive_core::db::files::FileRow;
 use drive_core::db::folders::{self, free_variant};
 use drive_core::db::jobs;
-use drive_core::file::{FileKind, guess_type};
+use drive_core::file::{FileKind, guess_type, stem};
 use drive_core::folder::FolderPath;
 use drive_core::job::Zip;
 use drive_core::storage;
@@ -258,12 +258,7 @@ async fn unzip_folder(context: &JobContext, archive: &FileRow) -> JobResult<fold
     let parent = folders::path_of(&context.db, context.job.folder_id)
         .await?
         .unwrap_or_default();
-    let stem = archive
-        .file_name
-        .strip_suffix(".zip")
-        .or_else(|| archive.file_name.strip_suffix(".ZIP"))
-        .unwrap_or(&archive.file_name);
-    let wanted = format!("{parent}/{}", stem.trim());
+    let wanted = format!("{parent}/{}", stem(&archive.file_name).trim());
     let path = folders::free_folder_path(&context.db, context.job.user_id, &wanted).await?;
     let path = FolderPath::try_from(path)
         .map_err(|why| JobError::Input(format!("cannot make the folder for the archive: {why}")))?;

@@ -3,6 +3,7 @@
 
 use std::path::PathBuf;
 
+use drive_core::file::stem;
 use drive_core::job::{
     self, CompressPdf, ExtractPages, MakePdf, MergePdf, PdfQuality, PdfToImages, SplitPdf,
 };
@@ -12,7 +13,7 @@ use serde_json::json;
 use tokio::runtime::Handle;
 
 use crate::context::{JobContext, JobError, JobResult};
-use crate::pictures::{format_of, stem};
+use crate::pictures::format_of;
 
 /// A page list the API already checked, in the PDF crate's terms.
 fn page_ranges(pages: &str) -> JobResult<PageRanges> {

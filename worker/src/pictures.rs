@@ -4,6 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use drive_core::db::files::FileRow;
+use drive_core::file::stem;
 use drive_core::job::{self, Convert, Watermark};
 use drive_media::picture::{self, PictureError, PictureFormat, Position};
 use serde_json::json;
@@ -29,14 +30,6 @@ fn position_of(position: job::Position) -> Position {
         job::Position::BottomLeft => Position::BottomLeft,
         job::Position::Bottom => Position::Bottom,
         job::Position::BottomRight => Position::BottomRight,
-    }
-}
-
-/// `name` without its extension.
-pub fn stem(name: &str) -> &str {
-    match name.rfind('.') {
-        Some(dot) if dot > 0 => &name[..dot],
-        _ => name,
     }
 }
 

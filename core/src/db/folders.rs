@@ -3,6 +3,7 @@
 use sqlx::{PgConnection, PgPool};
 use uuid::Uuid;
 
+use crate::file::stem;
 use crate::folder::FolderPath;
 
 #[derive(Debug, Clone, sqlx::FromRow)]
@@ -163,7 +164,7 @@ pub async fn free_file_name(
     )
     .bind(user_id)
     .bind(folder_id)
-    .bind(like_prefix(stem_of(name)))
+    .bind(like_prefix(stem(name)))
     .fetch_all(pool)
     .await?;
     Ok(free_variant(name, |candidate| {
@@ -187,15 +188,8 @@ pub async fn free_folder_path(pool: &PgPool, user_id: Uuid, path: &str) -> Resul
 
 /// `name`, or `name (2)`, `name (3)`... before its extension: the first one not `taken`.
 pub fn free_variant(name: &str, taken: impl Fn(&str) -> bool) -> String {
-    let stem = stem_of(name);
+    let stem = stem(name);
     first_free(stem, &name[stem.len()..], taken)
-}
-
-fn stem_of(name: &str) -> &str {
-    match name.rfind('.') {
-        Some(dot) if dot > 0 => &name[..dot],
-        _ => name,
-    }
 }
 
 /// `s` with LIKE's wildcards escaped.
