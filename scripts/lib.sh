@@ -17,6 +17,14 @@ ensure_tools() {
     ! command -v curl >/dev/null 2>&1 || [ ! -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ]; then
     apt-get update -qq && apt-get install -y -qq postgresql-client redis-tools curl fonts-dejavu-core >/dev/null
   fi
+  # FFmpeg's libraries and headers (the media crate links them through ffmpeg-next, whose
+  # bindings need libclang and pkg-config), and the ffmpeg/ffprobe commands the tests and
+  # benchmarks make and check media with.
+  if ! command -v ffprobe >/dev/null 2>&1 || ! pkg-config --exists libavfilter libswscale libswresample 2>/dev/null ||
+    ! ls /usr/lib/llvm-*/lib/libclang.so* >/dev/null 2>&1; then
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq ffmpeg pkg-config libclang-dev \
+      libavcodec-dev libavformat-dev libavutil-dev libavfilter-dev libswscale-dev libswresample-dev >/dev/null
+  fi
   if ! cargo nextest --version >/dev/null 2>&1; then
     cargo install --locked cargo-nextest
   fi

@@ -38,6 +38,8 @@ pub enum JobType {
     Unzip,
     Captions,
     Checksum,
+    /// Run by the drive itself on every new audio, video and picture file; never by a caller.
+    ReadMetadata,
 }
 
 impl JobType {
@@ -68,27 +70,15 @@ impl JobType {
             JobType::Unzip => "unzip",
             JobType::Captions => "captions",
             JobType::Checksum => "checksum",
+            JobType::ReadMetadata => "readMetadata",
         }
     }
 
     /// Whether this farm runs the type yet: audio, video and captions come with their own
     /// pipelines.
     pub fn is_available(self) -> bool {
-        matches!(
-            self,
-            JobType::Convert
-                | JobType::StripMetadata
-                | JobType::Watermark
-                | JobType::MakePdf
-                | JobType::MergePdf
-                | JobType::SplitPdf
-                | JobType::ExtractPages
-                | JobType::CompressPdf
-                | JobType::PdfToImages
-                | JobType::Zip
-                | JobType::Unzip
-                | JobType::Checksum
-        )
+        // Captions come with content reading, in their own issue.
+        !matches!(self, JobType::Captions | JobType::ReadMetadata)
     }
 
     /// How many input files the type takes.
@@ -101,40 +91,39 @@ impl JobType {
         }
     }
 
-    /// Whether a file of `kind` named `name` can be an input of this type (of those available).
-    pub fn takes(self, kind: FileKind, name: &str) -> bool {
-        match self {
-            JobType::Convert | JobType::StripMetadata | JobType::Watermark | JobType::MakePdf => {
-                kind == FileKind::Image
-            }
+    /// The kinds of file the type takes (`None`: any file); convert narrows it further by its
+    /// format ([`JobSpec::takes`]).
+    fn kinds(self) -> Option<&'static [FileKind]> {
+        use FileKind::{Audio, Image, Pdf, Video};
+        Some(match self {
+            JobType::Proxy
+            | JobType::Shrink
+            | JobType::Reframe
+            | JobType::Gif
+            | JobType::BurnIn
+            | JobType::Stills
+            | JobType::ExtractAudio => &[Video],
+            JobType::Split => &[Audio],
+            JobType::Cut | JobType::Join | JobType::Loudness | JobType::Captions => &[Video, Audio],
+            JobType::ContactSheet => &[Video, Image],
+            JobType::StripMetadata | JobType::Convert => &[Image, Video, Audio],
+            JobType::Watermark | JobType::MakePdf => &[Image],
             JobType::MergePdf
             | JobType::SplitPdf
             | JobType::ExtractPages
             | JobType::CompressPdf
-            | JobType::PdfToImages => kind == FileKind::Pdf,
-            JobType::Unzip => name.to_ascii_lowercase().ends_with(".zip"),
-            _ => true,
-        }
+            | JobType::PdfToImages => &[Pdf],
+            JobType::ReadMetadata => &[Video, Audio, Image],
+            JobType::Unzip | JobType::Zip | JobType::Checksum => return None,
+        })
     }
 
-    /// What [`JobType::takes`] wants, for the 400 that refuses another kind.
-    pub fn takes_what(self) -> &'static str {
-        match self {
-            JobType::Convert | JobType::StripMetadata | JobType::Watermark | JobType::MakePdf => "pictures",
-            JobType::MergePdf
-            | JobType::SplitPdf
-            | JobType::ExtractPages
-            | JobType::CompressPdf
-            | JobType::PdfToImages => "PDFs",
-            JobType::Unzip => "a .zip file",
-            _ => "any files",
-        }
-    }
-
-    /// Whether the job downloads its inputs to work on them (pictures and PDFs, limited to
-    /// [`download_limit`] in all) rather than reading them as streams.
-    pub fn downloads_inputs(self) -> bool {
+    /// Whether the job downloads an input of `kind` to work on it (pictures and PDFs, limited
+    /// to [`download_limit`] in all) rather than reading it as a stream (audio and video, and
+    /// every file of a checksum, zip or unzip).
+    pub fn downloads(self, kind: FileKind) -> bool {
         !matches!(self, JobType::Checksum | JobType::Zip | JobType::Unzip)
+            && matches!(kind, FileKind::Image | FileKind::Pdf)
     }
 }
 
@@ -166,11 +155,36 @@ fn trimmed(x: f64) -> String {
 /// One job may run for two hours.
 pub const TIME_LIMIT_SECONDS: u64 = 2 * 60 * 60;
 
+fn kind_in_words(kind: FileKind) -> &'static str {
+    match kind {
+        FileKind::Video => "videos",
+        FileKind::Audio => "audio files",
+        FileKind::Image => "pictures",
+        FileKind::Pdf => "PDFs",
+        FileKind::Text => "text files",
+        FileKind::Archive => "archives",
+        FileKind::Other => "other files",
+    }
+}
+
 /// A job's settings, by type, with every default filled in: what the job row stores.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "jobType", content = "options", rename_all = "camelCase")]
 pub enum JobSpec {
+    Cut(Cut),
+    Proxy(Proxy),
+    Shrink(Shrink),
+    Reframe(Reframe),
+    Gif(Gif),
+    BurnIn(BurnIn),
+    Join(Join),
+    Stills(Stills),
+    ContactSheet(ContactSheet),
+    ExtractAudio(ExtractAudio),
+    Loudness(Loudness),
+    Split(Split),
     Checksum(Checksum),
+    ReadMetadata(NoSettings),
     Zip(Zip),
     Unzip(NoSettings),
     Convert(Convert),
@@ -216,6 +230,18 @@ impl JobSpec {
             options
         };
         let spec = match job_type {
+            JobType::Cut => JobSpec::Cut(settings(options)?),
+            JobType::Proxy => JobSpec::Proxy(settings(options)?),
+            JobType::Shrink => JobSpec::Shrink(settings(options)?),
+            JobType::Reframe => JobSpec::Reframe(settings(options)?),
+            JobType::Gif => JobSpec::Gif(settings(options)?),
+            JobType::BurnIn => JobSpec::BurnIn(settings(options)?),
+            JobType::Join => JobSpec::Join(settings(options)?),
+            JobType::Stills => JobSpec::Stills(settings(options)?),
+            JobType::ContactSheet => JobSpec::ContactSheet(settings(options)?),
+            JobType::ExtractAudio => JobSpec::ExtractAudio(settings(options)?),
+            JobType::Loudness => JobSpec::Loudness(settings(options)?),
+            JobType::Split => JobSpec::Split(settings(options)?),
             JobType::Checksum => JobSpec::Checksum(settings(options)?),
             JobType::Zip => JobSpec::Zip(settings(options)?),
             JobType::Unzip => JobSpec::Unzip(settings(options)?),
@@ -228,10 +254,16 @@ impl JobSpec {
             JobType::ExtractPages => JobSpec::ExtractPages(settings(options)?),
             JobType::CompressPdf => JobSpec::CompressPdf(settings(options)?),
             JobType::PdfToImages => JobSpec::PdfToImages(settings(options)?),
-            other => {
+            JobType::Captions => {
                 return Err(out_of_range(
                     "jobType",
-                    format!("{} jobs are not available yet", other.as_str()),
+                    "captions jobs are not available yet: they come with reading what is said in a file",
+                ));
+            }
+            JobType::ReadMetadata => {
+                return Err(out_of_range(
+                    "jobType",
+                    "readMetadata runs by itself on every new audio, video and picture file",
                 ));
             }
         };
@@ -241,7 +273,20 @@ impl JobSpec {
 
     pub fn job_type(&self) -> JobType {
         match self {
+            JobSpec::Cut(_) => JobType::Cut,
+            JobSpec::Proxy(_) => JobType::Proxy,
+            JobSpec::Shrink(_) => JobType::Shrink,
+            JobSpec::Reframe(_) => JobType::Reframe,
+            JobSpec::Gif(_) => JobType::Gif,
+            JobSpec::BurnIn(_) => JobType::BurnIn,
+            JobSpec::Join(_) => JobType::Join,
+            JobSpec::Stills(_) => JobType::Stills,
+            JobSpec::ContactSheet(_) => JobType::ContactSheet,
+            JobSpec::ExtractAudio(_) => JobType::ExtractAudio,
+            JobSpec::Loudness(_) => JobType::Loudness,
+            JobSpec::Split(_) => JobType::Split,
             JobSpec::Checksum(_) => JobType::Checksum,
+            JobSpec::ReadMetadata(_) => JobType::ReadMetadata,
             JobSpec::Zip(_) => JobType::Zip,
             JobSpec::Unzip(_) => JobType::Unzip,
             JobSpec::Convert(_) => JobType::Convert,
@@ -254,6 +299,60 @@ impl JobSpec {
             JobSpec::CompressPdf(_) => JobType::CompressPdf,
             JobSpec::PdfToImages(_) => JobType::PdfToImages,
         }
+    }
+
+    /// Whether a file of `kind` named `name` can be an input: a convert takes the kind its
+    /// format is for, an unzip a `.zip`, other types the kinds listed for them in the spec.
+    pub fn takes(&self, kind: FileKind, name: &str) -> bool {
+        match self {
+            JobSpec::Convert(c) => kind == c.format.kind(),
+            JobSpec::Unzip(_) => name.to_ascii_lowercase().ends_with(".zip"),
+            other => other.job_type().kinds().is_none_or(|kinds| kinds.contains(&kind)),
+        }
+    }
+
+    /// What [`JobSpec::takes`] wants, for the 400 that refuses another kind.
+    pub fn takes_what(&self) -> String {
+        let kinds: &[FileKind] = match self {
+            JobSpec::Convert(c) => &[c.format.kind()],
+            JobSpec::Unzip(_) => return "a .zip file".to_string(),
+            other => match other.job_type().kinds() {
+                Some(kinds) => kinds,
+                None => return "any files".to_string(),
+            },
+        };
+        let words: Vec<&str> = kinds.iter().map(|k| kind_in_words(*k)).collect();
+        match words.split_last() {
+            Some((last, [])) => last.to_string(),
+            Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+            None => "nothing".to_string(),
+        }
+    }
+
+    /// Rules across the inputs, once each is known to be one [`JobSpec::takes`]: a join, a
+    /// contact sheet or a strip takes one kind (the first input's), and only audio joins have
+    /// a format.
+    pub fn check_inputs(&self, kinds: &[FileKind]) -> Result<(), SettingsError> {
+        if let JobSpec::Join(_) | JobSpec::ContactSheet(_) | JobSpec::StripMetadata(_) = self
+            && let Some(n) = kinds.iter().position(|k| *k != kinds[0])
+        {
+            return Err(out_of_range(
+                &format!("fileIds[{n}]"),
+                format!(
+                    "the first file makes this a job on {}, so every file must be one",
+                    kind_in_words(kinds[0])
+                ),
+            ));
+        }
+        if let JobSpec::Join(Join { format: Some(_) }) = self
+            && kinds.first() == Some(&FileKind::Video)
+        {
+            return Err(out_of_range(
+                "options.format",
+                "format is for joining audio; videos join into an mp4",
+            ));
+        }
+        Ok(())
     }
 
     /// The settings as the job row keeps them (every default filled in).
@@ -275,20 +374,118 @@ impl JobSpec {
             JobSpec::Zip(z) => check_name("options.name", z.name.as_deref()),
             JobSpec::MakePdf(m) => check_name("options.name", m.name.as_deref()),
             JobSpec::MergePdf(m) => check_name("options.name", m.name.as_deref()),
-            JobSpec::Convert(c) => match c.max_edge {
-                Some(edge) if !(16..=20_000).contains(&edge) => {
+            JobSpec::Convert(c) => match (c.max_edge, c.codec) {
+                (Some(_), _) if c.format.picture().is_none() => {
+                    Err(out_of_range("options.maxEdge", "maxEdge is for pictures"))
+                }
+                (Some(edge), _) if !(16..=20_000).contains(&edge) => {
                     Err(out_of_range("options.maxEdge", "maxEdge is 16 to 20000 pixels"))
                 }
+                (_, Some(_)) if !matches!(c.format, MediaFormat::Mp4 | MediaFormat::Mov) => Err(
+                    out_of_range("options.codec", "codec is for mp4 and mov (webm is always VP9)"),
+                ),
                 _ => Ok(()),
             },
-            JobSpec::Watermark(w) => {
-                let chars = w.text.chars().count();
-                if chars == 0 || chars > 200 || w.text.chars().any(char::is_control) {
+            JobSpec::Cut(c) => {
+                if let Some(end) = c.end
+                    && end <= c.start
+                {
+                    return Err(out_of_range("options.end", "end comes after start"));
+                }
+                check_fade("options.fadeIn", c.fade_in)?;
+                check_fade("options.fadeOut", c.fade_out)
+            }
+            JobSpec::Proxy(p) if p.height != 720 && p.height != 1080 => {
+                Err(out_of_range("options.height", "height is 720 or 1080"))
+            }
+            JobSpec::Shrink(s)
+                if !(s.target_mb.is_finite() && (0.1..=1_000_000.0).contains(&s.target_mb)) =>
+            {
+                Err(out_of_range("options.targetMB", "targetMB is 0.1 to 1000000"))
+            }
+            JobSpec::Reframe(r) => match r.rotate {
+                Some(90 | 180 | 270) => Ok(()),
+                Some(_) => Err(out_of_range("options.rotate", "rotate is 90, 180 or 270")),
+                None if r.aspect.is_none() => Err(out_of_range(
+                    "options.aspect",
+                    "give an aspect (9:16, 1:1, 4:5, 16:9), a rotation or both",
+                )),
+                None => Ok(()),
+            },
+            JobSpec::Gif(g) => {
+                if !(g.length.0 > 0.0 && g.length.0 <= 15.0) {
+                    return Err(out_of_range("options.length", "length is up to 15 seconds"));
+                }
+                if !(120..=960).contains(&g.width) {
+                    return Err(out_of_range("options.width", "width is 120 to 960 pixels"));
+                }
+                if !(5..=24).contains(&g.fps) {
+                    return Err(out_of_range("options.fps", "fps is 5 to 24"));
+                }
+                Ok(())
+            }
+            JobSpec::BurnIn(b) => {
+                if b.captions {
                     return Err(out_of_range(
-                        "options.text",
-                        "text is 1 to 200 characters, with no control characters",
+                        "options.captions",
+                        "captions are not available yet: they come with reading what is said in a file",
                     ));
                 }
+                match &b.text {
+                    Some(text) => check_text("options.text", text),
+                    None if !b.timecode => Err(out_of_range("options.text", "give text, timecode or both")),
+                    None => Ok(()),
+                }
+            }
+            JobSpec::Join(Join {
+                format: Some(AudioFormat::Ogg),
+            })
+            | JobSpec::ExtractAudio(ExtractAudio {
+                format: AudioFormat::Ogg,
+            }) => Err(out_of_range("options.format", "format is mp3, m4a, wav or flac")),
+            JobSpec::Stills(st) => {
+                let given = [st.at.is_some(), st.moments.is_some(), st.every.is_some()];
+                if given.iter().filter(|g| **g).count() != 1 {
+                    return Err(out_of_range(
+                        "options.at",
+                        "give one of at (a moment), moments (a list) or every (seconds)",
+                    ));
+                }
+                if let Some(moments) = &st.moments
+                    && !(1..=100).contains(&moments.len())
+                {
+                    return Err(out_of_range("options.moments", "moments lists 1 to 100 times"));
+                }
+                if let Some(every) = st.every
+                    && every.0 < 0.5
+                {
+                    return Err(out_of_range("options.every", "every is at least 0.5 seconds"));
+                }
+                Ok(())
+            }
+            JobSpec::ContactSheet(c) => {
+                if !(2..=100).contains(&c.count) {
+                    return Err(out_of_range("options.count", "count is 2 to 100"));
+                }
+                if !(1..=12).contains(&c.columns) {
+                    return Err(out_of_range("options.columns", "columns is 1 to 12"));
+                }
+                Ok(())
+            }
+            JobSpec::Loudness(l) if ![-14, -16, -23].contains(&l.target) => {
+                Err(out_of_range("options.target", "target is -14, -16 or -23 (LUFS)"))
+            }
+            JobSpec::Split(sp) => {
+                if !(0.1..=30.0).contains(&sp.silence.0) {
+                    return Err(out_of_range("options.silence", "silence is 0.1 to 30 seconds"));
+                }
+                if !(-90.0..=-10.0).contains(&sp.threshold) {
+                    return Err(out_of_range("options.threshold", "threshold is -90 to -10 dB"));
+                }
+                Ok(())
+            }
+            JobSpec::Watermark(w) => {
+                check_text("options.text", &w.text)?;
                 if !(0.0..=1.0).contains(&w.opacity) {
                     return Err(out_of_range("options.opacity", "opacity is 0 to 1"));
                 }
@@ -316,9 +513,23 @@ impl JobSpec {
     pub fn estimate_seconds(&self, files: usize, bytes: i64) -> u64 {
         const MB: f64 = 1_000_000.0;
         let (per_file, bytes_per_second) = match self {
+            JobSpec::Cut(c) if !c.exact && c.fade_in.0 == 0.0 && c.fade_out.0 == 0.0 => (0.2, 150.0 * MB),
+            JobSpec::StripMetadata(_) => (0.3, 30.0 * MB),
+            JobSpec::Stills(_) | JobSpec::ContactSheet(_) => (1.0, 200.0 * MB),
+            JobSpec::ExtractAudio(_) | JobSpec::Split(_) | JobSpec::Loudness(_) => (0.3, 10.0 * MB),
+            // Encoding video: a few megabytes of input a second on this farm's cores.
+            JobSpec::Cut(_)
+            | JobSpec::Proxy(_)
+            | JobSpec::Shrink(_)
+            | JobSpec::Reframe(_)
+            | JobSpec::Gif(_)
+            | JobSpec::BurnIn(_)
+            | JobSpec::Join(_) => (0.5, 2.0 * MB),
             JobSpec::Checksum(_) => (0.05, 300.0 * MB),
+            JobSpec::ReadMetadata(_) => (1.0, 20.0 * MB),
             JobSpec::Zip(_) | JobSpec::Unzip(_) => (0.05, 150.0 * MB),
-            JobSpec::Convert(_) | JobSpec::Watermark(_) | JobSpec::StripMetadata(_) => (0.3, 30.0 * MB),
+            JobSpec::Convert(c) if c.format.picture().is_none() => (0.5, 2.0 * MB),
+            JobSpec::Convert(_) | JobSpec::Watermark(_) => (0.3, 30.0 * MB),
             JobSpec::MakePdf(_) | JobSpec::MergePdf(_) | JobSpec::CompressPdf(_) => (0.2, 20.0 * MB),
             JobSpec::SplitPdf(_) | JobSpec::ExtractPages(_) => (0.2, 50.0 * MB),
             JobSpec::PdfToImages(p) => (0.5 * f64::from(p.dpi) / 150.0, 5.0 * MB),
@@ -349,6 +560,25 @@ fn check_name(field: &str, name: Option<&str>) -> Result<(), SettingsError> {
         }
         _ => Ok(()),
     }
+}
+
+/// A line drawn on a picture or video: 1 to 200 characters, none of them control characters.
+fn check_text(field: &str, text: &str) -> Result<(), SettingsError> {
+    let chars = text.chars().count();
+    if chars == 0 || chars > 200 || text.chars().any(char::is_control) {
+        return Err(out_of_range(
+            field,
+            "text is 1 to 200 characters, with no control characters",
+        ));
+    }
+    Ok(())
+}
+
+fn check_fade(field: &str, fade: Seconds) -> Result<(), SettingsError> {
+    if fade.0 > 10.0 {
+        return Err(out_of_range(field, "a fade is up to 10 seconds"));
+    }
+    Ok(())
 }
 
 fn check_pages(field: &str, pages: &str) -> Result<(), SettingsError> {
@@ -446,12 +676,353 @@ pub enum PictureFormat {
     Webp,
 }
 
+/// What a convert makes: a picture, video or audio format; inputs are of that kind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum MediaFormat {
+    #[serde(alias = "jpeg")]
+    Jpg,
+    Png,
+    Webp,
+    Mp4,
+    Webm,
+    Mov,
+    Mp3,
+    M4a,
+    Wav,
+    Flac,
+    Ogg,
+}
+
+impl MediaFormat {
+    pub fn kind(self) -> FileKind {
+        match self.picture() {
+            Some(_) => FileKind::Image,
+            None if self.video().is_some() => FileKind::Video,
+            None => FileKind::Audio,
+        }
+    }
+
+    pub fn picture(self) -> Option<PictureFormat> {
+        match self {
+            MediaFormat::Jpg => Some(PictureFormat::Jpg),
+            MediaFormat::Png => Some(PictureFormat::Png),
+            MediaFormat::Webp => Some(PictureFormat::Webp),
+            _ => None,
+        }
+    }
+
+    pub fn video(self) -> Option<VideoFormat> {
+        match self {
+            MediaFormat::Mp4 => Some(VideoFormat::Mp4),
+            MediaFormat::Webm => Some(VideoFormat::Webm),
+            MediaFormat::Mov => Some(VideoFormat::Mov),
+            _ => None,
+        }
+    }
+
+    pub fn audio(self) -> Option<AudioFormat> {
+        match self {
+            MediaFormat::Mp3 => Some(AudioFormat::Mp3),
+            MediaFormat::M4a => Some(AudioFormat::M4a),
+            MediaFormat::Wav => Some(AudioFormat::Wav),
+            MediaFormat::Flac => Some(AudioFormat::Flac),
+            MediaFormat::Ogg => Some(AudioFormat::Ogg),
+            _ => None,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum VideoFormat {
+    Mp4,
+    Webm,
+    Mov,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum AudioFormat {
+    Mp3,
+    M4a,
+    Wav,
+    Flac,
+    Ogg,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum VideoCodec {
+    #[default]
+    H264,
+    Hevc,
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Convert {
-    pub format: PictureFormat,
-    /// The longer edge at most this many pixels (never enlarged); 16 to 20000.
+    pub format: MediaFormat,
+    /// Pictures: the longer edge at most this many pixels (never enlarged); 16 to 20000.
     pub max_edge: Option<u32>,
+    /// mp4 and mov: h264 (default) or hevc; webm is always VP9 with Opus.
+    pub codec: Option<VideoCodec>,
+}
+
+/// A moment or a length in seconds, written as a number or in a clock form: `90`, `12.5`,
+/// `4:10`, `1:02:03.5`. Stored as a number.
+#[derive(Debug, Clone, Copy, PartialEq, PartialOrd, Default, Serialize)]
+#[serde(transparent)]
+pub struct Seconds(pub f64);
+
+impl<'de> Deserialize<'de> for Seconds {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Seconds, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Written {
+            Number(f64),
+            Clock(String),
+        }
+        let seconds = match Written::deserialize(d).map_err(|_| {
+            serde::de::Error::custom("a time is seconds (a number) or a clock form like \"4:10\"")
+        })? {
+            Written::Number(n) => n,
+            Written::Clock(text) => parse_clock(&text).map_err(serde::de::Error::custom)?,
+        };
+        if !seconds.is_finite() || seconds < 0.0 {
+            return Err(serde::de::Error::custom("a time is not negative"));
+        }
+        Ok(Seconds(seconds))
+    }
+}
+
+/// `4:10`, `1:02:03.5` or `12.5`: hours and minutes before seconds, each part under 60
+/// after the first.
+pub fn parse_clock(text: &str) -> Result<f64, String> {
+    let parts: Vec<&str> = text.trim().split(':').collect();
+    if parts.len() > 3 {
+        return Err(format!("\"{text}\" is not a time: at most hours:minutes:seconds"));
+    }
+    let mut seconds = 0.0;
+    for (n, part) in parts.iter().enumerate() {
+        let last = n == parts.len() - 1;
+        let well_formed = !part.is_empty()
+            && part.bytes().all(|b| b.is_ascii_digit() || (last && b == b'.'))
+            && part.bytes().filter(|b| *b == b'.').count() <= 1;
+        let value: f64 = match part.parse() {
+            Ok(v) if well_formed => v,
+            _ => return Err(format!("\"{text}\" is not a time like 90, 12.5 or 4:10")),
+        };
+        if n > 0 && value >= 60.0 {
+            return Err(format!(
+                "\"{text}\" has {part} where minutes or seconds go (under 60)"
+            ));
+        }
+        seconds = seconds * 60.0 + value;
+    }
+    Ok(seconds)
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Cut {
+    #[serde(default)]
+    pub start: Seconds,
+    /// Default the end of the file.
+    pub end: Option<Seconds>,
+    /// Frame-exact start (re-encodes); otherwise the cut starts at the keyframe before `start`
+    /// and copies the streams as they are.
+    #[serde(default)]
+    pub exact: bool,
+    /// Fades of the sound, up to 10 seconds each (re-encodes the sound).
+    #[serde(default)]
+    pub fade_in: Seconds,
+    #[serde(default)]
+    pub fade_out: Seconds,
+}
+
+fn p1080() -> u32 {
+    1080
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Proxy {
+    /// 720 or 1080 (default).
+    #[serde(default = "p1080")]
+    pub height: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Shrink {
+    /// The result's size at most, in megabytes (1,000,000 bytes).
+    #[serde(rename = "targetMB")]
+    pub target_mb: f64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub enum Aspect {
+    #[serde(rename = "9:16")]
+    Portrait,
+    #[serde(rename = "1:1")]
+    Square,
+    #[serde(rename = "4:5")]
+    Tall,
+    #[serde(rename = "16:9")]
+    Wide,
+}
+
+impl Aspect {
+    /// Width over height.
+    pub fn ratio(self) -> (u32, u32) {
+        match self {
+            Aspect::Portrait => (9, 16),
+            Aspect::Square => (1, 1),
+            Aspect::Tall => (4, 5),
+            Aspect::Wide => (16, 9),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Reframe {
+    /// Cropped from the middle to this shape, after any rotation.
+    pub aspect: Option<Aspect>,
+    /// Clockwise: 90, 180 or 270.
+    pub rotate: Option<u32>,
+}
+
+fn five_seconds() -> Seconds {
+    Seconds(5.0)
+}
+
+fn gif_width() -> u32 {
+    480
+}
+
+fn gif_fps() -> u32 {
+    12
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Gif {
+    #[serde(default)]
+    pub start: Seconds,
+    /// Up to 15 seconds; default 5.
+    #[serde(default = "five_seconds")]
+    pub length: Seconds,
+    /// 120 to 960 pixels; default 480.
+    #[serde(default = "gif_width")]
+    pub width: u32,
+    /// 5 to 24; default 12.
+    #[serde(default = "gif_fps")]
+    pub fps: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct BurnIn {
+    /// The running time (hours:minutes:seconds.frames), top left.
+    #[serde(default)]
+    pub timecode: bool,
+    /// A line of text, bottom centre.
+    pub text: Option<String>,
+    /// What was read of the file; comes with content reading.
+    #[serde(default)]
+    pub captions: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Join {
+    /// Audio only: mp3 (default), m4a, wav or flac. Videos join into an mp4.
+    pub format: Option<AudioFormat>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Stills {
+    /// One moment.
+    pub at: Option<Seconds>,
+    /// Several moments (1 to 100), in the order wanted.
+    pub moments: Option<Vec<Seconds>>,
+    /// A still every so many seconds from the start (at least 0.5).
+    pub every: Option<Seconds>,
+    /// jpg (default), png or webp.
+    #[serde(default = "jpg")]
+    pub format: PictureFormat,
+}
+
+fn jpg() -> PictureFormat {
+    PictureFormat::Jpg
+}
+
+/// Stills one job may make.
+pub const MAX_STILLS: usize = 1000;
+
+fn twelve() -> u32 {
+    12
+}
+
+fn four() -> u32 {
+    4
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ContactSheet {
+    /// Frames taken from a video, evenly spaced: 2 to 100; default 12.
+    #[serde(default = "twelve")]
+    pub count: u32,
+    /// 1 to 12; default 4.
+    #[serde(default = "four")]
+    pub columns: u32,
+}
+
+fn mp3() -> AudioFormat {
+    AudioFormat::Mp3
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ExtractAudio {
+    /// mp3 (default), m4a, wav or flac.
+    #[serde(default = "mp3")]
+    pub format: AudioFormat,
+}
+
+fn minus_fourteen() -> i32 {
+    -14
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Loudness {
+    /// Integrated loudness in LUFS: -14 (default), -16 or -23.
+    #[serde(default = "minus_fourteen")]
+    pub target: i32,
+}
+
+fn one_second() -> Seconds {
+    Seconds(1.0)
+}
+
+fn minus_forty() -> f64 {
+    -40.0
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Split {
+    /// A quiet stretch at least this long separates pieces: 0.1 to 30 seconds; default 1.
+    #[serde(default = "one_second")]
+    pub silence: Seconds,
+    /// Quieter than this (dBFS) is silence: -90 to -10; default -40.
+    #[serde(default = "minus_forty")]
+    pub threshold: f64,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default, ToSchema)]
@@ -605,7 +1176,70 @@ mod tests {
             range_error(JobType::ExtractPages, json!({ "pages": "3-1" })),
             "options.pages"
         );
-        assert_eq!(range_error(JobType::Cut, json!({})), "jobType");
+        assert_eq!(range_error(JobType::Captions, json!({})), "jobType");
+        assert_eq!(range_error(JobType::ReadMetadata, json!({})), "jobType");
+        assert_eq!(range_error(JobType::Cut, json!({ "start": 5, "end": "0:04" })), "options.end");
+        assert_eq!(range_error(JobType::Cut, json!({ "fadeOut": 11 })), "options.fadeOut");
+        assert_eq!(range_error(JobType::Proxy, json!({ "height": 480 })), "options.height");
+        assert_eq!(range_error(JobType::Shrink, json!({ "targetMB": 0 })), "options.targetMB");
+        assert_eq!(range_error(JobType::Reframe, json!({})), "options.aspect");
+        assert_eq!(range_error(JobType::Reframe, json!({ "rotate": 45 })), "options.rotate");
+        assert_eq!(range_error(JobType::Gif, json!({ "length": 16 })), "options.length");
+        assert_eq!(range_error(JobType::Gif, json!({ "width": 100 })), "options.width");
+        assert_eq!(range_error(JobType::Gif, json!({ "fps": 30 })), "options.fps");
+        assert_eq!(range_error(JobType::BurnIn, json!({})), "options.text");
+        assert_eq!(range_error(JobType::BurnIn, json!({ "captions": true })), "options.captions");
+        assert_eq!(range_error(JobType::Join, json!({ "format": "ogg" })), "options.format");
+        assert_eq!(range_error(JobType::Stills, json!({})), "options.at");
+        assert_eq!(range_error(JobType::Stills, json!({ "at": 1, "every": 2 })), "options.at");
+        assert_eq!(range_error(JobType::Stills, json!({ "every": 0.1 })), "options.every");
+        assert_eq!(range_error(JobType::ContactSheet, json!({ "count": 1 })), "options.count");
+        assert_eq!(range_error(JobType::Loudness, json!({ "target": -20 })), "options.target");
+        assert_eq!(range_error(JobType::Split, json!({ "threshold": 0 })), "options.threshold");
+        assert_eq!(
+            range_error(JobType::Convert, json!({ "format": "webm", "codec": "hevc" })),
+            "options.codec"
+        );
+        assert_eq!(
+            range_error(JobType::Convert, json!({ "format": "mp4", "maxEdge": 100 })),
+            "options.maxEdge"
+        );
+    }
+
+    #[test]
+    fn times_read_as_seconds_or_clock_forms() {
+        assert_eq!(parse_clock("4:10"), Ok(250.0));
+        assert_eq!(parse_clock("1:02:03.5"), Ok(3723.5));
+        assert_eq!(parse_clock("12.5"), Ok(12.5));
+        for bad in ["", "1:60", "a:10", "1:2:3:4", "-5", "1.5:10", "1..5"] {
+            assert!(parse_clock(bad).is_err(), "{bad:?} was taken");
+        }
+        let cut = JobSpec::parse(JobType::Cut, json!({ "start": "0:01.5", "end": 3 })).unwrap();
+        assert_eq!(cut.options()["start"], 1.5);
+        assert_eq!(JobSpec::from_row("cut", cut.options()).unwrap(), cut);
+    }
+
+    #[test]
+    fn inputs_are_taken_by_kind() {
+        let to_mp3 = JobSpec::parse(JobType::Convert, json!({ "format": "mp3" })).unwrap();
+        assert!(to_mp3.takes(FileKind::Audio, "a.wav"));
+        assert!(!to_mp3.takes(FileKind::Video, "a.mp4"));
+        assert_eq!(to_mp3.takes_what(), "audio files");
+        let cut = JobSpec::parse(JobType::Cut, json!({})).unwrap();
+        assert_eq!(cut.takes_what(), "videos or audio files");
+        let join = JobSpec::parse(JobType::Join, json!({ "format": "flac" })).unwrap();
+        assert!(join.check_inputs(&[FileKind::Audio, FileKind::Audio]).is_ok());
+        assert!(matches!(
+            join.check_inputs(&[FileKind::Video, FileKind::Video]),
+            Err(SettingsError::Range(SettingError { field, .. })) if field == "options.format"
+        ));
+        assert!(matches!(
+            join.check_inputs(&[FileKind::Audio, FileKind::Video]),
+            Err(SettingsError::Range(SettingError { field, .. })) if field == "fileIds[1]"
+        ));
+        assert!(JobType::Convert.downloads(FileKind::Image));
+        assert!(!JobType::Convert.downloads(FileKind::Video));
+        assert!(!JobType::Zip.downloads(FileKind::Image));
     }
 
     #[test]

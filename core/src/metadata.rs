@@ -16,6 +16,12 @@ pub struct Metadata {
     pub tempo_bpm: Option<f64>,
     pub key: Option<MusicalKey>,
     pub location: Option<Location>,
+    pub width: Option<i32>,
+    pub height: Option<i32>,
+    pub video_codec: Option<String>,
+    pub audio_codec: Option<String>,
+    /// One code per frame of the first two minutes of sound.
+    pub soundprint: Option<Vec<i32>>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, ToSchema)]

@@ -9,8 +9,11 @@
 //! - [`picture::strip_metadata`]: remove EXIF, XMP, IPTC and comments without re-encoding pixels.
 //! - [`picture::dimensions`]: read the size from the header alone.
 //! - [`picture::save_rgba`]: encode pixels rendered elsewhere (PDF pages).
+//! - [`analysis::Analyzer`]: tempo, key and a sound print of decoded audio, streamed in chunks.
 //!
 //! [`picture::PictureError::is_client_error`] tells a bad upload (the job's fault) from a failure of
 //! the machine (worth a retry); the error's text is written for the person who ran the job.
 
+pub mod analysis;
+pub mod av;
 pub mod picture;

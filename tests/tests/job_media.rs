@@ -949,7 +949,8 @@ async fn every_setting_is_checked_with_a_400_naming_it() {
             "fileIds[0]",
         ),
         ("compressPdf", photo, json!({}), "invalid_field", "fileIds[0]"),
-        ("cut", photo, json!({}), "invalid_field", "jobType"),
+        ("cut", photo, json!({}), "invalid_field", "fileIds[0]"),
+        ("captions", photo, json!({}), "invalid_field", "jobType"),
         ("resize", photo, json!({}), "invalid_field", "jobType"),
     ];
     for (job_type, file, options, code, field) in cases {

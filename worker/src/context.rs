@@ -71,6 +71,16 @@ impl From<drive_media::picture::PictureError> for JobError {
     }
 }
 
+impl From<drive_media::av::AvError> for JobError {
+    fn from(e: drive_media::av::AvError) -> JobError {
+        if e.is_client_error() {
+            JobError::Input(e.to_string())
+        } else {
+            JobError::Server(e.to_string())
+        }
+    }
+}
+
 impl From<drive_pdf::PdfError> for JobError {
     fn from(e: drive_pdf::PdfError) -> JobError {
         if e.is_client_error() {
@@ -246,6 +256,50 @@ impl JobContext {
         self.record(position, &key, &free, size, folder_id).await
     }
 
+    /// Saves a picture extracted from `of` (its album art or poster) as a derivative file:
+    /// stored under a key of its own (the same on a retry, which then finds it recorded),
+    /// counted in storage, kept out of listings. Skipped when it would pass the quota.
+    pub async fn save_derivative(&self, of: &FileRow, path: &Path, name: &str) -> JobResult<Option<FileRow>> {
+        let key = format!("users/{}/derivatives/{}/{name}", of.user_id, of.id);
+        let (kind, mime) = guess_type(name);
+        let body = ByteStream::from_path(path)
+            .await
+            .map_err(|e| JobError::Server(format!("reading {}: {e}", path.display())))?;
+        self.storage
+            .write(
+                storage::Bucket::Private,
+                &key,
+                body,
+                mime,
+                &storage::content_disposition("inline", name),
+            )
+            .await?;
+        let new = NewFile {
+            user_id: of.user_id,
+            file_name: name,
+            file_size: tokio::fs::metadata(path).await?.len() as i64,
+            mime_type: mime,
+            kind,
+            bucket: storage::Bucket::Private,
+            object_key: &key,
+            modified_time: None,
+            folder_id: None,
+            derivative_of: Some(of.id),
+        };
+        let mut tx = self.db.begin().await?;
+        match files::insert(&mut tx, &new, self.quota).await? {
+            Insert::New(row) | Insert::Existing(row) => {
+                tx.commit().await?;
+                Ok(Some(row))
+            }
+            Insert::OverQuota { .. } => {
+                drop(tx);
+                let _ = self.storage.delete(storage::Bucket::Private, &key).await;
+                Ok(None)
+            }
+        }
+    }
+
     /// Records an object already stored under `key` as the job's `position`th result.
     pub async fn record(
         &self,
@@ -266,6 +320,7 @@ impl JobContext {
             object_key: key,
             modified_time: None,
             folder_id,
+            derivative_of: None,
         };
         let mut tx = self.db.begin().await?;
         let row = match files::insert_and_announce(&mut tx, &new, self.quota).await? {

@@ -7,9 +7,11 @@
 //!   meant to be started by hand.
 
 mod archive;
+mod av;
 mod checksum;
 mod context;
 mod farm;
+mod metadata;
 mod objects;
 mod pdfs;
 mod pictures;

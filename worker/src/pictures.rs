@@ -34,7 +34,11 @@ fn position_of(position: job::Position) -> Position {
 }
 
 pub async fn convert(context: &JobContext, settings: &Convert) -> JobResult<serde_json::Value> {
-    let format = format_of(settings.format);
+    let format = settings
+        .format
+        .picture()
+        .map(format_of)
+        .ok_or_else(|| JobError::Server("a picture convert was given another format".to_string()))?;
     let options = picture::Convert {
         format,
         max_edge: settings.max_edge,

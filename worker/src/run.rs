@@ -12,7 +12,7 @@ use uuid::Uuid;
 
 use crate::context::{JobContext, JobError};
 use crate::settings::Settings;
-use crate::{archive, checksum, pdfs, pictures};
+use crate::{archive, av, checksum, metadata, pdfs, pictures};
 
 /// The exit code that asks the supervisor to run the job again (sysexits' EX_TEMPFAIL).
 pub const EXIT_RETRY: i32 = 75;
@@ -65,11 +65,27 @@ async fn run(id: Uuid) -> Result<(), JobError> {
 async fn perform(context: &JobContext, spec: &JobSpec) -> Result<serde_json::Value, JobError> {
     match spec {
         JobSpec::Checksum(settings) => checksum::run(context, settings).await,
+        JobSpec::ReadMetadata(_) => metadata::read(context).await,
         JobSpec::Zip(settings) => archive::zip(context, settings).await,
         JobSpec::Unzip(_) => archive::unzip(context).await,
+        JobSpec::Cut(settings) => av::cut(context, settings).await,
+        JobSpec::Proxy(settings) => av::proxy(context, settings).await,
+        JobSpec::Shrink(settings) => av::shrink(context, settings).await,
+        JobSpec::Reframe(settings) => av::reframe(context, settings).await,
+        JobSpec::Gif(settings) => av::gif(context, settings).await,
+        JobSpec::BurnIn(settings) => av::burn_in(context, settings).await,
+        JobSpec::Join(settings) => av::join(context, settings).await,
+        JobSpec::Stills(settings) => av::stills(context, settings).await,
+        JobSpec::ContactSheet(settings) => av::contact_sheet(context, settings).await,
+        JobSpec::ExtractAudio(settings) => av::extract_audio(context, settings).await,
+        JobSpec::Loudness(settings) => av::loudness(context, settings).await,
+        JobSpec::Split(settings) => av::split(context, settings).await,
+        JobSpec::Convert(settings) if settings.format.picture().is_none() => {
+            av::convert(context, settings).await
+        }
         JobSpec::Convert(settings) => pictures::convert(context, settings).await,
         JobSpec::Watermark(settings) => pictures::watermark(context, settings).await,
-        JobSpec::StripMetadata(_) => pictures::strip_metadata(context).await,
+        JobSpec::StripMetadata(_) => av::strip_metadata(context).await,
         JobSpec::MakePdf(settings) => pdfs::make(context, settings).await,
         JobSpec::MergePdf(settings) => pdfs::merge(context, settings).await,
         JobSpec::SplitPdf(settings) => pdfs::split(context, settings).await,

@@ -87,7 +87,7 @@ async fn create_file_job(
                 "give fileIds or fromFolderId, not both",
             ));
         }
-        (Some(ids), None) => (owned_inputs(&state, &caller, spec.job_type(), ids).await?, None),
+        (Some(ids), None) => (owned_inputs(&state, &caller, &spec, ids).await?, None),
         (None, Some(folder_id)) => {
             if spec.job_type() != JobType::Zip {
                 return Err(ApiError::invalid("fromFolderId", "only zip jobs take a folder"));
@@ -125,14 +125,21 @@ pub(crate) async fn submit(
     dry_run: bool,
 ) -> ApiResult<CreatedJob> {
     let bytes: i64 = request.inputs.iter().map(|f| f.file_size).sum();
+    let job_type = request.spec.job_type();
+    let downloaded: i64 = request
+        .inputs
+        .iter()
+        .filter(|f| job_type.downloads(f.kind()))
+        .map(|f| f.file_size)
+        .sum();
     let limit = state.settings.job_download_limit;
-    if request.spec.job_type().downloads_inputs() && bytes > limit {
+    if downloaded > limit {
         return Err(ApiError::invalid(
             "fileIds",
             format!(
                 "pictures and PDFs a job works on may total {}; these total {}",
                 job::decimal_size(limit),
-                job::decimal_size(bytes)
+                job::decimal_size(downloaded)
             ),
         ));
     }
@@ -209,9 +216,10 @@ pub(crate) async fn submit(
 async fn owned_inputs(
     state: &AppState,
     caller: &Caller,
-    job_type: JobType,
+    spec: &JobSpec,
     ids: &[Uuid],
 ) -> ApiResult<Vec<FileRow>> {
+    let job_type = spec.job_type();
     let (min, max) = job_type.input_count();
     id_count("fileIds", ids, min, max)?;
     for (n, id) in ids.iter().enumerate() {
@@ -228,19 +236,21 @@ async fn owned_inputs(
         let file = found.iter().find(|f| f.id == *id).ok_or_else(|| {
             ApiError::not_found("file_not_found", format!("no file of yours has the id {id}"))
         })?;
-        if !job_type.takes(file.kind(), &file.file_name) {
+        if !spec.takes(file.kind(), &file.file_name) {
             return Err(ApiError::invalid(
                 &format!("fileIds[{n}]"),
                 format!(
                     "{} takes {}; {:?} is not one",
                     job_type.as_str(),
-                    job_type.takes_what(),
+                    spec.takes_what(),
                     file.file_name
                 ),
             ));
         }
         inputs.push(file.clone());
     }
+    let kinds: Vec<_> = inputs.iter().map(FileRow::kind).collect();
+    spec.check_inputs(&kinds).map_err(settings_error)?;
     Ok(inputs)
 }
 

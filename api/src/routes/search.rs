@@ -106,6 +106,18 @@ pub struct SearchResult {
     tempo: Option<f64>,
     key: Option<String>,
     location: Option<Location>,
+    /// Pictures and videos: pixels across and down.
+    width: Option<i32>,
+    height: Option<i32>,
+    video_codec: Option<String>,
+    audio_codec: Option<String>,
+    /// Audio, video and pictures: `pending` until the drive has read the file, then `read`,
+    /// or `failed` with `metadataError`; null for other files.
+    metadata_state: Option<String>,
+    metadata_error: Option<String>,
+    /// A video's poster or a track's cover art, extracted as a file of its own (reached with
+    /// `/generate-download-url`, never listed).
+    artwork_id: Option<Uuid>,
 }
 
 /// A folder found by name.
@@ -258,6 +270,13 @@ fn result(hit: Hit, state: &AppState) -> SearchResult {
             .latitude
             .zip(hit.longitude)
             .map(|(latitude, longitude)| Location { latitude, longitude }),
+        width: hit.width,
+        height: hit.height,
+        video_codec: hit.video_codec,
+        audio_codec: hit.audio_codec,
+        metadata_state: hit.metadata_state,
+        metadata_error: hit.metadata_error,
+        artwork_id: hit.artwork_id,
     }
 }
 

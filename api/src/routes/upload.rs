@@ -5,7 +5,7 @@
 use axum::extract::State;
 use chrono::{DateTime, Utc};
 use drive_core::db::uploads::{self, UploadRow, UploadState};
-use drive_core::db::{files, users};
+use drive_core::db::{files, jobs, users};
 use drive_core::file::{FileKind, FileName, FileSize, MAX_FORM_UPLOAD_SIZE, MimeType, ObjectKey};
 use drive_core::multipart::{
     PART_URL_LIFETIME, PartPlan, SIGNED_PARTS_IN_CREATE, TokenError, UPLOAD_LIFETIME,
@@ -232,14 +232,24 @@ async fn insert_file(
         object_key: key,
         modified_time: input.modified_time,
         folder_id: None,
+        derivative_of: None,
     };
     let mut tx = state.db.begin().await?;
-    let row = match files::insert_and_announce(&mut tx, &new, limit).await? {
-        files::Insert::New(row) | files::Insert::Existing(row) => row,
+    let (row, reading) = match files::insert_and_announce(&mut tx, &new, limit).await? {
+        files::Insert::New(row) => {
+            let reading = jobs::queue_metadata_reading(&mut tx, &row).await?;
+            (row, reading)
+        }
+        files::Insert::Existing(row) => (row, None),
         // Dropping the transaction rolls the insert back.
         files::Insert::OverQuota { used } => return Err(storage_limit_reached(limit, used, stored)),
     };
     tx.commit().await?;
+    if let Some(job_id) = reading
+        && let Err(cause) = state.queue.push(job_id).await
+    {
+        tracing::warn!(job.id = %job_id, %cause, "metadata reading recorded but not queued; the farm will re-push it");
+    }
     Ok(axum::Json(Inserted { id: row.id }))
 }
 

@@ -61,6 +61,8 @@ pub struct NewFile<'a> {
     pub modified_time: Option<DateTime<Utc>>,
     /// Where it sits; `None` for the top.
     pub folder_id: Option<Uuid>,
+    /// The file it was extracted from (album art, a video's poster): kept out of listings.
+    pub derivative_of: Option<Uuid>,
 }
 
 /// What [`insert`] did.
@@ -81,8 +83,9 @@ pub enum Insert {
 /// one account take turns on that row and can never together pass `limit`.
 pub async fn insert(conn: &mut PgConnection, file: &NewFile<'_>, limit: i64) -> Result<Insert, sqlx::Error> {
     let inserted: Option<FileRow> = sqlx::query_as(&format!(
-        "insert into files (id, user_id, file_name, file_size, mime_type, kind, bucket, object_key, modified_time, folder_id)
-         values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+        "insert into files (id, user_id, file_name, file_size, mime_type, kind, bucket, object_key, modified_time,
+                            folder_id, derivative_of)
+         values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
          on conflict (object_key) do nothing
          returning {COLUMNS}"
     ))
@@ -96,6 +99,7 @@ pub async fn insert(conn: &mut PgConnection, file: &NewFile<'_>, limit: i64) -> 
     .bind(file.object_key)
     .bind(file.modified_time)
     .bind(file.folder_id)
+    .bind(file.derivative_of)
     .fetch_optional(&mut *conn)
     .await?;
     let Some(row) = inserted else {
@@ -145,6 +149,16 @@ pub async fn insert_and_announce(
         .await?;
     }
     Ok(inserted)
+}
+
+/// Records that a file's metadata could not be read, and why.
+pub async fn metadata_unreadable(pool: &PgPool, file_id: Uuid, why: &str) -> Result<(), sqlx::Error> {
+    sqlx::query("update files set metadata_state = 'failed', metadata_error = $2 where id = $1")
+        .bind(file_id)
+        .bind(why)
+        .execute(pool)
+        .await?;
+    Ok(())
 }
 
 /// Whether a file is recorded under `object_key`.

@@ -9,7 +9,7 @@ use uuid::Uuid;
 
 use crate::db::events::{self, EventKind};
 use crate::db::files::{COLUMNS_OF_F, FileRow};
-use crate::job::JobSpec;
+use crate::job::{JobSpec, JobType};
 use crate::records::{FileRecord, FolderRef};
 use crate::storage::Storage;
 
@@ -113,6 +113,34 @@ pub async fn create(conn: &mut PgConnection, job: &NewJob<'_>) -> Result<JobRow,
     .await
 }
 
+/// For a new audio, video or picture file: marks its metadata pending and records the
+/// `readMetadata` job that reads it (the caller pushes it on the queue after commit).
+pub async fn queue_metadata_reading(
+    conn: &mut PgConnection,
+    file: &FileRow,
+) -> Result<Option<Uuid>, sqlx::Error> {
+    let spec = JobSpec::ReadMetadata(crate::job::NoSettings {});
+    if !spec.takes(file.kind(), &file.file_name) {
+        return Ok(None);
+    }
+    sqlx::query("update files set metadata_state = 'pending' where id = $1")
+        .bind(file.id)
+        .execute(&mut *conn)
+        .await?;
+    let job = create(
+        conn,
+        &NewJob {
+            user_id: file.user_id,
+            spec: &spec,
+            input_ids: &[file.id],
+            source_folder_id: None,
+            folder_id: None,
+        },
+    )
+    .await?;
+    Ok(Some(job.id))
+}
+
 pub async fn find(pool: &PgPool, id: Uuid) -> Result<Option<JobRow>, sqlx::Error> {
     sqlx::query_as(&format!("select {COLUMNS} from file_jobs where id = $1"))
         .bind(id)
@@ -130,7 +158,7 @@ pub async fn list(
 ) -> Result<Vec<JobRow>, sqlx::Error> {
     sqlx::query_as(&format!(
         "select {COLUMNS} from file_jobs
-         where user_id = $1 and ($2::uuid[] is null or id = any($2))
+         where user_id = $1 and ($2::uuid[] is null or id = any($2)) and job_type <> 'readMetadata'
          order by created_at desc, id desc
          limit $3 offset $4"
     ))
@@ -147,7 +175,7 @@ pub async fn list(
 pub async fn seconds_this_month(pool: &PgPool, user_id: Uuid) -> Result<f64, sqlx::Error> {
     sqlx::query_scalar(
         "select coalesce(sum(seconds), 0)::float8 from file_jobs
-         where user_id = $1 and seconds is not null
+         where user_id = $1 and seconds is not null and job_type <> 'readMetadata'
            and ended_at >= date_trunc('month', now() at time zone 'utc') at time zone 'utc'",
     )
     .bind(user_id)
@@ -305,6 +333,22 @@ pub async fn finish(
     let Some(job) = ended else {
         return Ok(None);
     };
+    if job.job_type == JobType::ReadMetadata.as_str() {
+        // Reading a file's metadata is the drive's own work: no event, no minutes; a reading
+        // that could not finish is recorded on the file.
+        if job.state() == JobState::Failed {
+            sqlx::query(
+                "update files set metadata_state = 'failed', metadata_error = $2
+                 where id = any($1) and metadata_state = 'pending'",
+            )
+            .bind(&job.input_ids)
+            .bind(&job.error)
+            .execute(&mut *tx)
+            .await?;
+        }
+        tx.commit().await?;
+        return Ok(Some(job));
+    }
     let record = JobRecord::load(&mut tx, storage, std::slice::from_ref(&job))
         .await?
         .pop()

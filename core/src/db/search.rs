@@ -7,12 +7,15 @@ use uuid::Uuid;
 
 use crate::metadata::{Metadata, MusicalKey};
 
-/// Stores what extraction found about a file: the one path by which metadata arrives.
+/// Stores what extraction found about a file, and that it was read: the one path by which
+/// metadata arrives.
 pub async fn store_metadata(pool: &PgPool, file_id: Uuid, m: &Metadata) -> Result<(), sqlx::Error> {
     sqlx::query(
         "update files set title = $2, artists = $3, album = $4, genre = $5, taken_time = $6,
                 duration_seconds = $7, tempo_bpm = $8, key_pitch = $9, key_mode = $10,
-                latitude = $11, longitude = $12
+                latitude = $11, longitude = $12, width = $13, height = $14,
+                video_codec = $15, audio_codec = $16, soundprint = $17,
+                metadata_state = 'read', metadata_error = null
          where id = $1",
     )
     .bind(file_id)
@@ -27,6 +30,11 @@ pub async fn store_metadata(pool: &PgPool, file_id: Uuid, m: &Metadata) -> Resul
     .bind(m.key.and_then(|k| k.mode).map(|mode| mode.as_str()))
     .bind(m.location.map(|l| l.latitude))
     .bind(m.location.map(|l| l.longitude))
+    .bind(m.width)
+    .bind(m.height)
+    .bind(&m.video_codec)
+    .bind(&m.audio_codec)
+    .bind(&m.soundprint)
     .execute(pool)
     .await?;
     Ok(())
@@ -121,6 +129,13 @@ pub struct Hit {
     pub key_mode: Option<String>,
     pub latitude: Option<f64>,
     pub longitude: Option<f64>,
+    pub width: Option<i32>,
+    pub height: Option<i32>,
+    pub video_codec: Option<String>,
+    pub audio_codec: Option<String>,
+    pub metadata_state: Option<String>,
+    pub metadata_error: Option<String>,
+    pub artwork_id: Option<Uuid>,
 }
 
 /// A pattern matching `word` anywhere, with LIKE's own characters taken literally.
@@ -190,7 +205,9 @@ pub async fn files(
                 coalesce((select array_agg(t.text order by lower(t.text)) from file_tags ft
                           join tags t on t.id = ft.tag_id where ft.file_id = f.id), '{}') as tags,
                 f.title, f.artists, f.album, f.genre, f.taken_time, f.duration_seconds, f.tempo_bpm,
-                f.key_pitch, f.key_mode, f.latitude, f.longitude",
+                f.key_pitch, f.key_mode, f.latitude, f.longitude, f.width, f.height,
+                f.video_codec, f.audio_codec, f.metadata_state, f.metadata_error,
+                (select a.id from files a where a.derivative_of = f.id order by a.file_name limit 1) as artwork_id",
     );
     q.push(if by_name_in.is_some() {
         " from folders d cross join lateral (select f.* from files f where f.folder_id = d.id and"

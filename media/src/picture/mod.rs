@@ -10,6 +10,7 @@ mod decode;
 mod encode;
 mod error;
 mod strip;
+pub mod taken;
 mod watermark;
 
 use std::fs::File;

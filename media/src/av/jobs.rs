@@ -1,0 +1,700 @@
+//! Each audio and video job type as a filter graph and an encoding, written to a local file.
+//! The worker hands in store locations and output paths and uploads what comes out.
+//!
+//! Encodings: H.264 (libx264, preset veryfast, CRF 23) or HEVC (libx265, CRF 28) with AAC in
+//! mp4 and mov, VP9 with Opus in webm; audio at 48 kHz stereo: MP3 192 kb/s, AAC 192 kb/s,
+//! 16-bit WAV, FLAC, Vorbis 192 kb/s.
+
+use std::path::Path;
+
+use ffmpeg::util::channel_layout::ChannelLayout;
+use ffmpeg::util::format::{Pixel, Sample, sample};
+
+use super::encode::{AudioEncoding, Target, VideoEncoding, Written, remux, transcode};
+use super::graph::{AudioShape, Filtered, Outputs, Pipeline};
+use super::probe::{Probe, probe};
+use super::{AvError, Input, ffmpeg};
+
+/// Every sound this module makes runs at this rate.
+const RATE: u32 = 48_000;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum VideoFormat {
+    Mp4,
+    Webm,
+    Mov,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum VideoCodec {
+    H264,
+    Hevc,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AudioFormat {
+    Mp3,
+    M4a,
+    Wav,
+    Flac,
+    Ogg,
+}
+
+impl VideoFormat {
+    pub fn extension(self) -> &'static str {
+        match self {
+            VideoFormat::Mp4 => "mp4",
+            VideoFormat::Webm => "webm",
+            VideoFormat::Mov => "mov",
+        }
+    }
+
+    fn muxer(self) -> &'static str {
+        match self {
+            VideoFormat::Mp4 => "mp4",
+            VideoFormat::Webm => "webm",
+            VideoFormat::Mov => "mov",
+        }
+    }
+}
+
+impl AudioFormat {
+    pub fn extension(self) -> &'static str {
+        match self {
+            AudioFormat::Mp3 => "mp3",
+            AudioFormat::M4a => "m4a",
+            AudioFormat::Wav => "wav",
+            AudioFormat::Flac => "flac",
+            AudioFormat::Ogg => "ogg",
+        }
+    }
+
+    fn muxer(self) -> &'static str {
+        match self {
+            AudioFormat::Mp3 => "mp3",
+            AudioFormat::M4a => "ipod",
+            AudioFormat::Wav => "wav",
+            AudioFormat::Flac => "flac",
+            AudioFormat::Ogg => "ogg",
+        }
+    }
+
+    fn encoding(self) -> AudioEncoding {
+        let (encoder, format, bit_rate) = match self {
+            AudioFormat::Mp3 => ("libmp3lame", Sample::I16(sample::Type::Planar), Some(192_000)),
+            AudioFormat::M4a => ("aac", Sample::F32(sample::Type::Planar), Some(192_000)),
+            AudioFormat::Wav => ("pcm_s16le", Sample::I16(sample::Type::Packed), None),
+            AudioFormat::Flac => ("flac", Sample::I16(sample::Type::Packed), None),
+            AudioFormat::Ogg => ("libvorbis", Sample::F32(sample::Type::Planar), Some(192_000)),
+        };
+        AudioEncoding {
+            encoder,
+            format,
+            rate: RATE,
+            bit_rate,
+        }
+    }
+
+    /// The format a file named with `extension` is written back in, for jobs that keep it.
+    pub fn of_extension(extension: &str) -> Option<AudioFormat> {
+        Some(match extension.to_ascii_lowercase().as_str() {
+            "mp3" => AudioFormat::Mp3,
+            "m4a" | "aac" | "mp4" => AudioFormat::M4a,
+            "wav" => AudioFormat::Wav,
+            "flac" => AudioFormat::Flac,
+            "ogg" | "oga" | "opus" => AudioFormat::Ogg,
+            _ => return None,
+        })
+    }
+}
+
+/// What a video is written as: the settings above, the sound (when there is any) to match.
+fn video_target<'a>(path: &'a Path, format: VideoFormat, codec: VideoCodec, sound: bool) -> Target<'a> {
+    let yuv = Pixel::YUV420P;
+    let video = match (format, codec) {
+        (VideoFormat::Webm, _) => VideoEncoding {
+            encoder: "libvpx-vp9",
+            pixel: yuv,
+            options: vec![
+                ("crf", "32".into()),
+                ("b", "0".into()),
+                ("deadline", "realtime".into()),
+                ("cpu-used", "8".into()),
+                ("row-mt", "1".into()),
+            ],
+            bit_rate: None,
+        },
+        (_, VideoCodec::H264) => VideoEncoding {
+            encoder: "libx264",
+            pixel: yuv,
+            options: vec![("preset", "veryfast".into()), ("crf", "23".into())],
+            bit_rate: None,
+        },
+        (_, VideoCodec::Hevc) => VideoEncoding {
+            encoder: "libx265",
+            pixel: yuv,
+            options: vec![
+                ("preset", "veryfast".into()),
+                ("crf", "28".into()),
+                ("x265-params", "log-level=error".into()),
+            ],
+            bit_rate: None,
+        },
+    };
+    let audio = sound.then(|| match format {
+        VideoFormat::Webm => AudioEncoding {
+            encoder: "libopus",
+            format: Sample::F32(sample::Type::Packed),
+            rate: RATE,
+            bit_rate: Some(128_000),
+        },
+        _ => AudioEncoding {
+            encoder: "aac",
+            format: Sample::F32(sample::Type::Planar),
+            rate: RATE,
+            bit_rate: Some(160_000),
+        },
+    });
+    Target {
+        path,
+        muxer: format.muxer(),
+        video: Some(video),
+        audio,
+    }
+}
+
+fn audio_target(path: &Path, format: AudioFormat) -> Target<'_> {
+    Target {
+        path,
+        muxer: format.muxer(),
+        video: None,
+        audio: Some(format.encoding()),
+    }
+}
+
+/// A graph that passes input 0's picture through `video` (filters, comma separated; empty
+/// for none) and, when it has sound, its sound through `audio`.
+fn single(video: &str, audio: Option<&str>) -> String {
+    let chain = |f: &str| {
+        if f.is_empty() {
+            "null".to_string()
+        } else {
+            f.to_string()
+        }
+    };
+    let mut spec = format!("[v0]{}[vout]", chain(video));
+    if let Some(audio) = audio {
+        let audio = if audio.is_empty() { "anull" } else { audio };
+        spec.push_str(&format!(";[a0]{audio}[aout]"));
+    }
+    spec
+}
+
+fn sound_of(probe: &Probe) -> bool {
+    probe.audio_codec.is_some()
+}
+
+fn needs_picture(probe: &Probe) -> Result<(), AvError> {
+    if probe.video_codec.is_none() {
+        return Err(AvError::Input("it has no picture".to_string()));
+    }
+    Ok(())
+}
+
+/// How a cut or a loudness change writes a file back in the form it came in.
+pub enum Form {
+    Video(VideoFormat),
+    Audio(AudioFormat),
+}
+
+/// A span of a video or audio file. Without `exact` and fades the streams are copied from
+/// the keyframe at or before `start` (fast, no loss); otherwise re-encoded from `start`
+/// exactly, with the sound faded in and out over the given seconds.
+#[allow(clippy::too_many_arguments)]
+pub fn cut(
+    location: &str,
+    form: &Form,
+    start: f64,
+    end: Option<f64>,
+    exact: bool,
+    fade_in: f64,
+    fade_out: f64,
+    path: &Path,
+    progress: &mut dyn FnMut(f64),
+) -> Result<(), AvError> {
+    let input = Input {
+        location: location.to_string(),
+        start,
+        end,
+    };
+    let muxer = match form {
+        Form::Video(f) => f.muxer(),
+        Form::Audio(f) => f.muxer(),
+    };
+    if !exact && fade_in == 0.0 && fade_out == 0.0 {
+        return remux(&input, path, muxer, true, progress);
+    }
+    let info = probe(location)?;
+    let length = end.or(info.duration).map(|e| e - start).unwrap_or(0.0);
+    let mut fades = Vec::new();
+    if fade_in > 0.0 {
+        fades.push(format!("afade=t=in:st=0:d={fade_in}"));
+    }
+    if fade_out > 0.0 {
+        fades.push(format!(
+            "afade=t=out:st={:.3}:d={fade_out}",
+            (length - fade_out).max(0.0)
+        ));
+    }
+    let fades = fades.join(",");
+    let (spec, target) = match form {
+        Form::Video(format) => (
+            single("", sound_of(&info).then_some(fades.as_str())),
+            video_target(path, *format, VideoCodec::H264, sound_of(&info)),
+        ),
+        Form::Audio(format) => (
+            format!("[a0]{}[aout]", if fades.is_empty() { "anull" } else { &fades }),
+            audio_target(path, *format),
+        ),
+    };
+    transcode(&[input], &spec, &target, progress).map(|_| ())
+}
+
+/// The streams copied as they are, without the container's and streams' tags or cover art.
+pub fn strip(location: &str, form: &Form, path: &Path, progress: &mut dyn FnMut(f64)) -> Result<(), AvError> {
+    let muxer = match form {
+        Form::Video(f) => f.muxer(),
+        Form::Audio(f) => f.muxer(),
+    };
+    remux(&Input::whole(location), path, muxer, false, progress)
+}
+
+/// A lighter copy to edit with: `height` lines (never enlarged), H.264 in mp4.
+pub fn proxy(
+    location: &str,
+    height: u32,
+    path: &Path,
+    progress: &mut dyn FnMut(f64),
+) -> Result<Written, AvError> {
+    let info = probe(location)?;
+    needs_picture(&info)?;
+    let scale = format!("scale=-2:'min({height},trunc(ih/2)*2)'");
+    let spec = single(&scale, sound_of(&info).then_some(""));
+    transcode(
+        &[Input::whole(location)],
+        &spec,
+        &video_target(path, VideoFormat::Mp4, VideoCodec::H264, sound_of(&info)),
+        progress,
+    )
+}
+
+/// A video in `format`, its sound (if any) through `audio_filters` (comma separated).
+pub fn convert_video(
+    location: &str,
+    format: VideoFormat,
+    codec: VideoCodec,
+    audio_filters: &str,
+    path: &Path,
+    progress: &mut dyn FnMut(f64),
+) -> Result<Written, AvError> {
+    let info = probe(location)?;
+    needs_picture(&info)?;
+    let spec = single("", sound_of(&info).then_some(audio_filters));
+    transcode(
+        &[Input::whole(location)],
+        &spec,
+        &video_target(path, format, codec, sound_of(&info)),
+        progress,
+    )
+}
+
+/// The sound of an audio or video file in `format`; `filters` (comma separated) on the way.
+pub fn convert_audio(
+    location: &str,
+    format: AudioFormat,
+    filters: &str,
+    path: &Path,
+    progress: &mut dyn FnMut(f64),
+) -> Result<Written, AvError> {
+    let spec = format!("[a0]{}[aout]", if filters.is_empty() { "anull" } else { filters });
+    transcode(
+        &[Input::whole(location)],
+        &spec,
+        &audio_target(path, format),
+        progress,
+    )
+}
+
+/// The video re-encoded to land at or under `target_bytes`: the bit rate the size allows
+/// over the duration (less the sound's and the container's share), then lowered in
+/// proportion and tried again if a pass still overshoots.
+pub fn shrink(
+    location: &str,
+    target_bytes: u64,
+    path: &Path,
+    progress: &mut dyn FnMut(f64),
+) -> Result<Written, AvError> {
+    let info = probe(location)?;
+    needs_picture(&info)?;
+    let duration = info.duration.ok_or_else(|| {
+        AvError::Input("its duration is unknown, so no bit rate can be worked out".to_string())
+    })?;
+    let sound = sound_of(&info);
+    let audio_rate = if sound { 64_000.0 } else { 0.0 };
+    // 3 % for the container's own bytes.
+    let mut video_rate = target_bytes as f64 * 8.0 * 0.97 / duration - audio_rate;
+    for attempt in 0..4 {
+        if video_rate < 20_000.0 {
+            return Err(AvError::Input(format!(
+                "{} is too small for {duration:.0} seconds of video",
+                human_bytes(target_bytes)
+            )));
+        }
+        let mut target = video_target(path, VideoFormat::Mp4, VideoCodec::H264, sound);
+        if let Some(v) = target.video.as_mut() {
+            v.options = vec![("preset", "veryfast".into())];
+            v.bit_rate = Some(video_rate as usize);
+        }
+        if let Some(a) = target.audio.as_mut() {
+            a.bit_rate = Some(audio_rate as usize);
+        }
+        let spec = single("", sound.then_some(""));
+        let written = transcode(&[Input::whole(location)], &spec, &target, &mut |p| {
+            progress((f64::from(attempt) + p) / 4.0)
+        })?;
+        let size = std::fs::metadata(path)
+            .map_err(|e| AvError::machine("reading the result's size", e))?
+            .len();
+        if size <= target_bytes {
+            progress(1.0);
+            return Ok(written);
+        }
+        video_rate *= target_bytes as f64 / size as f64 * 0.95;
+    }
+    Err(AvError::Input(format!(
+        "it could not be brought under {}",
+        human_bytes(target_bytes)
+    )))
+}
+
+fn human_bytes(bytes: u64) -> String {
+    format!("{:.1} MB", bytes as f64 / 1e6)
+}
+
+/// Turned `rotate` degrees clockwise, then cropped from the middle to `aspect` (width,
+/// height).
+pub fn reframe(
+    location: &str,
+    aspect: Option<(u32, u32)>,
+    rotate: Option<u32>,
+    path: &Path,
+    progress: &mut dyn FnMut(f64),
+) -> Result<Written, AvError> {
+    let info = probe(location)?;
+    needs_picture(&info)?;
+    let mut filters = Vec::new();
+    match rotate {
+        Some(90) => filters.push("transpose=clock".to_string()),
+        Some(180) => filters.push("hflip,vflip".to_string()),
+        Some(270) => filters.push("transpose=cclock".to_string()),
+        _ => {}
+    }
+    if let Some((w, h)) = aspect {
+        let a = format!("{w}/{h}");
+        filters.push(format!(
+            "crop='trunc(min(iw,ih*{a})/2)*2':'trunc(min(ih,iw/({a}))/2)*2'"
+        ));
+    }
+    filters.push("setsar=1".to_string());
+    let spec = single(&filters.join(","), sound_of(&info).then_some(""));
+    transcode(
+        &[Input::whole(location)],
+        &spec,
+        &video_target(path, VideoFormat::Mp4, VideoCodec::H264, sound_of(&info)),
+        progress,
+    )
+}
+
+/// An animated GIF of `length` seconds from `start`, `width` wide at `fps`, with a palette
+/// made for these frames (palettegen over the span, then paletteuse with dithering).
+pub fn gif(
+    location: &str,
+    start: f64,
+    length: f64,
+    width: u32,
+    fps: u32,
+    path: &Path,
+    progress: &mut dyn FnMut(f64),
+) -> Result<Written, AvError> {
+    let input = Input {
+        location: location.to_string(),
+        start,
+        end: Some(start + length),
+    };
+    let spec = format!(
+        "[v0]fps={fps},scale={width}:-2:flags=lanczos,split[a][b];[a]palettegen=stats_mode=diff[p];[b][p]paletteuse=dither=bayer:bayer_scale=3[vout]"
+    );
+    let target = Target {
+        path,
+        muxer: "gif",
+        video: Some(VideoEncoding {
+            encoder: "gif",
+            pixel: Pixel::PAL8,
+            options: Vec::new(),
+            bit_rate: None,
+        }),
+        audio: None,
+    };
+    transcode(&[input], &spec, &target, progress)
+}
+
+/// Text and/or the running time drawn over the picture (DejaVu Sans, or `font`). The text
+/// is read from a file beside the output, so nothing in it is taken as filter syntax.
+pub fn burn_in(
+    location: &str,
+    timecode: bool,
+    text: Option<&str>,
+    font: &Path,
+    path: &Path,
+    progress: &mut dyn FnMut(f64),
+) -> Result<Written, AvError> {
+    let info = probe(location)?;
+    needs_picture(&info)?;
+    let font = drawtext_path(font)?;
+    let mut filters = Vec::new();
+    let style = format!("fontfile='{font}':fontcolor=white:box=1:boxcolor=black@0.5:boxborderw=8");
+    if timecode {
+        filters.push(format!(
+            "drawtext={style}:fontsize=h/20:x=h/40:y=h/40:text='%{{pts\\:hms}}'"
+        ));
+    }
+    if let Some(text) = text {
+        let text_file = path.with_extension("txt");
+        std::fs::write(&text_file, text).map_err(|e| AvError::machine("writing the text to draw", e))?;
+        filters.push(format!(
+            "drawtext={style}:fontsize=h/16:x=(w-text_w)/2:y=h-text_h-h/16:expansion=none:textfile='{}'",
+            drawtext_path(&text_file)?
+        ));
+    }
+    let spec = single(&filters.join(","), sound_of(&info).then_some(""));
+    transcode(
+        &[Input::whole(location)],
+        &spec,
+        &video_target(path, VideoFormat::Mp4, VideoCodec::H264, sound_of(&info)),
+        progress,
+    )
+}
+
+/// A path inside a filter option: only plain characters, so no quoting rules apply.
+fn drawtext_path(path: &Path) -> Result<String, AvError> {
+    let text = path.to_string_lossy().to_string();
+    if text
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || "/._- ".contains(c))
+    {
+        Ok(text)
+    } else {
+        Err(AvError::Machine(format!(
+            "the path {text:?} cannot be given to drawtext"
+        )))
+    }
+}
+
+/// Videos one after another at the first one's size (others fitted inside it, bars around),
+/// frame rate and sound; an input without sound is silent for its length.
+pub fn join_videos(
+    locations: &[String],
+    path: &Path,
+    progress: &mut dyn FnMut(f64),
+) -> Result<Written, AvError> {
+    let probes: Vec<Probe> = locations.iter().map(|l| probe(l)).collect::<Result<_, _>>()?;
+    for (n, p) in probes.iter().enumerate() {
+        if p.video_codec.is_none() {
+            return Err(AvError::Input(format!("file {} has no picture", n + 1)));
+        }
+    }
+    let (w, h) = (
+        probes[0].width.unwrap_or(1280) / 2 * 2,
+        probes[0].height.unwrap_or(720) / 2 * 2,
+    );
+    let mut parts = Vec::new();
+    let mut pads = String::new();
+    for (i, p) in probes.iter().enumerate() {
+        parts.push(format!(
+            "[v{i}]scale={w}:{h}:force_original_aspect_ratio=decrease,pad={w}:{h}:(ow-iw)/2:(oh-ih)/2,setsar=1,fps=30,format=yuv420p[jv{i}]"
+        ));
+        let sound = if sound_of(p) {
+            format!("[a{i}]aformat=sample_rates={RATE}:channel_layouts=stereo[ja{i}]")
+        } else {
+            format!(
+                "anullsrc=r={RATE}:cl=stereo,atrim=duration={:.3}[ja{i}]",
+                p.duration.unwrap_or(0.0)
+            )
+        };
+        parts.push(sound);
+        pads.push_str(&format!("[jv{i}][ja{i}]"));
+    }
+    parts.push(format!("{pads}concat=n={}:v=1:a=1[vout][aout]", locations.len()));
+    let inputs: Vec<Input> = locations.iter().map(Input::whole).collect();
+    transcode(
+        &inputs,
+        &parts.join(";"),
+        &video_target(path, VideoFormat::Mp4, VideoCodec::H264, true),
+        progress,
+    )
+}
+
+pub fn join_audio(
+    locations: &[String],
+    format: AudioFormat,
+    path: &Path,
+    progress: &mut dyn FnMut(f64),
+) -> Result<Written, AvError> {
+    let mut spec = String::new();
+    for i in 0..locations.len() {
+        spec.push_str(&format!(
+            "[a{i}]aformat=sample_rates={RATE}:channel_layouts=stereo[ja{i}];"
+        ));
+    }
+    for i in 0..locations.len() {
+        spec.push_str(&format!("[ja{i}]"));
+    }
+    spec.push_str(&format!("concat=n={}:v=0:a=1[aout]", locations.len()));
+    let inputs: Vec<Input> = locations.iter().map(Input::whole).collect();
+    transcode(&inputs, &spec, &audio_target(path, format), progress)
+}
+
+/// Decodes `input`'s sound as mono 32-bit floats at `rate`, handing them over in frames.
+pub fn mono_samples(
+    input: Input,
+    rate: u32,
+    each: &mut dyn FnMut(&[f32]),
+    progress: &mut dyn FnMut(f64),
+) -> Result<(), AvError> {
+    let outputs = Outputs {
+        video: None,
+        audio: Some(AudioShape {
+            format: Sample::F32(sample::Type::Packed),
+            rate,
+            layout: ChannelLayout::MONO,
+            frame_size: None,
+        }),
+    };
+    let pipeline = Pipeline::new(&[input], "[a0]anull[aout]", outputs)?;
+    let mut any = false;
+    pipeline.run(&mut |frame, done| {
+        if let Filtered::Audio(sound) = frame {
+            any = true;
+            each(&sound.plane::<f32>(0)[..sound.samples()]);
+        }
+        progress(done);
+        Ok(())
+    })?;
+    if !any {
+        return Err(AvError::Input("no sound could be decoded".to_string()));
+    }
+    Ok(())
+}
+
+/// Integrated loudness (EBU R128, LUFS) and sample peak of a file's sound.
+pub fn measure_loudness(location: &str, progress: &mut dyn FnMut(f64)) -> Result<(f64, f32), AvError> {
+    let outputs = Outputs {
+        video: None,
+        audio: Some(AudioShape {
+            format: Sample::F32(sample::Type::Packed),
+            rate: RATE,
+            layout: ChannelLayout::STEREO,
+            frame_size: None,
+        }),
+    };
+    let mut meter = ebur128::EbuR128::new(2, RATE, ebur128::Mode::I)
+        .map_err(|e| AvError::machine("starting the loudness meter", e))?;
+    let mut peak = 0.0f32;
+    let pipeline = Pipeline::new(&[Input::whole(location)], "[a0]anull[aout]", outputs)?;
+    pipeline.run(&mut |frame, done| {
+        if let Filtered::Audio(sound) = frame {
+            let samples = &sound.plane::<f32>(0)[..sound.samples() * 2];
+            peak = samples.iter().fold(peak, |p, s| p.max(s.abs()));
+            meter
+                .add_frames_f32(samples)
+                .map_err(|e| AvError::machine("measuring loudness", e))?;
+        }
+        progress(done);
+        Ok(())
+    })?;
+    let loudness = meter
+        .loudness_global()
+        .map_err(|e| AvError::machine("measuring loudness", e))?;
+    if !loudness.is_finite() {
+        return Err(AvError::Input(
+            "it is silent, so its loudness cannot be set".to_string(),
+        ));
+    }
+    Ok((loudness, peak))
+}
+
+/// The gain that brings `measured` LUFS to `target`, and the filters that apply it: a plain
+/// volume change, with a limiter only where the louder peaks would clip.
+pub fn loudness_filters(measured: f64, peak: f32, target: f64) -> String {
+    let gain = target - measured;
+    let new_peak = f64::from(peak) * 10f64.powf(gain / 20.0);
+    let mut filters = format!("volume={gain:.3}dB");
+    if new_peak > 0.98 {
+        filters.push_str(",alimiter=limit=0.98:level=disabled");
+    }
+    filters
+}
+
+/// The sound's spans between silences: at least `silence` seconds quieter than `threshold`
+/// dBFS (in 10 ms windows) separate two pieces. Answers (start, end) in seconds.
+pub fn sound_segments(
+    location: &str,
+    silence: f64,
+    threshold: f64,
+    progress: &mut dyn FnMut(f64),
+) -> Result<Vec<(f64, f64)>, AvError> {
+    const WINDOW: usize = 480; // 10 ms at RATE
+    let limit = 10f64.powf(threshold / 20.0);
+    let mut segments = Vec::new();
+    let mut window = Vec::with_capacity(WINDOW);
+    let mut windows = 0usize;
+    let mut sound_start: Option<usize> = None;
+    let mut last_loud = 0usize;
+    let quiet_windows = (silence * 100.0).round() as usize;
+    let mut close = |window: &[f32], index: usize, segments: &mut Vec<(f64, f64)>| {
+        let rms = (window.iter().map(|s| f64::from(*s).powi(2)).sum::<f64>() / window.len() as f64).sqrt();
+        if rms >= limit {
+            if sound_start.is_none() {
+                sound_start = Some(index);
+            }
+            last_loud = index;
+        } else if let Some(start) = sound_start
+            && index - last_loud >= quiet_windows
+        {
+            segments.push((start as f64 / 100.0, (last_loud + 1) as f64 / 100.0));
+            sound_start = None;
+        }
+    };
+    mono_samples(
+        Input::whole(location),
+        RATE,
+        &mut |samples| {
+            for s in samples {
+                window.push(*s);
+                if window.len() == WINDOW {
+                    close(&window, windows, &mut segments);
+                    windows += 1;
+                    window.clear();
+                }
+            }
+        },
+        progress,
+    )?;
+    if !window.is_empty() {
+        close(&window, windows, &mut segments);
+    }
+    if let Some(start) = sound_start {
+        segments.push((start as f64 / 100.0, (last_loud + 1) as f64 / 100.0));
+    }
+    Ok(segments)
+}

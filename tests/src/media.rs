@@ -1,0 +1,59 @@
+//! Media made and read back with the `ffmpeg` and `ffprobe` commands (installed by
+//! `scripts/lib.sh`): inputs for the audio and video tests, and an independent check of what
+//! the drive wrote.
+
+use std::process::Command;
+
+use serde_json::Value;
+
+/// Runs `ffmpeg` with `args`, writing a file with `extension`; answers its bytes.
+pub fn ffmpeg(args: &[&str], extension: &str) -> Vec<u8> {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let path = dir.path().join(format!("made.{extension}"));
+    let out = Command::new("ffmpeg")
+        .args(["-v", "error", "-y"])
+        .args(args)
+        .arg(&path)
+        .output()
+        .expect("ffmpeg runs");
+    assert!(
+        out.status.success(),
+        "ffmpeg {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    std::fs::read(&path).expect("ffmpeg wrote its output")
+}
+
+/// `ffprobe -show_format -show_streams` of `bytes` saved with `extension`, as JSON.
+pub fn ffprobe(bytes: &[u8], extension: &str) -> Value {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let path = dir.path().join(format!("probed.{extension}"));
+    std::fs::write(&path, bytes).expect("write the file to probe");
+    let out = Command::new("ffprobe")
+        .args(["-v", "error", "-show_format", "-show_streams", "-of", "json"])
+        .arg(&path)
+        .output()
+        .expect("ffprobe runs");
+    assert!(
+        out.status.success(),
+        "ffprobe: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("ffprobe writes JSON")
+}
+
+/// The container's duration in seconds.
+pub fn duration(probe: &Value) -> f64 {
+    probe["format"]["duration"]
+        .as_str()
+        .and_then(|d| d.parse().ok())
+        .unwrap_or_else(|| panic!("no duration in {probe}"))
+}
+
+/// The first stream of `kind` (`video` or `audio`).
+pub fn stream<'a>(probe: &'a Value, kind: &str) -> &'a Value {
+    probe["streams"]
+        .as_array()
+        .and_then(|s| s.iter().find(|s| s["codec_type"] == kind))
+        .unwrap_or_else(|| panic!("no {kind} stream in {probe}"))
+}

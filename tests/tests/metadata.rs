@@ -1,0 +1,355 @@
+//! Metadata on insert: every new audio, video and picture file is read by the worker farm
+//! (a `readMetadata` job of the drive's own), and what it finds shows in `/search-files` and
+//! filters it. Inputs are made here with `ffmpeg` and by hand (a photo's EXIF).
+
+use std::io::Cursor;
+use std::time::Duration;
+
+use drive_tests::media::ffmpeg;
+use drive_tests::*;
+use exif::experimental::Writer;
+use exif::{Field, In, Rational, Tag, Value as ExifValue};
+use image::{ImageFormat, RgbImage};
+use serde_json::{Value, json};
+use uuid::Uuid;
+
+async fn with_worker() -> (TestApp, TestUser) {
+    let mut app = TestApp::spawn().await;
+    app.start_worker(&[]).await;
+    let user = app.user(Some("Pro")).await;
+    (app, user)
+}
+
+/// The file as `/search-files` shows it once its metadata has been read (or failed).
+async fn read_back(app: &TestApp, user: &TestUser, id: Uuid) -> Value {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
+    loop {
+        let found = app
+            .call(user, "/search-files", Some(json!({ "limit": 200 })))
+            .await;
+        assert_eq!(found.status, 200, "{}", found.body);
+        let file = found.body["files"]
+            .as_array()
+            .and_then(|files| files.iter().find(|f| f["id"] == id.to_string()))
+            .cloned()
+            .unwrap_or_else(|| panic!("{id} is not in {}", found.body));
+        if file["metadataState"] != "pending" {
+            return file;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the file was never read: {file}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+async fn ids_found(app: &TestApp, user: &TestUser, filters: Value) -> Vec<String> {
+    let found = app.call(user, "/search-files", Some(filters.clone())).await;
+    assert_eq!(found.status, 200, "{filters}: {}", found.body);
+    found.body["files"]
+        .as_array()
+        .expect("files")
+        .iter()
+        .map(|f| f["id"].as_str().expect("id").to_string())
+        .collect()
+}
+
+fn approx(value: &Value, expected: f64, tolerance: f64) -> bool {
+    value.as_f64().is_some_and(|v| (v - expected).abs() <= tolerance)
+}
+
+#[tokio::test]
+async fn a_tagged_track_shows_its_tags_duration_and_cover_art() {
+    let (app, user) = with_worker().await;
+    let cover = {
+        let mut png = Vec::new();
+        RgbImage::from_pixel(64, 64, image::Rgb([200, 30, 30]))
+            .write_to(&mut Cursor::new(&mut png), ImageFormat::Png)
+            .unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("cover.png");
+        std::fs::write(&path, png).unwrap();
+        (dir, path)
+    };
+    let track = ffmpeg(
+        &[
+            "-f",
+            "lavfi",
+            "-i",
+            "sine=frequency=440:sample_rate=44100:duration=3",
+            "-i",
+            cover.1.to_str().unwrap(),
+            "-map",
+            "0:a",
+            "-map",
+            "1:v",
+            "-c:a",
+            "libmp3lame",
+            "-c:v",
+            "png",
+            "-disposition:v",
+            "attached_pic",
+            "-id3v2_version",
+            "3",
+            "-metadata",
+            "title=Ocean Drive",
+            "-metadata",
+            "artist=Duke Dumont; Lulu",
+            "-metadata",
+            "album=Blase Boys Club",
+            "-metadata",
+            "genre=House",
+            "-metadata",
+            "TBPM=118",
+            "-metadata",
+            "TKEY=Am",
+        ],
+        "mp3",
+    );
+    let id = app.upload(&user, "ocean.mp3", "Audio", "audio/mpeg", track).await;
+    let file = read_back(&app, &user, id).await;
+    assert_eq!(file["metadataState"], "read", "{file}");
+    assert_eq!(file["title"], "Ocean Drive");
+    assert_eq!(file["artists"], json!(["Duke Dumont", "Lulu"]));
+    assert_eq!(file["album"], "Blase Boys Club");
+    assert_eq!(file["genre"], "House");
+    assert!(approx(&file["duration"], 3.0, 0.1), "{file}");
+    assert_eq!(file["tempo"], 118.0);
+    assert_eq!(file["key"], "A minor");
+    assert_eq!(file["audioCodec"], "mp3");
+
+    // The cover art is a file of its own: reachable, never listed.
+    let artwork = file["artworkId"].as_str().expect("cover art was extracted");
+    let bytes = app.download(&user, artwork).await;
+    let picture = image::load_from_memory(&bytes).expect("the cover decodes");
+    assert_eq!((picture.width(), picture.height()), (64, 64));
+    let listed = app.call(&user, "/select-user-files", None).await;
+    assert!(!listed.body.to_string().contains(artwork), "{}", listed.body);
+
+    // What was read filters the search.
+    let id = id.to_string();
+    assert_eq!(
+        ids_found(&app, &user, json!({ "text": "dumont ocean" })).await,
+        vec![id.clone()]
+    );
+    assert_eq!(
+        ids_found(&app, &user, json!({ "minTempo": 117, "maxTempo": 119 })).await,
+        vec![id.clone()]
+    );
+    assert_eq!(
+        ids_found(&app, &user, json!({ "key": "Am" })).await,
+        vec![id.clone()]
+    );
+    assert!(
+        ids_found(&app, &user, json!({ "minDuration": 10 }))
+            .await
+            .is_empty()
+    );
+
+    // The reading is the drive's own work: not listed among the caller's jobs, no minutes.
+    let jobs = app.call(&user, "/select-file-jobs", Some(json!({}))).await;
+    assert_eq!(jobs.body["jobs"], json!([]), "{}", jobs.body);
+    let refused = app
+        .call(
+            &user,
+            "/create-file-job",
+            Some(json!({ "jobType": "readMetadata", "fileIds": [id] })),
+        )
+        .await;
+    refused.assert_bad_field("invalid_field", "jobType");
+}
+
+#[tokio::test]
+async fn a_video_shows_its_size_codecs_place_time_and_poster() {
+    let (app, user) = with_worker().await;
+    let video = ffmpeg(
+        &[
+            "-f",
+            "lavfi",
+            "-i",
+            "testsrc2=size=320x240:rate=25",
+            "-f",
+            "lavfi",
+            "-i",
+            "sine=frequency=440:sample_rate=48000",
+            "-t",
+            "2",
+            "-c:v",
+            "libx264",
+            "-preset",
+            "ultrafast",
+            "-pix_fmt",
+            "yuv420p",
+            "-c:a",
+            "aac",
+            "-metadata",
+            "title=Harbour at dusk",
+            "-metadata",
+            "creation_time=2024-05-01T18:30:00Z",
+            "-metadata",
+            "location=+59.9139+010.7522/",
+        ],
+        "mp4",
+    );
+    let id = app
+        .upload(&user, "harbour.mp4", "Video", "video/mp4", video)
+        .await;
+    let file = read_back(&app, &user, id).await;
+    assert_eq!(file["metadataState"], "read", "{file}");
+    assert_eq!(
+        (file["width"].clone(), file["height"].clone()),
+        (json!(320), json!(240))
+    );
+    assert_eq!(file["videoCodec"], "h264");
+    assert_eq!(file["audioCodec"], "aac");
+    assert!(approx(&file["duration"], 2.0, 0.1), "{file}");
+    assert_eq!(file["title"], "Harbour at dusk");
+    assert_eq!(file["takenTime"], "2024-05-01T18:30:00Z");
+    assert!(approx(&file["location"]["latitude"], 59.9139, 1e-6), "{file}");
+    assert!(approx(&file["location"]["longitude"], 10.7522, 1e-6), "{file}");
+
+    let poster = file["artworkId"].as_str().expect("a poster was made");
+    let picture = image::load_from_memory(&app.download(&user, poster).await).expect("the poster decodes");
+    assert_eq!((picture.width(), picture.height()), (320, 240));
+
+    let id = id.to_string();
+    let oslo = json!({ "within": { "south": 59.0, "west": 10.0, "north": 60.5, "east": 11.0 } });
+    assert_eq!(ids_found(&app, &user, oslo).await, vec![id.clone()]);
+    let may = json!({ "takenAfter": "2024-05-01T00:00:00Z", "takenBefore": "2024-05-02T00:00:00Z" });
+    assert_eq!(ids_found(&app, &user, may).await, vec![id]);
+}
+
+/// A JPEG whose EXIF says it was taken at `time` at `north`, `east` (degrees; negative for
+/// south and west).
+fn photo_with_exif(time: &str, north: f64, east: f64) -> Vec<u8> {
+    let dms = |degrees: f64| {
+        let d = degrees.abs();
+        let whole = d.floor();
+        let minutes = (d - whole) * 60.0;
+        vec![
+            Rational {
+                num: whole as u32,
+                denom: 1,
+            },
+            Rational {
+                num: minutes.floor() as u32,
+                denom: 1,
+            },
+            Rational {
+                num: ((minutes - minutes.floor()) * 60.0 * 1000.0).round() as u32,
+                denom: 1000,
+            },
+        ]
+    };
+    let fields = [
+        Field {
+            tag: Tag::DateTimeOriginal,
+            ifd_num: In::PRIMARY,
+            value: ExifValue::Ascii(vec![time.as_bytes().to_vec()]),
+        },
+        Field {
+            tag: Tag::GPSLatitudeRef,
+            ifd_num: In::PRIMARY,
+            value: ExifValue::Ascii(vec![if north < 0.0 { b"S".to_vec() } else { b"N".to_vec() }]),
+        },
+        Field {
+            tag: Tag::GPSLatitude,
+            ifd_num: In::PRIMARY,
+            value: ExifValue::Rational(dms(north)),
+        },
+        Field {
+            tag: Tag::GPSLongitudeRef,
+            ifd_num: In::PRIMARY,
+            value: ExifValue::Ascii(vec![if east < 0.0 { b"W".to_vec() } else { b"E".to_vec() }]),
+        },
+        Field {
+            tag: Tag::GPSLongitude,
+            ifd_num: In::PRIMARY,
+            value: ExifValue::Rational(dms(east)),
+        },
+    ];
+    let mut writer = Writer::new();
+    for field in &fields {
+        writer.push_field(field);
+    }
+    let mut tiff = Cursor::new(Vec::new());
+    writer.write(&mut tiff, false).expect("write EXIF");
+    let tiff = tiff.into_inner();
+
+    let mut jpeg = Vec::new();
+    RgbImage::from_pixel(96, 64, image::Rgb([40, 120, 200]))
+        .write_to(&mut Cursor::new(&mut jpeg), ImageFormat::Jpeg)
+        .unwrap();
+    // An APP1 segment right after the start of image: "Exif\0\0" and the TIFF structure.
+    let mut segment = b"Exif\0\0".to_vec();
+    segment.extend_from_slice(&tiff);
+    let mut out = jpeg[..2].to_vec();
+    out.extend_from_slice(&[0xFF, 0xE1]);
+    out.extend_from_slice(&((segment.len() + 2) as u16).to_be_bytes());
+    out.extend_from_slice(&segment);
+    out.extend_from_slice(&jpeg[2..]);
+    out
+}
+
+#[tokio::test]
+async fn a_photo_is_found_by_where_and_when_its_exif_says() {
+    let (app, user) = with_worker().await;
+    // Taveuni, Fiji: just west of the antimeridian.
+    let photo = photo_with_exif("2023:08:14 07:45:10", -16.8, 179.95);
+    let id = app
+        .upload(&user, "sunrise.jpg", "Image", "image/jpeg", photo)
+        .await;
+    let file = read_back(&app, &user, id).await;
+    assert_eq!(file["metadataState"], "read", "{file}");
+    assert_eq!(file["takenTime"], "2023-08-14T07:45:10Z");
+    assert!(approx(&file["location"]["latitude"], -16.8, 1e-4), "{file}");
+    assert!(approx(&file["location"]["longitude"], 179.95, 1e-4), "{file}");
+    assert_eq!(
+        (file["width"].clone(), file["height"].clone()),
+        (json!(96), json!(64))
+    );
+    assert!(file["duration"].is_null(), "a photo has no duration: {file}");
+
+    let id = id.to_string();
+    let across = json!({ "within": { "south": -17.5, "west": 179.5, "north": -16.0, "east": -179.5 } });
+    assert_eq!(ids_found(&app, &user, across).await, vec![id]);
+    let elsewhere = json!({ "within": { "south": 40.0, "west": 0.0, "north": 50.0, "east": 10.0 } });
+    assert!(ids_found(&app, &user, elsewhere).await.is_empty());
+}
+
+#[tokio::test]
+async fn a_file_that_cannot_be_read_records_why_once() {
+    let (app, user) = with_worker().await;
+    let junk: Vec<u8> = (0..200_000u32)
+        .map(|i| (i.wrapping_mul(2654435761) >> 13) as u8)
+        .collect();
+    let id = app.upload(&user, "broken.mp4", "Video", "video/mp4", junk).await;
+    let file = read_back(&app, &user, id).await;
+    assert_eq!(file["metadataState"], "failed", "{file}");
+    let error = file["metadataError"].as_str().expect("a reason");
+    assert!(error.contains("could not be read"), "{error}");
+    assert!(file["duration"].is_null());
+
+    // Read once, not retried: one readMetadata job, ended.
+    let mut db = app.db().await;
+    let states: Vec<(String, i32)> = sqlx::query_as(
+        "select state, attempts from file_jobs where job_type = 'readMetadata' and $1 = any(input_ids)",
+    )
+    .bind(id)
+    .fetch_all(&mut db)
+    .await
+    .unwrap();
+    assert_eq!(states, vec![("done".to_string(), 1)]);
+
+    // Files nobody reads are left alone.
+    let text = app
+        .upload(&user, "notes.txt", "Text", "text/plain", b"hello".to_vec())
+        .await;
+    let found = app
+        .call(&user, "/search-files", Some(json!({ "text": "notes" })))
+        .await;
+    let notes = &found.body["files"][0];
+    assert_eq!(notes["id"], text.to_string(), "{}", found.body);
+    assert!(notes["metadataState"].is_null(), "{notes}");
+}

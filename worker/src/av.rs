@@ -1,0 +1,443 @@
+//! Audio and video jobs. FFmpeg reads each input straight from the store through a presigned
+//! URL (ranged requests as it seeks, never the whole file at once); results are written to
+//! the job's work folder and saved beside the first input, each at its own position so a
+//! retried job replaces nothing and duplicates nothing.
+
+use std::path::{Path, PathBuf};
+
+use chrono::TimeDelta;
+use drive_core::db::files::FileRow;
+use drive_core::file::{FileKind, stem};
+use drive_core::job::{
+    self, BurnIn, ContactSheet, Cut, Gif, Join, Loudness, MAX_STILLS, Proxy, Reframe, Shrink, Split, Stills,
+};
+use drive_media::av::jobs::{self as av, AudioFormat, Form, VideoCodec, VideoFormat};
+use drive_media::av::{AvError, pictures};
+use serde_json::json;
+use tokio::runtime::Handle;
+
+use crate::context::{JobContext, JobError, JobResult};
+use crate::pictures::format_of;
+
+/// What one input made: local files and the names they are saved under.
+type Made = Vec<(PathBuf, String)>;
+
+/// How long FFmpeg may go on reading through one presigned URL: the job's whole time limit.
+const LINK_LIFETIME: TimeDelta = TimeDelta::hours(2);
+
+/// The extension of a file's name, lower case ("" without one).
+fn extension(name: &str) -> String {
+    Path::new(name)
+        .extension()
+        .map(|e| e.to_string_lossy().to_ascii_lowercase())
+        .unwrap_or_default()
+}
+
+/// The form a cut or loudness change writes a file back in: its own container where it is
+/// one of ours, mp4 or m4a otherwise.
+fn form_of(file: &FileRow) -> Form {
+    let ext = extension(&file.file_name);
+    match file.kind() {
+        FileKind::Video => Form::Video(match ext.as_str() {
+            "webm" => VideoFormat::Webm,
+            "mov" => VideoFormat::Mov,
+            _ => VideoFormat::Mp4,
+        }),
+        _ => Form::Audio(AudioFormat::of_extension(&ext).unwrap_or(AudioFormat::M4a)),
+    }
+}
+
+fn form_extension(form: &Form) -> &'static str {
+    match form {
+        Form::Video(f) => f.extension(),
+        Form::Audio(f) => f.extension(),
+    }
+}
+
+pub fn audio_format(format: job::AudioFormat) -> AudioFormat {
+    match format {
+        job::AudioFormat::Mp3 => AudioFormat::Mp3,
+        job::AudioFormat::M4a => AudioFormat::M4a,
+        job::AudioFormat::Wav => AudioFormat::Wav,
+        job::AudioFormat::Flac => AudioFormat::Flac,
+        job::AudioFormat::Ogg => AudioFormat::Ogg,
+    }
+}
+
+fn video_format(format: job::VideoFormat) -> VideoFormat {
+    match format {
+        job::VideoFormat::Mp4 => VideoFormat::Mp4,
+        job::VideoFormat::Webm => VideoFormat::Webm,
+        job::VideoFormat::Mov => VideoFormat::Mov,
+    }
+}
+
+pub async fn location(context: &JobContext, file: &FileRow) -> JobResult<String> {
+    Ok(context
+        .storage
+        .presign_get(file.bucket(), &file.object_key, &file.file_name, LINK_LIFETIME)
+        .await?)
+}
+
+/// Runs `make` on each input in a blocking section, with progress from the media clock, and
+/// saves what it made.
+async fn each_input(
+    context: &JobContext,
+    make: impl Fn(&FileRow, &str, &Path, &mut dyn FnMut(f64)) -> Result<Made, AvError>,
+) -> JobResult<serde_json::Value> {
+    let inputs = context.inputs().await?;
+    let count = inputs.len() as f64;
+    let handle = Handle::current();
+    let mut files = Vec::new();
+    for (index, file) in inputs.iter().enumerate() {
+        let location = location(context, file).await?;
+        let dir = context.dir.join(format!("input-{index}"));
+        tokio::fs::create_dir_all(&dir).await?;
+        let made = tokio::task::block_in_place(|| {
+            make(file, &location, &dir, &mut |done| {
+                handle.block_on(context.progress(((index as f64 + done) / count) as f32));
+            })
+        })
+        .map_err(|e| JobError::from(e).in_file(&file.file_name))?;
+        if made.len() > MAX_STILLS {
+            return Err(JobError::Input(format!(
+                "{} would make {} files; a job makes at most {MAX_STILLS} from one input",
+                file.file_name,
+                made.len()
+            )));
+        }
+        for (k, (path, name)) in made.iter().enumerate() {
+            let position = (index * MAX_STILLS + k) as i32;
+            let saved = context.save(position, path, name, context.folder_id()).await?;
+            files.push(json!({ "fileId": saved.id, "from": file.id }));
+        }
+        let _ = tokio::fs::remove_dir_all(&dir).await;
+    }
+    Ok(json!({ "files": files }))
+}
+
+fn one(dir: &Path, name: String) -> (PathBuf, String) {
+    (dir.join("result"), name)
+}
+
+pub async fn cut(context: &JobContext, c: &Cut) -> JobResult<serde_json::Value> {
+    each_input(context, |file, location, dir, progress| {
+        let form = form_of(file);
+        let (path, name) = one(
+            dir,
+            format!("{} cut.{}", stem(&file.file_name), form_extension(&form)),
+        );
+        av::cut(
+            location,
+            &form,
+            c.start.0,
+            c.end.map(|e| e.0),
+            c.exact,
+            c.fade_in.0,
+            c.fade_out.0,
+            &path,
+            progress,
+        )?;
+        Ok(vec![(path, name)])
+    })
+    .await
+}
+
+pub async fn proxy(context: &JobContext, p: &Proxy) -> JobResult<serde_json::Value> {
+    each_input(context, |file, location, dir, progress| {
+        let made = one(dir, format!("{} proxy.mp4", stem(&file.file_name)));
+        av::proxy(location, p.height, &made.0, progress)?;
+        Ok(vec![made])
+    })
+    .await
+}
+
+/// Convert of videos or audio (pictures go to [`crate::pictures::convert`]).
+pub async fn convert(context: &JobContext, settings: &job::Convert) -> JobResult<serde_json::Value> {
+    each_input(context, |file, location, dir, progress| {
+        let format = settings.format;
+        let ext = serde_json::to_value(format)
+            .ok()
+            .and_then(|v| v.as_str().map(String::from))
+            .unwrap_or_default();
+        let made = one(dir, format!("{}.{ext}", stem(&file.file_name)));
+        match (format.video(), format.audio()) {
+            (Some(video), _) => {
+                let codec = match settings.codec.unwrap_or_default() {
+                    job::VideoCodec::H264 => VideoCodec::H264,
+                    job::VideoCodec::Hevc => VideoCodec::Hevc,
+                };
+                av::convert_video(location, video_format(video), codec, "", &made.0, progress)?;
+            }
+            (None, Some(audio)) => {
+                av::convert_audio(location, audio_format(audio), "", &made.0, progress)?;
+            }
+            (None, None) => return Err(AvError::Machine(format!("{ext} is not a video or audio format"))),
+        }
+        Ok(vec![made])
+    })
+    .await
+}
+
+pub async fn shrink(context: &JobContext, s: &Shrink) -> JobResult<serde_json::Value> {
+    each_input(context, |file, location, dir, progress| {
+        let made = one(dir, format!("{} shrunk.mp4", stem(&file.file_name)));
+        av::shrink(location, (s.target_mb * 1e6) as u64, &made.0, progress)?;
+        Ok(vec![made])
+    })
+    .await
+}
+
+pub async fn reframe(context: &JobContext, r: &Reframe) -> JobResult<serde_json::Value> {
+    each_input(context, |file, location, dir, progress| {
+        let made = one(dir, format!("{} reframed.mp4", stem(&file.file_name)));
+        av::reframe(
+            location,
+            r.aspect.map(job::Aspect::ratio),
+            r.rotate,
+            &made.0,
+            progress,
+        )?;
+        Ok(vec![made])
+    })
+    .await
+}
+
+pub async fn gif(context: &JobContext, g: &Gif) -> JobResult<serde_json::Value> {
+    each_input(context, |file, location, dir, progress| {
+        let made = one(dir, format!("{}.gif", stem(&file.file_name)));
+        av::gif(location, g.start.0, g.length.0, g.width, g.fps, &made.0, progress)?;
+        Ok(vec![made])
+    })
+    .await
+}
+
+pub async fn burn_in(context: &JobContext, b: &BurnIn) -> JobResult<serde_json::Value> {
+    each_input(context, |file, location, dir, progress| {
+        let made = one(dir, format!("{} captioned.mp4", stem(&file.file_name)));
+        av::burn_in(
+            location,
+            b.timecode,
+            b.text.as_deref(),
+            &context.font,
+            &made.0,
+            progress,
+        )?;
+        Ok(vec![made])
+    })
+    .await
+}
+
+pub async fn extract_audio(context: &JobContext, e: &job::ExtractAudio) -> JobResult<serde_json::Value> {
+    each_input(context, |file, location, dir, progress| {
+        let format = audio_format(e.format);
+        let made = one(dir, format!("{}.{}", stem(&file.file_name), format.extension()));
+        av::convert_audio(location, format, "", &made.0, progress)?;
+        Ok(vec![made])
+    })
+    .await
+}
+
+pub async fn loudness(context: &JobContext, l: &Loudness) -> JobResult<serde_json::Value> {
+    each_input(context, |file, location, dir, progress| {
+        let form = form_of(file);
+        let made = one(
+            dir,
+            format!(
+                "{} {} LUFS.{}",
+                stem(&file.file_name),
+                l.target,
+                form_extension(&form)
+            ),
+        );
+        let (measured, peak) = av::measure_loudness(location, &mut |p| progress(p / 2.0))?;
+        let filters = av::loudness_filters(measured, peak, f64::from(l.target));
+        let mut second_half = |p: f64| progress(0.5 + p / 2.0);
+        match form {
+            Form::Audio(format) => av::convert_audio(location, format, &filters, &made.0, &mut second_half)?,
+            Form::Video(format) => av::convert_video(
+                location,
+                format,
+                VideoCodec::H264,
+                &filters,
+                &made.0,
+                &mut second_half,
+            )?,
+        };
+        Ok(vec![made])
+    })
+    .await
+}
+
+pub async fn split(context: &JobContext, s: &Split) -> JobResult<serde_json::Value> {
+    each_input(context, |file, location, dir, progress| {
+        let segments = av::sound_segments(location, s.silence.0, s.threshold, &mut |p| progress(p / 2.0))?;
+        if segments.is_empty() {
+            return Err(AvError::Input(
+                "it is silent throughout at that threshold".to_string(),
+            ));
+        }
+        let form = form_of(file);
+        let count = segments.len() as f64;
+        let mut made = Vec::with_capacity(segments.len());
+        for (n, (start, end)) in segments.into_iter().enumerate() {
+            let path = dir.join(format!("part-{n}"));
+            av::cut(
+                location,
+                &form,
+                start,
+                Some(end),
+                true,
+                0.0,
+                0.0,
+                &path,
+                &mut |p| progress(0.5 + (n as f64 + p) / count / 2.0),
+            )?;
+            made.push((
+                path,
+                format!(
+                    "{} part {}.{}",
+                    stem(&file.file_name),
+                    n + 1,
+                    form_extension(&form)
+                ),
+            ));
+        }
+        Ok(made)
+    })
+    .await
+}
+
+/// stripMetadata: pictures through [`crate::pictures::strip_metadata`]; videos and audio
+/// (inputs are of one kind) with their streams copied and the tags and cover art left behind.
+pub async fn strip_metadata(context: &JobContext) -> JobResult<serde_json::Value> {
+    if context.inputs().await?.first().map(FileRow::kind) == Some(FileKind::Image) {
+        return crate::pictures::strip_metadata(context).await;
+    }
+    each_input(context, |file, location, dir, progress| {
+        let form = form_of(file);
+        let made = one(
+            dir,
+            format!("{} stripped.{}", stem(&file.file_name), form_extension(&form)),
+        );
+        av::strip(location, &form, &made.0, progress)?;
+        Ok(vec![made])
+    })
+    .await
+}
+
+/// The moments a stills job asks for, in seconds.
+fn moments(s: &Stills, duration: Option<f64>) -> Result<Vec<f64>, AvError> {
+    if let Some(at) = s.at {
+        return Ok(vec![at.0]);
+    }
+    if let Some(list) = &s.moments {
+        return Ok(list.iter().map(|m| m.0).collect());
+    }
+    let every = s.every.map(|e| e.0).unwrap_or(1.0);
+    let duration = duration.ok_or_else(|| AvError::Input("its duration is unknown".to_string()))?;
+    let count = (duration / every).ceil() as usize;
+    if count > MAX_STILLS {
+        return Err(AvError::Input(format!(
+            "every {every} s over {duration:.0} s makes {count} stills; at most {MAX_STILLS}"
+        )));
+    }
+    Ok((0..count).map(|n| n as f64 * every).collect())
+}
+
+pub async fn stills(context: &JobContext, s: &Stills) -> JobResult<serde_json::Value> {
+    let format = format_of(s.format);
+    each_input(context, |file, location, dir, progress| {
+        let info = drive_media::av::probe::probe(location)?;
+        let moments = moments(s, info.duration)?;
+        let count = moments.len() as f64;
+        let mut made = Vec::with_capacity(moments.len());
+        for (n, at) in moments.into_iter().enumerate() {
+            let picture = pictures::frame_at(location, at)?;
+            let path = dir.join(format!("still-{n}"));
+            pictures::save(&picture, format, &path)?;
+            made.push((
+                path,
+                format!("{} still {}.{}", stem(&file.file_name), n + 1, format.extension()),
+            ));
+            progress((n + 1) as f64 / count);
+        }
+        Ok(made)
+    })
+    .await
+}
+
+/// A sheet of evenly spaced frames per video, or one sheet of all the pictures given.
+pub async fn contact_sheet(context: &JobContext, c: &ContactSheet) -> JobResult<serde_json::Value> {
+    const CELL_WIDTH: u32 = 320;
+    let inputs = context.inputs().await?;
+    if inputs.first().map(FileRow::kind) != Some(FileKind::Image) {
+        return each_input(context, |file, location, dir, progress| {
+            let info = drive_media::av::probe::probe(location)?;
+            let duration = info
+                .duration
+                .ok_or_else(|| AvError::Input("its duration is unknown".to_string()))?;
+            let mut cells = Vec::with_capacity(c.count as usize);
+            for n in 0..c.count {
+                let at = (f64::from(n) + 0.5) * duration / f64::from(c.count);
+                cells.push(pictures::cell(&pictures::frame_at(location, at)?, CELL_WIDTH));
+                progress(f64::from(n + 1) / f64::from(c.count));
+            }
+            let made = one(dir, format!("{} sheet.jpg", stem(&file.file_name)));
+            pictures::save(
+                &pictures::contact_sheet(&cells, c.columns),
+                format_of(job::PictureFormat::Jpg),
+                &made.0,
+            )?;
+            Ok(vec![made])
+        })
+        .await;
+    }
+    if let Some(saved) = context.saved(0).await? {
+        return Ok(json!({ "files": [{ "fileId": saved.id }] }));
+    }
+    let mut cells = Vec::with_capacity(inputs.len());
+    for (index, file) in inputs.iter().enumerate() {
+        let path = context.download(file, index).await?;
+        let picture = tokio::task::block_in_place(|| pictures::load(&path))
+            .map_err(|e| JobError::from(e).in_file(&file.file_name))?;
+        cells.push(pictures::cell(&picture, CELL_WIDTH));
+        let _ = tokio::fs::remove_file(&path).await;
+        context.progress((index + 1) as f32 / inputs.len() as f32).await;
+    }
+    let path = context.dir.join("sheet");
+    tokio::task::block_in_place(|| {
+        pictures::save(
+            &pictures::contact_sheet(&cells, c.columns),
+            format_of(job::PictureFormat::Jpg),
+            &path,
+        )
+    })?;
+    let name = format!("{} sheet.jpg", stem(&inputs[0].file_name));
+    let saved = context.save(0, &path, &name, context.folder_id()).await?;
+    Ok(json!({ "files": [{ "fileId": saved.id }] }))
+}
+
+pub async fn join(context: &JobContext, j: &Join) -> JobResult<serde_json::Value> {
+    let inputs = context.inputs().await?;
+    if let Some(saved) = context.saved(0).await? {
+        return Ok(json!({ "files": [{ "fileId": saved.id }] }));
+    }
+    let mut locations = Vec::with_capacity(inputs.len());
+    for file in &inputs {
+        locations.push(location(context, file).await?);
+    }
+    let path = context.dir.join("joined");
+    let handle = Handle::current();
+    let mut progress = |done: f64| handle.block_on(context.progress(done as f32));
+    let name = if inputs[0].kind() == FileKind::Video {
+        tokio::task::block_in_place(|| av::join_videos(&locations, &path, &mut progress))?;
+        format!("{} joined.mp4", stem(&inputs[0].file_name))
+    } else {
+        let format = audio_format(j.format.unwrap_or(job::AudioFormat::Mp3));
+        tokio::task::block_in_place(|| av::join_audio(&locations, format, &path, &mut progress))?;
+        format!("{} joined.{}", stem(&inputs[0].file_name), format.extension())
+    };
+    let saved = context.save(0, &path, &name, context.folder_id()).await?;
+    Ok(json!({ "files": [{ "fileId": saved.id }] }))
+}

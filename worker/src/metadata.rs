@@ -1,0 +1,130 @@
+//! readMetadata: what a new audio, video or picture file is, read by FFmpeg from the store
+//! (and a photo's EXIF from its first megabyte), stored where `/search-files` filters on it.
+//! A file that cannot be read gets its failure recorded and the job ends done: nothing to
+//! retry. The machine's failures are retried like any job's.
+
+use chrono::{DateTime, NaiveDateTime, Utc};
+use drive_core::db::files::FileRow;
+use drive_core::db::search::store_metadata;
+use drive_core::file::FileKind;
+use drive_core::metadata::{Location, Metadata, MusicalKey};
+use drive_media::av::probe::probe;
+use drive_media::av::{AvError, pictures};
+use drive_media::picture::PictureFormat;
+use drive_media::picture::taken;
+use serde_json::json;
+
+use crate::av::location;
+use crate::context::{JobContext, JobError, JobResult};
+
+/// Bytes of a photo read for its EXIF.
+const EXIF_HEAD: u64 = 1024 * 1024;
+
+pub async fn read(context: &JobContext) -> JobResult<serde_json::Value> {
+    let inputs = context.inputs().await?;
+    let file = inputs
+        .first()
+        .ok_or_else(|| JobError::Input("the file is gone".to_string()))?;
+    let head = if file.kind() == FileKind::Image {
+        let len = EXIF_HEAD.min(file.file_size.max(0) as u64);
+        let body = context
+            .storage
+            .read_span(file.bucket(), &file.object_key, 0, len)
+            .await?;
+        body.collect()
+            .await
+            .map_err(|e| JobError::Server(format!("reading {} from the store: {e}", file.file_name)))?
+            .into_bytes()
+            .to_vec()
+    } else {
+        Vec::new()
+    };
+    let location = location(context, file).await?;
+    let kind = file.kind();
+    match tokio::task::block_in_place(|| facts(kind, &location, &head)) {
+        Ok(metadata) => {
+            let artwork = artwork(context, file, &location, &metadata).await?;
+            store_metadata(&context.db, file.id, &metadata).await?;
+            Ok(json!({ "read": true, "artworkId": artwork }))
+        }
+        Err(AvError::Input(why)) => {
+            drive_core::db::files::metadata_unreadable(&context.db, file.id, &why).await?;
+            Ok(json!({ "read": false, "error": why }))
+        }
+        Err(machine) => Err(machine.into()),
+    }
+}
+
+/// A video's poster (its frame at a tenth of the way in, at most a second) or the cover art
+/// an audio file carries, saved as a derivative of the file.
+async fn artwork(
+    context: &JobContext,
+    file: &FileRow,
+    location: &str,
+    metadata: &Metadata,
+) -> JobResult<Option<uuid::Uuid>> {
+    let path = context.dir.join("artwork");
+    let name = tokio::task::block_in_place(|| -> Result<Option<&str>, AvError> {
+        match file.kind() {
+            FileKind::Video if metadata.video_codec.is_some() => {
+                let at = metadata.duration_seconds.map_or(0.0, |d| (d / 10.0).min(1.0));
+                let frame = pictures::frame_at(location, at)?;
+                pictures::save(&frame, PictureFormat::Jpg, &path)?;
+                Ok(Some("poster.jpg"))
+            }
+            FileKind::Audio => Ok(pictures::cover_art(location, &path)?.map(|ext| match ext {
+                "png" => "cover.png",
+                _ => "cover.jpg",
+            })),
+            _ => Ok(None),
+        }
+    });
+    let name = match name {
+        Ok(Some(name)) => name,
+        Ok(None) => return Ok(None),
+        // A poster that cannot be made (no frame decodes) is no reason to fail the reading.
+        Err(AvError::Input(_)) => return Ok(None),
+        Err(machine) => return Err(machine.into()),
+    };
+    let saved = context.save_derivative(file, &path, name).await?;
+    let _ = tokio::fs::remove_file(&path).await;
+    Ok(saved.map(|row| row.id))
+}
+
+fn facts(kind: FileKind, location: &str, head: &[u8]) -> Result<Metadata, AvError> {
+    let probed = probe(location)?;
+    let photo = taken::read(head);
+    let recorded = photo
+        .time
+        .as_deref()
+        .or(probed.recorded.as_deref())
+        .and_then(parse_time);
+    let place = photo.place.or(probed.location);
+    Ok(Metadata {
+        title: probed.title,
+        artists: probed.artists,
+        album: probed.album,
+        genre: probed.genre,
+        taken_time: recorded,
+        duration_seconds: probed.duration.filter(|_| kind != FileKind::Image),
+        tempo_bpm: probed.tempo,
+        key: probed.key.as_deref().and_then(MusicalKey::parse),
+        location: place.map(|(latitude, longitude)| Location { latitude, longitude }),
+        width: probed.width.and_then(|w| i32::try_from(w).ok()),
+        height: probed.height.and_then(|h| i32::try_from(h).ok()),
+        video_codec: probed.video_codec.filter(|_| kind != FileKind::Image),
+        audio_codec: probed.audio_codec,
+        soundprint: None,
+    })
+}
+
+/// Times as containers and cameras write them: RFC 3339 (`2024-05-01T10:20:30.000000Z`),
+/// or without an offset (taken as UTC).
+fn parse_time(text: &str) -> Option<DateTime<Utc>> {
+    if let Ok(t) = DateTime::parse_from_rfc3339(text) {
+        return Some(t.with_timezone(&Utc));
+    }
+    NaiveDateTime::parse_from_str(text, "%Y-%m-%dT%H:%M:%S%.f")
+        .ok()
+        .map(|t| t.and_utc())
+}
