@@ -3,10 +3,12 @@
 //! Pure computation on samples the caller decodes: [`Analyzer::push`] takes mono `f32` samples in
 //! -1..1 in chunks of any size and [`Analyzer::finish`] returns the [`Analysis`]. Nothing here keeps
 //! the samples: the state is a few FFT frames, the onset envelope (86 values a second, about 2.4 MB
-//! for two hours), twelve chroma totals and the print of the first two minutes.
+//! for two hours, and six times that for a moment in `finish`), twelve chroma totals and the print
+//! of the first two minutes.
 //!
-//! Everything runs at [`RATE`] (11025 Hz, Chromaprint's rate): it holds the 55–2000 Hz the key and
-//! the print look at and enough of the attacks for the tempo, at a quarter of the work of 44.1 kHz.
+//! Everything runs at 11025 Hz (Chromaprint's rate), resampled from the input's: it holds the
+//! 55–2000 Hz the key and the print look at and enough of the attacks for the tempo, at a quarter of
+//! the work of 44.1 kHz.
 
 use std::sync::Arc;
 
@@ -29,8 +31,9 @@ const MAX_BPM: f64 = 200.0;
 const PREFERRED_BPM: f64 = 120.0;
 /// Width of that prior, in octaves (one standard deviation of log2 of the tempo).
 const PRIOR_OCTAVES: f64 = 1.0;
-/// Lowest normalized autocorrelation at the beat taken as a steady beat.
-const MIN_BEAT_STRENGTH: f64 = 0.1;
+/// Lowest normalized autocorrelation at the beat taken as a steady beat (click tracks reach 0.96 or
+/// more, 20 s of white noise 0.05, noise swelling and fading every 9 s 0.09).
+const MIN_BEAT_STRENGTH: f64 = 0.15;
 
 /// Chroma frames: 372 ms windows every 1365 samples (8 frames a second), as Chromaprint.
 const CHROMA_WINDOW: usize = 4096;
@@ -40,12 +43,19 @@ const LOWEST_NOTE: u32 = 33;
 const HIGHEST_NOTE: u32 = 95;
 /// Below this mean chroma magnitude per frame (about -80 dB of a full-scale tone) a track is silent.
 const MIN_TONAL_LEVEL: f64 = 1e-4;
+/// Noise spreads over all pitch classes (its chroma total varies by about 0.3 of the mean, the
+/// wider semitones holding a higher maximum); tonal music stands out by several times the mean.
+const MIN_CHROMA_CONTRAST: f64 = 0.5;
 /// The print covers the frames that lie wholly within the first 120 s.
 const PRINT_FRAMES: usize = (120 * 11025 - CHROMA_WINDOW) / CHROMA_HOP + 1;
 
 /// Krumhansl–Schmuckler key profiles (probe-tone ratings), from the tonic up by semitones.
-const MAJOR_PROFILE: [f64; 12] = [6.35, 2.23, 3.48, 2.33, 4.38, 4.09, 2.52, 5.19, 2.39, 3.66, 2.29, 2.88];
-const MINOR_PROFILE: [f64; 12] = [6.33, 2.68, 3.52, 5.38, 2.60, 3.53, 2.54, 4.75, 3.98, 2.69, 3.34, 3.17];
+const MAJOR_PROFILE: [f64; 12] = [
+    6.35, 2.23, 3.48, 2.33, 4.38, 4.09, 2.52, 5.19, 2.39, 3.66, 2.29, 2.88,
+];
+const MINOR_PROFILE: [f64; 12] = [
+    6.33, 2.68, 3.52, 5.38, 2.60, 3.53, 2.54, 4.75, 3.98, 2.69, 3.34, 3.17,
+];
 
 /// What [`Analyzer::finish`] found.
 #[derive(Debug, Clone, PartialEq)]
@@ -81,7 +91,10 @@ impl Analyzer {
             resampler: Resampler::new(f64::from(sample_rate)),
             resampled: Vec::new(),
             onset_stft: Stft::new(&mut planner, ONSET_WINDOW, ONSET_HOP),
-            onsets: Onsets { previous: vec![0.0; ONSET_WINDOW / 2 + 1], envelope: Vec::new() },
+            onsets: Onsets {
+                previous: vec![0.0; ONSET_WINDOW / 2 + 1],
+                envelope: Vec::new(),
+            },
             chroma_stft: Stft::new(&mut planner, CHROMA_WINDOW, CHROMA_HOP),
             chroma: Chroma::new(),
         }
@@ -89,7 +102,14 @@ impl Analyzer {
 
     /// Mono samples in -1..1, any chunk size.
     pub fn push(&mut self, samples: &[f32]) {
-        let Analyzer { resampler, resampled, onset_stft, onsets, chroma_stft, chroma } = self;
+        let Analyzer {
+            resampler,
+            resampled,
+            onset_stft,
+            onsets,
+            chroma_stft,
+            chroma,
+        } = self;
         resampled.clear();
         resampler.push(samples, resampled);
         onset_stft.push(resampled, |magnitudes| onsets.frame(magnitudes));
@@ -171,12 +191,22 @@ impl Resampler {
             raw.iter().map(|t| (t / sum) as f32).collect()
         };
         let warmup = taps.len() - 1;
-        Resampler { taps, history: vec![0.0; warmup], start: -(warmup as i64), step: ratio, produced: 0 }
+        Resampler {
+            taps,
+            history: vec![0.0; warmup],
+            start: -(warmup as i64),
+            step: ratio,
+            produced: 0,
+        }
     }
 
     fn push(&mut self, samples: &[f32], out: &mut Vec<f32>) {
         // Guard the sums below against a stray NaN or an out-of-range sample.
-        self.history.extend(samples.iter().map(|&s| if s.is_finite() { s.clamp(-1.0, 1.0) } else { 0.0 }));
+        self.history.extend(
+            samples
+                .iter()
+                .map(|&s| if s.is_finite() { s.clamp(-1.0, 1.0) } else { 0.0 }),
+        );
         let end = self.start + self.history.len() as i64;
         loop {
             let position = self.produced as f64 * self.step;
@@ -186,7 +216,11 @@ impl Resampler {
             }
             let fraction = (position - index as f64) as f32;
             let here = self.filtered(index);
-            let next = if fraction > 0.0 { self.filtered(index + 1) } else { here };
+            let next = if fraction > 0.0 {
+                self.filtered(index + 1)
+            } else {
+                here
+            };
             out.push(here + (next - here) * fraction);
             self.produced += 1;
         }
@@ -202,7 +236,11 @@ impl Resampler {
     /// The filter's output at absolute input index `index` (its newest tap on that sample).
     fn filtered(&self, index: i64) -> f32 {
         let newest = (index - self.start) as usize;
-        self.taps.iter().enumerate().map(|(k, tap)| tap * self.history[newest - k]).sum()
+        self.taps
+            .iter()
+            .enumerate()
+            .map(|(k, tap)| tap * self.history[newest - k])
+            .sum()
     }
 }
 
@@ -287,19 +325,32 @@ fn tempo(envelope: &[f32]) -> Option<f64> {
     // One lag beyond each end of the range, for the interpolation around a peak at its edge.
     let min_lag = (60.0 * fps / MAX_BPM).floor() as usize;
     let max_lag = (60.0 * fps / MIN_BPM).ceil() as usize;
+    // At least four periods of the slowest tempo (4 s).
     if envelope.len() < 4 * max_lag {
         return None;
     }
+    // Smooth with a triangle five frames (58 ms) wide: a beat falls between frames, and a pulse
+    // wider than that correlates nearly as well with itself shifted by a fraction of a frame, so
+    // the lags either side of a fractional period do not lose to a multiple of it that is whole.
+    let smoothed: Vec<f64> = (0..envelope.len())
+        .map(|i| {
+            let (from, to) = (i.saturating_sub(2), (i + 3).min(envelope.len()));
+            (from..to)
+                .map(|j| f64::from(envelope[j]) * (3 - i.abs_diff(j)) as f64)
+                .sum::<f64>()
+                / 9.0
+        })
+        .collect();
     // Subtract the mean over the surrounding second: what repeats is the beat, not loudness.
     let half = (fps / 2.0) as usize;
-    let mut prefix = vec![0.0f64; envelope.len() + 1];
-    for (i, &e) in envelope.iter().enumerate() {
-        prefix[i + 1] = prefix[i] + f64::from(e);
+    let mut prefix = vec![0.0; smoothed.len() + 1];
+    for (i, e) in smoothed.iter().enumerate() {
+        prefix[i + 1] = prefix[i] + e;
     }
-    let detrended: Vec<f64> = (0..envelope.len())
+    let detrended: Vec<f64> = (0..smoothed.len())
         .map(|i| {
-            let (from, to) = (i.saturating_sub(half), (i + half + 1).min(envelope.len()));
-            f64::from(envelope[i]) - (prefix[to] - prefix[from]) / (to - from) as f64
+            let (from, to) = (i.saturating_sub(half), (i + half + 1).min(smoothed.len()));
+            smoothed[i] - (prefix[to] - prefix[from]) / (to - from) as f64
         })
         .collect();
     let n = detrended.len();
@@ -323,20 +374,25 @@ fn tempo(envelope: &[f32]) -> Option<f64> {
         let score = |i: usize| correlation[i] * prior(min_lag + i);
         score(i).total_cmp(&score(j))
     })?;
-    // Chance alone reaches about 1/sqrt(n) on an envelope of noise; ask for four times that.
-    if correlation[best] < MIN_BEAT_STRENGTH.max(4.0 / (n as f64).sqrt()) {
+    // On noise the highest peak shrinks as 1/sqrt(n) (up to 2.4/sqrt(n) measured, 4.6 when the
+    // noise swells and fades): a short envelope must correlate more to show a beat.
+    if correlation[best] < MIN_BEAT_STRENGTH.max(6.0 / (n as f64).sqrt()) {
         return None;
     }
     // The peak between lags, from the parabola through it and its neighbours.
     let (left, middle, right) = (correlation[best - 1], correlation[best], correlation[best + 1]);
     let curvature = left - 2.0 * middle + right;
-    let shift = if curvature < 0.0 { 0.5 * (left - right) / curvature } else { 0.0 };
+    let shift = if curvature < 0.0 {
+        0.5 * (left - right) / curvature
+    } else {
+        0.0
+    };
     Some(bpm_of((min_lag + best) as f64 + shift))
 }
 
 /// Chroma per frame: the strongest magnitude within each semitone from A1 to B6, summed by pitch
 /// class. The maximum, not the sum, so that a high note (whose semitone spans more FFT bins) weighs
-/// no more than a low one, and noise gives a flat chroma.
+/// no more than a low one, and noise gives a nearly flat chroma.
 struct Chroma {
     /// FFT bin range and pitch class (0 = C) of each semitone.
     semitones: Vec<(std::ops::Range<usize>, usize)>,
@@ -361,13 +417,19 @@ impl Chroma {
                 (low..high.max(low + 1), note as usize % 12)
             })
             .collect();
-        Chroma { semitones, total: [0.0; 12], frames: 0, previous: [0.0; 12], print: Vec::new() }
+        Chroma {
+            semitones,
+            total: [0.0; 12],
+            frames: 0,
+            previous: [0.0; 12],
+            print: Vec::new(),
+        }
     }
 
     fn frame(&mut self, magnitudes: &[f32]) {
         let mut chroma = [0.0f32; 12];
         for (bins, class) in &self.semitones {
-            chroma[*class] += magnitudes[bins.clone()].iter().fold(0.0, |a, &b| a.max(b));
+            chroma[*class] += magnitudes[bins.clone()].iter().fold(0.0f32, |a, &b| a.max(b));
         }
         for (total, &c) in self.total.iter_mut().zip(&chroma) {
             *total += f64::from(c);
@@ -376,7 +438,11 @@ impl Chroma {
         if self.print.len() < PRINT_FRAMES {
             let norm = chroma.iter().map(|c| c * c).sum::<f32>().sqrt();
             // A silent frame is all zeros rather than amplified noise.
-            let normalized = if norm > 1e-4 { chroma.map(|c| c / norm) } else { [0.0; 12] };
+            let normalized = if norm > 1e-4 {
+                chroma.map(|c| c / norm)
+            } else {
+                [0.0; 12]
+            };
             self.print.push(print_code(&normalized, &self.previous));
             self.previous = normalized;
         }
@@ -394,17 +460,28 @@ fn print_code(chroma: &[f32; 12], previous: &[f32; 12]) -> u32 {
         let was = previous[band] - previous[next];
         code |= u32::from(chroma[band] - chroma[next] > was) << (12 + band);
     }
-    for band in 0..8 {
-        code |= u32::from(chroma[band] > previous[band]) << (24 + band);
+    // The same two questions for four groups of three pitch classes: coarser, so steadier.
+    let group = |c: &[f32; 12], g: usize| c[3 * g] + c[3 * g + 1] + c[3 * g + 2];
+    for g in 0..4 {
+        let next = (g + 1) % 4;
+        code |= u32::from(group(chroma, g) > group(chroma, next)) << (24 + g);
+        let was = group(previous, g) - group(previous, next);
+        code |= u32::from(group(chroma, g) - group(chroma, next) > was) << (28 + g);
     }
     code
 }
 
 /// The Krumhansl–Schmuckler key of a chroma total: the rotated major or minor profile that
-/// correlates best with it.
+/// correlates best with it. None for silence and for a chroma too flat to name a key (noise).
 fn key(total: &[f64; 12], frames: usize) -> Option<(u8, bool)> {
-    let sum: f64 = total.iter().sum();
-    if frames == 0 || sum / (frames as f64) < MIN_TONAL_LEVEL {
+    let mean = total.iter().sum::<f64>() / 12.0;
+    if frames == 0 || 12.0 * mean / (frames as f64) < MIN_TONAL_LEVEL {
+        return None;
+    }
+    let (lowest, highest) = total
+        .iter()
+        .fold((f64::MAX, 0.0f64), |(lo, hi), &c| (lo.min(c), hi.max(c)));
+    if (highest - lowest) / mean < MIN_CHROMA_CONTRAST {
         return None;
     }
     let mut best = None;
@@ -431,7 +508,7 @@ fn pearson(a: &[f64; 12], b: &[f64; 12]) -> f64 {
         aa += (x - mean_a) * (x - mean_a);
         bb += (y - mean_b) * (y - mean_b);
     }
-    if aa == 0.0 { 0.0 } else { ab / (aa * bb).sqrt() }
+    ab / (aa * bb).sqrt()
 }
 
 #[cfg(test)]
@@ -444,33 +521,49 @@ mod tests {
     struct Noise(u64);
 
     impl Noise {
-        fn next(&mut self) -> f32 {
+        fn word(&mut self) -> u32 {
             self.0 ^= self.0 << 13;
             self.0 ^= self.0 >> 7;
             self.0 ^= self.0 << 17;
-            (self.0 >> 40) as f32 / (1u64 << 23) as f32 - 1.0
+            (self.0 >> 32) as u32
+        }
+
+        fn next(&mut self) -> f32 {
+            (self.word() >> 8) as f32 / (1u32 << 23) as f32 - 1.0
+        }
+
+        fn signal(&mut self, amplitude: f32, len: usize) -> Vec<f32> {
+            (0..len).map(|_| amplitude * self.next()).collect()
         }
     }
 
-    fn analyse(samples: &[f32], chunk: usize) -> Analysis {
-        let mut analyzer = Analyzer::new(SR);
+    fn analyse_at(rate: u32, samples: &[f32], chunk: usize) -> Analysis {
+        let mut analyzer = Analyzer::new(rate);
         for part in samples.chunks(chunk) {
             analyzer.push(part);
         }
         analyzer.finish()
     }
 
-    /// `seconds` of clicks at `bpm`: 20 ms decaying bursts of noise, or of a 1 kHz tone.
-    fn click_track(bpm: f64, seconds: f64, tone: bool) -> Vec<f32> {
-        let mut samples = vec![0.0f32; (seconds * f64::from(SR)) as usize];
+    fn analyse(samples: &[f32], chunk: usize) -> Analysis {
+        analyse_at(SR, samples, chunk)
+    }
+
+    /// `seconds` of clicks at `bpm`: 20 ms bursts decaying in 5 ms, of noise or of a 1 kHz tone.
+    fn click_track(rate: u32, bpm: f64, seconds: f64, tone: bool) -> Vec<f32> {
+        let mut samples = vec![0.0f32; (seconds * f64::from(rate)) as usize];
         let mut noise = Noise(0x9e37_79b9_7f4a_7c15);
-        let period = 60.0 / bpm * f64::from(SR);
-        let burst = SR as usize / 50;
+        let period = 60.0 / bpm * f64::from(rate);
+        let burst = rate as usize / 50;
         let mut beat = 0.0;
         while (beat as usize) + burst < samples.len() {
             for i in 0..burst {
-                let t = i as f32 / SR as f32;
-                let carrier = if tone { (2.0 * std::f32::consts::PI * 1000.0 * t).sin() } else { noise.next() };
+                let t = i as f32 / rate as f32;
+                let carrier = if tone {
+                    (2.0 * std::f32::consts::PI * 1000.0 * t).sin()
+                } else {
+                    noise.next()
+                };
                 samples[beat as usize + i] += 0.8 * carrier * (-t / 0.005).exp();
             }
             beat += period;
@@ -478,14 +571,24 @@ mod tests {
         samples
     }
 
-    /// Four chords of `seconds` each, every note a tone with four harmonics (a soft sawtooth).
-    fn chords(progression: &[[f64; 3]], seconds: f64) -> Vec<f32> {
+    fn assert_tempo(rate: u32, bpm: f64, tone: bool) {
+        let found = analyse_at(rate, &click_track(rate, bpm, 30.0, tone), 4096).tempo_bpm;
+        let found = found.unwrap_or_else(|| panic!("no tempo for {bpm} BPM at {rate} Hz"));
+        assert!(
+            (found - bpm).abs() < 2.0,
+            "{found} BPM found for {bpm} BPM at {rate} Hz (tone: {tone})"
+        );
+    }
+
+    /// Chords of five seconds each, every note four harmonics (a soft sawtooth), as MIDI notes.
+    fn chords(progression: &[[f64; 3]]) -> Vec<f32> {
+        let seconds = 5.0;
         let per_chord = (seconds * f64::from(SR)) as usize;
         let mut samples = Vec::with_capacity(per_chord * progression.len());
         for notes in progression {
             for i in 0..per_chord {
                 let t = i as f64 / f64::from(SR);
-                // A short fade in and out, so chord changes do not click.
+                // A 20 ms fade in and out, so that chord changes do not click.
                 let envelope = (t / 0.02).min((seconds - t) / 0.02).min(1.0);
                 let mut value = 0.0;
                 for &note in notes {
@@ -501,38 +604,156 @@ mod tests {
         samples
     }
 
-    /// C major: C–F–G–C, as MIDI notes around middle C.
+    /// C major: C–F–G–C around middle C.
     fn c_major() -> Vec<f32> {
-        chords(&[[60.0, 64.0, 67.0], [60.0, 65.0, 69.0], [59.0, 62.0, 67.0], [60.0, 64.0, 67.0]], 5.0)
+        chords(&[
+            [60.0, 64.0, 67.0],
+            [60.0, 65.0, 69.0],
+            [59.0, 62.0, 67.0],
+            [60.0, 64.0, 67.0],
+        ])
     }
 
     /// A minor: Am–Dm–E–Am.
     fn a_minor() -> Vec<f32> {
-        chords(&[[57.0, 60.0, 64.0], [57.0, 62.0, 65.0], [56.0, 59.0, 64.0], [57.0, 60.0, 64.0]], 5.0)
+        chords(&[
+            [57.0, 60.0, 64.0],
+            [57.0, 62.0, 65.0],
+            [56.0, 59.0, 64.0],
+            [57.0, 60.0, 64.0],
+        ])
     }
 
-    /// F# major, a tritone away from C: F#–B–C#–F#.
+    /// F♯ major (F♯–B–C♯–F♯), a tritone away from C major: hardly a note in common.
     fn f_sharp_major() -> Vec<f32> {
-        chords(&[[66.0, 70.0, 73.0], [66.0, 71.0, 75.0], [65.0, 68.0, 73.0], [66.0, 70.0, 73.0]], 5.0)
+        chords(&[
+            [66.0, 70.0, 73.0],
+            [66.0, 71.0, 75.0],
+            [65.0, 68.0, 73.0],
+            [66.0, 70.0, 73.0],
+        ])
     }
 
     #[test]
-    fn debug_values() {
-        let c = analyse(&c_major(), 1 << 20);
-        let mut noise = Noise(7);
-        let noisy: Vec<f32> = c_major().iter().map(|s| s + 0.02 * noise.next()).collect();
-        let n = analyse(&noisy, 1 << 20);
-        let f = analyse(&f_sharp_major(), 1 << 20);
-        let a = analyse(&a_minor(), 1 << 20);
-        eprintln!("noise {}", soundprint_distance(&c.soundprint, &n.soundprint));
-        eprintln!("f# {}", soundprint_distance(&c.soundprint, &f.soundprint));
-        eprintln!("am {}", soundprint_distance(&c.soundprint, &a.soundprint));
-        eprintln!("{:?} {:?} {:?}", c.key, a.key, f.key);
-        for bpm in [120.0, 97.0, 150.0] {
-            eprintln!("{bpm} {:?} {:?}", analyse(&click_track(bpm, 30.0, false), 1 << 20).tempo_bpm, analyse(&click_track(bpm, 30.0, true), 1 << 20).tempo_bpm);
+    fn tempo_of_click_tracks_at_120_bpm() {
+        assert_tempo(SR, 120.0, false);
+        assert_tempo(SR, 120.0, true);
+    }
+
+    #[test]
+    fn tempo_of_click_tracks_at_97_bpm() {
+        assert_tempo(SR, 97.0, false);
+        assert_tempo(SR, 97.0, true);
+    }
+
+    #[test]
+    fn tempo_of_click_tracks_at_150_bpm() {
+        // Half of 150 BPM is in range too, and repeats as well: the prior must pick 150.
+        assert_tempo(SR, 150.0, false);
+        assert_tempo(SR, 150.0, true);
+    }
+
+    #[test]
+    fn tempo_at_other_sample_rates() {
+        // 48 kHz resamples by a ratio that is not whole; 8 kHz interpolates upwards.
+        assert_tempo(48000, 128.0, false);
+        assert_tempo(8000, 90.0, true);
+    }
+
+    #[test]
+    fn too_short_for_a_tempo() {
+        assert_eq!(analyse(&click_track(SR, 120.0, 3.0, false), 4096).tempo_bpm, None);
+    }
+
+    #[test]
+    fn silence_has_no_tempo_and_no_key() {
+        let analysis = analyse(&vec![0.0; 20 * SR as usize], 4096);
+        assert_eq!(analysis.tempo_bpm, None);
+        assert_eq!(analysis.key, None);
+        // Still a print, of silent frames (about 8 a second).
+        assert_eq!(
+            analysis.soundprint.len(),
+            (20 * 11025 - CHROMA_WINDOW) / CHROMA_HOP + 1
+        );
+        assert!(analysis.soundprint.iter().all(|&code| code == 0));
+    }
+
+    #[test]
+    fn noise_has_no_tempo_and_no_key() {
+        let analysis = analyse(&Noise(3).signal(0.3, 20 * SR as usize), 4096);
+        assert_eq!(analysis.tempo_bpm, None);
+        assert_eq!(analysis.key, None);
+    }
+
+    #[test]
+    fn key_of_c_major_chords() {
+        let samples = c_major();
+        let whole = analyse(&samples, samples.len());
+        assert_eq!(whole.key, Some((0, true)));
+        assert_eq!(analyse(&samples, 1000), whole);
+    }
+
+    #[test]
+    fn key_of_a_minor_chords() {
+        let samples = a_minor();
+        let whole = analyse(&samples, samples.len());
+        assert_eq!(whole.key, Some((9, false)));
+        assert_eq!(analyse(&samples, 777), whole);
+    }
+
+    #[test]
+    fn soundprint_of_the_same_audio_is_identical() {
+        let samples = c_major();
+        let print = analyse(&samples, samples.len()).soundprint;
+        assert_eq!(print.len(), (20 * 11025 - CHROMA_WINDOW) / CHROMA_HOP + 1);
+        assert_eq!(analyse(&samples, 1000).soundprint, print);
+        assert_eq!(soundprint_distance(&print, &print), 0.0);
+    }
+
+    #[test]
+    fn soundprint_survives_light_noise() {
+        let clean = c_major();
+        let noisy: Vec<f32> = clean
+            .iter()
+            .zip(Noise(7).signal(0.02, clean.len()))
+            .map(|(s, n)| s + n)
+            .collect();
+        let distance = soundprint_distance(
+            &analyse(&clean, 4096).soundprint,
+            &analyse(&noisy, 4096).soundprint,
+        );
+        assert!(distance < 0.2, "distance {distance}");
+    }
+
+    #[test]
+    fn soundprints_of_different_audio_are_far_apart() {
+        let c = analyse(&c_major(), 4096).soundprint;
+        for (name, other) in [("F# major", f_sharp_major()), ("A minor", a_minor())] {
+            let distance = soundprint_distance(&c, &analyse(&other, 4096).soundprint);
+            assert!(distance > 0.35, "C major to {name}: distance {distance}");
         }
-        let mut noise = Noise(3);
-        let white: Vec<f32> = (0..SR * 20).map(|_| 0.3 * noise.next()).collect();
-        eprintln!("white {:?}", analyse(&white, 1 << 20));
+    }
+
+    #[test]
+    fn soundprint_covers_the_first_two_minutes() {
+        // At the analysis rate nothing is filtered, which keeps this long input cheap.
+        let tone: Vec<f32> = (0..130 * 11025).map(|i| (i as f32 * 0.25).sin() * 0.5).collect();
+        let analysis = analyse_at(11025, &tone, 8192);
+        assert_eq!(analysis.soundprint.len(), PRINT_FRAMES);
+        assert!(analysis.key.is_some());
+    }
+
+    #[test]
+    fn soundprint_distance_finds_the_best_alignment() {
+        let mut noise = Noise(11);
+        let print: Vec<u32> = (0..200).map(|_| noise.word()).collect();
+        let random: Vec<u32> = (0..200).map(|_| noise.word()).collect();
+        // An excerpt from the middle matches exactly wherever it starts.
+        assert_eq!(soundprint_distance(&print, &print[50..150]), 0.0);
+        assert_eq!(soundprint_distance(&print[50..150], &print), 0.0);
+        let unrelated = soundprint_distance(&print, &random);
+        // Below 0.5: the best of some 300 alignments, each of 3200 to 6400 bits.
+        assert!((0.45..0.5).contains(&unrelated), "distance {unrelated}");
+        assert_eq!(soundprint_distance(&print, &[]), 1.0);
     }
 }

@@ -10,13 +10,12 @@
 //! adding the queue hop and polling). `DRIVE_BENCH_JOBS_GIB` sets the big file (default 8).
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use drive_tests::{TestApp, TestUser, env, raw_store};
-use serde_json::{Value, json};
+use drive_tests::bench::{add_file, median, timed, timed_job};
+use drive_tests::{TestApp, env};
+use serde_json::json;
 use tokio::io::AsyncWriteExt;
-use uuid::Uuid;
 
 const MIB: u64 = 1024 * 1024;
 
@@ -36,79 +35,6 @@ async fn write_noise(path: &Path, len: u64) {
     }
     file.set_len(len).await.unwrap();
     file.sync_all().await.unwrap();
-}
-
-/// Puts a local file in the store under the user's key and records it through `/insert-file`.
-async fn add_file(app: &TestApp, user: &TestUser, path: &Path, kind: &str, mime: &str) -> Uuid {
-    let name = path.file_name().unwrap().to_str().unwrap();
-    let key = user.key(name);
-    let size = std::fs::metadata(path).unwrap().len();
-    raw_store()
-        .await
-        .put_object()
-        .bucket(&app.private_bucket)
-        .key(&key)
-        .content_length(size as i64)
-        .body(aws_sdk_s3::primitives::ByteStream::from_path(path).await.unwrap())
-        .send()
-        .await
-        .unwrap();
-    let inserted = app
-        .call(
-            user,
-            "/insert-file",
-            Some(json!({ "type": kind, "fileName": name, "fileSize": size, "objectKey": key, "mimeType": mime })),
-        )
-        .await;
-    assert_eq!(inserted.status, 200, "{}", inserted.body);
-    inserted.body["id"].as_str().unwrap().parse().unwrap()
-}
-
-/// Runs a job; answers (its own run time, end-to-end time, the job).
-async fn timed_job(app: &TestApp, user: &TestUser, body: Value) -> (f64, f64, Value) {
-    let start = Instant::now();
-    let job = app.create_job(user, body).await;
-    let job = loop {
-        let now = app.job(user, &job["id"]).await;
-        if now["state"] != "queued" && now["state"] != "running" {
-            break now;
-        }
-        tokio::time::sleep(Duration::from_millis(5)).await;
-    };
-    let end_to_end = start.elapsed().as_secs_f64();
-    assert_eq!(job["state"], "done", "{job}");
-    let time = |f: &str| chrono::DateTime::parse_from_rfc3339(job[f].as_str().unwrap()).unwrap();
-    let own = (time("endTime") - time("startTime")).num_microseconds().unwrap() as f64 / 1e6;
-    (own, end_to_end, job)
-}
-
-/// Runs a command; answers its wall time.
-fn timed(program: &str, args: &[&str]) -> f64 {
-    let start = Instant::now();
-    let out = Command::new(program)
-        .args(args)
-        .output()
-        .unwrap_or_else(|e| panic!("{program}: {e}"));
-    assert!(
-        out.status.success(),
-        "{program} {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    start.elapsed().as_secs_f64()
-}
-
-/// The median of `n` runs of `f`.
-async fn median<F, Fut>(n: usize, mut f: F) -> (f64, f64)
-where
-    F: FnMut() -> Fut,
-    Fut: std::future::Future<Output = (f64, f64)>,
-{
-    let mut runs = Vec::new();
-    for _ in 0..n {
-        runs.push(f().await);
-    }
-    runs.sort_by(|a, b| a.0.total_cmp(&b.0));
-    runs[n / 2]
 }
 
 fn row(what: &str, peer: &str, peer_s: f64, own: f64, end_to_end: f64) {

@@ -17,6 +17,7 @@ use serde_json::{Value, json};
 use sqlx::{Connection, PgConnection};
 use uuid::Uuid;
 
+pub mod bench;
 pub mod media;
 pub mod proxy;
 

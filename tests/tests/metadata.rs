@@ -220,6 +220,41 @@ async fn a_video_shows_its_size_codecs_place_time_and_poster() {
     assert_eq!(ids_found(&app, &user, may).await, vec![id]);
 }
 
+#[tokio::test]
+async fn an_untagged_track_gets_its_tempo_measured_and_a_soundprint() {
+    let (app, user) = with_worker().await;
+    // A click every half second (120 BPM) for 20 s, nothing in the tags.
+    let clicks = ffmpeg(
+        &[
+            "-f",
+            "lavfi",
+            "-i",
+            "aevalsrc='if(lt(mod(t,0.5),0.012),0.8*sin(2*PI*1000*t),0)':s=44100:d=20",
+            "-c:a",
+            "pcm_s16le",
+        ],
+        "wav",
+    );
+    let id = app
+        .upload(&user, "clicks.wav", "Audio", "audio/wav", clicks)
+        .await;
+    let file = read_back(&app, &user, id).await;
+    assert_eq!(file["metadataState"], "read", "{file}");
+    assert!(approx(&file["tempo"], 120.0, 2.0), "tempo {}", file["tempo"]);
+    assert!(approx(&file["duration"], 20.0, 0.05), "{file}");
+    assert!(file["artworkId"].is_null(), "{file}");
+
+    let mut db = app.db().await;
+    let frames: Option<i32> =
+        sqlx::query_scalar("select array_length(soundprint, 1) from files where id = $1")
+            .bind(id)
+            .fetch_one(&mut db)
+            .await
+            .unwrap();
+    // Frames of about 124 ms over 20 s.
+    assert!(frames.is_some_and(|n| (100..=200).contains(&n)), "{frames:?}");
+}
+
 /// A JPEG whose EXIF says it was taken at `time` at `north`, `east` (degrees; negative for
 /// south and west).
 fn photo_with_exif(time: &str, north: f64, east: f64) -> Vec<u8> {

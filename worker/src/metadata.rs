@@ -7,7 +7,10 @@ use chrono::{DateTime, NaiveDateTime, Utc};
 use drive_core::db::files::FileRow;
 use drive_core::db::search::store_metadata;
 use drive_core::file::FileKind;
-use drive_core::metadata::{Location, Metadata, MusicalKey};
+use drive_core::metadata::{Location, Metadata, Mode, MusicalKey};
+use drive_media::analysis::Analyzer;
+use drive_media::av::Input;
+use drive_media::av::jobs::mono_samples;
 use drive_media::av::probe::probe;
 use drive_media::av::{AvError, pictures};
 use drive_media::picture::PictureFormat;
@@ -91,8 +94,31 @@ async fn artwork(
     Ok(saved.map(|row| row.id))
 }
 
+/// Rate the sound is decoded at for analysis: the analyzer works below 11 kHz.
+const ANALYSIS_RATE: u32 = 22_050;
+
 fn facts(kind: FileKind, location: &str, head: &[u8]) -> Result<Metadata, AvError> {
     let probed = probe(location)?;
+    // Tempo, key and soundprint come from the sound of audio files: tags win for tempo and key.
+    let heard = if kind == FileKind::Audio {
+        let mut analyzer = Analyzer::new(ANALYSIS_RATE);
+        mono_samples(
+            Input::whole(location),
+            ANALYSIS_RATE,
+            &mut |s| analyzer.push(s),
+            &mut |_| {},
+        )?;
+        Some(analyzer.finish())
+    } else {
+        None
+    };
+    let measured_key = heard
+        .as_ref()
+        .and_then(|h| h.key)
+        .map(|(pitch, major)| MusicalKey {
+            pitch,
+            mode: Some(if major { Mode::Major } else { Mode::Minor }),
+        });
     let photo = taken::read(head);
     let recorded = photo
         .time
@@ -107,14 +133,15 @@ fn facts(kind: FileKind, location: &str, head: &[u8]) -> Result<Metadata, AvErro
         genre: probed.genre,
         taken_time: recorded,
         duration_seconds: probed.duration.filter(|_| kind != FileKind::Image),
-        tempo_bpm: probed.tempo,
-        key: probed.key.as_deref().and_then(MusicalKey::parse),
+        tempo_bpm: probed.tempo.or(heard.as_ref().and_then(|h| h.tempo_bpm)),
+        key: probed.key.as_deref().and_then(MusicalKey::parse).or(measured_key),
         location: place.map(|(latitude, longitude)| Location { latitude, longitude }),
         width: probed.width.and_then(|w| i32::try_from(w).ok()),
         height: probed.height.and_then(|h| i32::try_from(h).ok()),
         video_codec: probed.video_codec.filter(|_| kind != FileKind::Image),
         audio_codec: probed.audio_codec,
-        soundprint: None,
+        // Stored as the bits they are: a code is 32 bits, Postgres has no unsigned integer.
+        soundprint: heard.map(|h| h.soundprint.into_iter().map(|code| code as i32).collect()),
     })
 }
 

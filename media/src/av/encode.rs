@@ -7,7 +7,7 @@ use ffmpeg::util::channel_layout::ChannelLayout;
 use ffmpeg::util::format::{Pixel, Sample};
 use ffmpeg::{Dictionary, Packet, Rational, codec, encoder, format, media};
 
-use super::graph::{AudioShape, Filtered, Outputs, Pipeline};
+use super::graph::{AudioShape, Filtered, Outputs, Pipeline, all_threads};
 use super::{AvError, Input, ffmpeg};
 
 /// A video encoder by FFmpeg's name (`libx264`, `libx265`, `libvpx-vp9`, `gif`) with its
@@ -101,7 +101,9 @@ pub fn transcode(
             let shape = pipeline.video_out().expect("the graph has a picture output");
             written.width = shape.width;
             written.height = shape.height;
-            let mut encoder = codec::context::Context::new_with_codec(codec)
+            let mut context = codec::context::Context::new_with_codec(codec);
+            all_threads(&mut context);
+            let mut encoder = context
                 .encoder()
                 .video()
                 .map_err(|e| AvError::machine("preparing the video encoder", e))?;

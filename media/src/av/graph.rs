@@ -102,14 +102,19 @@ fn origin_of(context: &format::context::Input) -> f64 {
     }
 }
 
-fn threaded(stream: &format::stream::Stream) -> Result<codec::context::Context, AvError> {
-    let mut context = codec::context::Context::from_parameters(stream.parameters())
-        .map_err(|e| AvError::reading("reading the stream's parameters", e))?;
+/// Lets a codec use as many threads as it finds useful (FFmpeg's own default is one).
+pub(crate) fn all_threads(context: &mut codec::context::Context) {
     context.set_threading(codec::threading::Config {
         kind: codec::threading::Type::Frame,
         count: 0,
         ..Default::default()
     });
+}
+
+fn threaded(stream: &format::stream::Stream) -> Result<codec::context::Context, AvError> {
+    let mut context = codec::context::Context::from_parameters(stream.parameters())
+        .map_err(|e| AvError::reading("reading the stream's parameters", e))?;
+    all_threads(&mut context);
     Ok(context)
 }
 

@@ -141,7 +141,7 @@ fn video_target<'a>(path: &'a Path, format: VideoFormat, codec: VideoCodec, soun
             bit_rate: None,
         },
     };
-    let audio = sound.then(|| match format {
+    let audio = sound.then_some(match format {
         VideoFormat::Webm => AudioEncoding {
             encoder: "libopus",
             format: Sample::F32(sample::Type::Packed),

@@ -1,0 +1,325 @@
+//! Audio and video jobs against the `ffmpeg` command line with the same codec settings on the
+//! same input (`scripts/bench av`), and metadata reading against `ffprobe`.
+//!
+//! The peer reads a local file and writes a local file; the job reads its input from the
+//! object store over HTTP (ranged reads) and writes its result back, so its time includes both
+//! transfers. "Job run" is the job's own `startTime` → `endTime`; the ratio is job run / peer,
+//! each the median of three runs.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use drive_tests::bench::{add_file, median, timed, timed_job};
+use drive_tests::{TestApp, TestUser, env};
+use serde_json::{Value, json};
+use uuid::Uuid;
+
+/// The encodings `media::av::jobs` uses, as `ffmpeg` options.
+const H264: &[&str] = &[
+    "-c:v", "libx264", "-preset", "veryfast", "-crf", "23", "-pix_fmt", "yuv420p",
+];
+const AAC: &[&str] = &["-c:a", "aac", "-b:a", "160k", "-ar", "48000", "-ac", "2"];
+const FASTSTART: &[&str] = &["-movflags", "+faststart"];
+
+fn ffmpeg_args<'a>(
+    before_input: &[&'a str],
+    input: &'a str,
+    rest: &[&[&'a str]],
+    output: &'a str,
+) -> Vec<&'a str> {
+    let mut args = vec!["-v", "error", "-y", "-threads", "0"];
+    args.extend_from_slice(before_input);
+    args.extend(["-i", input]);
+    for part in rest {
+        args.extend_from_slice(part);
+    }
+    args.push(output);
+    args
+}
+
+fn peer(args: &[&str]) -> f64 {
+    let mut runs: Vec<f64> = (0..3).map(|_| timed("ffmpeg", args)).collect();
+    runs.sort_by(f64::total_cmp);
+    runs[1]
+}
+
+async fn job(app: &TestApp, user: &TestUser, body: Value) -> (f64, f64) {
+    median(3, || async {
+        let (own, e2e, _) = timed_job(app, user, body.clone()).await;
+        (own, e2e)
+    })
+    .await
+}
+
+fn row(what: &str, peer_s: f64, own: f64, end_to_end: f64) {
+    println!(
+        "| {what} | {peer_s:.2} s | {own:.2} s | {end_to_end:.2} s | {:.2} |",
+        own / peer_s
+    );
+}
+
+/// The seconds the reading of `file` took (its readMetadata job), once it has ended.
+async fn reading_seconds(app: &TestApp, file: Uuid) -> f64 {
+    let mut db = app.db().await;
+    loop {
+        let ended: Option<(String, f64)> = sqlx::query_as(
+            "select state, extract(epoch from ended_at - started_at)::float8 from file_jobs
+             where job_type = 'readMetadata' and $1 = any(input_ids) and ended_at is not null",
+        )
+        .bind(file)
+        .fetch_optional(&mut db)
+        .await
+        .unwrap();
+        if let Some((state, seconds)) = ended {
+            assert_eq!(state, "done");
+            return seconds;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+#[tokio::main(flavor = "multi_thread")]
+async fn main() {
+    let dir = PathBuf::from(env("DRIVE_BENCH_DIR"));
+    let s = |p: &Path| p.to_str().unwrap().to_string();
+    let mut app = TestApp::spawn_with(&[("DRIVE_JOB_MINUTES_PRO", "100000")]).await;
+    app.start_worker(&[("DRIVE_WORKER_CONCURRENCY", "1")]).await;
+    let user = app.user(Some("Pro")).await;
+
+    // 10 s of 1080p25 H.264 with a little noise (so the encoders have work), and stereo AAC;
+    // a minute of stereo WAV.
+    let clip = dir.join("clip.mp4");
+    timed(
+        "ffmpeg",
+        &[
+            "-v",
+            "error",
+            "-y",
+            "-f",
+            "lavfi",
+            "-i",
+            "testsrc2=size=1920x1080:rate=25,noise=alls=12:allf=t",
+            "-f",
+            "lavfi",
+            "-i",
+            "sine=frequency=440:sample_rate=48000",
+            "-t",
+            "10",
+            "-ac",
+            "2",
+            "-c:v",
+            "libx264",
+            "-preset",
+            "fast",
+            "-crf",
+            "20",
+            "-pix_fmt",
+            "yuv420p",
+            "-c:a",
+            "aac",
+            &s(&clip),
+        ],
+    );
+    let song = dir.join("song.wav");
+    timed(
+        "ffmpeg",
+        &[
+            "-v",
+            "error",
+            "-y",
+            "-f",
+            "lavfi",
+            "-i",
+            "sine=frequency=330:sample_rate=48000:duration=60",
+            "-ac",
+            "2",
+            &s(&song),
+        ],
+    );
+    let clip_id = add_file(&app, &user, &clip, "Video", "video/mp4").await;
+    let song_id = add_file(&app, &user, &song, "Audio", "audio/wav").await;
+    let clip_reading = reading_seconds(&app, clip_id).await;
+    let song_reading = reading_seconds(&app, song_id).await;
+
+    println!(
+        "| job (same settings as the peer) | `ffmpeg` | job run | end to end | ratio (job run / ffmpeg) |"
+    );
+    println!("|---|---|---|---|---|");
+    let (clip_s, out) = (s(&clip), dir.join("out"));
+    let out_mp4 = format!("{}.mp4", s(&out));
+    let cases: Vec<(&str, Vec<String>, Value)> = vec![
+        (
+            "proxy 720 of 1080p",
+            owned(ffmpeg_args(
+                &[],
+                &clip_s,
+                &[
+                    &["-vf", "scale=-2:'min(720,trunc(ih/2)*2)'"],
+                    H264,
+                    AAC,
+                    FASTSTART,
+                ],
+                &out_mp4,
+            )),
+            json!({ "jobType": "proxy", "fileIds": [clip_id], "options": { "height": 720 } }),
+        ),
+        (
+            "convert → mp4 HEVC",
+            owned(ffmpeg_args(
+                &[],
+                &clip_s,
+                &[
+                    &[
+                        "-c:v",
+                        "libx265",
+                        "-preset",
+                        "veryfast",
+                        "-crf",
+                        "28",
+                        "-pix_fmt",
+                        "yuv420p",
+                        "-x265-params",
+                        "log-level=error",
+                    ],
+                    AAC,
+                    FASTSTART,
+                ],
+                &out_mp4,
+            )),
+            json!({ "jobType": "convert", "fileIds": [clip_id], "options": { "format": "mp4", "codec": "hevc" } }),
+        ),
+        (
+            "convert → webm (VP9, Opus)",
+            owned(ffmpeg_args(
+                &[],
+                &clip_s,
+                &[
+                    &[
+                        "-c:v",
+                        "libvpx-vp9",
+                        "-crf",
+                        "32",
+                        "-b:v",
+                        "0",
+                        "-deadline",
+                        "realtime",
+                        "-cpu-used",
+                        "8",
+                        "-row-mt",
+                        "1",
+                        "-pix_fmt",
+                        "yuv420p",
+                    ],
+                    &["-c:a", "libopus", "-b:a", "128k", "-ar", "48000", "-ac", "2"],
+                ],
+                &format!("{}.webm", s(&out)),
+            )),
+            json!({ "jobType": "convert", "fileIds": [clip_id], "options": { "format": "webm" } }),
+        ),
+        (
+            "reframe 9:16",
+            owned(ffmpeg_args(
+                &[],
+                &clip_s,
+                &[
+                    &[
+                        "-vf",
+                        "crop='trunc(min(iw,ih*9/16)/2)*2':'trunc(min(ih,iw/(9/16))/2)*2',setsar=1",
+                    ],
+                    H264,
+                    AAC,
+                    FASTSTART,
+                ],
+                &out_mp4,
+            )),
+            json!({ "jobType": "reframe", "fileIds": [clip_id], "options": { "aspect": "9:16" } }),
+        ),
+        (
+            "cut 2–8 s, exact",
+            owned(ffmpeg_args(
+                &["-ss", "2", "-to", "8"],
+                &clip_s,
+                &[H264, AAC, FASTSTART],
+                &out_mp4,
+            )),
+            json!({ "jobType": "cut", "fileIds": [clip_id], "options": { "start": 2, "end": 8, "exact": true } }),
+        ),
+        (
+            "gif, 5 s at 480 px, 12 fps",
+            owned(ffmpeg_args(
+                &["-ss", "1", "-t", "5"],
+                &clip_s,
+                &[&[
+                    "-vf",
+                    "fps=12,scale=480:-2:flags=lanczos,split[a][b];[a]palettegen=stats_mode=diff[p];[b][p]paletteuse=dither=bayer:bayer_scale=3",
+                ]],
+                &format!("{}.gif", s(&out)),
+            )),
+            json!({ "jobType": "gif", "fileIds": [clip_id], "options": { "start": 1, "length": 5, "width": 480, "fps": 12 } }),
+        ),
+        (
+            "extractAudio → mp3",
+            owned(ffmpeg_args(
+                &[],
+                &clip_s,
+                &[&[
+                    "-vn",
+                    "-c:a",
+                    "libmp3lame",
+                    "-b:a",
+                    "192k",
+                    "-ar",
+                    "48000",
+                    "-ac",
+                    "2",
+                ]],
+                &format!("{}.mp3", s(&out)),
+            )),
+            json!({ "jobType": "extractAudio", "fileIds": [clip_id], "options": { "format": "mp3" } }),
+        ),
+        (
+            "convert 60 s WAV → flac",
+            owned(ffmpeg_args(
+                &[],
+                &s(&song),
+                &[&["-c:a", "flac", "-sample_fmt", "s16", "-ar", "48000", "-ac", "2"]],
+                &format!("{}.flac", s(&out)),
+            )),
+            json!({ "jobType": "convert", "fileIds": [song_id], "options": { "format": "flac" } }),
+        ),
+    ];
+    for (what, args, body) in cases {
+        let peer_s = peer(&args.iter().map(String::as_str).collect::<Vec<_>>());
+        let (own, e2e) = job(&app, &user, body).await;
+        row(what, peer_s, own, e2e);
+    }
+
+    println!();
+    println!(
+        "| reading a new file (readMetadata job) | `ffprobe -show_format -show_streams` | job run | ratio |"
+    );
+    println!("|---|---|---|---|");
+    for (what, path, seconds) in [
+        ("10 s 1080p video (+ its poster)", &clip, clip_reading),
+        ("60 s WAV", &song, song_reading),
+    ] {
+        let mut runs: Vec<f64> = (0..3)
+            .map(|_| {
+                timed(
+                    "ffprobe",
+                    &["-v", "error", "-show_format", "-show_streams", &s(path)],
+                )
+            })
+            .collect();
+        runs.sort_by(f64::total_cmp);
+        println!(
+            "| {what} | {:.3} s | {seconds:.3} s | {:.1} |",
+            runs[1],
+            seconds / runs[1]
+        );
+    }
+}
+
+fn owned(args: Vec<&str>) -> Vec<String> {
+    args.into_iter().map(String::from).collect()
+}
