@@ -11,7 +11,7 @@ pub fn ffmpeg(args: &[&str], extension: &str) -> Vec<u8> {
     let dir = tempfile::tempdir().expect("a temporary folder");
     let path = dir.path().join(format!("made.{extension}"));
     let out = Command::new("ffmpeg")
-        .args(["-v", "error", "-y"])
+        .args(["-nostdin", "-v", "error", "-y"])
         .args(args)
         .arg(&path)
         .output()
@@ -26,17 +26,24 @@ pub fn ffmpeg(args: &[&str], extension: &str) -> Vec<u8> {
 
 /// `ffprobe -show_format -show_streams` of `bytes` saved with `extension`, as JSON.
 pub fn ffprobe(bytes: &[u8], extension: &str) -> Value {
+    ffprobe_with(bytes, extension, &[])
+}
+
+/// [`ffprobe`] with `extra` options before the input (like `-count_frames`).
+pub fn ffprobe_with(bytes: &[u8], extension: &str, extra: &[&str]) -> Value {
     let dir = tempfile::tempdir().expect("a temporary folder");
     let path = dir.path().join(format!("probed.{extension}"));
     std::fs::write(&path, bytes).expect("write the file to probe");
     let out = Command::new("ffprobe")
         .args(["-v", "error", "-show_format", "-show_streams", "-of", "json"])
+        .args(extra)
         .arg(&path)
         .output()
         .expect("ffprobe runs");
     assert!(
         out.status.success(),
-        "ffprobe: {}",
+        "ffprobe on a .{extension} of {} bytes: {}",
+        bytes.len(),
         String::from_utf8_lossy(&out.stderr)
     );
     serde_json::from_slice(&out.stdout).expect("ffprobe writes JSON")

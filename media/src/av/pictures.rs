@@ -57,7 +57,11 @@ pub fn cell(picture: &RgbImage, width: u32) -> RgbImage {
 
 /// A picture file as RGB, for a contact sheet of pictures.
 pub fn load(path: &Path) -> Result<RgbImage, AvError> {
-    image::open(path)
+    // By its bytes: the worker keeps inputs under names without extensions.
+    image::ImageReader::open(path)
+        .and_then(|reader| reader.with_guessed_format())
+        .map_err(|e| AvError::machine("opening a picture", e))?
+        .decode()
         .map(|p| p.to_rgb8())
         .map_err(|e| AvError::Input(format!("the picture could not be read: {e}")))
 }
