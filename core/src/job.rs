@@ -765,7 +765,9 @@ pub struct Convert {
     pub format: MediaFormat,
     /// Pictures: the longer edge at most this many pixels (never enlarged); 16 to 20000.
     pub max_edge: Option<u32>,
-    /// mp4 and mov: h264 (default) or hevc; webm is always VP9 with Opus.
+    /// mp4 and mov: h264 (default) or hevc; webm is always VP9 with Opus. Left out of the
+    /// stored settings when not given, as it means nothing for pictures and audio.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub codec: Option<VideoCodec>,
 }
 

@@ -292,11 +292,12 @@ fn stills_probes_reframes_and_strips() {
     assert!((duration(&probed) - 2.0).abs() < 0.1);
 
     let webm = out(dir.path(), "c.webm");
-    jobs::convert_video(
+    jobs::encode_video(
         &video,
+        "",
+        "",
         VideoFormat::Webm,
         VideoCodec::H264,
-        "",
         &webm,
         &mut |_| {},
     )

@@ -550,6 +550,21 @@ pub fn bytes(len: usize, seed: u8) -> Vec<u8> {
         .collect()
 }
 
+/// Deterministic pseudo-random bytes that nothing can compress or parse.
+pub fn noise(len: usize, seed: u64) -> Vec<u8> {
+    let mut state = seed
+        .wrapping_mul(6364136223846793005)
+        .wrapping_add(1442695040888963407);
+    (0..len)
+        .map(|_| {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (state >> 33) as u8
+        })
+        .collect()
+}
+
 /// A raw S3 client on the run's store, for what only an operator (or an attacker holding
 /// store credentials) could do, such as planting a part of the wrong size.
 pub async fn raw_store() -> aws_sdk_s3::Client {
@@ -568,4 +583,31 @@ pub async fn raw_store() -> aws_sdk_s3::Client {
         .force_path_style(true)
         .build();
     aws_sdk_s3::Client::from_conf(config)
+}
+
+/// Asserts a job ended done, with no error.
+#[track_caller]
+pub fn assert_done(job: &Value) {
+    assert_eq!(job["state"], "done", "{job}");
+    assert_eq!(job["error"], Value::Null, "{job}");
+}
+
+/// The files a job made: (id, name), in order.
+pub fn made(job: &Value) -> Vec<(String, String)> {
+    job["files"]
+        .as_array()
+        .expect("files")
+        .iter()
+        .map(|f| {
+            (
+                f["id"].as_str().unwrap().to_string(),
+                f["fileName"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+/// The names of the files a job made, in order.
+pub fn names(job: &Value) -> Vec<String> {
+    made(job).into_iter().map(|(_, name)| name).collect()
 }

@@ -24,6 +24,37 @@ pub fn ffmpeg(args: &[&str], extension: &str) -> Vec<u8> {
     std::fs::read(&path).expect("ffmpeg wrote its output")
 }
 
+/// An mp4 of `seconds` of the lavfi video `source` (its size and rate in it, like
+/// `testsrc2=size=320x240:rate=25`): H.264 with a keyframe every 25 frames, and a 440 Hz tone in
+/// AAC; `extra` goes before the output (`-metadata title=…`).
+pub fn video_of(source: &str, seconds: f64, extra: &[&str]) -> Vec<u8> {
+    let seconds = seconds.to_string();
+    let mut args = vec![
+        "-f",
+        "lavfi",
+        "-i",
+        source,
+        "-f",
+        "lavfi",
+        "-i",
+        "sine=frequency=440:sample_rate=48000",
+        "-t",
+        &seconds,
+        "-c:v",
+        "libx264",
+        "-preset",
+        "ultrafast",
+        "-pix_fmt",
+        "yuv420p",
+        "-g",
+        "25",
+        "-c:a",
+        "aac",
+    ];
+    args.extend(extra);
+    ffmpeg(&args, "mp4")
+}
+
 /// `ffprobe -show_format -show_streams` of `bytes` saved with `extension`, as JSON.
 pub fn ffprobe(bytes: &[u8], extension: &str) -> Value {
     ffprobe_with(bytes, extension, &[])

@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use drive_tests::media::{duration, ffmpeg, ffprobe as probe, ffprobe_with as probe_with};
+use drive_tests::media::{duration, ffmpeg, ffprobe as probe, ffprobe_with as probe_with, video_of};
 use drive_tests::*;
 use image::{Rgb, RgbImage};
 use serde_json::{Value, json};
@@ -48,63 +48,9 @@ fn text(path: &Path) -> &str {
 
 // ---- making inputs ----
 
-/// An mp4 of `seconds` of a moving test picture of `size` (like "320x240") at 25 frames a
-/// second, a keyframe every second, with a 440 Hz tone in AAC; `extra` goes before the output.
+/// An mp4 of `seconds` of a moving test picture of `size` (like "320x240"); see [`video_of`].
 fn video(size: &str, seconds: f64, extra: &[&str]) -> Vec<u8> {
-    let picture = format!("testsrc2=size={size}:rate=25");
-    let seconds = seconds.to_string();
-    let mut args = vec![
-        "-f",
-        "lavfi",
-        "-i",
-        &picture,
-        "-f",
-        "lavfi",
-        "-i",
-        "sine=frequency=440:sample_rate=48000",
-        "-t",
-        &seconds,
-        "-c:v",
-        "libx264",
-        "-preset",
-        "ultrafast",
-        "-pix_fmt",
-        "yuv420p",
-        "-g",
-        "25",
-        "-c:a",
-        "aac",
-    ];
-    args.extend(extra);
-    ffmpeg(&args, "mp4")
-}
-
-/// An mp4 of a still picture drawn by the lavfi `source` (its size and rate given), with sound.
-fn drawn_video(source: &str, seconds: f64) -> Vec<u8> {
-    let seconds = seconds.to_string();
-    ffmpeg(
-        &[
-            "-f",
-            "lavfi",
-            "-i",
-            source,
-            "-f",
-            "lavfi",
-            "-i",
-            "sine=frequency=440:sample_rate=48000",
-            "-t",
-            &seconds,
-            "-c:v",
-            "libx264",
-            "-preset",
-            "ultrafast",
-            "-pix_fmt",
-            "yuv420p",
-            "-c:a",
-            "aac",
-        ],
-        "mp4",
-    )
+    video_of(&format!("testsrc2=size={size}:rate=25"), seconds, extra)
 }
 
 /// `seconds` of a 440 Hz tone (stereo, 48 kHz) through the audio filters `filters`, in the
@@ -126,21 +72,6 @@ fn tone(seconds: f64, filters: &str, ext: &str, extra: &[&str]) -> Vec<u8> {
     }
     args.extend(extra);
     ffmpeg(&args, ext)
-}
-
-/// Deterministic pseudo-random bytes.
-fn noise(len: usize, seed: u64) -> Vec<u8> {
-    let mut state = seed
-        .wrapping_mul(6364136223846793005)
-        .wrapping_add(1442695040888963407);
-    (0..len)
-        .map(|_| {
-            state = state
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (state >> 33) as u8
-        })
-        .collect()
 }
 
 // ---- reading results ----
@@ -310,12 +241,6 @@ fn assert_near(actual: f64, expected: f64, tolerance: f64, what: &str) {
     );
 }
 
-#[track_caller]
-fn assert_done(job: &Value) {
-    assert_eq!(job["state"], "done", "{job}");
-    assert_eq!(job["error"], Value::Null, "{job}");
-}
-
 /// Asserts a job failed with a readable error of its own (naming `file` when given) and made
 /// nothing.
 #[track_caller]
@@ -331,25 +256,6 @@ fn assert_failed(job: &Value, file: Option<&str>) -> String {
     }
     assert_eq!(made(job).len(), 0, "{job}");
     error
-}
-
-/// The files a job made: (id, name), in order.
-fn made(job: &Value) -> Vec<(String, String)> {
-    job["files"]
-        .as_array()
-        .expect("files")
-        .iter()
-        .map(|f| {
-            (
-                f["id"].as_str().unwrap().to_string(),
-                f["fileName"].as_str().unwrap().to_string(),
-            )
-        })
-        .collect()
-}
-
-fn names(job: &Value) -> Vec<String> {
-    made(job).into_iter().map(|(_, name)| name).collect()
 }
 
 fn extension(name: &str) -> &str {
@@ -634,9 +540,10 @@ async fn shrink_lands_under_the_target_or_fails_when_it_cannot() {
 async fn reframe_crops_the_middle_and_rotates_clockwise() {
     let (app, user) = with_worker().await;
     // Black with its left half white.
-    let half = drawn_video(
+    let half = video_of(
         "color=c=black:size=640x360:rate=25,drawbox=x=0:y=0:w=320:h=360:color=white:t=fill",
         1.0,
+        &[],
     );
     let clip = media(&app, &user, "half.mp4", half).await;
     let jobs = run_all(
@@ -688,7 +595,7 @@ async fn reframe_crops_the_middle_and_rotates_clockwise() {
 async fn gif_and_burn_in_make_what_was_asked() {
     let (app, user) = with_worker().await;
     let clip = media(&app, &user, "clip.mp4", video("320x240", 4.0, &[])).await;
-    let plain_bytes = drawn_video("color=c=0x203040:size=320x240:rate=25", 2.0);
+    let plain_bytes = video_of("color=c=0x203040:size=320x240:rate=25", 2.0, &[]);
     let plain = media(&app, &user, "plain.mp4", plain_bytes.clone()).await;
     let jobs = run_all(
         &app,

@@ -37,21 +37,6 @@ fn jpeg(picture: &RgbImage, quality: u8) -> Vec<u8> {
     out
 }
 
-/// Deterministic pseudo-random bytes.
-fn noise(len: usize, seed: u64) -> Vec<u8> {
-    let mut state = seed
-        .wrapping_mul(6364136223846793005)
-        .wrapping_add(1442695040888963407);
-    (0..len)
-        .map(|_| {
-            state = state
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (state >> 33) as u8
-        })
-        .collect()
-}
-
 /// A PDF page: its size in points and its content.
 struct Page {
     width: i64,
@@ -201,31 +186,6 @@ fn decode(bytes: &[u8], format: ImageFormat) -> RgbImage {
 
 fn is_webp(bytes: &[u8]) -> bool {
     bytes.len() > 12 && &bytes[..4] == b"RIFF" && &bytes[8..12] == b"WEBP"
-}
-
-#[track_caller]
-fn assert_done(job: &Value) {
-    assert_eq!(job["state"], "done", "{job}");
-    assert_eq!(job["error"], Value::Null, "{job}");
-}
-
-/// The files a job made: (id, name), in order.
-fn made(job: &Value) -> Vec<(String, String)> {
-    job["files"]
-        .as_array()
-        .expect("files")
-        .iter()
-        .map(|f| {
-            (
-                f["id"].as_str().unwrap().to_string(),
-                f["fileName"].as_str().unwrap().to_string(),
-            )
-        })
-        .collect()
-}
-
-fn names(job: &Value) -> Vec<String> {
-    made(job).into_iter().map(|(_, name)| name).collect()
 }
 
 /// Uploads a picture with the MIME type its name says.

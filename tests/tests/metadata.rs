@@ -5,7 +5,7 @@
 use std::io::Cursor;
 use std::time::Duration;
 
-use drive_tests::media::ffmpeg;
+use drive_tests::media::{ffmpeg, video_of};
 use drive_tests::*;
 use exif::experimental::Writer;
 use exif::{Field, In, Rational, Tag, Value as ExifValue};
@@ -163,26 +163,10 @@ async fn a_tagged_track_shows_its_tags_duration_and_cover_art() {
 #[tokio::test]
 async fn a_video_shows_its_size_codecs_place_time_and_poster() {
     let (app, user) = with_worker().await;
-    let video = ffmpeg(
+    let video = video_of(
+        "testsrc2=size=320x240:rate=25",
+        2.0,
         &[
-            "-f",
-            "lavfi",
-            "-i",
-            "testsrc2=size=320x240:rate=25",
-            "-f",
-            "lavfi",
-            "-i",
-            "sine=frequency=440:sample_rate=48000",
-            "-t",
-            "2",
-            "-c:v",
-            "libx264",
-            "-preset",
-            "ultrafast",
-            "-pix_fmt",
-            "yuv420p",
-            "-c:a",
-            "aac",
             "-metadata",
             "title=Harbour at dusk",
             "-metadata",
@@ -190,7 +174,6 @@ async fn a_video_shows_its_size_codecs_place_time_and_poster() {
             "-metadata",
             "location=+59.9139+010.7522/",
         ],
-        "mp4",
     );
     let id = app
         .upload(&user, "harbour.mp4", "Video", "video/mp4", video)

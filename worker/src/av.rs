@@ -167,7 +167,7 @@ pub async fn convert(context: &JobContext, settings: &job::Convert) -> JobResult
                     job::VideoCodec::H264 => VideoCodec::H264,
                     job::VideoCodec::Hevc => VideoCodec::Hevc,
                 };
-                av::convert_video(location, video_format(video), codec, "", &made.0, progress)?;
+                av::encode_video(location, "", "", video_format(video), codec, &made.0, progress)?;
             }
             (None, Some(audio)) => {
                 av::convert_audio(location, audio_format(audio), "", &made.0, progress)?;
@@ -255,11 +255,12 @@ pub async fn loudness(context: &JobContext, l: &Loudness) -> JobResult<serde_jso
         let mut second_half = |p: f64| progress(0.5 + p / 2.0);
         match form {
             Form::Audio(format) => av::convert_audio(location, format, &filters, &made.0, &mut second_half)?,
-            Form::Video(format) => av::convert_video(
+            Form::Video(format) => av::encode_video(
                 location,
+                "",
+                &filters,
                 format,
                 VideoCodec::H264,
-                &filters,
                 &made.0,
                 &mut second_half,
             )?,

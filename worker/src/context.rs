@@ -238,22 +238,28 @@ impl JobContext {
             return Ok(saved);
         }
         let key = self.output_key(position, name);
-        let (_, mime) = guess_type(name);
         let free = folders::free_file_name(&self.db, self.job.user_id, folder_id, name).await?;
+        let size = self.upload(path, &key, &free, "attachment").await?;
+        self.record(position, &key, &free, size, folder_id).await
+    }
+
+    /// Puts a local file in the private bucket under `key`, to be downloaded (`disposition`)
+    /// as `name`; answers its size.
+    async fn upload(&self, path: &Path, key: &str, name: &str, disposition: &str) -> JobResult<i64> {
+        let (_, mime) = guess_type(name);
         let body = ByteStream::from_path(path)
             .await
             .map_err(|e| JobError::Server(format!("reading the result {}: {e}", path.display())))?;
         self.storage
             .write(
                 storage::Bucket::Private,
-                &key,
+                key,
                 body,
                 mime,
-                &storage::content_disposition("attachment", &free),
+                &storage::content_disposition(disposition, name),
             )
             .await?;
-        let size = tokio::fs::metadata(path).await?.len() as i64;
-        self.record(position, &key, &free, size, folder_id).await
+        Ok(tokio::fs::metadata(path).await?.len() as i64)
     }
 
     /// Saves a picture extracted from `of` (its album art or poster) as a derivative file:
@@ -262,22 +268,10 @@ impl JobContext {
     pub async fn save_derivative(&self, of: &FileRow, path: &Path, name: &str) -> JobResult<Option<FileRow>> {
         let key = format!("users/{}/derivatives/{}/{name}", of.user_id, of.id);
         let (kind, mime) = guess_type(name);
-        let body = ByteStream::from_path(path)
-            .await
-            .map_err(|e| JobError::Server(format!("reading {}: {e}", path.display())))?;
-        self.storage
-            .write(
-                storage::Bucket::Private,
-                &key,
-                body,
-                mime,
-                &storage::content_disposition("inline", name),
-            )
-            .await?;
         let new = NewFile {
             user_id: of.user_id,
             file_name: name,
-            file_size: tokio::fs::metadata(path).await?.len() as i64,
+            file_size: self.upload(path, &key, name, "inline").await?,
             mime_type: mime,
             kind,
             bucket: storage::Bucket::Private,

@@ -181,9 +181,11 @@ pub fn transcode(
     output
         .write_header_with(header)
         .map_err(|e| AvError::machine("writing the header", e))?;
-    let stream_time_bases: Vec<Rational> = output.streams().map(|s| s.time_base()).collect();
-
-    let mut packet = Packet::empty();
+    let mut muxer = Muxer {
+        time_bases: output.streams().map(|s| s.time_base()).collect(),
+        output,
+        packet: Packet::empty(),
+    };
     pipeline.run(&mut |frame, done| {
         progress(done);
         match frame {
@@ -192,32 +194,12 @@ pub fn transcode(
                 let mut picture = picture.clone();
                 picture.set_kind(ffmpeg::picture::Type::None);
                 written.frames += 1;
-                v.encoder
-                    .send_frame(&picture)
-                    .map_err(|e| AvError::machine("encoding a picture", e))?;
-                write_packets(
-                    &mut v.encoder,
-                    v.stream,
-                    v.time_base,
-                    &stream_time_bases,
-                    &mut output,
-                    &mut packet,
-                )
+                encode(&mut v.encoder, v.stream, v.time_base, Some(&picture), &mut muxer)
             }
             Filtered::Audio(sound) => {
                 let Some(a) = audio.as_mut() else { return Ok(()) };
                 written.samples += sound.samples() as u64;
-                a.encoder
-                    .send_frame(sound)
-                    .map_err(|e| AvError::machine("encoding sound", e))?;
-                write_packets(
-                    &mut a.encoder,
-                    a.stream,
-                    a.time_base,
-                    &stream_time_bases,
-                    &mut output,
-                    &mut packet,
-                )
+                encode(&mut a.encoder, a.stream, a.time_base, Some(sound), &mut muxer)
             }
         }
     })?;
@@ -227,31 +209,12 @@ pub fn transcode(
         ));
     }
     if let Some(v) = video.as_mut() {
-        v.encoder
-            .send_eof()
-            .map_err(|e| AvError::machine("ending the encoder", e))?;
-        write_packets(
-            &mut v.encoder,
-            v.stream,
-            v.time_base,
-            &stream_time_bases,
-            &mut output,
-            &mut packet,
-        )?;
+        encode(&mut v.encoder, v.stream, v.time_base, None, &mut muxer)?;
     }
     if let Some(a) = audio.as_mut() {
-        a.encoder
-            .send_eof()
-            .map_err(|e| AvError::machine("ending the encoder", e))?;
-        write_packets(
-            &mut a.encoder,
-            a.stream,
-            a.time_base,
-            &stream_time_bases,
-            &mut output,
-            &mut packet,
-        )?;
+        encode(&mut a.encoder, a.stream, a.time_base, None, &mut muxer)?;
     }
+    let Muxer { mut output, .. } = muxer;
     output
         .write_trailer()
         .map_err(|e| AvError::machine("finishing the file", e))?;
@@ -264,19 +227,32 @@ fn find(name: &str) -> Result<codec::codec::Codec, AvError> {
         .ok_or_else(|| AvError::Machine(format!("this machine's FFmpeg has no {name} encoder")))
 }
 
-fn write_packets(
+/// The output file, with each stream's time base and a packet to reuse.
+struct Muxer {
+    output: format::context::Output,
+    time_bases: Vec<Rational>,
+    packet: Packet,
+}
+
+/// Sends `frame` to an encoder (or, with `None`, the end) and writes the packets that come out.
+fn encode(
     encoder: &mut encoder::Encoder,
     stream: usize,
     time_base: Rational,
-    stream_time_bases: &[Rational],
-    output: &mut format::context::Output,
-    packet: &mut Packet,
+    frame: Option<&ffmpeg::Frame>,
+    muxer: &mut Muxer,
 ) -> Result<(), AvError> {
-    while encoder.receive_packet(packet).is_ok() {
-        packet.set_stream(stream);
-        packet.rescale_ts(time_base, stream_time_bases[stream]);
-        packet
-            .write_interleaved(output)
+    match frame {
+        Some(frame) => encoder.send_frame(frame),
+        None => encoder.send_eof(),
+    }
+    .map_err(|e| AvError::machine("encoding", e))?;
+    while encoder.receive_packet(&mut muxer.packet).is_ok() {
+        muxer.packet.set_stream(stream);
+        muxer.packet.rescale_ts(time_base, muxer.time_bases[stream]);
+        muxer
+            .packet
+            .write_interleaved(&mut muxer.output)
             .map_err(|e| AvError::machine("writing to the file", e))?;
     }
     Ok(())

@@ -276,36 +276,41 @@ pub fn proxy(
     path: &Path,
     progress: &mut dyn FnMut(f64),
 ) -> Result<Written, AvError> {
-    let info = probe(location)?;
-    needs_picture(&info)?;
     let scale = format!("scale=-2:'min({height},trunc(ih/2)*2)'");
-    let spec = single(&scale, sound_of(&info).then_some(""));
-    transcode(
-        &[Input::whole(location)],
-        &spec,
-        &video_target(path, VideoFormat::Mp4, VideoCodec::H264, sound_of(&info)),
-        progress,
-    )
+    h264_mp4(location, &scale, path, progress)
 }
 
-/// A video in `format`, its sound (if any) through `audio_filters` (comma separated).
-pub fn convert_video(
+/// A video re-encoded as `format` with `codec`: its picture through `video_filters` and its
+/// sound (if any) through `audio_filters` (each comma separated; empty for none).
+pub fn encode_video(
     location: &str,
+    video_filters: &str,
+    audio_filters: &str,
     format: VideoFormat,
     codec: VideoCodec,
-    audio_filters: &str,
     path: &Path,
     progress: &mut dyn FnMut(f64),
 ) -> Result<Written, AvError> {
     let info = probe(location)?;
     needs_picture(&info)?;
-    let spec = single("", sound_of(&info).then_some(audio_filters));
+    let spec = single(video_filters, sound_of(&info).then_some(audio_filters));
     transcode(
         &[Input::whole(location)],
         &spec,
         &video_target(path, format, codec, sound_of(&info)),
         progress,
     )
+}
+
+/// A video's picture through `video_filters` into the usual H.264 mp4, its sound kept.
+fn h264_mp4(
+    location: &str,
+    video_filters: &str,
+    path: &Path,
+    progress: &mut dyn FnMut(f64),
+) -> Result<Written, AvError> {
+    let (format, codec) = (VideoFormat::Mp4, VideoCodec::H264);
+    encode_video(location, video_filters, "", format, codec, path, progress)
 }
 
 /// The sound of an audio or video file in `format`; `filters` (comma separated) on the way.
@@ -390,8 +395,6 @@ pub fn reframe(
     path: &Path,
     progress: &mut dyn FnMut(f64),
 ) -> Result<Written, AvError> {
-    let info = probe(location)?;
-    needs_picture(&info)?;
     let mut filters = Vec::new();
     match rotate {
         Some(90) => filters.push("transpose=clock".to_string()),
@@ -406,13 +409,7 @@ pub fn reframe(
         ));
     }
     filters.push("setsar=1".to_string());
-    let spec = single(&filters.join(","), sound_of(&info).then_some(""));
-    transcode(
-        &[Input::whole(location)],
-        &spec,
-        &video_target(path, VideoFormat::Mp4, VideoCodec::H264, sound_of(&info)),
-        progress,
-    )
+    h264_mp4(location, &filters.join(","), path, progress)
 }
 
 /// An animated GIF of `length` seconds from `start`, `width` wide at `fps`, with a palette
@@ -458,8 +455,6 @@ pub fn burn_in(
     path: &Path,
     progress: &mut dyn FnMut(f64),
 ) -> Result<Written, AvError> {
-    let info = probe(location)?;
-    needs_picture(&info)?;
     let font = drawtext_path(font)?;
     let mut filters = Vec::new();
     let style = format!("fontfile='{font}':fontcolor=white:box=1:boxcolor=black@0.5:boxborderw=8");
@@ -476,13 +471,7 @@ pub fn burn_in(
             drawtext_path(&text_file)?
         ));
     }
-    let spec = single(&filters.join(","), sound_of(&info).then_some(""));
-    transcode(
-        &[Input::whole(location)],
-        &spec,
-        &video_target(path, VideoFormat::Mp4, VideoCodec::H264, sound_of(&info)),
-        progress,
-    )
+    h264_mp4(location, &filters.join(","), path, progress)
 }
 
 /// A path inside a filter option: only plain characters, so no quoting rules apply.
