@@ -200,7 +200,22 @@ async fn a_video_shows_its_size_codecs_place_time_and_poster() {
     let oslo = json!({ "within": { "south": 59.0, "west": 10.0, "north": 60.5, "east": 11.0 } });
     assert_eq!(ids_found(&app, &user, oslo).await, vec![id.clone()]);
     let may = json!({ "takenAfter": "2024-05-01T00:00:00Z", "takenBefore": "2024-05-02T00:00:00Z" });
-    assert_eq!(ids_found(&app, &user, may).await, vec![id]);
+    assert_eq!(ids_found(&app, &user, may).await, vec![id.clone()]);
+
+    // What a job makes is read like an upload.
+    let job = app
+        .run_job(
+            &user,
+            json!({ "jobType": "extractAudio", "fileIds": [id], "options": { "format": "flac" } }),
+        )
+        .await;
+    assert_done(&job);
+    let (sound, name) = made(&job).remove(0);
+    assert_eq!(name, "harbour.flac");
+    let sound = read_back(&app, &user, sound.parse().unwrap()).await;
+    assert_eq!(sound["metadataState"], "read", "{sound}");
+    assert_eq!(sound["audioCodec"], "flac");
+    assert!(approx(&sound["duration"], 2.0, 0.1), "{sound}");
 }
 
 #[tokio::test]

@@ -15,10 +15,12 @@ use drive_core::db::jobs::JobRow;
 use drive_core::db::{folders, jobs, users};
 use drive_core::file::guess_type;
 use drive_core::job::decimal_size;
-use drive_core::plan::Quotas;
+use drive_core::queue::JobQueue;
 use drive_core::storage::{self, ByteStream, Storage, StorageError};
 use tokio::io::AsyncWriteExt;
 use uuid::Uuid;
+
+use crate::settings::Settings;
 
 /// Why a job could not finish.
 #[derive(Debug, thiserror::Error)]
@@ -100,6 +102,8 @@ impl From<tokio::task::JoinError> for JobError {
 pub struct JobContext {
     pub db: PgPool,
     pub storage: Storage,
+    /// For the readings of the audio, video and pictures the job makes.
+    queue: JobQueue,
     pub job: JobRow,
     /// This job's own scratch folder, emptied when it ends.
     pub dir: PathBuf,
@@ -117,26 +121,25 @@ impl JobContext {
     pub async fn new(
         db: PgPool,
         storage: Storage,
+        queue: JobQueue,
         job: JobRow,
-        work_dir: &Path,
-        font: PathBuf,
-        quotas: &Quotas,
-        download_limit: i64,
+        settings: &Settings,
     ) -> JobResult<JobContext> {
         let plan = users::plan_of(&db, job.user_id).await?;
-        let quota = plan.map_or(0, |p| quotas.for_plan(p));
-        let dir = work_dir.join(job.id.to_string());
+        let quota = plan.map_or(0, |p| settings.quotas.for_plan(p));
+        let dir = settings.work_dir.join(job.id.to_string());
         // A retry starts from a clean folder; what it already saved is in the store.
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir)?;
         Ok(JobContext {
             db,
             storage,
+            queue,
             job,
             dir,
-            font,
+            font: settings.font.clone(),
             quota,
-            download_limit,
+            download_limit: settings.download_limit,
             downloaded: Mutex::new(0),
             last_progress: Mutex::new(None),
         })
@@ -317,8 +320,13 @@ impl JobContext {
             derivative_of: None,
         };
         let mut tx = self.db.begin().await?;
-        let row = match files::insert_and_announce(&mut tx, &new, self.quota).await? {
-            Insert::New(row) | Insert::Existing(row) => row,
+        let (row, reading) = match files::insert_and_announce(&mut tx, &new, self.quota).await? {
+            // A result is a new file like an upload: its metadata is read too.
+            Insert::New(row) => {
+                let reading = jobs::queue_metadata_reading(&mut tx, &row).await?;
+                (row, reading)
+            }
+            Insert::Existing(row) => (row, None),
             Insert::OverQuota { used } => {
                 drop(tx);
                 // The object is not a file; remove it rather than leave bytes nobody owns.
@@ -331,6 +339,11 @@ impl JobContext {
         };
         jobs::add_output(&mut tx, self.job.id, position, row.id).await?;
         tx.commit().await?;
+        if let Some(id) = reading
+            && let Err(cause) = self.queue.push(id).await
+        {
+            tracing::warn!(job.id = %id, %cause, "reading recorded but not queued; the farm will re-push it");
+        }
         Ok(row)
     }
 }

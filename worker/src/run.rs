@@ -7,6 +7,7 @@ use std::process::ExitCode;
 use drive_core::db::jobs::{self, End, JobState};
 use drive_core::db::{self};
 use drive_core::job::JobSpec;
+use drive_core::queue::JobQueue;
 use drive_core::storage::Storage;
 use uuid::Uuid;
 
@@ -40,16 +41,10 @@ async fn run(id: Uuid) -> Result<(), JobError> {
     let spec = job
         .spec()
         .map_err(|e| JobError::Server(format!("the job's settings do not read back: {e}")))?;
-    let context = JobContext::new(
-        db.clone(),
-        storage.clone(),
-        job,
-        &settings.work_dir,
-        settings.font.clone(),
-        &settings.quotas,
-        settings.download_limit,
-    )
-    .await?;
+    let queue = JobQueue::connect(&settings.queue)
+        .await
+        .map_err(|e| JobError::Server(e.to_string()))?;
+    let context = JobContext::new(db.clone(), storage.clone(), queue, job, &settings).await?;
     let outcome = perform(&context, &spec).await;
     let _ = std::fs::remove_dir_all(&context.dir);
     let end = match outcome {

@@ -7,7 +7,7 @@ use ffmpeg::util::channel_layout::ChannelLayout;
 use ffmpeg::util::format::{Pixel, Sample};
 use ffmpeg::{Dictionary, Packet, Rational, codec, encoder, format, media};
 
-use super::graph::{AudioShape, Filtered, Outputs, Pipeline, all_threads};
+use super::graph::{AudioShape, Filtered, Flow, Outputs, Pipeline, all_threads};
 use super::{AvError, Input, ffmpeg};
 
 /// A video encoder by FFmpeg's name (`libx264`, `libx265`, `libvpx-vp9`, `gif`) with its
@@ -190,18 +190,21 @@ pub fn transcode(
         progress(done);
         match frame {
             Filtered::Video(picture) => {
-                let Some(v) = video.as_mut() else { return Ok(()) };
-                let mut picture = picture.clone();
-                picture.set_kind(ffmpeg::picture::Type::None);
-                written.frames += 1;
-                encode(&mut v.encoder, v.stream, v.time_base, Some(&picture), &mut muxer)
+                if let Some(v) = video.as_mut() {
+                    // The encoder chooses picture types; the decoder's are no guide.
+                    picture.set_kind(ffmpeg::picture::Type::None);
+                    written.frames += 1;
+                    encode(&mut v.encoder, v.stream, v.time_base, Some(picture), &mut muxer)?;
+                }
             }
             Filtered::Audio(sound) => {
-                let Some(a) = audio.as_mut() else { return Ok(()) };
-                written.samples += sound.samples() as u64;
-                encode(&mut a.encoder, a.stream, a.time_base, Some(sound), &mut muxer)
+                if let Some(a) = audio.as_mut() {
+                    written.samples += sound.samples() as u64;
+                    encode(&mut a.encoder, a.stream, a.time_base, Some(sound), &mut muxer)?;
+                }
             }
         }
+        Ok(Flow::More)
     })?;
     if written.frames == 0 && written.samples == 0 {
         return Err(AvError::Input(

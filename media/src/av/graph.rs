@@ -13,10 +13,18 @@ use ffmpeg::{Rational, codec, decoder, filter, format, frame, media};
 
 use super::{AvError, Input, ffmpeg};
 
-/// A frame leaving the graph.
+/// A frame leaving the graph (the receiver may change its properties before encoding it).
 pub enum Filtered<'a> {
-    Video(&'a frame::Video),
+    Video(&'a mut frame::Video),
     Audio(&'a frame::Audio),
+}
+
+/// What the receiver of frames wants next.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Flow {
+    More,
+    /// Stop reading: it has what it needs (a still).
+    Enough,
 }
 
 /// What the graph's outputs must carry.
@@ -329,8 +337,12 @@ impl Pipeline {
     }
 
     /// Decodes every input through the graph, handing each frame that leaves it to `each`
-    /// along with how far along the inputs are (0..1).
-    pub fn run(mut self, each: &mut dyn FnMut(Filtered, f64) -> Result<(), AvError>) -> Result<(), AvError> {
+    /// along with how far along the inputs are (0..1), until the inputs end or `each` has had
+    /// enough.
+    pub fn run(
+        mut self,
+        each: &mut dyn FnMut(Filtered, f64) -> Result<Flow, AvError>,
+    ) -> Result<(), AvError> {
         let total = self.duration.max(0.001);
         let mut done_before = 0.0;
         let inputs = std::mem::take(&mut self.inputs);
@@ -375,7 +387,9 @@ impl Pipeline {
                 } else {
                     continue;
                 }
-                self.drain(each, progress)?;
+                if self.drain(each, progress)? == Flow::Enough {
+                    return Ok(());
+                }
             }
             if let Some(v) = input.video.as_mut() {
                 let _ = v.decoder.send_eof();
@@ -388,9 +402,11 @@ impl Pipeline {
                 self.close(&format!("src_a{i}"))?;
             }
             done_before += span.min(position.max(0.0)).max(0.0);
-            self.drain(each, (done_before / total).clamp(0.0, 1.0))?;
+            if self.drain(each, (done_before / total).clamp(0.0, 1.0))? == Flow::Enough {
+                return Ok(());
+            }
         }
-        self.drain(each, 1.0)
+        self.drain(each, 1.0).map(|_| ())
     }
 
     fn feed_video(
@@ -442,16 +458,18 @@ impl Pipeline {
 
     fn drain(
         &mut self,
-        each: &mut dyn FnMut(Filtered, f64) -> Result<(), AvError>,
+        each: &mut dyn FnMut(Filtered, f64) -> Result<Flow, AvError>,
         progress: f64,
-    ) -> Result<(), AvError> {
+    ) -> Result<Flow, AvError> {
         if self.outputs.video.is_some() {
             let mut frame = frame::Video::empty();
             while let Some(mut sink) = self.graph.get("vout") {
                 if sink.sink().frame(&mut frame).is_err() {
                     break;
                 }
-                each(Filtered::Video(&frame), progress)?;
+                if each(Filtered::Video(&mut frame), progress)? == Flow::Enough {
+                    return Ok(Flow::Enough);
+                }
             }
         }
         if self.outputs.audio.is_some() {
@@ -460,10 +478,12 @@ impl Pipeline {
                 if sink.sink().frame(&mut frame).is_err() {
                     break;
                 }
-                each(Filtered::Audio(&frame), progress)?;
+                if each(Filtered::Audio(&frame), progress)? == Flow::Enough {
+                    return Ok(Flow::Enough);
+                }
             }
         }
-        Ok(())
+        Ok(Flow::More)
     }
 }
 

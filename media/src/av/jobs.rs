@@ -11,7 +11,7 @@ use ffmpeg::util::channel_layout::ChannelLayout;
 use ffmpeg::util::format::{Pixel, Sample, sample};
 
 use super::encode::{AudioEncoding, Target, VideoEncoding, Written, remux, transcode};
-use super::graph::{AudioShape, Filtered, Outputs, Pipeline};
+use super::graph::{AudioShape, Filtered, Flow, Outputs, Pipeline};
 use super::probe::{Probe, probe};
 use super::{AvError, Input, ffmpeg};
 
@@ -577,7 +577,7 @@ pub fn mono_samples(
             each(&sound.plane::<f32>(0)[..sound.samples()]);
         }
         progress(done);
-        Ok(())
+        Ok(Flow::More)
     })?;
     if !any {
         return Err(AvError::Input("no sound could be decoded".to_string()));
@@ -609,7 +609,7 @@ pub fn measure_loudness(location: &str, progress: &mut dyn FnMut(f64)) -> Result
                 .map_err(|e| AvError::machine("measuring loudness", e))?;
         }
         progress(done);
-        Ok(())
+        Ok(Flow::More)
     })?;
     let loudness = meter
         .loudness_global()

@@ -6,7 +6,7 @@ use std::path::Path;
 use ffmpeg::util::format::Pixel;
 use image::{RgbImage, imageops};
 
-use super::graph::{Filtered, Outputs, Pipeline};
+use super::graph::{Filtered, Flow, Outputs, Pipeline};
 use super::{AvError, Input, ffmpeg};
 use crate::picture::{PictureFormat, save_rgba};
 
@@ -29,10 +29,11 @@ pub fn frame_at(location: &str, at: f64) -> Result<RgbImage, AvError> {
     )?;
     let mut picture = None;
     pipeline.run(&mut |frame, _| {
-        if let (Filtered::Video(frame), None) = (frame, &picture) {
+        if let Filtered::Video(frame) = frame {
             picture = Some(to_image(frame));
+            return Ok(Flow::Enough);
         }
-        Ok(())
+        Ok(Flow::More)
     })?;
     picture.ok_or_else(|| AvError::Input(format!("there is no picture at {at:.2} s")))
 }
