@@ -155,9 +155,9 @@ async fn main() {
     let song_reading = reading_seconds(&app, song_id).await;
 
     println!(
-        "| job (same settings as the peer) | `ffmpeg` | job run | end to end | ratio (job run / ffmpeg) |"
+        "| job (same settings as the peer) | `ffmpeg`, local file | `ffmpeg`, same object from the store | job run | end to end | ratio (job run / ffmpeg from the store) |"
     );
-    println!("|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|");
     let (clip_s, out) = (s(&clip), dir.join("out"));
     let out_mp4 = format!("{}.mp4", s(&out));
     let cases: Vec<(&str, Vec<String>, Value)> = vec![

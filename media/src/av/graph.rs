@@ -456,16 +456,23 @@ impl Pipeline {
             .map_err(|e| AvError::machine("ending a graph input", e))
     }
 
+    /// Hands on what has left the graph; `Enough` when the receiver or every output is done.
     fn drain(
         &mut self,
         each: &mut dyn FnMut(Filtered, f64) -> Result<Flow, AvError>,
         progress: f64,
     ) -> Result<Flow, AvError> {
+        let mut ended = true;
         if self.outputs.video.is_some() {
             let mut frame = frame::Video::empty();
             while let Some(mut sink) = self.graph.get("vout") {
-                if sink.sink().frame(&mut frame).is_err() {
-                    break;
+                match sink.sink().frame(&mut frame) {
+                    Ok(()) => {}
+                    Err(ffmpeg::Error::Eof) => break,
+                    Err(_) => {
+                        ended = false;
+                        break;
+                    }
                 }
                 if each(Filtered::Video(&mut frame), progress)? == Flow::Enough {
                     return Ok(Flow::Enough);
@@ -475,15 +482,21 @@ impl Pipeline {
         if self.outputs.audio.is_some() {
             let mut frame = frame::Audio::empty();
             while let Some(mut sink) = self.graph.get("aout") {
-                if sink.sink().frame(&mut frame).is_err() {
-                    break;
+                match sink.sink().frame(&mut frame) {
+                    Ok(()) => {}
+                    Err(ffmpeg::Error::Eof) => break,
+                    Err(_) => {
+                        ended = false;
+                        break;
+                    }
                 }
                 if each(Filtered::Audio(&frame), progress)? == Flow::Enough {
                     return Ok(Flow::Enough);
                 }
             }
         }
-        Ok(Flow::More)
+        // Every output has ended (a trim passed its end): nothing more needs reading.
+        Ok(if ended { Flow::Enough } else { Flow::More })
     }
 }
 
