@@ -1180,24 +1180,66 @@ mod tests {
         );
         assert_eq!(range_error(JobType::Captions, json!({})), "jobType");
         assert_eq!(range_error(JobType::ReadMetadata, json!({})), "jobType");
-        assert_eq!(range_error(JobType::Cut, json!({ "start": 5, "end": "0:04" })), "options.end");
-        assert_eq!(range_error(JobType::Cut, json!({ "fadeOut": 11 })), "options.fadeOut");
-        assert_eq!(range_error(JobType::Proxy, json!({ "height": 480 })), "options.height");
-        assert_eq!(range_error(JobType::Shrink, json!({ "targetMB": 0 })), "options.targetMB");
+        assert_eq!(
+            range_error(JobType::Cut, json!({ "start": 5, "end": "0:04" })),
+            "options.end"
+        );
+        assert_eq!(
+            range_error(JobType::Cut, json!({ "fadeOut": 11 })),
+            "options.fadeOut"
+        );
+        assert_eq!(
+            range_error(JobType::Proxy, json!({ "height": 480 })),
+            "options.height"
+        );
+        assert_eq!(
+            range_error(JobType::Shrink, json!({ "targetMB": 0 })),
+            "options.targetMB"
+        );
         assert_eq!(range_error(JobType::Reframe, json!({})), "options.aspect");
-        assert_eq!(range_error(JobType::Reframe, json!({ "rotate": 45 })), "options.rotate");
-        assert_eq!(range_error(JobType::Gif, json!({ "length": 16 })), "options.length");
-        assert_eq!(range_error(JobType::Gif, json!({ "width": 100 })), "options.width");
+        assert_eq!(
+            range_error(JobType::Reframe, json!({ "rotate": 45 })),
+            "options.rotate"
+        );
+        assert_eq!(
+            range_error(JobType::Gif, json!({ "length": 16 })),
+            "options.length"
+        );
+        assert_eq!(
+            range_error(JobType::Gif, json!({ "width": 100 })),
+            "options.width"
+        );
         assert_eq!(range_error(JobType::Gif, json!({ "fps": 30 })), "options.fps");
         assert_eq!(range_error(JobType::BurnIn, json!({})), "options.text");
-        assert_eq!(range_error(JobType::BurnIn, json!({ "captions": true })), "options.captions");
-        assert_eq!(range_error(JobType::Join, json!({ "format": "ogg" })), "options.format");
+        assert_eq!(
+            range_error(JobType::BurnIn, json!({ "captions": true })),
+            "options.captions"
+        );
+        assert_eq!(
+            range_error(JobType::Join, json!({ "format": "ogg" })),
+            "options.format"
+        );
         assert_eq!(range_error(JobType::Stills, json!({})), "options.at");
-        assert_eq!(range_error(JobType::Stills, json!({ "at": 1, "every": 2 })), "options.at");
-        assert_eq!(range_error(JobType::Stills, json!({ "every": 0.1 })), "options.every");
-        assert_eq!(range_error(JobType::ContactSheet, json!({ "count": 1 })), "options.count");
-        assert_eq!(range_error(JobType::Loudness, json!({ "target": -20 })), "options.target");
-        assert_eq!(range_error(JobType::Split, json!({ "threshold": 0 })), "options.threshold");
+        assert_eq!(
+            range_error(JobType::Stills, json!({ "at": 1, "every": 2 })),
+            "options.at"
+        );
+        assert_eq!(
+            range_error(JobType::Stills, json!({ "every": 0.1 })),
+            "options.every"
+        );
+        assert_eq!(
+            range_error(JobType::ContactSheet, json!({ "count": 1 })),
+            "options.count"
+        );
+        assert_eq!(
+            range_error(JobType::Loudness, json!({ "target": -20 })),
+            "options.target"
+        );
+        assert_eq!(
+            range_error(JobType::Split, json!({ "threshold": 0 })),
+            "options.threshold"
+        );
         assert_eq!(
             range_error(JobType::Convert, json!({ "format": "webm", "codec": "hevc" })),
             "options.codec"
