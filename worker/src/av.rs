@@ -47,13 +47,6 @@ fn form_of(file: &FileRow) -> Form {
     }
 }
 
-fn form_extension(form: &Form) -> &'static str {
-    match form {
-        Form::Video(f) => f.extension(),
-        Form::Audio(f) => f.extension(),
-    }
-}
-
 pub fn audio_format(format: job::AudioFormat) -> AudioFormat {
     match format {
         job::AudioFormat::Mp3 => AudioFormat::Mp3,
@@ -123,10 +116,7 @@ fn one(dir: &Path, name: String) -> (PathBuf, String) {
 pub async fn cut(context: &JobContext, c: &Cut) -> JobResult<serde_json::Value> {
     each_input(context, |file, location, dir, progress| {
         let form = form_of(file);
-        let (path, name) = one(
-            dir,
-            format!("{} cut.{}", stem(&file.file_name), form_extension(&form)),
-        );
+        let (path, name) = one(dir, format!("{} cut.{}", stem(&file.file_name), form.extension()));
         av::cut(
             location,
             &form,
@@ -243,12 +233,7 @@ pub async fn loudness(context: &JobContext, l: &Loudness) -> JobResult<serde_jso
         let form = form_of(file);
         let made = one(
             dir,
-            format!(
-                "{} {} LUFS.{}",
-                stem(&file.file_name),
-                l.target,
-                form_extension(&form)
-            ),
+            format!("{} {} LUFS.{}", stem(&file.file_name), l.target, form.extension()),
         );
         let (measured, peak) = av::measure_loudness(location, &mut |p| progress(p / 2.0))?;
         let filters = av::loudness_filters(measured, peak, f64::from(l.target));
@@ -296,12 +281,7 @@ pub async fn split(context: &JobContext, s: &Split) -> JobResult<serde_json::Val
             )?;
             made.push((
                 path,
-                format!(
-                    "{} part {}.{}",
-                    stem(&file.file_name),
-                    n + 1,
-                    form_extension(&form)
-                ),
+                format!("{} part {}.{}", stem(&file.file_name), n + 1, form.extension()),
             ));
         }
         Ok(made)
@@ -319,7 +299,7 @@ pub async fn strip_metadata(context: &JobContext) -> JobResult<serde_json::Value
         let form = form_of(file);
         let made = one(
             dir,
-            format!("{} stripped.{}", stem(&file.file_name), form_extension(&form)),
+            format!("{} stripped.{}", stem(&file.file_name), form.extension()),
         );
         av::strip(location, &form, &made.0, progress)?;
         Ok(vec![made])

@@ -207,6 +207,22 @@ pub enum Form {
     Audio(AudioFormat),
 }
 
+impl Form {
+    pub fn extension(&self) -> &'static str {
+        match self {
+            Form::Video(f) => f.extension(),
+            Form::Audio(f) => f.extension(),
+        }
+    }
+
+    fn muxer(&self) -> &'static str {
+        match self {
+            Form::Video(f) => f.muxer(),
+            Form::Audio(f) => f.muxer(),
+        }
+    }
+}
+
 /// A span of a video or audio file. Without `exact` and fades the streams are copied from
 /// the keyframe at or before `start` (fast, no loss); otherwise re-encoded from `start`
 /// exactly, with the sound faded in and out over the given seconds.
@@ -227,10 +243,7 @@ pub fn cut(
         start,
         end,
     };
-    let muxer = match form {
-        Form::Video(f) => f.muxer(),
-        Form::Audio(f) => f.muxer(),
-    };
+    let muxer = form.muxer();
     if !exact && fade_in == 0.0 && fade_out == 0.0 {
         return remux(&input, path, muxer, true, progress);
     }
@@ -262,10 +275,7 @@ pub fn cut(
 
 /// The streams copied as they are, without the container's and streams' tags or cover art.
 pub fn strip(location: &str, form: &Form, path: &Path, progress: &mut dyn FnMut(f64)) -> Result<(), AvError> {
-    let muxer = match form {
-        Form::Video(f) => f.muxer(),
-        Form::Audio(f) => f.muxer(),
-    };
+    let muxer = form.muxer();
     remux(&Input::whole(location), path, muxer, false, progress)
 }
 
