@@ -145,25 +145,33 @@ pub async fn proxy(context: &JobContext, p: &Proxy) -> JobResult<serde_json::Val
 /// Convert of videos or audio (pictures go to [`crate::pictures::convert`]).
 pub async fn convert(context: &JobContext, settings: &job::Convert) -> JobResult<serde_json::Value> {
     each_input(context, |file, location, dir, progress| {
-        let format = settings.format;
-        let ext = serde_json::to_value(format)
-            .ok()
-            .and_then(|v| v.as_str().map(String::from))
-            .unwrap_or_default();
-        let made = one(dir, format!("{}.{ext}", stem(&file.file_name)));
-        match (format.video(), format.audio()) {
+        let name = |extension: &str| format!("{}.{extension}", stem(&file.file_name));
+        let made = match (settings.format.video(), settings.format.audio()) {
             (Some(video), _) => {
-                let codec = match settings.codec.unwrap_or_default() {
-                    job::VideoCodec::H264 => VideoCodec::H264,
-                    job::VideoCodec::Hevc => VideoCodec::Hevc,
-                };
-                av::encode_video(location, "", "", video_format(video), codec, &made.0, progress)?;
+                let (format, codec) = (
+                    video_format(video),
+                    match settings.codec.unwrap_or_default() {
+                        job::VideoCodec::H264 => VideoCodec::H264,
+                        job::VideoCodec::Hevc => VideoCodec::Hevc,
+                    },
+                );
+                let made = one(dir, name(format.extension()));
+                av::encode_video(location, "", "", format, codec, &made.0, progress)?;
+                made
             }
             (None, Some(audio)) => {
-                av::convert_audio(location, audio_format(audio), "", &made.0, progress)?;
+                let format = audio_format(audio);
+                let made = one(dir, name(format.extension()));
+                av::convert_audio(location, format, "", &made.0, progress)?;
+                made
             }
-            (None, None) => return Err(AvError::Machine(format!("{ext} is not a video or audio format"))),
-        }
+            (None, None) => {
+                return Err(AvError::Machine(format!(
+                    "{:?} is not a video or audio format",
+                    settings.format
+                )));
+            }
+        };
         Ok(vec![made])
     })
     .await

@@ -51,7 +51,7 @@ pub async fn read(context: &JobContext) -> JobResult<serde_json::Value> {
             Ok(json!({ "read": true, "artworkId": artwork }))
         }
         Err(AvError::Input(why)) => {
-            drive_core::db::files::metadata_unreadable(&context.db, file.id, &why).await?;
+            drive_core::db::files::metadata_unreadable(&context.db, &[file.id], &why).await?;
             Ok(json!({ "read": false, "error": why }))
         }
         Err(machine) => Err(machine.into()),

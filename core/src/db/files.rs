@@ -151,13 +151,20 @@ pub async fn insert_and_announce(
     Ok(inserted)
 }
 
-/// Records that a file's metadata could not be read, and why.
-pub async fn metadata_unreadable(pool: &PgPool, file_id: Uuid, why: &str) -> Result<(), sqlx::Error> {
-    sqlx::query("update files set metadata_state = 'failed', metadata_error = $2 where id = $1")
-        .bind(file_id)
-        .bind(why)
-        .execute(pool)
-        .await?;
+/// Records that the pending metadata reading of `file_ids` could not be done, and why.
+pub async fn metadata_unreadable<'e>(
+    db: impl sqlx::PgExecutor<'e>,
+    file_ids: &[Uuid],
+    why: &str,
+) -> Result<(), sqlx::Error> {
+    sqlx::query(
+        "update files set metadata_state = 'failed', metadata_error = $2
+         where id = any($1) and metadata_state = 'pending'",
+    )
+    .bind(file_ids)
+    .bind(why)
+    .execute(db)
+    .await?;
     Ok(())
 }
 

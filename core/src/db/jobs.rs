@@ -8,7 +8,7 @@ use sqlx::{PgConnection, PgPool};
 use uuid::Uuid;
 
 use crate::db::events::{self, EventKind};
-use crate::db::files::{COLUMNS_OF_F, FileRow};
+use crate::db::files::{self, COLUMNS_OF_F, FileRow};
 use crate::job::{JobSpec, JobType};
 use crate::records::{FileRecord, FolderRef};
 use crate::storage::Storage;
@@ -337,14 +337,8 @@ pub async fn finish(
         // Reading a file's metadata is the drive's own work: no event, no minutes; a reading
         // that could not finish is recorded on the file.
         if job.state() == JobState::Failed {
-            sqlx::query(
-                "update files set metadata_state = 'failed', metadata_error = $2
-                 where id = any($1) and metadata_state = 'pending'",
-            )
-            .bind(&job.input_ids)
-            .bind(&job.error)
-            .execute(&mut *tx)
-            .await?;
+            let why = job.error.as_deref().unwrap_or("the reading failed");
+            files::metadata_unreadable(&mut *tx, &job.input_ids, why).await?;
         }
         tx.commit().await?;
         return Ok(Some(job));
