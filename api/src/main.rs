@@ -15,7 +15,7 @@ use drive_api::state::{AppState, Settings};
 use drive_core::db::{self, users};
 use drive_core::plan::Plan;
 use drive_core::queue::{JobQueue, QueueConfig};
-use drive_core::storage::{Storage, StorageConfig};
+use drive_core::storage::{DEFAULT_SITE_URL, Storage, StorageConfig};
 use drive_core::{config, maintenance, multipart};
 use tokio::signal::unix::{SignalKind, signal};
 use uuid::Uuid;
@@ -110,8 +110,12 @@ async fn migrate(pool: &db::PgPool) -> Result<()> {
 async fn serve(pool: db::PgPool) -> Result<()> {
     let listen: SocketAddr = config::parsed_or("DRIVE_LISTEN", SocketAddr::from(([127, 0, 0, 1], 8080)))?;
     let queue = JobQueue::connect(&QueueConfig::from_environment()?).await?;
+    let listener = tokio::net::TcpListener::bind(listen)
+        .await
+        .with_context(|| format!("binding {listen}"))?;
+    let address = listener.local_addr()?;
 
-    let storage = Storage::new(StorageConfig::from_environment()?);
+    let storage = Storage::new(StorageConfig::from_environment(&format!("http://{address}"))?);
     storage.ensure_buckets().await.context("preparing the buckets")?;
     let state = AppState {
         db: pool,
@@ -119,10 +123,6 @@ async fn serve(pool: db::PgPool) -> Result<()> {
         queue,
         settings: Arc::new(Settings::from_environment()?),
     };
-    let listener = tokio::net::TcpListener::bind(listen)
-        .await
-        .with_context(|| format!("binding {listen}"))?;
-    let address = listener.local_addr()?;
     // The one line on stdout: scripts and tests read the address from it.
     println!("listening on http://{address}");
     tracing::info!(%address, version = drive_api::API_VERSION, "serving");
@@ -165,7 +165,7 @@ async fn run_admin(pool: &db::PgPool, admin: Admin) -> Result<()> {
             println!("revoked {token_id}");
         }
         Admin::Sweep { idle_seconds } => {
-            let storage = Storage::new(StorageConfig::from_environment()?);
+            let storage = Storage::new(StorageConfig::from_environment(DEFAULT_SITE_URL)?);
             let idle_for = idle_seconds.map_or(multipart::UPLOAD_LIFETIME, TimeDelta::seconds);
             let aborted = maintenance::abort_idle_uploads(pool, &storage, idle_for, Utc::now()).await?;
             let removed = maintenance::retry_object_deletions(pool, &storage).await?;

@@ -52,7 +52,7 @@ impl FileRecord {
 
     /// The record as listings show it: public files carry their permanent link.
     pub fn listed(row: &FileRow, storage: &Storage) -> FileRecord {
-        let url = row.is_public().then(|| storage.public_url(&row.object_key));
+        let url = row.is_public().then(|| storage.public_link(row.id));
         FileRecord::with_url(row, url)
     }
 }

@@ -18,6 +18,8 @@ use hmac::{Hmac, Mac};
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 use sha2::Sha256;
 
+use uuid::Uuid;
+
 use crate::config::{self, ConfigError};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -51,6 +53,9 @@ impl Bucket {
     }
 }
 
+/// The API's address when nothing else says: its default `DRIVE_LISTEN`.
+pub const DEFAULT_SITE_URL: &str = "http://127.0.0.1:8080";
+
 #[derive(Debug, Clone)]
 pub struct StorageConfig {
     pub endpoint: String,
@@ -60,6 +65,9 @@ pub struct StorageConfig {
     pub private_bucket: String,
     pub public_bucket: String,
     pub public_base_url: String,
+    /// Where people reach the drive: permanent public links are made on it, so that every
+    /// open passes through the API (and is counted) before it is sent on to the object.
+    pub site_url: String,
 }
 
 impl StorageConfig {
@@ -67,8 +75,9 @@ impl StorageConfig {
     /// (default `us-east-1`), `DRIVE_S3_ACCESS_KEY_ID`, `DRIVE_S3_SECRET_ACCESS_KEY`,
     /// `DRIVE_PRIVATE_BUCKET` (default `drive-private`), `DRIVE_PUBLIC_BUCKET` (default
     /// `drive-public`) and `DRIVE_PUBLIC_BASE_URL` (default `{endpoint}/{public bucket}`:
-    /// where public files are read anonymously).
-    pub fn from_environment() -> Result<StorageConfig, ConfigError> {
+    /// where public objects are read anonymously), and `DRIVE_SITE_URL` (default `site`: the
+    /// API's own address).
+    pub fn from_environment(site: &str) -> Result<StorageConfig, ConfigError> {
         let endpoint = config::or("DRIVE_S3_ENDPOINT", "http://127.0.0.1:8333")
             .trim_end_matches('/')
             .to_string();
@@ -81,6 +90,9 @@ impl StorageConfig {
             public_base_url: config::or("DRIVE_PUBLIC_BASE_URL", &format!("{endpoint}/{public_bucket}")),
             public_bucket,
             endpoint,
+            site_url: config::or("DRIVE_SITE_URL", site)
+                .trim_end_matches('/')
+                .to_string(),
         })
     }
 }
@@ -216,8 +228,15 @@ impl Storage {
         }
     }
 
-    /// The permanent anonymous link of an object in the public bucket.
-    pub fn public_url(&self, key: &str) -> String {
+    /// The permanent link of a public file: the API's `/p/{id}`, which counts the open and
+    /// sends the reader on to [`Storage::public_object_url`]. It names the file, not the
+    /// object, so it stays the same for as long as the file is public.
+    pub fn public_link(&self, file_id: Uuid) -> String {
+        format!("{}/p/{file_id}", self.config.site_url)
+    }
+
+    /// Where an object in the public bucket is read anonymously.
+    pub fn public_object_url(&self, key: &str) -> String {
         format!(
             "{}/{}",
             self.config.public_base_url,

@@ -128,8 +128,11 @@ impl TestApp {
             .await
             .ok()
             .and_then(|r| r.ok().flatten());
+        let url = url.unwrap_or_default();
+        // Workers write public links into job events: on this API, as its own are.
+        environment.push(("DRIVE_SITE_URL".to_string(), url.clone()));
         let app = TestApp {
-            url: url.unwrap_or_default(),
+            url,
             queue,
             http: reqwest::Client::new(),
             database_url,

@@ -98,8 +98,10 @@ async fn toggling_access_moves_the_file_between_buckets_and_links() {
     assert_eq!(public.status, 200, "{}", public.body);
     assert_eq!(public.body["isPublic"], true);
     let public_url = public.body["downloadUrl"].as_str().unwrap().to_string();
-    assert!(public_url.contains(&app.public_bucket), "{public_url}");
-    // The permanent link works for anyone; the object left the private bucket.
+    // The permanent link names the file on the API, which counts the open and sends the reader
+    // on to the object.
+    assert_eq!(public_url, format!("{}/p/{id}", app.url));
+    // It works for anyone; the object left the private bucket.
     assert_eq!(get(&public_url).await, (reqwest::StatusCode::OK, data.clone()));
     assert_eq!(get(&private_url).await.0, 404);
     let anonymous = link(&app, None, id).await;
@@ -120,6 +122,13 @@ async fn toggling_access_moves_the_file_between_buckets_and_links() {
         .assert_bad_field("sign_in_required", "Authorization");
     let fresh = link(&app, Some(&user), id).await;
     assert_eq!(get(fresh.body["downloadUrl"].as_str().unwrap()).await.1, data);
+
+    // Public again: the same link works again, as the file's, not the object's.
+    let again = app
+        .call(&user, "/toggle-file-access", Some(json!({ "id": id })))
+        .await;
+    assert_eq!(again.body["downloadUrl"], public_url.as_str());
+    assert_eq!(get(&public_url).await, (reqwest::StatusCode::OK, data));
 }
 
 #[tokio::test]

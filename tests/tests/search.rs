@@ -278,11 +278,10 @@ async fn every_metadata_filter_narrows_the_result() {
         .await;
     let public = search(&app, &user, json!({ "isPublic": true })).await;
     assert_eq!(public["files"][0]["id"], json!(lib.notes));
-    assert!(
-        public["files"][0]["downloadUrl"]
-            .as_str()
-            .unwrap()
-            .contains(&app.public_bucket)
+    assert_eq!(
+        public["files"][0]["downloadUrl"],
+        json!(format!("{}/p/{}", app.url, lib.notes)),
+        "a public file's permanent link"
     );
     assert_eq!(public["files"].as_array().unwrap().len(), 1);
 

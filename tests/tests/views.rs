@@ -95,6 +95,88 @@ async fn opens_by_others_are_counted_and_each_viewer_makes_one_event_a_day() {
     }
 }
 
+/// Opens a public file's permanent link as a browser would (no token unless `user`), answers
+/// the status and the bytes it leads to.
+async fn follow(app: &TestApp, user: Option<&TestUser>, link: &str) -> (u16, Vec<u8>) {
+    let mut request = app.http.get(link);
+    if let Some(user) = user {
+        request = request.bearer_auth(&user.session).header("X-Drive-App", APP_ID);
+    }
+    let reply = request.send().await.expect("open the link");
+    (reply.status().as_u16(), reply.bytes().await.unwrap().to_vec())
+}
+
+#[tokio::test]
+async fn opens_through_the_permanent_public_link_are_counted_too() {
+    let app = TestApp::spawn().await;
+    let owner = app.user(Some("Pro")).await;
+    let data = bytes(3000, 9);
+    let file = app
+        .upload(&owner, "poster.png", "Image", "image/png", data.clone())
+        .await;
+    let public = app
+        .call(&owner, "/toggle-file-access", Some(json!({ "id": file })))
+        .await;
+    let link = public.body["downloadUrl"].as_str().unwrap().to_string();
+
+    // The link answers a redirect to the object, and a browser lands on the bytes.
+    let redirect = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap()
+        .get(&link)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(redirect.status(), 307);
+    let target = redirect.headers()["location"].to_str().unwrap();
+    assert!(target.contains(&app.public_bucket), "{target}");
+    assert_eq!(follow(&app, None, &link).await, (200, data.clone()));
+    assert_eq!(
+        follow(&app, Some(&owner), &link).await,
+        (200, data.clone()),
+        "the owner's own open"
+    );
+
+    let entry = &views(&app, &owner, json!({ "fileIds": [file] })).await["files"][0];
+    assert_eq!(
+        (entry["views"].clone(), entry["allViews"].clone()),
+        (json!(2), json!(2)),
+        "two anonymous opens (the redirect and the browser), not the owner's"
+    );
+    let feed = app
+        .call(
+            &owner,
+            "/select-drive-events",
+            Some(json!({ "kinds": ["view"], "fileId": file })),
+        )
+        .await;
+    assert_eq!(feed.body["events"].as_array().unwrap().len(), 1, "{}", feed.body);
+
+    // A private, trashed or unknown file's link answers 404 and counts nothing.
+    app.call(&owner, "/toggle-file-access", Some(json!({ "id": file })))
+        .await;
+    assert_eq!(follow(&app, None, &link).await.0, 404);
+    assert_eq!(
+        follow(&app, None, &format!("{}/p/{}", app.url, Uuid::new_v4()))
+            .await
+            .0,
+        404
+    );
+    assert_eq!(
+        follow(&app, None, &format!("{}/p/not-an-id", app.url)).await.0,
+        404
+    );
+    let other = public_file(&app, &owner, "gone.txt").await;
+    let gone = app
+        .call(&owner, "/trash-files", Some(json!([{ "id": other }])))
+        .await;
+    assert_eq!(gone.status, 200, "{}", gone.body);
+    assert_eq!(follow(&app, None, &format!("{}/p/{other}", app.url)).await.0, 404);
+    let after = &views(&app, &owner, json!({ "fileIds": [file] })).await["files"][0];
+    assert_eq!(after["allViews"], json!(2));
+}
+
 #[tokio::test]
 async fn since_counts_from_a_day_and_the_busiest_files_come_first() {
     let app = TestApp::spawn().await;

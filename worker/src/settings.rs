@@ -6,7 +6,7 @@ use std::time::Duration;
 use drive_core::config::{self, ConfigError};
 use drive_core::plan::Quotas;
 use drive_core::queue::QueueConfig;
-use drive_core::storage::StorageConfig;
+use drive_core::storage::{DEFAULT_SITE_URL, StorageConfig};
 use drive_core::{job, multipart};
 
 pub struct Settings {
@@ -48,7 +48,7 @@ impl Settings {
         let cpus = std::thread::available_parallelism().map_or(1, usize::from);
         Ok(Settings {
             database_url: config::database_url()?,
-            storage: StorageConfig::from_environment()?,
+            storage: StorageConfig::from_environment(DEFAULT_SITE_URL)?,
             queue: QueueConfig::from_environment()?,
             quotas: Quotas::from_environment()?,
             concurrency: config::parsed_or("DRIVE_WORKER_CONCURRENCY", cpus)?.max(1),

@@ -1,20 +1,25 @@
-//! Download: a fresh link to a file's bytes.
+//! Download: a fresh link to a file's bytes, and the permanent link of a public file. Both
+//! count an open by anyone but the owner as a view.
 
-use axum::extract::State;
+use axum::extract::{Path, State};
+use axum::response::Redirect;
 use chrono::{TimeDelta, Utc};
-use drive_core::db::{files, views};
+use drive_core::db::files::{self, FileRow};
+use drive_core::db::views;
 use drive_core::storage::Bucket;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use crate::auth::MaybeCaller;
+use crate::auth::{Caller, MaybeCaller};
 use crate::error::{ApiError, ApiResult};
 use crate::extract::Json;
 use crate::records::{FileRecord, FileRef};
 use crate::state::AppState;
 
 pub fn router() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new().routes(routes!(generate_download_url))
+    OpenApiRouter::new()
+        .routes(routes!(generate_download_url))
+        .routes(routes!(open_public_link))
 }
 
 /// How long a private download link works.
@@ -45,7 +50,7 @@ async fn generate_download_url(
         });
     };
     let url = match file.bucket() {
-        Bucket::Public => state.storage.public_url(&file.object_key),
+        Bucket::Public => state.storage.public_link(file.id),
         Bucket::Private => {
             state
                 .storage
@@ -58,10 +63,44 @@ async fn generate_download_url(
                 .await?
         }
     };
-    let record = FileRecord::with_url(&file, Some(url));
+    count_view(&state, &file, caller).await?;
+    Ok(axum::Json(FileRecord::with_url(&file, Some(url))))
+}
+
+/// A public file's permanent link (the `downloadUrl` of a public file): counts the open and
+/// sends the reader on to the bytes. Browsers send no token, so their opens count as
+/// someone's not signed in; a caller who sends the owner's token is not counted. A private,
+/// trashed or unknown file answers 404, whoever asks.
+#[utoipa::path(get, path = "/p/{id}", tag = "download",
+    params(("id" = String, Path, description = "The file's id")),
+    responses((status = 307, description = "On to the file's bytes in the public bucket")))]
+async fn open_public_link(
+    State(state): State<AppState>,
+    MaybeCaller(caller): MaybeCaller,
+    Path(id): Path<String>,
+) -> ApiResult<Redirect> {
+    let file = match id.parse() {
+        Ok(id) => files::find(&state.db, id).await?,
+        Err(_) => None,
+    };
+    let Some(file) = file.filter(|f| f.is_public() && f.trashed_at.is_none()) else {
+        return Err(ApiError::not_found(
+            "file_not_found",
+            "no public file has that id",
+        ));
+    };
+    count_view(&state, &file, caller).await?;
+    Ok(Redirect::temporary(
+        &state.storage.public_object_url(&file.object_key),
+    ))
+}
+
+/// Records an open of `file` by `caller` (nobody signed in: `None`); the owner's own opens
+/// are not views.
+async fn count_view(state: &AppState, file: &FileRow, caller: Option<Caller>) -> ApiResult<()> {
     let mut conn = state.db.acquire().await?;
-    let listed = serde_json::to_value(FileRecord::with_url(&file, None)).unwrap_or_default();
+    let listed = serde_json::to_value(FileRecord::with_url(file, None)).unwrap_or_default();
     let viewer = caller.map(|c| c.user_id);
     views::record(&mut conn, file.user_id, listed, file.id, viewer, Utc::now()).await?;
-    Ok(axum::Json(record))
+    Ok(())
 }

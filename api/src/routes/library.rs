@@ -69,7 +69,7 @@ async fn toggle_file_access(
     if let Err(cause) = state.storage.delete(from, &file.object_key).await {
         tracing::warn!(file.id = %file.id, %cause, "old copy left behind after an access switch");
     }
-    let url = (to == Bucket::Public).then(|| state.storage.public_url(&moved.object_key));
+    let url = (to == Bucket::Public).then(|| state.storage.public_link(moved.id));
     Ok(axum::Json(FileRecord::with_url(&moved, url)))
 }
 

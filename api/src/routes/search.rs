@@ -239,7 +239,7 @@ fn result(hit: Hit, state: &AppState) -> SearchResult {
     let is_public = Bucket::parse(&hit.bucket) == Some(Bucket::Public);
     SearchResult {
         id: hit.id,
-        download_url: is_public.then(|| state.storage.public_url(&hit.object_key)),
+        download_url: is_public.then(|| state.storage.public_link(hit.id)),
         file_name: hit.file_name,
         file_size: hit.file_size,
         mime_type: hit.mime_type,
