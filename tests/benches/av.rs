@@ -10,7 +10,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use drive_tests::bench::{add_file, median, timed, timed_job};
+use drive_tests::bench::{add_file, link, median, timed, timed_job};
 use drive_tests::{TestApp, TestUser, env};
 use serde_json::{Value, json};
 use uuid::Uuid;
@@ -57,18 +57,6 @@ fn row(what: &str, local: f64, stored: f64, own: f64, end_to_end: f64) {
         "| {what} | {local:.2} s | {stored:.2} s | {own:.2} s | {end_to_end:.2} s | {:.2} |",
         own / stored
     );
-}
-
-/// A 6-hour link to the file, as `/generate-download-url` hands it out.
-async fn link(app: &TestApp, user: &TestUser, id: Uuid) -> String {
-    let reply = app
-        .call(user, "/generate-download-url", Some(json!({ "id": id })))
-        .await;
-    assert_eq!(reply.status, 200, "{}", reply.body);
-    reply.body["downloadUrl"]
-        .as_str()
-        .expect("downloadUrl")
-        .to_string()
 }
 
 /// The seconds the reading of `file` took (its readMetadata job), once it has ended.

@@ -36,6 +36,18 @@ pub async fn add_file(app: &TestApp, user: &TestUser, path: &Path, kind: &str, m
     inserted.body["id"].as_str().unwrap().parse().unwrap()
 }
 
+/// A 6-hour link to the file's object in the store, as `/generate-download-url` hands it out.
+pub async fn link(app: &TestApp, user: &TestUser, id: Uuid) -> String {
+    let reply = app
+        .call(user, "/generate-download-url", Some(json!({ "id": id })))
+        .await;
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    reply.body["downloadUrl"]
+        .as_str()
+        .expect("downloadUrl")
+        .to_string()
+}
+
 /// Runs a job; answers (its own run time, end-to-end time, the job).
 pub async fn timed_job(app: &TestApp, user: &TestUser, body: Value) -> (f64, f64, Value) {
     let start = Instant::now();

@@ -15,7 +15,6 @@ use drive_core::db::jobs::JobRow;
 use drive_core::db::{folders, jobs, users};
 use drive_core::file::guess_type;
 use drive_core::job::decimal_size;
-use drive_core::queue::JobQueue;
 use drive_core::storage::{self, ByteStream, Storage, StorageError};
 use tokio::io::AsyncWriteExt;
 use uuid::Uuid;
@@ -102,8 +101,6 @@ impl From<tokio::task::JoinError> for JobError {
 pub struct JobContext {
     pub db: PgPool,
     pub storage: Storage,
-    /// For the readings of the audio, video and pictures the job makes.
-    queue: JobQueue,
     pub job: JobRow,
     /// This job's own scratch folder, emptied when it ends.
     pub dir: PathBuf,
@@ -112,6 +109,8 @@ pub struct JobContext {
     download_limit: i64,
     downloaded: Mutex<i64>,
     last_progress: Mutex<Option<Instant>>,
+    /// The readings queued for the files the job made, announced once the job has ended.
+    readings: Mutex<Vec<Uuid>>,
 }
 
 /// Progress is written at most this often.
@@ -121,7 +120,6 @@ impl JobContext {
     pub async fn new(
         db: PgPool,
         storage: Storage,
-        queue: JobQueue,
         job: JobRow,
         settings: &Settings,
     ) -> JobResult<JobContext> {
@@ -134,7 +132,6 @@ impl JobContext {
         Ok(JobContext {
             db,
             storage,
-            queue,
             job,
             dir,
             font: settings.font.clone(),
@@ -142,6 +139,7 @@ impl JobContext {
             download_limit: settings.download_limit,
             downloaded: Mutex::new(0),
             last_progress: Mutex::new(None),
+            readings: Mutex::new(Vec::new()),
         })
     }
 
@@ -339,11 +337,15 @@ impl JobContext {
         };
         jobs::add_output(&mut tx, self.job.id, position, row.id).await?;
         tx.commit().await?;
-        if let Some(id) = reading
-            && let Err(cause) = self.queue.push(id).await
-        {
-            tracing::warn!(job.id = %id, %cause, "reading recorded but not queued; the farm will re-push it");
+        if let Some(id) = reading {
+            self.readings.lock().unwrap_or_else(|e| e.into_inner()).push(id);
         }
         Ok(row)
+    }
+
+    /// The readings queued for what the job made, to be pushed to the queue. The job's own
+    /// end does not wait for them, nor for a connection to Redis: they are pushed after it.
+    pub fn take_readings(&self) -> Vec<Uuid> {
+        std::mem::take(&mut self.readings.lock().unwrap_or_else(|e| e.into_inner()))
     }
 }

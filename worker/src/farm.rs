@@ -152,6 +152,7 @@ impl Farm {
                 }
             }
         };
+        tracing::info!(job.id = %id, %status, process_ms = started.elapsed().as_millis() as u64, "job process exited");
         self.clean_up(id);
         let job = jobs::find(&self.db, id).await?.context("the job row vanished")?;
         if job.state().has_ended() {
