@@ -10,7 +10,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use drive_tests::bench::{add_file, link, median, timed, timed_job};
+use drive_tests::bench::{add_file, link, median, timed, timed_job, timed_median};
 use drive_tests::{TestApp, TestUser, env};
 use serde_json::{Value, json};
 use uuid::Uuid;
@@ -36,12 +36,6 @@ fn ffmpeg_args<'a>(
     }
     args.push(output);
     args
-}
-
-fn peer(args: &[&str]) -> f64 {
-    let mut runs: Vec<f64> = (0..3).map(|_| timed("ffmpeg", args)).collect();
-    runs.sort_by(f64::total_cmp);
-    runs[1]
 }
 
 async fn job(app: &TestApp, user: &TestUser, body: Value) -> (f64, f64) {
@@ -292,7 +286,7 @@ async fn main() {
     let clip_url = link(&app, &user, clip_id).await;
     let song_url = link(&app, &user, song_id).await;
     for (what, args, body) in cases {
-        let local = peer(&args.iter().map(String::as_str).collect::<Vec<_>>());
+        let local = timed_median("ffmpeg", &args.iter().map(String::as_str).collect::<Vec<_>>());
         // The same command reading the same object from the store, as the job does.
         let from_store: Vec<&str> = args
             .iter()
@@ -302,7 +296,7 @@ async fn main() {
                 a => a,
             })
             .collect();
-        let stored = peer(&from_store);
+        let stored = timed_median("ffmpeg", &from_store);
         let (own, e2e) = job(&app, &user, body).await;
         row(what, local, stored, own, e2e);
     }
@@ -316,19 +310,13 @@ async fn main() {
         ("10 s 1080p video (+ its poster)", &clip, clip_reading),
         ("60 s WAV", &song, song_reading),
     ] {
-        let mut runs: Vec<f64> = (0..3)
-            .map(|_| {
-                timed(
-                    "ffprobe",
-                    &["-v", "error", "-show_format", "-show_streams", &s(path)],
-                )
-            })
-            .collect();
-        runs.sort_by(f64::total_cmp);
+        let probe = timed_median(
+            "ffprobe",
+            &["-v", "error", "-show_format", "-show_streams", &s(path)],
+        );
         println!(
-            "| {what} | {:.3} s | {seconds:.3} s | {:.1} |",
-            runs[1],
-            seconds / runs[1]
+            "| {what} | {probe:.3} s | {seconds:.3} s | {:.1} |",
+            seconds / probe
         );
     }
 }

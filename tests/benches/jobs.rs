@@ -15,7 +15,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use drive_tests::bench::{add_file, link, median, timed, timed_job};
+use drive_tests::bench::{add_file, link, median, timed, timed_job, timed_median};
 use drive_tests::{TestApp, env, raw_store};
 use serde_json::json;
 use tokio::io::AsyncWriteExt;
@@ -58,9 +58,7 @@ fn script(body: &str, args: &[&str]) -> f64 {
     let body = format!("set -eo pipefail; {body}");
     let mut all = vec!["-c", body.as_str(), "bash"];
     all.extend_from_slice(args);
-    let mut runs: Vec<f64> = (0..3).map(|_| timed("bash", &all)).collect();
-    runs.sort_by(f64::total_cmp);
-    runs[1]
+    timed_median("bash", &all)
 }
 
 /// A presigned PUT to a scratch key of the private bucket, for a peer to write its result to.
@@ -293,16 +291,10 @@ async fn main() {
     jpeg_6000x4000(&photo);
     let photo_id = add_file(&app, &user, &photo, "Image", "image/jpeg").await;
     let thumb = dir.join("thumb.jpg");
-    let peer_runs: Vec<f64> = (0..3)
-        .map(|_| {
-            timed(
-                "vipsthumbnail",
-                &[&s(&photo), "-s", "2048", "-o", &format!("{}[Q=85]", s(&thumb))],
-            )
-        })
-        .collect();
-    let mut peer_runs = peer_runs;
-    peer_runs.sort_by(f64::total_cmp);
+    let peer = timed_median(
+        "vipsthumbnail",
+        &[&s(&photo), "-s", "2048", "-o", &format!("{}[Q=85]", s(&thumb))],
+    );
     let (own, e2e) = median(3, || async {
         let (own, e2e, _) = timed_job(
             &app,
@@ -316,7 +308,7 @@ async fn main() {
     row(
         "convert 6000×4000 JPEG → 2048 px JPEG",
         "vipsthumbnail",
-        peer_runs[1],
+        peer,
         None,
         own,
         e2e,

@@ -84,6 +84,13 @@ pub fn timed(program: &str, args: &[&str]) -> f64 {
     start.elapsed().as_secs_f64()
 }
 
+/// The median wall time of three runs of a command.
+pub fn timed_median(program: &str, args: &[&str]) -> f64 {
+    let mut runs: Vec<f64> = (0..3).map(|_| timed(program, args)).collect();
+    runs.sort_by(f64::total_cmp);
+    runs[1]
+}
+
 /// The median of `n` runs of `f`.
 pub async fn median<F, Fut>(n: usize, mut f: F) -> (f64, f64)
 where
