@@ -51,6 +51,8 @@ pub struct TestApp {
     database: String,
     child: Child,
     log: PathBuf,
+    /// Where this test's workers keep their jobs' files.
+    work_dir: PathBuf,
     /// The environment the API was started with, which workers share.
     environment: Vec<(String, String)>,
     workers: Vec<Worker>,
@@ -141,6 +143,7 @@ impl TestApp {
             database,
             child,
             log,
+            work_dir,
             environment,
             workers: Vec::new(),
         };
@@ -190,6 +193,27 @@ impl TestApp {
 
     pub fn worker(&self, index: usize) -> &Worker {
         &self.workers[index]
+    }
+
+    /// The PIDs of a worker's job processes (`drive-worker run-job` children): the job it runs
+    /// and the spare it keeps started ahead.
+    pub fn job_processes(&self, index: usize) -> Vec<u32> {
+        let parent = self.workers[index].child.id();
+        let Ok(entries) = std::fs::read_dir("/proc") else {
+            return Vec::new();
+        };
+        entries
+            .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse::<u32>().ok())
+            .filter(|pid| {
+                // `pid (name) state ppid …`: the name may hold spaces, so read after its `)`.
+                let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+                let ppid = stat
+                    .rsplit_once(')')
+                    .and_then(|(_, rest)| rest.split_whitespace().nth(1)?.parse::<u32>().ok());
+                let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+                ppid == Some(parent) && String::from_utf8_lossy(&cmdline).contains("run-job")
+            })
+            .collect()
     }
 
     /// Kills a worker with SIGKILL, as a crash or the OOM killer would.
@@ -415,6 +439,8 @@ impl Drop for TestApp {
             eprintln!("--- drive-api log ---\n{}", self.log());
         }
         let _ = std::fs::remove_file(&self.log);
+        // Killed workers leave their jobs' folders behind.
+        let _ = std::fs::remove_dir_all(&self.work_dir);
         // This test's queue keys; Redis is shared with other tests and CI.
         let _ = Command::new("sh")
             .arg("-c")

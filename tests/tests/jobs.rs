@@ -583,6 +583,60 @@ async fn two_workers_share_one_queue() {
     assert!(workers.iter().all(|w| expected.contains(w)), "{workers:?}");
 }
 
+/// Waits until worker 0 has exactly one job process (its spare) and none is `not`.
+async fn spare_of(app: &TestApp, not: Option<u32>) -> u32 {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    loop {
+        let processes = app.job_processes(0);
+        if let [spare] = processes[..]
+            && Some(spare) != not
+        {
+            return spare;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "job processes: {processes:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+#[tokio::test]
+async fn a_job_process_waits_ahead_and_a_dead_one_is_replaced() {
+    let (app, user) = app_with_worker().await;
+    let content = bytes(5000, 4);
+    let id = app
+        .upload(
+            &user,
+            "a.bin",
+            "Other",
+            "application/octet-stream",
+            content.clone(),
+        )
+        .await;
+    let checksum = json!({ "jobType": "checksum", "fileIds": [id] });
+
+    // The spare runs the next job, and another is started for the one after.
+    let first = spare_of(&app, None).await;
+    let job = app.run_job(&user, checksum.clone()).await;
+    assert_eq!(job["state"], "done", "{job}");
+    let second = spare_of(&app, Some(first)).await;
+
+    // A spare that died (here SIGKILL) is replaced by a new process when a job comes.
+    let killed = Command::new("kill")
+        .args(["-9", &second.to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let job = app.run_job(&user, checksum).await;
+    assert_eq!(job["state"], "done", "{job}");
+    assert_eq!(
+        job["result"]["checksums"][0]["digest"],
+        digest_by("sha256sum", &content)
+    );
+    spare_of(&app, Some(second)).await;
+}
+
 #[tokio::test]
 async fn a_worker_killed_mid_job_loses_nothing_and_leaves_no_duplicates() {
     let mut app = TestApp::spawn().await;

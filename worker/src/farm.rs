@@ -1,14 +1,16 @@
 //! The supervising side of a worker: apalis hands it job ids from Redis; for each it claims
-//! the job row, starts `drive-worker run-job ID` as a child process, renews the heartbeat,
+//! the job row, hands the id to a `drive-worker run-job` child process, renews the heartbeat,
 //! and kills the child when a stop is asked for or the time limit passes. A crash, a hang or
-//! a memory blow-up inside a job therefore ends that job alone.
+//! a memory blow-up inside a job therefore ends that job alone. One child is kept started
+//! ahead (the spare), ready and waiting for an id, so a job does not wait for a process.
 //!
 //! Beside the queue it runs two loops: one pushes again the jobs whose worker died (or whose
 //! message Redis lost), one runs the scheduled sweep.
 
 use std::os::unix::process::ExitStatusExt;
 use std::process::ExitStatus;
-use std::sync::Arc;
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use anyhow::{Context, Result};
@@ -20,7 +22,8 @@ use drive_core::db::{self, PgPool};
 use drive_core::maintenance;
 use drive_core::queue::{JobMessage, JobQueue};
 use drive_core::storage::Storage;
-use tokio::process::Command;
+use tokio::io::AsyncWriteExt;
+use tokio::process::{Child, Command};
 use tokio::signal::unix::{SignalKind, signal};
 use uuid::Uuid;
 
@@ -35,6 +38,9 @@ pub struct Farm {
     storage: Storage,
     queue: JobQueue,
     settings: Settings,
+    /// A job process started ahead: settings read, database connected, waiting on stdin for
+    /// the id of the next job this worker claims.
+    spare: Mutex<Option<Child>>,
 }
 
 pub async fn work() -> Result<()> {
@@ -58,7 +64,9 @@ pub async fn work() -> Result<()> {
         storage,
         queue,
         settings,
+        spare: Mutex::new(None),
     });
+    farm.refill_spare();
 
     // Workers wake on Redis pub/sub pushes when a job is queued, which needs RESP3.
     let url = &farm.settings.queue.redis_url;
@@ -96,7 +104,10 @@ pub async fn work() -> Result<()> {
 }
 
 async fn handle(message: JobMessage, farm: Data<Arc<Farm>>) -> Result<(), BoxDynError> {
-    farm.supervise(message.job_id).await.map_err(|e| {
+    let supervised = farm.supervise(message.job_id).await;
+    // Between jobs rather than at a job's start, so that readying it takes no CPU from one.
+    farm.refill_spare();
+    supervised.map_err(|e| {
         tracing::error!(job.id = %message.job_id, "supervising the job failed: {e:#}");
         e.into()
     })
@@ -123,7 +134,7 @@ impl Farm {
         }
         tracing::info!(job.id = %id, job.r#type = %job.job_type, attempt = job.attempts, "running");
         let started = tokio::time::Instant::now();
-        let mut child = self.start_child(id)?;
+        let mut child = self.start_child(id).await?;
         // Checking often keeps a cancel quick; the heartbeat itself is one small UPDATE.
         let mut tick = tokio::time::interval(self.settings.queue.heartbeat.min(Duration::from_secs(1)));
         let status = loop {
@@ -169,9 +180,39 @@ impl Farm {
         self.end(id, End::Failed(describe(status))).await
     }
 
-    fn start_child(&self, id: Uuid) -> Result<tokio::process::Child> {
+    /// The process that runs job `id`: the spare, or a new one when there is none or it died.
+    async fn start_child(&self, id: Uuid) -> Result<Child> {
+        let spare = self.spare.lock().unwrap_or_else(|e| e.into_inner()).take();
+        if let Some(mut child) = spare {
+            match hand_over(&mut child, id).await {
+                Ok(()) => return Ok(child),
+                Err(e) => tracing::warn!(job.id = %id, "the spare job process was gone ({e}); starting one"),
+            }
+        }
+        let mut child = self.spawn_child()?;
+        // Should the id not go through, the process has ended: its exit status says why.
+        let _ = hand_over(&mut child, id).await;
+        Ok(child)
+    }
+
+    /// Starts a spare job process unless a live one is waiting.
+    fn refill_spare(&self) {
+        let mut spare = self.spare.lock().unwrap_or_else(|e| e.into_inner());
+        if spare
+            .as_mut()
+            .is_some_and(|child| matches!(child.try_wait(), Ok(None)))
+        {
+            return;
+        }
+        *spare = self
+            .spawn_child()
+            .inspect_err(|e| tracing::warn!("starting a spare job process failed: {e:#}"))
+            .ok();
+    }
+
+    fn spawn_child(&self) -> Result<Child> {
         let mut command = Command::new(std::env::current_exe()?);
-        command.arg("run-job").arg(id.to_string()).kill_on_drop(true);
+        command.arg("run-job").stdin(Stdio::piped()).kill_on_drop(true);
         let memory_limit = self.settings.memory_limit;
         // SAFETY: between fork and exec only async-signal-safe calls (prctl, setrlimit).
         unsafe {
@@ -206,7 +247,16 @@ impl Farm {
     }
 }
 
-async fn kill(child: &mut tokio::process::Child) {
+/// Writes the job's id to a job process's stdin and closes it.
+async fn hand_over(child: &mut Child, id: Uuid) -> std::io::Result<()> {
+    let mut stdin = child
+        .stdin
+        .take()
+        .ok_or_else(|| std::io::Error::other("its stdin was taken"))?;
+    stdin.write_all(format!("{id}\n").as_bytes()).await
+}
+
+async fn kill(child: &mut Child) {
     let _ = child.kill().await;
 }
 

@@ -3,8 +3,8 @@
 //! - `drive-worker work` takes job ids from the Redis queue (apalis) and supervises each job
 //!   in a child process of its own; it also re-pushes jobs whose worker died and runs the
 //!   scheduled sweep. Run as many as you like, on as many machines.
-//! - `drive-worker run-job ID` is that child: it runs one claimed job and exits. It is not
-//!   meant to be started by hand.
+//! - `drive-worker run-job` is that child: it gets ready, reads the id of one claimed job from
+//!   stdin, runs it and exits. It is not meant to be started by hand.
 
 mod archive;
 mod av;
@@ -21,7 +21,6 @@ mod settings;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use uuid::Uuid;
 
 #[derive(Parser)]
 #[command(name = "drive-worker", version, about = "Drive's job farm worker")]
@@ -34,9 +33,10 @@ struct Cli {
 enum Command {
     /// Take jobs from the queue until stopped (SIGTERM or Ctrl-C).
     Work,
-    /// Run one claimed job (the supervisor starts this; not for use by hand).
+    /// Run one claimed job, its id read from stdin (the supervisor starts this; not for use
+    /// by hand).
     #[command(hide = true)]
-    RunJob { id: Uuid },
+    RunJob,
 }
 
 #[tokio::main]
@@ -56,6 +56,6 @@ async fn main() -> ExitCode {
                 ExitCode::FAILURE
             }
         },
-        Command::RunJob { id } => run::run_job(id).await,
+        Command::RunJob => run::run_job().await,
     }
 }

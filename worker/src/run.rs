@@ -1,15 +1,19 @@
-//! The child side: `drive-worker run-job ID` runs one job its supervisor claimed, ends it
-//! done or failed, and exits. A server-side failure exits with [`EXIT_RETRY`] instead, and
-//! the supervisor decides whether to try again.
+//! The child side: `drive-worker run-job` readies what a job needs (settings, a database
+//! connection, the store), then reads the id of the job its supervisor claimed from stdin,
+//! runs it, ends it done or failed, and exits. A server-side failure exits with
+//! [`EXIT_RETRY`] instead, and the supervisor decides whether to try again. Because the
+//! readying comes before the id, the supervisor keeps one such process started ahead: a job
+//! starts without paying for a process start, its settings or a connection.
 
 use std::process::ExitCode;
 use std::time::Instant;
 
 use drive_core::db::jobs::{self, End, JobState};
-use drive_core::db::{self};
+use drive_core::db::{self, PgPool};
 use drive_core::job::JobSpec;
 use drive_core::queue::JobQueue;
 use drive_core::storage::Storage;
+use tokio::io::AsyncBufReadExt;
 use uuid::Uuid;
 
 use crate::context::{JobContext, JobError};
@@ -19,8 +23,24 @@ use crate::{archive, av, checksum, metadata, pdfs, pictures};
 /// The exit code that asks the supervisor to run the job again (sysexits' EX_TEMPFAIL).
 pub const EXIT_RETRY: i32 = 75;
 
-pub async fn run_job(id: Uuid) -> ExitCode {
-    match run(id).await {
+pub async fn run_job() -> ExitCode {
+    let ready = async {
+        let settings = Settings::from_environment().map_err(|e| JobError::Server(e.to_string()))?;
+        let db = db::connect(&settings.database_url).await?;
+        Ok::<_, JobError>((settings, db))
+    };
+    let (settings, db) = match ready.await {
+        Ok(ready) => ready,
+        Err(e) => {
+            tracing::error!("a job process could not get ready: {e}");
+            return ExitCode::from(EXIT_RETRY as u8);
+        }
+    };
+    let Some(id) = job_id().await else {
+        // The supervisor stopped before handing this process a job.
+        return ExitCode::SUCCESS;
+    };
+    match run(id, &settings, db).await {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             tracing::error!(job.id = %id, "the job hit a server-side failure: {e}");
@@ -29,10 +49,18 @@ pub async fn run_job(id: Uuid) -> ExitCode {
     }
 }
 
-async fn run(id: Uuid) -> Result<(), JobError> {
+/// The job id the supervisor writes on stdin; `None` when stdin closes without one.
+async fn job_id() -> Option<Uuid> {
+    let mut line = String::new();
+    tokio::io::BufReader::new(tokio::io::stdin())
+        .read_line(&mut line)
+        .await
+        .ok()?;
+    line.trim().parse().ok()
+}
+
+async fn run(id: Uuid, settings: &Settings, db: PgPool) -> Result<(), JobError> {
     let started = Instant::now();
-    let settings = Settings::from_environment().map_err(|e| JobError::Server(e.to_string()))?;
-    let db = db::connect(&settings.database_url).await?;
     let storage = Storage::new(settings.storage.clone());
     let Some(job) = jobs::find(&db, id).await? else {
         return Ok(());
@@ -43,7 +71,7 @@ async fn run(id: Uuid) -> Result<(), JobError> {
     let spec = job
         .spec()
         .map_err(|e| JobError::Server(format!("the job's settings do not read back: {e}")))?;
-    let context = JobContext::new(db.clone(), storage.clone(), job, &settings).await?;
+    let context = JobContext::new(db.clone(), storage.clone(), job, settings).await?;
     let ready = started.elapsed();
     let outcome = perform(&context, &spec).await;
     let worked = started.elapsed();
@@ -54,8 +82,8 @@ async fn run(id: Uuid) -> Result<(), JobError> {
         Err(server) => return Err(server),
     };
     jobs::finish(&db, &storage, id, end).await?;
-    // Where a job's time went, for whoever tunes the farm: its own setup (settings, database,
-    // the row), the pipeline with its reads and saves, and the end's transaction.
+    // Where a job's time went, for whoever tunes the farm: its own setup (the row, the plan,
+    // the work folder), the pipeline with its reads and saves, and the end's transaction.
     tracing::info!(
         job.id = %id,
         setup_ms = ready.as_millis() as u64,
@@ -63,7 +91,7 @@ async fn run(id: Uuid) -> Result<(), JobError> {
         end_ms = (started.elapsed() - worked).as_millis() as u64,
         "ended"
     );
-    announce(&settings, context.take_readings()).await;
+    announce(settings, context.take_readings()).await;
     Ok(())
 }
 
