@@ -1,16 +1,17 @@
 //! Audio and video jobs against the `ffmpeg` command line with the same codec settings on the
 //! same input (`scripts/bench av`), and metadata reading against `ffprobe`.
 //!
-//! The peer runs twice: on a local file, and on the same object read from the store through a
-//! download link (as the job reads it). The job reads its input from the store over HTTP
-//! (ranged reads) and writes its result back. "Job run" is the job's own `startTime` →
-//! `endTime`; the ratio is job run / the peer reading from the store, each the median of
-//! three runs.
+//! The peer runs three ways: on a local file; on the same object read from the store through a
+//! download link (as the job reads it); and that, with its result then put back in the store
+//! by `curl` through a presigned PUT (as the job stores its result). The job reads its input
+//! from the store over HTTP (ranged reads) and writes its result back. "Job run" is the job's
+//! own `startTime` → `endTime`; the ratios are job run / each peer reading from the store,
+//! each figure the median of three runs.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use drive_tests::bench::{add_file, link, median, timed, timed_job, timed_median};
+use drive_tests::bench::{add_file, link, median, put_link, script, timed, timed_job, timed_median};
 use drive_tests::{TestApp, TestUser, env};
 use serde_json::{Value, json};
 use uuid::Uuid;
@@ -46,10 +47,11 @@ async fn job(app: &TestApp, user: &TestUser, body: Value) -> (f64, f64) {
     .await
 }
 
-fn row(what: &str, local: f64, stored: f64, own: f64, end_to_end: f64) {
+fn row(what: &str, local: f64, stored: f64, stored_and_put: f64, own: f64, end_to_end: f64) {
     println!(
-        "| {what} | {local:.2} s | {stored:.2} s | {own:.2} s | {end_to_end:.2} s | {:.2} |",
-        own / stored
+        "| {what} | {local:.2} s | {stored:.2} s | {stored_and_put:.2} s | {own:.2} s | {end_to_end:.2} s | {:.2} | {:.2} |",
+        own / stored,
+        own / stored_and_put
     );
 }
 
@@ -137,9 +139,9 @@ async fn main() {
     let song_reading = reading_seconds(&app, song_id).await;
 
     println!(
-        "| job (same settings as the peer) | `ffmpeg`, local file | `ffmpeg`, same object from the store | job run | end to end | ratio (job run / ffmpeg from the store) |"
+        "| job (same settings as the peer) | `ffmpeg`, local file | `ffmpeg`, same object from the store | that, and its result PUT to the store | job run | end to end | ratio to the store read | ratio to the store read and write |"
     );
-    println!("|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|");
     let (clip_s, out) = (s(&clip), dir.join("out"));
     let out_mp4 = format!("{}.mp4", s(&out));
     let cases: Vec<(&str, Vec<String>, Value)> = vec![
@@ -285,6 +287,7 @@ async fn main() {
     ];
     let clip_url = link(&app, &user, clip_id).await;
     let song_url = link(&app, &user, song_id).await;
+    let put = put_link(&app, "bench/peer-result").await;
     for (what, args, body) in cases {
         let local = timed_median("ffmpeg", &args.iter().map(String::as_str).collect::<Vec<_>>());
         // The same command reading the same object from the store, as the job does.
@@ -297,8 +300,15 @@ async fn main() {
             })
             .collect();
         let stored = timed_median("ffmpeg", &from_store);
+        let output = *from_store.last().expect("the output path");
+        let mut put_back = vec![output, put.as_str()];
+        put_back.extend(&from_store);
+        let stored_and_put = script(
+            "out=$1; put=$2; shift 2; ffmpeg \"$@\"; curl -sf -T \"$out\" \"$put\"",
+            &put_back,
+        );
         let (own, e2e) = job(&app, &user, body).await;
-        row(what, local, stored, own, e2e);
+        row(what, local, stored, stored_and_put, own, e2e);
     }
 
     println!();

@@ -15,8 +15,8 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use drive_tests::bench::{add_file, link, median, timed, timed_job, timed_median};
-use drive_tests::{TestApp, env, raw_store};
+use drive_tests::bench::{add_file, link, median, put_link, script, timed, timed_job, timed_median};
+use drive_tests::{TestApp, env};
 use serde_json::json;
 use tokio::io::AsyncWriteExt;
 
@@ -50,30 +50,6 @@ fn row(what: &str, peer: &str, local: f64, stored: Option<f64>, own: f64, end_to
         "| {what} | {peer} | {local:.2} s | {stored} | {own:.2} s | {end_to_end:.2} s | {:.2} | {stored_ratio} |",
         own / local
     );
-}
-
-/// The median wall time of three runs of a bash script (`set -eo pipefail`); `args` are its
-/// `$1`, `$2`, ….
-fn script(body: &str, args: &[&str]) -> f64 {
-    let body = format!("set -eo pipefail; {body}");
-    let mut all = vec!["-c", body.as_str(), "bash"];
-    all.extend_from_slice(args);
-    timed_median("bash", &all)
-}
-
-/// A presigned PUT to a scratch key of the private bucket, for a peer to write its result to.
-async fn put_link(app: &TestApp, key: &str) -> String {
-    let config = aws_sdk_s3::presigning::PresigningConfig::expires_in(Duration::from_secs(3600)).unwrap();
-    raw_store()
-        .await
-        .put_object()
-        .bucket(&app.private_bucket)
-        .key(key)
-        .presigned(config)
-        .await
-        .unwrap()
-        .uri()
-        .to_string()
 }
 
 /// Peak resident memory of any `drive-worker run-job` process, sampled until `done` is set.

@@ -104,3 +104,27 @@ where
     runs.sort_by(|a, b| a.0.total_cmp(&b.0));
     runs[n / 2]
 }
+
+/// The median wall time of three runs of a bash script (`set -eo pipefail`); `args` are its
+/// `$1`, `$2`, ….
+pub fn script(body: &str, args: &[&str]) -> f64 {
+    let body = format!("set -eo pipefail; {body}");
+    let mut all = vec!["-c", body.as_str(), "bash"];
+    all.extend_from_slice(args);
+    timed_median("bash", &all)
+}
+
+/// A presigned PUT to a scratch key of the private bucket, for a peer to write its result to.
+pub async fn put_link(app: &TestApp, key: &str) -> String {
+    let config = aws_sdk_s3::presigning::PresigningConfig::expires_in(Duration::from_secs(3600)).unwrap();
+    raw_store()
+        .await
+        .put_object()
+        .bucket(&app.private_bucket)
+        .key(key)
+        .presigned(config)
+        .await
+        .unwrap()
+        .uri()
+        .to_string()
+}
