@@ -309,6 +309,8 @@ pub fn remux(
     if mapping.iter().all(Option::is_none) {
         return Err(AvError::Input("it has neither picture nor sound".to_string()));
     }
+    let used: Vec<usize> = (0..mapping.len()).filter(|&i| mapping[i].is_some()).collect();
+    super::graph::read_only(&mut context, &used);
     if keep_metadata {
         output.set_metadata(context.metadata().to_owned());
     }

@@ -90,6 +90,21 @@ pub(crate) fn open(location: &str) -> Result<format::context::Input, AvError> {
     format::input_with_dictionary(&location, options).map_err(|e| AvError::reading("opening", e))
 }
 
+/// Tells the demuxer to skip every stream but `used`, as the `ffmpeg` command does with the
+/// streams it does not map: an mp4's pictures are then not even read when only its sound is
+/// wanted, which over the store's HTTP saves reading most of the file.
+pub(crate) fn read_only(context: &mut format::context::Input, used: &[usize]) {
+    for index in 0..context.nb_streams() as usize {
+        if !used.contains(&index) {
+            // SAFETY: `index` is below the opened context's stream count.
+            unsafe {
+                (**(*context.as_mut_ptr()).streams.add(index)).discard =
+                    ffmpeg::ffi::AVDiscard::AVDISCARD_ALL;
+            }
+        }
+    }
+}
+
 /// The duration of an opened input in seconds (0 when the container does not say).
 pub(crate) fn duration_of(context: &format::context::Input) -> f64 {
     let d = context.duration();
@@ -135,7 +150,7 @@ impl Pipeline {
         let mut sources = Vec::new();
         let mut duration = 0.0;
         for (i, input) in inputs.iter().enumerate() {
-            let context = open(&input.location)?;
+            let mut context = open(&input.location)?;
             let origin = origin_of(&context);
             let length = duration_of(&context);
             if length > 0.0 && input.start >= length {
@@ -217,6 +232,12 @@ impl Pipeline {
                     decoder,
                 });
             }
+            let used: Vec<usize> = video
+                .iter()
+                .map(|v| v.stream)
+                .chain(audio.iter().map(|a| a.stream))
+                .collect();
+            read_only(&mut context, &used);
             opened.push(Opened {
                 context,
                 video,
