@@ -6,13 +6,13 @@
 //! by `curl` through a presigned PUT (as the job stores its result). The job reads its input
 //! from the store over HTTP (ranged reads) and writes its result back. "Job run" is the job's
 //! own `startTime` → `endTime`; the ratios are job run / each peer reading from the store,
-//! each figure the median of three runs.
+//! each figure the median of three runs taken in turns with the others'.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use drive_tests::bench::{add_file, link, median, put_link, script, timed, timed_job, timed_median};
-use drive_tests::{TestApp, TestUser, env};
+use drive_tests::bench::{add_file, link, middle, put_link, timed, timed_job, timed_median, timed_script};
+use drive_tests::{TestApp, env};
 use serde_json::{Value, json};
 use uuid::Uuid;
 
@@ -39,13 +39,14 @@ fn ffmpeg_args<'a>(
     args
 }
 
-async fn job(app: &TestApp, user: &TestUser, body: Value) -> (f64, f64) {
-    median(3, || async {
-        let (own, e2e, _) = timed_job(app, user, body.clone()).await;
-        (own, e2e)
-    })
-    .await
-}
+/// Each case is run this many times, the peers and the job taking turns, so that a machine
+/// that slows down or speeds up over minutes (this one does) weighs on them alike; each
+/// figure is the median of its runs.
+const ROUNDS: usize = 3;
+
+/// The peer reading from the store, then putting its result (`$1`) back through a presigned
+/// PUT (`$2`); the rest are `ffmpeg`'s arguments.
+const PUT_BACK: &str = "out=$1; put=$2; shift 2; ffmpeg \"$@\"; curl -sf -T \"$out\" \"$put\"";
 
 fn row(what: &str, local: f64, stored: f64, stored_and_put: f64, own: f64, end_to_end: f64) {
     println!(
@@ -289,7 +290,7 @@ async fn main() {
     let song_url = link(&app, &user, song_id).await;
     let put = put_link(&app, "bench/peer-result").await;
     for (what, args, body) in cases {
-        let local = timed_median("ffmpeg", &args.iter().map(String::as_str).collect::<Vec<_>>());
+        let local: Vec<&str> = args.iter().map(String::as_str).collect();
         // The same command reading the same object from the store, as the job does.
         let from_store: Vec<&str> = args
             .iter()
@@ -299,15 +300,19 @@ async fn main() {
                 a => a,
             })
             .collect();
-        let stored = timed_median("ffmpeg", &from_store);
         let output = *from_store.last().expect("the output path");
         let mut put_back = vec![output, put.as_str()];
         put_back.extend(&from_store);
-        let stored_and_put = script(
-            "out=$1; put=$2; shift 2; ffmpeg \"$@\"; curl -sf -T \"$out\" \"$put\"",
-            &put_back,
-        );
-        let (own, e2e) = job(&app, &user, body).await;
+        let mut figures: [Vec<f64>; 5] = Default::default();
+        for _ in 0..ROUNDS {
+            figures[0].push(timed("ffmpeg", &local));
+            figures[1].push(timed("ffmpeg", &from_store));
+            figures[2].push(timed_script(PUT_BACK, &put_back));
+            let (own, e2e, _) = timed_job(&app, &user, body.clone()).await;
+            figures[3].push(own);
+            figures[4].push(e2e);
+        }
+        let [local, stored, stored_and_put, own, e2e] = figures.map(middle);
         row(what, local, stored, stored_and_put, own, e2e);
     }
 

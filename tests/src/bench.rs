@@ -84,11 +84,15 @@ pub fn timed(program: &str, args: &[&str]) -> f64 {
     start.elapsed().as_secs_f64()
 }
 
+/// The median of some figures.
+pub fn middle(mut figures: Vec<f64>) -> f64 {
+    figures.sort_by(f64::total_cmp);
+    figures[figures.len() / 2]
+}
+
 /// The median wall time of three runs of a command.
 pub fn timed_median(program: &str, args: &[&str]) -> f64 {
-    let mut runs: Vec<f64> = (0..3).map(|_| timed(program, args)).collect();
-    runs.sort_by(f64::total_cmp);
-    runs[1]
+    middle((0..3).map(|_| timed(program, args)).collect())
 }
 
 /// The median of `n` runs of `f`.
@@ -105,13 +109,17 @@ where
     runs[n / 2]
 }
 
-/// The median wall time of three runs of a bash script (`set -eo pipefail`); `args` are its
-/// `$1`, `$2`, ….
-pub fn script(body: &str, args: &[&str]) -> f64 {
+/// Runs a bash script (`set -eo pipefail`) whose `$1`, `$2`, … are `args`; answers its wall time.
+pub fn timed_script(body: &str, args: &[&str]) -> f64 {
     let body = format!("set -eo pipefail; {body}");
     let mut all = vec!["-c", body.as_str(), "bash"];
     all.extend_from_slice(args);
-    timed_median("bash", &all)
+    timed("bash", &all)
+}
+
+/// The median wall time of three runs of a bash script (see [`timed_script`]).
+pub fn script(body: &str, args: &[&str]) -> f64 {
+    middle((0..3).map(|_| timed_script(body, args)).collect())
 }
 
 /// A presigned PUT to a scratch key of the private bucket, for a peer to write its result to.
