@@ -1,5 +1,5 @@
-//! The child side: `drive-worker run-job` readies what a job needs (settings, a database
-//! connection, the store), then reads the id of the job its supervisor claimed from stdin,
+//! The child side: `drive-worker run-job` readies what a job needs (its settings and a database
+//! connection), then reads the id of the job its supervisor claimed from stdin,
 //! runs it, ends it done or failed, and exits. A server-side failure exits with
 //! [`EXIT_RETRY`] instead, and the supervisor decides whether to try again. Because the
 //! readying comes before the id, the supervisor keeps one such process started ahead: a job
