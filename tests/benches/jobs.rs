@@ -57,15 +57,8 @@ fn watch_job_memory(done: std::sync::Arc<std::sync::atomic::AtomicBool>) -> std:
     std::thread::spawn(move || {
         let mut peak_kib = 0u64;
         while !done.load(std::sync::atomic::Ordering::Relaxed) {
-            for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
-                let dir = entry.path();
-                let Ok(cmdline) = std::fs::read(dir.join("cmdline")) else {
-                    continue;
-                };
-                if !String::from_utf8_lossy(&cmdline).contains("run-job") {
-                    continue;
-                }
-                let status = std::fs::read_to_string(dir.join("status")).unwrap_or_default();
+            for (pid, _) in drive_tests::job_processes() {
+                let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
                 if let Some(kib) = status
                     .lines()
                     .find(|l| l.starts_with("VmHWM:"))

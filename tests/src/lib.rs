@@ -66,6 +66,26 @@ pub struct Worker {
     pub name: String,
 }
 
+/// Every `drive-worker run-job` process on this machine, as (PID, parent's PID).
+pub fn job_processes() -> Vec<(u32, u32)> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+            String::from_utf8_lossy(&cmdline).contains("run-job")
+        })
+        .filter_map(|pid| {
+            // `pid (name) state ppid …`: the name may hold spaces, so read after its `)`.
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+            let (_, rest) = stat.rsplit_once(')')?;
+            Some((pid, rest.split_whitespace().nth(1)?.parse().ok()?))
+        })
+        .collect()
+}
+
 impl TestApp {
     pub async fn spawn() -> TestApp {
         TestApp::spawn_with(&[]).await
@@ -199,20 +219,10 @@ impl TestApp {
     /// and the spare it keeps started ahead.
     pub fn job_processes(&self, index: usize) -> Vec<u32> {
         let parent = self.workers[index].child.id();
-        let Ok(entries) = std::fs::read_dir("/proc") else {
-            return Vec::new();
-        };
-        entries
-            .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse::<u32>().ok())
-            .filter(|pid| {
-                // `pid (name) state ppid …`: the name may hold spaces, so read after its `)`.
-                let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-                let ppid = stat
-                    .rsplit_once(')')
-                    .and_then(|(_, rest)| rest.split_whitespace().nth(1)?.parse::<u32>().ok());
-                let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
-                ppid == Some(parent) && String::from_utf8_lossy(&cmdline).contains("run-job")
-            })
+        job_processes()
+            .into_iter()
+            .filter(|&(_, ppid)| ppid == parent)
+            .map(|(pid, _)| pid)
             .collect()
     }
 
