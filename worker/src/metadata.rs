@@ -11,7 +11,6 @@ use drive_core::metadata::{Location, Metadata, Mode, MusicalKey};
 use drive_media::analysis::Analyzer;
 use drive_media::av::Input;
 use drive_media::av::jobs::mono_samples;
-use drive_media::av::probe::probe;
 use drive_media::av::{AvError, pictures};
 use drive_media::picture::PictureFormat;
 use drive_media::picture::taken;
@@ -98,16 +97,12 @@ async fn artwork(
 const ANALYSIS_RATE: u32 = 22_050;
 
 fn facts(kind: FileKind, location: &str, head: &[u8]) -> Result<Metadata, AvError> {
-    let probed = probe(location)?;
+    let source = Input::whole(location).open()?;
+    let probed = source.probe();
     // Tempo, key and soundprint come from the sound of audio files: tags win for tempo and key.
     let heard = if kind == FileKind::Audio {
         let mut analyzer = Analyzer::new(ANALYSIS_RATE);
-        mono_samples(
-            Input::whole(location),
-            ANALYSIS_RATE,
-            &mut |s| analyzer.push(s),
-            &mut |_| {},
-        )?;
+        mono_samples(source, ANALYSIS_RATE, &mut |s| analyzer.push(s), &mut |_| {})?;
         Some(analyzer.finish())
     } else {
         None

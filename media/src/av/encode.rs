@@ -7,7 +7,7 @@ use ffmpeg::util::channel_layout::ChannelLayout;
 use ffmpeg::util::format::{Pixel, Sample};
 use ffmpeg::{Dictionary, Packet, Rational, codec, encoder, format, media};
 
-use super::graph::{AudioShape, Filtered, Flow, Outputs, Pipeline, all_threads};
+use super::graph::{AudioShape, Filtered, Flow, Outputs, Pipeline, Source, all_threads};
 use super::{AvError, Input, ffmpeg};
 
 /// A video encoder by FFmpeg's name (`libx264`, `libx265`, `libvpx-vp9`, `gif`) with its
@@ -55,9 +55,9 @@ struct Encoding<E> {
     time_base: Rational,
 }
 
-/// Runs `spec` over `inputs` into `target`; `progress` hears 0..1 from the media clock.
+/// Runs `spec` over `sources` into `target`; `progress` hears 0..1 from the media clock.
 pub fn transcode(
-    inputs: &[Input],
+    sources: Vec<Source>,
     spec: &str,
     target: &Target,
     progress: &mut dyn FnMut(f64),
@@ -87,7 +87,7 @@ pub fn transcode(
             frame_size: audio_codec.as_ref().and_then(frame_size),
         }),
     };
-    let mut pipeline = Pipeline::new(inputs, spec, outputs)?;
+    let mut pipeline = Pipeline::new(sources, spec, outputs)?;
     let mut output = format::output_as(&target.path, target.muxer)
         .map_err(|e| AvError::machine(&format!("creating {}", target.path.display()), e))?;
     let global_header = output

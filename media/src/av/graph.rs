@@ -1,8 +1,9 @@
-//! The decode → filter loop. A [`Pipeline`] opens its inputs, decodes the best video and
-//! audio stream of each, and pushes their frames through one libavfilter graph written as
-//! text: input `i`'s picture is `[v{i}]` and its sound `[a{i}]` (already cut to the input's
-//! span and starting at zero), and the graph ends in `[vout]` and/or `[aout]`. Inputs are read
-//! one after another, in order, which is what `concat` wants and costs nothing elsewhere.
+//! The decode → filter loop. A [`Pipeline`] takes its inputs opened ([`Source`]s), decodes
+//! the best video and audio stream of each, and pushes their frames through one libavfilter
+//! graph written as text: input `i`'s picture is `[v{i}]` and its sound `[a{i}]` (already cut
+//! to the input's span and starting at zero), and the graph ends in `[vout]` and/or `[aout]`.
+//! Inputs are read one after another, in order, which is what `concat` wants and costs nothing
+//! elsewhere.
 //!
 //! Memory stays at what the codecs and filters hold: frames are handed on as they leave
 //! the graph.
@@ -78,6 +79,25 @@ pub struct Pipeline {
     duration: f64,
 }
 
+/// An input opened for reading (its container's header read and its streams found) with the
+/// span of it to use. A job that must know what a file holds before it builds its graph
+/// probes the source it then runs, so the store is asked for the header once.
+pub struct Source {
+    pub(crate) context: format::context::Input,
+    start: f64,
+    end: Option<f64>,
+}
+
+impl Input {
+    pub fn open(&self) -> Result<Source, AvError> {
+        Ok(Source {
+            context: open(&self.location)?,
+            start: self.start,
+            end: self.end,
+        })
+    }
+}
+
 /// Opens a location for reading, with reconnects for the store's HTTP.
 pub(crate) fn open(location: &str) -> Result<format::context::Input, AvError> {
     super::init();
@@ -142,15 +162,15 @@ fn threaded(stream: &format::stream::Stream) -> Result<codec::context::Context, 
 }
 
 impl Pipeline {
-    /// Opens `inputs` and builds the graph `spec` (see the module's documentation).
-    pub fn new(inputs: &[Input], spec: &str, outputs: Outputs) -> Result<Pipeline, AvError> {
+    /// Builds the graph `spec` over `inputs` (see the module's documentation).
+    pub fn new(inputs: Vec<Source>, spec: &str, outputs: Outputs) -> Result<Pipeline, AvError> {
         let mut graph = filter::Graph::new();
         let mut opened = Vec::with_capacity(inputs.len());
         let mut chains = Vec::new();
         let mut sources = Vec::new();
         let mut duration = 0.0;
-        for (i, input) in inputs.iter().enumerate() {
-            let mut context = open(&input.location)?;
+        for (i, input) in inputs.into_iter().enumerate() {
+            let mut context = input.context;
             let origin = origin_of(&context);
             let length = duration_of(&context);
             if length > 0.0 && input.start >= length {

@@ -11,8 +11,8 @@ use ffmpeg::util::channel_layout::ChannelLayout;
 use ffmpeg::util::format::{Pixel, Sample, sample};
 
 use super::encode::{AudioEncoding, Target, VideoEncoding, Written, remux, transcode};
-use super::graph::{AudioShape, Filtered, Flow, Outputs, Pipeline};
-use super::probe::{Probe, probe};
+use super::graph::{AudioShape, Filtered, Flow, Outputs, Pipeline, Source};
+use super::probe::Probe;
 use super::{AvError, Input, ffmpeg};
 
 /// Every sound this module makes runs at this rate.
@@ -247,7 +247,8 @@ pub fn cut(
     if !exact && fade_in == 0.0 && fade_out == 0.0 {
         return remux(&input, path, muxer, true, progress);
     }
-    let info = probe(location)?;
+    let source = input.open()?;
+    let info = source.probe();
     let length = end.or(info.duration).map(|e| e - start).unwrap_or(0.0);
     let mut fades = Vec::new();
     if fade_in > 0.0 {
@@ -270,7 +271,7 @@ pub fn cut(
             audio_target(path, *format),
         ),
     };
-    transcode(&[input], &spec, &target, progress).map(|_| ())
+    transcode(vec![source], &spec, &target, progress).map(|_| ())
 }
 
 /// The streams copied as they are, without the container's and streams' tags or cover art.
@@ -301,11 +302,12 @@ pub fn encode_video(
     path: &Path,
     progress: &mut dyn FnMut(f64),
 ) -> Result<Written, AvError> {
-    let info = probe(location)?;
+    let source = Input::whole(location).open()?;
+    let info = source.probe();
     needs_picture(&info)?;
     let spec = single(video_filters, sound_of(&info).then_some(audio_filters));
     transcode(
-        &[Input::whole(location)],
+        vec![source],
         &spec,
         &video_target(path, format, codec, sound_of(&info)),
         progress,
@@ -333,7 +335,7 @@ pub fn convert_audio(
 ) -> Result<Written, AvError> {
     let spec = format!("[a0]{}[aout]", if filters.is_empty() { "anull" } else { filters });
     transcode(
-        &[Input::whole(location)],
+        vec![Input::whole(location).open()?],
         &spec,
         &audio_target(path, format),
         progress,
@@ -349,7 +351,9 @@ pub fn shrink(
     path: &Path,
     progress: &mut dyn FnMut(f64),
 ) -> Result<Written, AvError> {
-    let info = probe(location)?;
+    let opened = Input::whole(location).open()?;
+    let info = opened.probe();
+    let mut first = Some(opened);
     needs_picture(&info)?;
     let duration = info.duration.ok_or_else(|| {
         AvError::Input("its duration is unknown, so no bit rate can be worked out".to_string())
@@ -374,7 +378,12 @@ pub fn shrink(
             a.bit_rate = Some(audio_rate as usize);
         }
         let spec = single("", sound.then_some(""));
-        let written = transcode(&[Input::whole(location)], &spec, &target, &mut |p| {
+        // The first pass reads the source the probe opened; later ones open it anew.
+        let pass = match first.take() {
+            Some(opened) => opened,
+            None => Input::whole(location).open()?,
+        };
+        let written = transcode(vec![pass], &spec, &target, &mut |p| {
             progress((f64::from(attempt) + p) / 4.0)
         })?;
         let size = std::fs::metadata(path)
@@ -452,7 +461,7 @@ pub fn gif(
         }),
         audio: None,
     };
-    transcode(&[input], &spec, &target, progress)
+    transcode(vec![input.open()?], &spec, &target, progress)
 }
 
 /// Text and/or the running time drawn over the picture (DejaVu Sans, or `font`). The text
@@ -506,7 +515,8 @@ pub fn join_videos(
     path: &Path,
     progress: &mut dyn FnMut(f64),
 ) -> Result<Written, AvError> {
-    let probes: Vec<Probe> = locations.iter().map(|l| probe(l)).collect::<Result<_, _>>()?;
+    let sources = open_all(locations)?;
+    let probes: Vec<Probe> = sources.iter().map(Source::probe).collect();
     for (n, p) in probes.iter().enumerate() {
         if p.video_codec.is_none() {
             return Err(AvError::Input(format!("file {} has no picture", n + 1)));
@@ -534,9 +544,8 @@ pub fn join_videos(
         pads.push_str(&format!("[jv{i}][ja{i}]"));
     }
     parts.push(format!("{pads}concat=n={}:v=1:a=1[vout][aout]", locations.len()));
-    let inputs: Vec<Input> = locations.iter().map(Input::whole).collect();
     transcode(
-        &inputs,
+        sources,
         &parts.join(";"),
         &video_target(path, VideoFormat::Mp4, VideoCodec::H264, true),
         progress,
@@ -559,13 +568,16 @@ pub fn join_audio(
         spec.push_str(&format!("[ja{i}]"));
     }
     spec.push_str(&format!("concat=n={}:v=0:a=1[aout]", locations.len()));
-    let inputs: Vec<Input> = locations.iter().map(Input::whole).collect();
-    transcode(&inputs, &spec, &audio_target(path, format), progress)
+    transcode(open_all(locations)?, &spec, &audio_target(path, format), progress)
 }
 
-/// Decodes `input`'s sound as mono 32-bit floats at `rate`, handing them over in frames.
+fn open_all(locations: &[String]) -> Result<Vec<Source>, AvError> {
+    locations.iter().map(|l| Input::whole(l).open()).collect()
+}
+
+/// Decodes `source`'s sound as mono 32-bit floats at `rate`, handing them over in frames.
 pub fn mono_samples(
-    input: Input,
+    source: Source,
     rate: u32,
     each: &mut dyn FnMut(&[f32]),
     progress: &mut dyn FnMut(f64),
@@ -579,7 +591,7 @@ pub fn mono_samples(
             frame_size: None,
         }),
     };
-    let pipeline = Pipeline::new(&[input], "[a0]anull[aout]", outputs)?;
+    let pipeline = Pipeline::new(vec![source], "[a0]anull[aout]", outputs)?;
     let mut any = false;
     pipeline.run(&mut |frame, done| {
         if let Filtered::Audio(sound) = frame {
@@ -609,7 +621,7 @@ pub fn measure_loudness(location: &str, progress: &mut dyn FnMut(f64)) -> Result
     let mut meter = ebur128::EbuR128::new(2, RATE, ebur128::Mode::I)
         .map_err(|e| AvError::machine("starting the loudness meter", e))?;
     let mut peak = 0.0f32;
-    let pipeline = Pipeline::new(&[Input::whole(location)], "[a0]anull[aout]", outputs)?;
+    let pipeline = Pipeline::new(vec![Input::whole(location).open()?], "[a0]anull[aout]", outputs)?;
     pipeline.run(&mut |frame, done| {
         if let Filtered::Audio(sound) = frame {
             let samples = &sound.plane::<f32>(0)[..sound.samples() * 2];
@@ -675,7 +687,7 @@ pub fn sound_segments(
         }
     };
     mono_samples(
-        Input::whole(location),
+        Input::whole(location).open()?,
         RATE,
         &mut |samples| {
             for s in samples {

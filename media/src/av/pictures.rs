@@ -20,7 +20,7 @@ pub fn frame_at(location: &str, at: f64) -> Result<RgbImage, AvError> {
     // Square pixels, so the picture shows as the video does.
     let spec = "[v0]scale='trunc(iw*sar/2)*2':ih,setsar=1[vout]";
     let pipeline = Pipeline::new(
-        &[input],
+        vec![input.open()?],
         spec,
         Outputs {
             video: Some(Pixel::RGB24),

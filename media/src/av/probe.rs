@@ -4,8 +4,8 @@
 
 use ffmpeg::media;
 
-use super::graph::{duration_of, open};
-use super::{AvError, ffmpeg};
+use super::graph::{Source, duration_of};
+use super::{AvError, Input, ffmpeg};
 
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Probe {
@@ -31,73 +31,80 @@ pub struct Probe {
 }
 
 pub fn probe(location: &str) -> Result<Probe, AvError> {
-    let context = open(location)?;
-    let mut probe = Probe {
-        duration: Some(duration_of(&context)).filter(|d| *d > 0.0),
-        ..Probe::default()
-    };
-    let mut tags: Vec<(String, String)> = context
-        .metadata()
-        .iter()
-        .map(|(k, v)| (k.to_ascii_lowercase(), v.to_string()))
-        .collect();
-    for stream in context.streams() {
-        let parameters = stream.parameters();
-        // The format's name (`h264`, `mp3`), not the decoder's (`mp3float`).
-        let codec = Some(parameters.id().name().to_string()).filter(|n| n != "none");
-        // SAFETY: reads fields of an opened stream and its parameters.
-        let (cover, width, height) = unsafe {
-            let s = &*stream.as_ptr();
-            let p = &*s.codecpar;
-            (
-                s.disposition & ffmpeg::ffi::AV_DISPOSITION_ATTACHED_PIC != 0,
-                p.width,
-                p.height,
-            )
+    Ok(Input::whole(location).open()?.probe())
+}
+
+impl Source {
+    /// What the opened file holds, from what opening it read.
+    pub fn probe(&self) -> Probe {
+        let context = &self.context;
+        let mut probe = Probe {
+            duration: Some(duration_of(context)).filter(|d| *d > 0.0),
+            ..Probe::default()
         };
-        match parameters.medium() {
-            media::Type::Video if cover => probe.has_cover = true,
-            media::Type::Video if probe.video_codec.is_none() => {
-                probe.video_codec = codec;
-                probe.width = u32::try_from(width).ok().filter(|w| *w > 0);
-                probe.height = u32::try_from(height).ok().filter(|h| *h > 0);
+        let mut tags: Vec<(String, String)> = context
+            .metadata()
+            .iter()
+            .map(|(k, v)| (k.to_ascii_lowercase(), v.to_string()))
+            .collect();
+        for stream in context.streams() {
+            let parameters = stream.parameters();
+            // The format's name (`h264`, `mp3`), not the decoder's (`mp3float`).
+            let codec = Some(parameters.id().name().to_string()).filter(|n| n != "none");
+            // SAFETY: reads fields of an opened stream and its parameters.
+            let (cover, width, height) = unsafe {
+                let s = &*stream.as_ptr();
+                let p = &*s.codecpar;
+                (
+                    s.disposition & ffmpeg::ffi::AV_DISPOSITION_ATTACHED_PIC != 0,
+                    p.width,
+                    p.height,
+                )
+            };
+            match parameters.medium() {
+                media::Type::Video if cover => probe.has_cover = true,
+                media::Type::Video if probe.video_codec.is_none() => {
+                    probe.video_codec = codec;
+                    probe.width = u32::try_from(width).ok().filter(|w| *w > 0);
+                    probe.height = u32::try_from(height).ok().filter(|h| *h > 0);
+                }
+                media::Type::Audio if probe.audio_codec.is_none() => probe.audio_codec = codec,
+                _ => {}
             }
-            media::Type::Audio if probe.audio_codec.is_none() => probe.audio_codec = codec,
-            _ => {}
+            tags.extend(
+                stream
+                    .metadata()
+                    .iter()
+                    .map(|(k, v)| (k.to_ascii_lowercase(), v.to_string())),
+            );
         }
-        tags.extend(
-            stream
-                .metadata()
-                .iter()
-                .map(|(k, v)| (k.to_ascii_lowercase(), v.to_string())),
-        );
+        let tag = |names: &[&str]| {
+            names.iter().find_map(|name| {
+                tags.iter()
+                    .find(|(k, v)| k == name && !v.trim().is_empty())
+                    .map(|(_, v)| v.trim().to_string())
+            })
+        };
+        probe.title = tag(&["title"]);
+        probe.album = tag(&["album"]);
+        probe.genre = tag(&["genre"]);
+        probe.artists = tag(&["artist", "album_artist", "artists"])
+            .map(|a| {
+                a.split(';')
+                    .map(|s| s.trim().to_string())
+                    .filter(|s| !s.is_empty())
+                    .collect()
+            })
+            .unwrap_or_default();
+        probe.recorded = tag(&["creation_time", "com.apple.quicktime.creationdate", "date"]);
+        probe.location =
+            tag(&["location", "com.apple.quicktime.location.iso6709"]).and_then(|l| parse_iso6709(&l));
+        probe.tempo = tag(&["tbpm", "bpm", "tempo"])
+            .and_then(|t| t.parse::<f64>().ok())
+            .filter(|t| (20.0..=400.0).contains(t));
+        probe.key = tag(&["tkey", "initialkey", "key"]);
+        probe
     }
-    let tag = |names: &[&str]| {
-        names.iter().find_map(|name| {
-            tags.iter()
-                .find(|(k, v)| k == name && !v.trim().is_empty())
-                .map(|(_, v)| v.trim().to_string())
-        })
-    };
-    probe.title = tag(&["title"]);
-    probe.album = tag(&["album"]);
-    probe.genre = tag(&["genre"]);
-    probe.artists = tag(&["artist", "album_artist", "artists"])
-        .map(|a| {
-            a.split(';')
-                .map(|s| s.trim().to_string())
-                .filter(|s| !s.is_empty())
-                .collect()
-        })
-        .unwrap_or_default();
-    probe.recorded = tag(&["creation_time", "com.apple.quicktime.creationdate", "date"]);
-    probe.location =
-        tag(&["location", "com.apple.quicktime.location.iso6709"]).and_then(|l| parse_iso6709(&l));
-    probe.tempo = tag(&["tbpm", "bpm", "tempo"])
-        .and_then(|t| t.parse::<f64>().ok())
-        .filter(|t| (20.0..=400.0).contains(t));
-    probe.key = tag(&["tkey", "initialkey", "key"]);
-    Ok(probe)
 }
 
 /// `+37.7749-122.4194+010.000/` (ISO 6709, as phones write a video's place).
