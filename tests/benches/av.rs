@@ -328,6 +328,18 @@ async fn main() {
                 }
             }
         }
+        // Each round's figures too, to see how far the machine drifts between rounds.
+        for round in 0..ORDERS.len() {
+            eprintln!(
+                "{what}, round {}: {}",
+                round + 1,
+                figures
+                    .iter()
+                    .map(|f| format!("{:.2}", f[round]))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            );
+        }
         let [local, stored, stored_and_put, own, e2e] = figures.map(middle);
         row(what, local, stored, stored_and_put, own, e2e);
     }
