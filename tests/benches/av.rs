@@ -9,12 +9,12 @@
 //! each figure the median of five runs taken in turns with the others'.
 
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
-use drive_tests::bench::{add_file, link, middle, put_link, timed, timed_job, timed_median, timed_script};
+use drive_tests::bench::{
+    add_file, link, middle, put_link, reading_seconds, timed, timed_job, timed_median, timed_script,
+};
 use drive_tests::{TestApp, env};
 use serde_json::{Value, json};
-use uuid::Uuid;
 
 /// The encodings `media::av::jobs` uses, as `ffmpeg` options.
 const H264: &[&str] = &[
@@ -62,26 +62,6 @@ fn row(what: &str, local: f64, stored: f64, stored_and_put: f64, own: f64, end_t
         own / stored,
         own / stored_and_put
     );
-}
-
-/// The seconds the reading of `file` took (its readMetadata job), once it has ended.
-async fn reading_seconds(app: &TestApp, file: Uuid) -> f64 {
-    let mut db = app.db().await;
-    loop {
-        let ended: Option<(String, f64)> = sqlx::query_as(
-            "select state, extract(epoch from ended_at - started_at)::float8 from file_jobs
-             where job_type = 'readMetadata' and $1 = any(input_ids) and ended_at is not null",
-        )
-        .bind(file)
-        .fetch_optional(&mut db)
-        .await
-        .unwrap();
-        if let Some((state, seconds)) = ended {
-            assert_eq!(state, "done");
-            return seconds;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
 }
 
 #[tokio::main(flavor = "multi_thread")]

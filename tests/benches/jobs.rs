@@ -9,8 +9,8 @@
 //! would run it on their drive: `curl` reads each through a download link (piped into the
 //! hash; to disk for `zip`, whose archive `curl` then PUTs back to the store). Two figures per job:
 //! the job's own run (its `startTime` to `endTime`: process start, reads, work, writes,
-//! record) and end to end (from `/create-file-job` until `/select-file-jobs` says done,
-//! adding the queue hop and polling). `DRIVE_BENCH_JOBS_GIB` sets the big file (default 8).
+//! record) and end to end (from just before `/create-file-job` to the job's `endTime`,
+//! adding the request and the queue hop). `DRIVE_BENCH_JOBS_GIB` sets the big file (default 8).
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
