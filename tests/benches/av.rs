@@ -6,15 +6,22 @@
 //! by `curl` through a presigned PUT (as the job stores its result). The job reads its input
 //! from the store over HTTP (ranged reads) and writes its result back. "Job run" is the job's
 //! own `startTime` → `endTime`; the ratios are job run / each peer reading from the store,
-//! each figure the median of five runs taken in turns with the others'.
+//! each figure the median of five runs taken in turns with the others'. A peer is one command,
+//! but for a loudness change: `ffmpeg` measures (ebur128), then applies the gain it found, as
+//! the job measures and then encodes.
 
 use std::path::{Path, PathBuf};
+use std::process::Command;
 
 use drive_tests::bench::{
     add_file, link, middle, put_link, reading_seconds, timed, timed_job, timed_median, timed_script,
 };
 use drive_tests::{TestApp, env};
 use serde_json::{Value, json};
+
+/// The font and text burnIn draws with (the worker's default font).
+const FONT: &str = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf";
+const CAPTION: &str = "Drive benchmark";
 
 /// The encodings `media::av::jobs` uses, as `ffmpeg` options.
 const H264: &[&str] = &[
@@ -56,6 +63,69 @@ const ORDERS: [[usize; 4]; 5] = [
 /// PUT (`$2`); the rest are `ffmpeg`'s arguments.
 const PUT_BACK: &str = "out=$1; put=$2; shift 2; ffmpeg \"$@\"; curl -sf -T \"$out\" \"$put\"";
 
+/// Makes `seconds` of H.264 at `size` (25 fps) with a little noise, so the encoders have work,
+/// and the AAC sound of `tone` (a lavfi `sine`) in `channels`.
+fn noisy_video(path: &Path, size: &str, seconds: u32, tone: &str, channels: &str) {
+    let picture = format!("testsrc2=size={size}:rate=25,noise=alls=12:allf=t");
+    let seconds = seconds.to_string();
+    #[rustfmt::skip]
+    let args = [
+        "-v", "error", "-y",
+        "-f", "lavfi", "-i", &picture,
+        "-f", "lavfi", "-i", tone,
+        "-t", &seconds, "-ac", channels,
+        "-c:v", "libx264", "-preset", "fast", "-crf", "20", "-pix_fmt", "yuv420p", "-c:a", "aac",
+        path.to_str().unwrap(),
+    ];
+    timed("ffmpeg", &args);
+}
+
+/// Runs a peer's `ffmpeg` commands one after another, and PUTs the last one's result to `put`
+/// when given; answers the wall time of it all.
+fn timed_peer(steps: &[Vec<&str>], put: Option<&str>) -> f64 {
+    let (last, before) = steps.split_last().expect("a peer runs a command");
+    let before: f64 = before.iter().map(|args| timed("ffmpeg", args)).sum();
+    before
+        + match put {
+            None => timed("ffmpeg", last),
+            Some(put) => {
+                let mut args = vec![*last.last().expect("the output path"), put];
+                args.extend(last);
+                timed_script(PUT_BACK, &args)
+            }
+        }
+}
+
+/// The duration `ffprobe` reads from a file's container, in seconds (what the job's probe reads).
+fn duration_of(path: &Path) -> f64 {
+    let out = Command::new("ffprobe")
+        .args([
+            "-v",
+            "error",
+            "-show_entries",
+            "format=duration",
+            "-of",
+            "csv=p=0",
+        ])
+        .arg(path)
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&out.stdout).trim().parse().unwrap()
+}
+
+/// The integrated loudness (LUFS) `ffmpeg`'s ebur128 filter reports at the end of `args`'s run.
+fn integrated_loudness(args: &[&str]) -> f64 {
+    let out = Command::new("ffmpeg").args(args).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let report = String::from_utf8_lossy(&out.stderr);
+    report
+        .lines()
+        .filter_map(|line| line.trim().strip_prefix("I:"))
+        .next_back()
+        .and_then(|value| value.trim().trim_end_matches("LUFS").trim().parse().ok())
+        .unwrap_or_else(|| panic!("no integrated loudness in {report}"))
+}
+
 fn row(what: &str, local: f64, stored: f64, stored_and_put: f64, own: f64, end_to_end: f64) {
     println!(
         "| {what} | {local:.2} s | {stored:.2} s | {stored_and_put:.2} s | {own:.2} s | {end_to_end:.2} s | {:.2} | {:.2} |",
@@ -75,36 +145,12 @@ async fn main() {
     // 10 s of 1080p25 H.264 with a little noise (so the encoders have work), and stereo AAC;
     // a minute of stereo WAV.
     let clip = dir.join("clip.mp4");
-    timed(
-        "ffmpeg",
-        &[
-            "-v",
-            "error",
-            "-y",
-            "-f",
-            "lavfi",
-            "-i",
-            "testsrc2=size=1920x1080:rate=25,noise=alls=12:allf=t",
-            "-f",
-            "lavfi",
-            "-i",
-            "sine=frequency=440:sample_rate=48000",
-            "-t",
-            "10",
-            "-ac",
-            "2",
-            "-c:v",
-            "libx264",
-            "-preset",
-            "fast",
-            "-crf",
-            "20",
-            "-pix_fmt",
-            "yuv420p",
-            "-c:a",
-            "aac",
-            &s(&clip),
-        ],
+    noisy_video(
+        &clip,
+        "1920x1080",
+        10,
+        "sine=frequency=440:sample_rate=48000",
+        "2",
     );
     let song = dir.join("song.wav");
     timed(
@@ -122,21 +168,64 @@ async fn main() {
             &s(&song),
         ],
     );
+    // A second video of another size and shape (4:3) and a mono 44.1 kHz sound, for a join.
+    let other = dir.join("other.mp4");
+    noisy_video(&other, "1280x960", 5, "sine=frequency=550:sample_rate=44100", "1");
     let clip_id = add_file(&app, &user, &clip, "Video", "video/mp4").await;
     let song_id = add_file(&app, &user, &song, "Audio", "audio/wav").await;
+    let other_id = add_file(&app, &user, &other, "Video", "video/mp4").await;
     let clip_reading = reading_seconds(&app, clip_id).await;
     let song_reading = reading_seconds(&app, song_id).await;
+    reading_seconds(&app, other_id).await;
 
     println!(
         "| job (same settings as the peer) | `ffmpeg`, local file | `ffmpeg`, same object from the store | that, and its result PUT to the store | job run | end to end | ratio to the store read | ratio to the store read and write |"
     );
     println!("|---|---|---|---|---|---|---|---|");
-    let (clip_s, out) = (s(&clip), dir.join("out"));
+    let (clip_s, other_s, song_s, out) = (s(&clip), s(&other), s(&song), dir.join("out"));
     let out_mp4 = format!("{}.mp4", s(&out));
-    let cases: Vec<(&str, Vec<String>, Value)> = vec![
+    // shrink to 5 MB: the bit rates the job works out from the size and the duration
+    // (3 % for the container, 64 kb/s for the sound; x264 given 1.5× as its maximum).
+    let video_rate = (5e6 * 8.0 * 0.97 / duration_of(&clip) - 64_000.0) as u64;
+    let (rate, max_rate) = (video_rate.to_string(), (video_rate * 3 / 2).to_string());
+    // burnIn: the filters the job draws with (DejaVu Sans, the text read from a file).
+    let caption = dir.join("caption.txt");
+    std::fs::write(&caption, CAPTION).unwrap();
+    let style = format!("fontfile='{FONT}':fontcolor=white:box=1:boxcolor=black@0.5:boxborderw=8");
+    let burn_in = format!(
+        "drawtext={style}:fontsize=h/20:x=h/40:y=h/40:text='%{{pts\\:hms}}',drawtext={style}:fontsize=h/16:x=(w-text_w)/2:y=h-text_h-h/16:expansion=none:textfile='{}'",
+        s(&caption)
+    );
+    // join: the second video fitted into the first's size, both at 30 fps, sound at 48 kHz.
+    let fit = |i: usize| {
+        format!(
+            "[{i}:v]scale=1920:1080:force_original_aspect_ratio=decrease,pad=1920:1080:(ow-iw)/2:(oh-ih)/2,setsar=1,fps=30,format=yuv420p[jv{i}];[{i}:a]aformat=sample_rates=48000:channel_layouts=stereo[ja{i}]"
+        )
+    };
+    let join = format!(
+        "{};{};[jv0][ja0][jv1][ja1]concat=n=2:v=1:a=1[vout][aout]",
+        fit(0),
+        fit(1)
+    );
+    // loudness to -14 LUFS: the peer measures (ffmpeg's ebur128), then sets the gain it found.
+    let measure = [
+        "-hide_banner",
+        "-nostats",
+        "-threads",
+        "0",
+        "-i",
+        &song_s,
+        "-af",
+        "ebur128=framelog=verbose",
+        "-f",
+        "null",
+        "-",
+    ];
+    let volume = format!("volume={:.3}dB", -14.0 - integrated_loudness(&measure));
+    let cases: Vec<(&str, Vec<Vec<String>>, Value)> = vec![
         (
             "proxy 720 of 1080p",
-            owned(ffmpeg_args(
+            vec![owned(ffmpeg_args(
                 &[],
                 &clip_s,
                 &[
@@ -146,12 +235,12 @@ async fn main() {
                     FASTSTART,
                 ],
                 &out_mp4,
-            )),
+            ))],
             json!({ "jobType": "proxy", "fileIds": [clip_id], "options": { "height": 720 } }),
         ),
         (
             "convert → mp4 HEVC",
-            owned(ffmpeg_args(
+            vec![owned(ffmpeg_args(
                 &[],
                 &clip_s,
                 &[
@@ -171,12 +260,12 @@ async fn main() {
                     FASTSTART,
                 ],
                 &out_mp4,
-            )),
+            ))],
             json!({ "jobType": "convert", "fileIds": [clip_id], "options": { "format": "mp4", "codec": "hevc" } }),
         ),
         (
             "convert → webm (VP9, Opus)",
-            owned(ffmpeg_args(
+            vec![owned(ffmpeg_args(
                 &[],
                 &clip_s,
                 &[
@@ -199,12 +288,12 @@ async fn main() {
                     &["-c:a", "libopus", "-b:a", "128k", "-ar", "48000", "-ac", "2"],
                 ],
                 &format!("{}.webm", s(&out)),
-            )),
+            ))],
             json!({ "jobType": "convert", "fileIds": [clip_id], "options": { "format": "webm" } }),
         ),
         (
             "reframe 9:16",
-            owned(ffmpeg_args(
+            vec![owned(ffmpeg_args(
                 &[],
                 &clip_s,
                 &[
@@ -217,22 +306,22 @@ async fn main() {
                     FASTSTART,
                 ],
                 &out_mp4,
-            )),
+            ))],
             json!({ "jobType": "reframe", "fileIds": [clip_id], "options": { "aspect": "9:16" } }),
         ),
         (
             "cut 2–8 s, exact",
-            owned(ffmpeg_args(
+            vec![owned(ffmpeg_args(
                 &["-ss", "2", "-to", "8"],
                 &clip_s,
                 &[H264, AAC, FASTSTART],
                 &out_mp4,
-            )),
+            ))],
             json!({ "jobType": "cut", "fileIds": [clip_id], "options": { "start": 2, "end": 8, "exact": true } }),
         ),
         (
             "gif, 5 s at 480 px, 12 fps",
-            owned(ffmpeg_args(
+            vec![owned(ffmpeg_args(
                 &["-ss", "1", "-t", "5"],
                 &clip_s,
                 &[&[
@@ -240,12 +329,12 @@ async fn main() {
                     "fps=12,scale=480:-2:flags=lanczos,split[a][b];[a]palettegen=stats_mode=diff[p];[b][p]paletteuse=dither=bayer:bayer_scale=3",
                 ]],
                 &format!("{}.gif", s(&out)),
-            )),
+            ))],
             json!({ "jobType": "gif", "fileIds": [clip_id], "options": { "start": 1, "length": 5, "width": 480, "fps": 12 } }),
         ),
         (
             "extractAudio → mp3",
-            owned(ffmpeg_args(
+            vec![owned(ffmpeg_args(
                 &[],
                 &clip_s,
                 &[&[
@@ -260,46 +349,122 @@ async fn main() {
                     "2",
                 ]],
                 &format!("{}.mp3", s(&out)),
-            )),
+            ))],
             json!({ "jobType": "extractAudio", "fileIds": [clip_id], "options": { "format": "mp3" } }),
         ),
         (
             "convert 60 s WAV → flac",
-            owned(ffmpeg_args(
+            vec![owned(ffmpeg_args(
                 &[],
                 &s(&song),
                 &[&["-c:a", "flac", "-sample_fmt", "s16", "-ar", "48000", "-ac", "2"]],
                 &format!("{}.flac", s(&out)),
-            )),
+            ))],
             json!({ "jobType": "convert", "fileIds": [song_id], "options": { "format": "flac" } }),
         ),
+        (
+            "shrink to 5 MB",
+            vec![owned(ffmpeg_args(
+                &[],
+                &clip_s,
+                &[
+                    &[
+                        "-c:v", "libx264", "-preset", "veryfast", "-b:v", &rate, "-maxrate", &max_rate,
+                        "-pix_fmt", "yuv420p",
+                    ],
+                    &["-c:a", "aac", "-b:a", "64k", "-ar", "48000", "-ac", "2"],
+                    FASTSTART,
+                ],
+                &out_mp4,
+            ))],
+            json!({ "jobType": "shrink", "fileIds": [clip_id], "options": { "targetMB": 5 } }),
+        ),
+        (
+            "burnIn, timecode and text",
+            vec![owned(ffmpeg_args(
+                &[],
+                &clip_s,
+                &[&["-vf", &burn_in], H264, AAC, FASTSTART],
+                &out_mp4,
+            ))],
+            json!({ "jobType": "burnIn", "fileIds": [clip_id], "options": { "timecode": true, "text": CAPTION } }),
+        ),
+        (
+            "join 1080p and 4:3 960p",
+            vec![owned(ffmpeg_args(
+                &[],
+                &clip_s,
+                &[
+                    &[
+                        "-threads",
+                        "0",
+                        "-i",
+                        &other_s,
+                        "-filter_complex",
+                        &join,
+                        "-map",
+                        "[vout]",
+                        "-map",
+                        "[aout]",
+                    ],
+                    H264,
+                    AAC,
+                    FASTSTART,
+                ],
+                &out_mp4,
+            ))],
+            json!({ "jobType": "join", "fileIds": [clip_id, other_id] }),
+        ),
+        (
+            "loudness of 60 s WAV to -14 LUFS",
+            vec![
+                owned(measure.to_vec()),
+                owned(ffmpeg_args(
+                    &[],
+                    &song_s,
+                    &[&["-af", &volume, "-c:a", "pcm_s16le", "-ar", "48000", "-ac", "2"]],
+                    &format!("{}.wav", s(&out)),
+                )),
+            ],
+            json!({ "jobType": "loudness", "fileIds": [song_id], "options": { "target": -14 } }),
+        ),
     ];
-    let clip_url = link(&app, &user, clip_id).await;
-    let song_url = link(&app, &user, song_id).await;
+    // Each local input and a link to the same object in the store.
+    let links = [
+        (clip_s.clone(), link(&app, &user, clip_id).await),
+        (other_s.clone(), link(&app, &user, other_id).await),
+        (song_s.clone(), link(&app, &user, song_id).await),
+    ];
     let put = put_link(&app, "bench/peer-result").await;
-    // DRIVE_BENCH_ONLY=reframe runs only the cases whose name holds that word.
+    // DRIVE_BENCH_ONLY=reframe,gif runs only the cases whose name holds one of those words.
     let only = std::env::var("DRIVE_BENCH_ONLY").unwrap_or_default();
-    for (what, args, body) in cases.into_iter().filter(|(what, ..)| what.contains(&only)) {
-        let local: Vec<&str> = args.iter().map(String::as_str).collect();
-        // The same command reading the same object from the store, as the job does.
-        let from_store: Vec<&str> = args
+    let chosen = |what: &str| only.split(',').any(|word| what.contains(word));
+    for (what, steps, body) in cases.into_iter().filter(|(what, ..)| chosen(what)) {
+        let local: Vec<Vec<&str>> = steps
             .iter()
-            .map(|a| match a.as_str() {
-                a if a == clip_s => clip_url.as_str(),
-                a if a == s(&song) => song_url.as_str(),
-                a => a,
+            .map(|args| args.iter().map(String::as_str).collect())
+            .collect();
+        // The same commands reading the same objects from the store, as the job does.
+        let from_store: Vec<Vec<&str>> = local
+            .iter()
+            .map(|args| {
+                args.iter()
+                    .map(|&a| {
+                        links
+                            .iter()
+                            .find(|(path, _)| path == a)
+                            .map_or(a, |(_, url)| url.as_str())
+                    })
+                    .collect()
             })
             .collect();
-        let output = *from_store.last().expect("the output path");
-        let mut put_back = vec![output, put.as_str()];
-        put_back.extend(&from_store);
         let mut figures: [Vec<f64>; 5] = Default::default();
         for order in ORDERS {
             for turn in order {
                 match turn {
-                    0 => figures[0].push(timed("ffmpeg", &local)),
-                    1 => figures[1].push(timed("ffmpeg", &from_store)),
-                    2 => figures[2].push(timed_script(PUT_BACK, &put_back)),
+                    0 => figures[0].push(timed_peer(&local, None)),
+                    1 => figures[1].push(timed_peer(&from_store, None)),
+                    2 => figures[2].push(timed_peer(&from_store, Some(&put))),
                     _ => {
                         let (own, e2e, _) = timed_job(&app, &user, body.clone()).await;
                         figures[3].push(own);
