@@ -1,6 +1,6 @@
 //! The error body on bad bodies and on a storage outage.
 
-use drive_tests::proxy::StoreProxy;
+use drive_tests::proxy::TcpProxy;
 use drive_tests::*;
 use serde_json::json;
 
@@ -60,7 +60,7 @@ async fn malformed_bodies_answer_400_naming_the_field() {
 
 #[tokio::test]
 async fn a_storage_outage_answers_502_retryable() {
-    let proxy = StoreProxy::start(&env("DRIVE_S3_ENDPOINT")).await;
+    let proxy = TcpProxy::start(&env("DRIVE_S3_ENDPOINT")).await;
     let app = TestApp::spawn_with(&[("DRIVE_S3_ENDPOINT", &proxy.endpoint)]).await;
     let user = app.user(Some("Pro")).await;
     let file = app

@@ -4,9 +4,11 @@
 
 use std::io::{Read, Write};
 use std::process::Command;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-use drive_tests::{TestApp, TestUser, bytes};
+use drive_tests::media::video_of;
+use drive_tests::proxy::TcpProxy;
+use drive_tests::{TestApp, TestUser, bytes, env};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 use sqlx::Row;
@@ -635,6 +637,57 @@ async fn a_job_process_waits_ahead_and_a_dead_one_is_replaced() {
         digest_by("sha256sum", &content)
     );
     spare_of(&app, Some(second)).await;
+}
+
+/// A job's process ends its job, then pushes the readings of the files it made. Its supervisor
+/// must let it: a heartbeat that finds the job ended in between once took that for the job
+/// being taken away, killed the process, and the reading waited ten minutes for the re-push
+/// loop. Here every new connection to Redis opens 300 ms late and heartbeats come every 200 ms,
+/// so one always falls in between.
+#[tokio::test]
+async fn a_job_that_has_ended_may_still_queue_the_readings_of_what_it_made() {
+    let mut app = TestApp::spawn().await;
+    let redis = TcpProxy::start_slow(&env("DRIVE_TEST_REDIS_URL"), Duration::from_millis(300)).await;
+    app.start_worker(&[
+        ("DRIVE_REDIS_URL", redis.endpoint.as_str()),
+        ("DRIVE_HEARTBEAT_SECONDS", "0.2"),
+    ])
+    .await;
+    let user = app.user(Some("Pro")).await;
+    let video = video_of("testsrc2=size=320x240:rate=25", 2.0, &[]);
+    let id = app.upload(&user, "clip.mp4", "Video", "video/mp4", video).await;
+    let job = app
+        .run_job(
+            &user,
+            json!({ "jobType": "stills", "fileIds": [id], "options": { "at": 1 } }),
+        )
+        .await;
+    assert_eq!(job["state"], "done", "{job}");
+    let still: uuid::Uuid = job["result"]["files"][0]["fileId"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+
+    let mut db = app.db().await;
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let state: String = sqlx::query_scalar(
+            "select state from file_jobs where job_type = 'readMetadata' and $1 = any(input_ids)",
+        )
+        .bind(still)
+        .fetch_one(&mut db)
+        .await
+        .unwrap();
+        if state == "done" {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the still's reading is still {state} 20 s after its job ended"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
 }
 
 #[tokio::test]

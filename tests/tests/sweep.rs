@@ -1,7 +1,7 @@
 //! The sweep (`drive-api admin sweep`, and on a schedule in every worker): uploads idle for 7 days
 //! are aborted, and objects the store failed to remove at deletion time are removed.
 
-use drive_tests::proxy::StoreProxy;
+use drive_tests::proxy::TcpProxy;
 use drive_tests::*;
 use serde_json::json;
 
@@ -43,7 +43,7 @@ async fn an_upload_with_no_new_part_past_the_limit_is_aborted() {
 
 #[tokio::test]
 async fn objects_the_store_failed_to_remove_are_removed_by_the_sweep() {
-    let proxy = StoreProxy::start(&env("DRIVE_S3_ENDPOINT")).await;
+    let proxy = TcpProxy::start(&env("DRIVE_S3_ENDPOINT")).await;
     let app = TestApp::spawn_with(&[("DRIVE_S3_ENDPOINT", &proxy.endpoint)]).await;
     let user = app.user(Some("Pro")).await;
     let id = app

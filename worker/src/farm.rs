@@ -144,8 +144,13 @@ impl Farm {
                     let verdict = match jobs::heartbeat(&self.db, id, &self.name).await {
                         Ok(Some(true)) => Some(End::Stopped),
                         Ok(Some(false)) => None,
-                        // No longer ours (ended by someone else): stop working on it.
-                        Ok(None) => { kill(&mut child).await; return Ok(()); }
+                        // No longer running as ours. Ended: by its own process, which is
+                        // only left to push the readings of what it made, so let it.
+                        // Otherwise another worker claimed it: stop working on it.
+                        Ok(None) => match jobs::find(&self.db, id).await? {
+                            Some(job) if job.state().has_ended() => break last_words(&mut child).await?,
+                            _ => { kill(&mut child).await; return Ok(()); }
+                        },
                         Err(e) => { tracing::warn!(job.id = %id, "heartbeat failed: {e}"); None }
                     };
                     let verdict = verdict.or_else(|| (started.elapsed() > self.settings.time_limit).then(|| {
@@ -258,6 +263,20 @@ async fn hand_over(child: &mut Child, id: Uuid) -> std::io::Result<()> {
 
 async fn kill(child: &mut Child) {
     let _ = child.kill().await;
+}
+
+/// How long a job's process may take to exit once it has ended its job.
+const LAST_WORDS: Duration = Duration::from_secs(10);
+
+/// Waits for a process that has ended its job to exit, and kills it past [`LAST_WORDS`].
+async fn last_words(child: &mut Child) -> std::io::Result<ExitStatus> {
+    match tokio::time::timeout(LAST_WORDS, child.wait()).await {
+        Ok(status) => status,
+        Err(_) => {
+            kill(child).await;
+            child.wait().await
+        }
+    }
 }
 
 /// Why a job's process ended without ending the job, in words for the job's `error`.
