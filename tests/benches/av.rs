@@ -16,6 +16,7 @@ use std::process::Command;
 use drive_tests::bench::{
     add_file, link, middle, put_link, reading_seconds, timed, timed_job, timed_median, timed_script,
 };
+use drive_tests::media::{duration, ffprobe_file};
 use drive_tests::{TestApp, env};
 use serde_json::{Value, json};
 
@@ -96,23 +97,6 @@ fn timed_peer(steps: &[Vec<&str>], put: Option<&str>) -> f64 {
         }
 }
 
-/// The duration `ffprobe` reads from a file's container, in seconds (what the job's probe reads).
-fn duration_of(path: &Path) -> f64 {
-    let out = Command::new("ffprobe")
-        .args([
-            "-v",
-            "error",
-            "-show_entries",
-            "format=duration",
-            "-of",
-            "csv=p=0",
-        ])
-        .arg(path)
-        .output()
-        .unwrap();
-    String::from_utf8_lossy(&out.stdout).trim().parse().unwrap()
-}
-
 /// The integrated loudness (LUFS) `ffmpeg`'s ebur128 filter reports at the end of `args`'s run.
 fn integrated_loudness(args: &[&str]) -> f64 {
     let out = Command::new("ffmpeg").args(args).output().unwrap();
@@ -186,7 +170,7 @@ async fn main() {
     let out_mp4 = format!("{}.mp4", s(&out));
     // shrink to 5 MB: the bit rates the job works out from the size and the duration
     // (3 % for the container, 64 kb/s for the sound; x264 given 1.5× as its maximum).
-    let video_rate = (5e6 * 8.0 * 0.97 / duration_of(&clip) - 64_000.0) as u64;
+    let video_rate = (5e6 * 8.0 * 0.97 / duration(&ffprobe_file(&clip, &[])) - 64_000.0) as u64;
     let (rate, max_rate) = (video_rate.to_string(), (video_rate * 3 / 2).to_string());
     // burnIn: the filters the job draws with (DejaVu Sans, the text read from a file).
     let caption = dir.join("caption.txt");

@@ -48,17 +48,19 @@ pub async fn link(app: &TestApp, user: &TestUser, id: Uuid) -> String {
         .to_string()
 }
 
-/// Waits until the drive's readings (`readMetadata` jobs) of the files the statement `files`
-/// selects have ended, and answers the seconds each took (none for files it does not read).
-async fn readings_of(app: &TestApp, files: &str, bind: Uuid) -> Vec<f64> {
+/// Waits until the drive's readings (`readMetadata` jobs) of `files` have ended, and answers
+/// the seconds each took (none for files it does not read).
+async fn readings_of(app: &TestApp, files: &[Uuid]) -> Vec<f64> {
     let mut db = app.db().await;
-    let sql = format!(
-        "select state, extract(epoch from ended_at - started_at)::float8 from file_jobs
-         where job_type = 'readMetadata' and input_ids && array({files})"
-    );
     loop {
-        let readings: Vec<(String, Option<f64>)> =
-            sqlx::query_as(&sql).bind(bind).fetch_all(&mut db).await.unwrap();
+        let readings: Vec<(String, Option<f64>)> = sqlx::query_as(
+            "select state, extract(epoch from ended_at - started_at)::float8 from file_jobs
+             where job_type = 'readMetadata' and input_ids && $1",
+        )
+        .bind(files)
+        .fetch_all(&mut db)
+        .await
+        .unwrap();
         if readings.iter().all(|(_, seconds)| seconds.is_some()) {
             return readings
                 .into_iter()
@@ -74,7 +76,7 @@ async fn readings_of(app: &TestApp, files: &str, bind: Uuid) -> Vec<f64> {
 
 /// The seconds the drive's reading of a new file took, once it has ended.
 pub async fn reading_seconds(app: &TestApp, file: Uuid) -> f64 {
-    let seconds = readings_of(app, "select $1::uuid", file).await;
+    let seconds = readings_of(app, &[file]).await;
     assert_eq!(seconds.len(), 1, "one reading of {file}");
     seconds[0]
 }
@@ -101,7 +103,12 @@ pub async fn timed_job(app: &TestApp, user: &TestUser, body: Value) -> (f64, f64
     let own = seconds(time("endTime") - time("startTime"));
     let end_to_end = seconds(time("endTime").with_timezone(&chrono::Utc) - submitted);
     let id: Uuid = job["id"].as_str().unwrap().parse().unwrap();
-    readings_of(app, "select file_id from file_job_outputs where job_id = $1", id).await;
+    let made: Vec<Uuid> = sqlx::query_scalar("select file_id from file_job_outputs where job_id = $1")
+        .bind(id)
+        .fetch_all(&mut app.db().await)
+        .await
+        .unwrap();
+    readings_of(app, &made).await;
     (own, end_to_end, job)
 }
 

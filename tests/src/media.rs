@@ -2,6 +2,7 @@
 //! `scripts/lib.sh`): inputs for the audio and video tests, and an independent check of what
 //! the drive wrote.
 
+use std::path::Path;
 use std::process::Command;
 
 use serde_json::Value;
@@ -65,16 +66,21 @@ pub fn ffprobe_with(bytes: &[u8], extension: &str, extra: &[&str]) -> Value {
     let dir = tempfile::tempdir().expect("a temporary folder");
     let path = dir.path().join(format!("probed.{extension}"));
     std::fs::write(&path, bytes).expect("write the file to probe");
+    ffprobe_file(&path, extra)
+}
+
+/// `ffprobe -show_format -show_streams` of the file at `path`, `extra` before it, as JSON.
+pub fn ffprobe_file(path: &Path, extra: &[&str]) -> Value {
     let out = Command::new("ffprobe")
         .args(["-v", "error", "-show_format", "-show_streams", "-of", "json"])
         .args(extra)
-        .arg(&path)
+        .arg(path)
         .output()
         .expect("ffprobe runs");
     assert!(
         out.status.success(),
-        "ffprobe on a .{extension} of {} bytes: {}",
-        bytes.len(),
+        "ffprobe on {}: {}",
+        path.display(),
         String::from_utf8_lossy(&out.stderr)
     );
     serde_json::from_slice(&out.stdout).expect("ffprobe writes JSON")
