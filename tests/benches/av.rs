@@ -7,8 +7,9 @@
 //! from the store over HTTP (ranged reads) and writes its result back. "Job run" is the job's
 //! own `startTime` → `endTime`; the ratios are job run / each peer reading from the store,
 //! each figure the median of five runs taken in turns with the others'. A peer is one command,
-//! but for a loudness change: `ffmpeg` measures (ebur128), then applies the gain it found, as
-//! the job measures and then encodes.
+//! but where the job makes two passes: for a loudness change `ffmpeg` measures (ebur128), then
+//! applies the gain it found; for a split it finds the silences (silencedetect), then cuts
+//! each piece out.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -81,33 +82,67 @@ fn noisy_video(path: &Path, size: &str, seconds: u32, tone: &str, channels: &str
     timed("ffmpeg", &args);
 }
 
-/// Runs a peer's `ffmpeg` commands one after another, and PUTs the last one's result to `put`
-/// when given; answers the wall time of it all.
+/// Runs a peer's `ffmpeg` commands one after another and, when `put` is given, PUTs each file
+/// they write to it (as the job stores each result); answers the wall time of it all.
 fn timed_peer(steps: &[Vec<&str>], put: Option<&str>) -> f64 {
-    let (last, before) = steps.split_last().expect("a peer runs a command");
-    let before: f64 = before.iter().map(|args| timed("ffmpeg", args)).sum();
-    before
-        + match put {
-            None => timed("ffmpeg", last),
-            Some(put) => {
-                let mut args = vec![*last.last().expect("the output path"), put];
-                args.extend(last);
-                timed_script(PUT_BACK, &args)
+    steps
+        .iter()
+        .map(|args| {
+            let output = *args.last().expect("a command names its output");
+            match put {
+                Some(put) if output != "-" => {
+                    let mut script_args = vec![output, put];
+                    script_args.extend(args);
+                    timed_script(PUT_BACK, &script_args)
+                }
+                _ => timed("ffmpeg", args),
             }
-        }
+        })
+        .sum()
+}
+
+/// What `ffmpeg` reports on its standard error when run with `args`.
+fn ffmpeg_report(args: &[&str]) -> String {
+    let out = Command::new("ffmpeg").args(args).output().unwrap();
+    let report = String::from_utf8_lossy(&out.stderr).to_string();
+    assert!(out.status.success(), "{report}");
+    report
 }
 
 /// The integrated loudness (LUFS) `ffmpeg`'s ebur128 filter reports at the end of `args`'s run.
 fn integrated_loudness(args: &[&str]) -> f64 {
-    let out = Command::new("ffmpeg").args(args).output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let report = String::from_utf8_lossy(&out.stderr);
+    let report = ffmpeg_report(args);
     report
         .lines()
         .filter_map(|line| line.trim().strip_prefix("I:"))
         .next_back()
         .and_then(|value| value.trim().trim_end_matches("LUFS").trim().parse().ok())
         .unwrap_or_else(|| panic!("no integrated loudness in {report}"))
+}
+
+/// The spans of sound between the silences `ffmpeg`'s silencedetect filter reports over
+/// `args`'s run, in seconds (the last one ends at `length`).
+fn sound_spans(args: &[&str], length: f64) -> Vec<(f64, f64)> {
+    let report = ffmpeg_report(args);
+    let after = |line: &str, key: &str| -> Option<f64> {
+        let rest = &line[line.find(key)? + key.len()..];
+        rest.split_whitespace().next()?.parse().ok()
+    };
+    let (mut spans, mut start) = (Vec::new(), 0.0);
+    for line in report.lines() {
+        if let Some(quiet) = after(line, "silence_start: ") {
+            if quiet > start {
+                spans.push((start, quiet));
+            }
+            start = length;
+        } else if let Some(loud) = after(line, "silence_end: ") {
+            start = loud;
+        }
+    }
+    if start < length {
+        spans.push((start, length));
+    }
+    spans
 }
 
 fn row(what: &str, local: f64, stored: f64, stored_and_put: f64, own: f64, end_to_end: f64) {
@@ -152,6 +187,25 @@ async fn main() {
             &s(&song),
         ],
     );
+    // A minute of a tone sounding 7 s in every 10, for a split.
+    let gaps = dir.join("gaps.wav");
+    timed(
+        "ffmpeg",
+        &[
+            "-v",
+            "error",
+            "-y",
+            "-f",
+            "lavfi",
+            "-i",
+            "sine=frequency=330:sample_rate=48000:duration=60",
+            "-af",
+            "volume='if(lt(mod(t,10),7),1,0)':eval=frame",
+            "-ac",
+            "2",
+            &s(&gaps),
+        ],
+    );
     // A second video of another size and shape (4:3) and a mono 44.1 kHz sound, for a join.
     let other = dir.join("other.mp4");
     noisy_video(&other, "1280x960", 5, "sine=frequency=550:sample_rate=44100", "1");
@@ -160,13 +214,16 @@ async fn main() {
     let other_id = add_file(&app, &user, &other, "Video", "video/mp4").await;
     let clip_reading = reading_seconds(&app, clip_id).await;
     let song_reading = reading_seconds(&app, song_id).await;
+    let gaps_id = add_file(&app, &user, &gaps, "Audio", "audio/wav").await;
     reading_seconds(&app, other_id).await;
+    reading_seconds(&app, gaps_id).await;
 
     println!(
         "| job (same settings as the peer) | `ffmpeg`, local file | `ffmpeg`, same object from the store | that, and its result PUT to the store | job run | end to end | ratio to the store read | ratio to the store read and write |"
     );
     println!("|---|---|---|---|---|---|---|---|");
-    let (clip_s, other_s, song_s, out) = (s(&clip), s(&other), s(&song), dir.join("out"));
+    let (clip_s, other_s, song_s, gaps_s) = (s(&clip), s(&other), s(&song), s(&gaps));
+    let out = dir.join("out");
     let out_mp4 = format!("{}.mp4", s(&out));
     // shrink to 5 MB: the bit rates the job works out from the size and the duration
     // (3 % for the container, 64 kb/s for the sound; x264 given 1.5× as its maximum).
@@ -206,6 +263,31 @@ async fn main() {
         "-",
     ];
     let volume = format!("volume={:.3}dB", -14.0 - integrated_loudness(&measure));
+    // split at silences of 1 s under -40 dB (the job's defaults): the peer finds them
+    // (silencedetect), then cuts each piece out exactly, into 16-bit WAV.
+    let detect = [
+        "-hide_banner",
+        "-nostats",
+        "-threads",
+        "0",
+        "-i",
+        &gaps_s,
+        "-af",
+        "silencedetect=n=-40dB:d=1",
+        "-f",
+        "null",
+        "-",
+    ];
+    let mut split = vec![owned(detect.to_vec())];
+    for (n, (start, end)) in sound_spans(&detect, 60.0).into_iter().enumerate() {
+        let (start, end) = (format!("{start:.3}"), format!("{end:.3}"));
+        split.push(owned(ffmpeg_args(
+            &["-ss", &start, "-to", &end],
+            &gaps_s,
+            &[&["-c:a", "pcm_s16le", "-ar", "48000", "-ac", "2"]],
+            &format!("{}-{n}.wav", s(&out)),
+        )));
+    }
     let cases: Vec<(&str, Vec<Vec<String>>, Value)> = vec![
         (
             "proxy 720 of 1080p",
@@ -412,12 +494,18 @@ async fn main() {
             ],
             json!({ "jobType": "loudness", "fileIds": [song_id], "options": { "target": -14 } }),
         ),
+        (
+            "split 60 s WAV at its silences",
+            split,
+            json!({ "jobType": "split", "fileIds": [gaps_id] }),
+        ),
     ];
     // Each local input and a link to the same object in the store.
     let links = [
         (clip_s.clone(), link(&app, &user, clip_id).await),
         (other_s.clone(), link(&app, &user, other_id).await),
         (song_s.clone(), link(&app, &user, song_id).await),
+        (gaps_s.clone(), link(&app, &user, gaps_id).await),
     ];
     let put = put_link(&app, "bench/peer-result").await;
     // DRIVE_BENCH_ONLY=reframe,gif runs only the cases whose name holds one of those words.
@@ -443,6 +531,7 @@ async fn main() {
             })
             .collect();
         let mut figures: [Vec<f64>; 5] = Default::default();
+        let mut made = 0;
         for order in ORDERS {
             for turn in order {
                 match turn {
@@ -450,13 +539,18 @@ async fn main() {
                     1 => figures[1].push(timed_peer(&from_store, None)),
                     2 => figures[2].push(timed_peer(&from_store, Some(&put))),
                     _ => {
-                        let (own, e2e, _) = timed_job(&app, &user, body.clone()).await;
+                        let (own, e2e, job) = timed_job(&app, &user, body.clone()).await;
                         figures[3].push(own);
                         figures[4].push(e2e);
+                        made = job["result"]["files"].as_array().map_or(0, Vec::len);
                     }
                 }
             }
         }
+        eprintln!(
+            "{what}: the job made {made} file(s); the peer runs {} command(s)",
+            steps.len()
+        );
         // Each round's figures too, to see how far the machine drifts between rounds.
         for round in 0..ORDERS.len() {
             eprintln!(
