@@ -82,6 +82,18 @@ fn noisy_video(path: &Path, size: &str, seconds: u32, tone: &str, channels: &str
     timed("ffmpeg", &args);
 }
 
+/// Makes a minute of a 330 Hz tone through `filters` as stereo 16-bit WAV.
+fn minute_of_tone(path: &Path, filters: &str) {
+    #[rustfmt::skip]
+    let args = [
+        "-v", "error", "-y",
+        "-f", "lavfi", "-i", "sine=frequency=330:sample_rate=48000:duration=60",
+        "-af", filters, "-ac", "2",
+        path.to_str().unwrap(),
+    ];
+    timed("ffmpeg", &args);
+}
+
 /// Runs a peer's `ffmpeg` commands one after another and, when `put` is given, PUTs each file
 /// they write to it (as the job stores each result); answers the wall time of it all.
 fn timed_peer(steps: &[Vec<&str>], put: Option<&str>) -> f64 {
@@ -172,40 +184,10 @@ async fn main() {
         "2",
     );
     let song = dir.join("song.wav");
-    timed(
-        "ffmpeg",
-        &[
-            "-v",
-            "error",
-            "-y",
-            "-f",
-            "lavfi",
-            "-i",
-            "sine=frequency=330:sample_rate=48000:duration=60",
-            "-ac",
-            "2",
-            &s(&song),
-        ],
-    );
+    minute_of_tone(&song, "anull");
     // A minute of a tone sounding 7 s in every 10, for a split.
     let gaps = dir.join("gaps.wav");
-    timed(
-        "ffmpeg",
-        &[
-            "-v",
-            "error",
-            "-y",
-            "-f",
-            "lavfi",
-            "-i",
-            "sine=frequency=330:sample_rate=48000:duration=60",
-            "-af",
-            "volume='if(lt(mod(t,10),7),1,0)':eval=frame",
-            "-ac",
-            "2",
-            &s(&gaps),
-        ],
-    );
+    minute_of_tone(&gaps, "volume='if(lt(mod(t,10),7),1,0)':eval=frame");
     // A second video of another size and shape (4:3) and a mono 44.1 kHz sound, for a join.
     let other = dir.join("other.mp4");
     noisy_video(&other, "1280x960", 5, "sine=frequency=550:sample_rate=44100", "1");
