@@ -4,6 +4,7 @@
 use axum::Json;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
+use drive_core::access::MoveError;
 use drive_core::storage::StorageError;
 use serde::Serialize;
 use utoipa::ToSchema;
@@ -29,6 +30,10 @@ pub enum ApiError {
     /// 409: a multipart completion conflict.
     #[error("{message}")]
     Conflict { code: &'static str, message: String },
+    /// 429: too much at once (jobs waiting, requests from one address); trying again later
+    /// works.
+    #[error("{message}")]
+    TooMany { code: &'static str, message: String },
     /// 502: the object store failed us; trying again may work.
     #[error(transparent)]
     Storage(#[from] StorageError),
@@ -81,6 +86,13 @@ impl ApiError {
         }
     }
 
+    pub fn too_many(code: &'static str, message: impl Into<String>) -> ApiError {
+        ApiError::TooMany {
+            code,
+            message: message.into(),
+        }
+    }
+
     pub fn unauthorized(code: &'static str, message: impl Into<String>) -> ApiError {
         ApiError::Unauthorized {
             code,
@@ -113,6 +125,7 @@ impl IntoResponse for ApiError {
             ApiError::Forbidden { code, .. } => (StatusCode::FORBIDDEN, *code, None, false),
             ApiError::NotFound { code, .. } => (StatusCode::NOT_FOUND, *code, None, false),
             ApiError::Conflict { code, .. } => (StatusCode::CONFLICT, *code, None, false),
+            ApiError::TooMany { code, .. } => (StatusCode::TOO_MANY_REQUESTS, *code, None, true),
             ApiError::Storage(cause) => {
                 tracing::warn!(%cause, "storage unavailable");
                 (StatusCode::BAD_GATEWAY, "storage_unavailable", None, true)
@@ -134,6 +147,18 @@ impl IntoResponse for ApiError {
             retryable,
         };
         (status, Json(body)).into_response()
+    }
+}
+
+impl From<MoveError> for ApiError {
+    fn from(e: MoveError) -> ApiError {
+        match e {
+            MoveError::NotFound => ApiError::not_found("file_not_found", e.to_string()),
+            MoveError::Trashed => ApiError::bad_request("file_trashed", "id", e.to_string()),
+            MoveError::Busy => ApiError::too_many("file_busy", e.to_string()),
+            MoveError::Storage(e) => ApiError::Storage(e),
+            MoveError::Database(e) => ApiError::Database(e),
+        }
     }
 }
 

@@ -4,6 +4,7 @@
 pub mod auth;
 pub mod error;
 pub mod extract;
+pub mod limits;
 pub mod records;
 pub mod routes;
 pub mod state;

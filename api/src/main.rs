@@ -11,6 +11,7 @@ use std::sync::Arc;
 use anyhow::{Context, Result};
 use chrono::{TimeDelta, Utc};
 use clap::{Parser, Subcommand};
+use drive_api::limits::RateLimits;
 use drive_api::state::{AppState, Settings};
 use drive_core::db::{self, users};
 use drive_core::plan::Plan;
@@ -109,7 +110,13 @@ async fn migrate(pool: &db::PgPool) -> Result<()> {
 /// connected at start, so a missing queue is found before jobs are).
 async fn serve(pool: db::PgPool) -> Result<()> {
     let listen: SocketAddr = config::parsed_or("DRIVE_LISTEN", SocketAddr::from(([127, 0, 0, 1], 8080)))?;
-    let queue = JobQueue::connect(&QueueConfig::from_environment()?).await?;
+    let queue_config = QueueConfig::from_environment()?;
+    let queue = JobQueue::connect(&queue_config).await?;
+    let redis = redis::Client::open(queue_config.redis_url.as_str())?
+        .get_connection_manager()
+        .await
+        .context("connecting to Redis")?;
+    let limits = RateLimits::new(redis, &queue_config.name)?;
     let listener = tokio::net::TcpListener::bind(listen)
         .await
         .with_context(|| format!("binding {listen}"))?;
@@ -121,6 +128,7 @@ async fn serve(pool: db::PgPool) -> Result<()> {
         db: pool,
         storage,
         queue,
+        limits,
         settings: Arc::new(Settings::from_environment()?),
     };
     // The one line on stdout: scripts and tests read the address from it.
@@ -135,7 +143,9 @@ async fn serve(pool: db::PgPool) -> Result<()> {
             _ = terminate.recv() => {}
         }
     };
-    axum::serve(listener, drive_api::app(state))
+    // Peer addresses for the per-address rate limits.
+    let app = drive_api::app(state).into_make_service_with_connect_info::<SocketAddr>();
+    axum::serve(listener, app)
         .with_graceful_shutdown(shutdown)
         .await?;
     Ok(())
@@ -167,11 +177,13 @@ async fn run_admin(pool: &db::PgPool, admin: Admin) -> Result<()> {
         Admin::Sweep { idle_seconds } => {
             let storage = Storage::new(StorageConfig::from_environment(DEFAULT_SITE_URL)?);
             let idle_for = idle_seconds.map_or(multipart::UPLOAD_LIFETIME, TimeDelta::seconds);
-            let aborted = maintenance::abort_idle_uploads(pool, &storage, idle_for, Utc::now()).await?;
-            let removed = maintenance::retry_object_deletions(pool, &storage).await?;
+            let swept = maintenance::sweep(pool, &storage, idle_for, Utc::now()).await?;
             println!(
-                "aborted {} idle uploads; removed {removed} queued objects",
-                aborted.len()
+                "aborted {} idle uploads; removed {} queued objects; removed {} unrecorded uploads; forgot {} sessions",
+                swept.aborted_uploads,
+                swept.removed_objects,
+                swept.unrecorded_uploads,
+                swept.forgotten_sessions
             );
         }
     }

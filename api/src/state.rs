@@ -10,11 +10,14 @@ use drive_core::plan::{JobMinutes, Quotas};
 use drive_core::queue::JobQueue;
 use drive_core::storage::Storage;
 
+use crate::limits::RateLimits;
+
 #[derive(Clone)]
 pub struct AppState {
     pub db: PgPool,
     pub storage: Storage,
     pub queue: JobQueue,
+    pub limits: RateLimits,
     pub settings: Arc<Settings>,
 }
 
@@ -26,6 +29,10 @@ pub struct Settings {
     /// Pictures and PDFs one job may download, in bytes.
     pub job_download_limit: i64,
     pub upload_tokens: UploadTokens,
+    /// Multipart uploads one account may have open at once (`DRIVE_MAX_OPEN_UPLOADS`).
+    pub max_open_uploads: i64,
+    /// Jobs one account may have waiting or running at once (`DRIVE_MAX_ACTIVE_JOBS`).
+    pub max_active_jobs: i64,
 }
 
 impl Settings {
@@ -38,6 +45,8 @@ impl Settings {
             job_minutes: JobMinutes::from_environment()?,
             job_download_limit: drive_core::job::download_limit()?,
             upload_tokens: UploadTokens::new(&config::required("DRIVE_SECRET")?),
+            max_open_uploads: config::parsed_or("DRIVE_MAX_OPEN_UPLOADS", 100)?,
+            max_active_jobs: config::parsed_or("DRIVE_MAX_ACTIVE_JOBS", 10)?,
         })
     }
 }

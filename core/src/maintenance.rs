@@ -6,8 +6,38 @@ use chrono::{DateTime, TimeDelta, Utc};
 use sqlx::PgPool;
 use uuid::Uuid;
 
-use crate::db::{files, uploads};
+use crate::db::{files, reservations, uploads, users};
 use crate::storage::{Bucket, Storage, StorageError};
+
+/// What one [`sweep`] did.
+#[derive(Debug, Default)]
+pub struct Swept {
+    pub aborted_uploads: usize,
+    pub removed_objects: usize,
+    pub unrecorded_uploads: usize,
+    pub forgotten_sessions: u64,
+}
+
+/// How long an expired session is kept, so its holder hears `session_expired` rather than
+/// `unauthorized` for a day.
+const SESSION_MEMORY: TimeDelta = TimeDelta::days(1);
+
+/// The whole sweep, step after step: multipart uploads idle for `idle_for` are aborted, queued
+/// object removals retried, uploads never recorded removed once their reservation expired, and
+/// sessions expired over a day ago forgotten.
+pub async fn sweep(
+    db: &PgPool,
+    storage: &Storage,
+    idle_for: TimeDelta,
+    now: DateTime<Utc>,
+) -> Result<Swept, SweepError> {
+    Ok(Swept {
+        aborted_uploads: abort_idle_uploads(db, storage, idle_for, now).await?.len(),
+        removed_objects: retry_object_deletions(db, storage).await?,
+        unrecorded_uploads: remove_unrecorded_uploads(db, storage, now).await?,
+        forgotten_sessions: users::delete_sessions_expired_before(db, now - SESSION_MEMORY).await?,
+    })
+}
 
 #[derive(Debug, thiserror::Error)]
 pub enum SweepError {
@@ -52,14 +82,69 @@ pub async fn abort_idle_uploads(
 }
 
 /// Removes the objects whose deletion is still queued (the store failed when their records
-/// were deleted); answers how many were removed.
+/// were deleted or their files moved); answers how many were removed.
 pub async fn retry_object_deletions(db: &PgPool, storage: &Storage) -> Result<usize, SweepError> {
     let mut removed = 0;
     for queued in files::queued_deletions(db).await? {
         let bucket = Bucket::parse(&queued.bucket).unwrap_or(Bucket::Private);
-        storage.delete(bucket, &queued.object_key).await?;
-        files::deletion_done(db, &queued.bucket, &queued.object_key).await?;
-        removed += 1;
+        if remove_object(db, storage, bucket, &queued.object_key).await? {
+            removed += 1;
+        }
     }
     Ok(removed)
+}
+
+/// Removes one object whose removal is queued, and dequeues it; answers false when nothing
+/// was queued for it (or another transaction holds the object's lock). The lock is held while
+/// the store removes the object, and whatever writes the key again first cancels the queued
+/// removals ([`files::cancel_deletions`]) under the same lock, waiting for this: a queued
+/// removal never takes bytes written after it was queued.
+pub async fn remove_object(
+    db: &PgPool,
+    storage: &Storage,
+    bucket: Bucket,
+    key: &str,
+) -> Result<bool, SweepError> {
+    let mut tx = db.begin().await?;
+    let queued = files::claim_deletions(&mut tx, bucket, key).await?;
+    if queued.is_empty() {
+        return Ok(false);
+    }
+    storage.delete(bucket, key).await?;
+    files::deletions_done(&mut tx, &queued).await?;
+    tx.commit().await?;
+    Ok(true)
+}
+
+/// Ends the upload reservations that expired by `now` without their object becoming a file:
+/// aborts a multipart upload still open under the key and removes whatever was stored there,
+/// so an object never recorded neither fills the store nor escapes the quota. Answers how many
+/// reservations ended.
+pub async fn remove_unrecorded_uploads(
+    db: &PgPool,
+    storage: &Storage,
+    now: DateTime<Utc>,
+) -> Result<usize, SweepError> {
+    let mut ended = 0;
+    for key in reservations::expired(db, now).await? {
+        let mut tx = db.begin().await?;
+        let Some(user_id) = reservations::claim_expired(&mut tx, &key, now).await? else {
+            continue;
+        };
+        if let Some(upload) = uploads::open_under_key(db, user_id, &key).await? {
+            storage
+                .abort_multipart(Bucket::Private, &key, &upload.upload_id)
+                .await?;
+            uploads::set_state(db, upload.id, uploads::UploadState::Aborted).await?;
+        }
+        // A recorded key has no reservation; this guards the file's bytes all the same.
+        if !files::key_is_recorded(&mut *tx, &key).await? {
+            storage.delete(Bucket::Private, &key).await?;
+        }
+        reservations::release(&mut tx, &key).await?;
+        tx.commit().await?;
+        tracing::info!(key = %key, "removed an upload never recorded as a file");
+        ended += 1;
+    }
+    Ok(ended)
 }

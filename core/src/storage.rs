@@ -482,9 +482,17 @@ impl Storage {
         Ok(())
     }
 
-    /// Copies an object into the other bucket under the same key. Objects above 5 GiB are
-    /// copied part by part on the store's side; nothing passes through this process.
-    pub async fn copy_to(&self, from: Bucket, to: Bucket, key: &str, size: i64) -> Result<(), StorageError> {
+    /// Copies an object into the other bucket under the same key, with its headers. Objects
+    /// above 5 GiB are copied part by part on the store's side; nothing passes through this
+    /// process. A copy that fails part-way is aborted, so no parts are left behind.
+    pub async fn copy_to(
+        &self,
+        from: Bucket,
+        to: Bucket,
+        key: &str,
+        size: i64,
+        headers: &StoredHeaders,
+    ) -> Result<(), StorageError> {
         let source = format!(
             "{}/{}",
             self.bucket_name(from),
@@ -502,15 +510,35 @@ impl Storage {
                 .map_err(failed("copy object"))?;
             return Ok(());
         }
+        // A multipart copy starts a new object: its headers are given again.
         let upload = self
             .client
             .create_multipart_upload()
             .bucket(target)
             .key(key)
+            .content_type(&headers.content_type)
+            .content_disposition(&headers.content_disposition)
             .send()
             .await
             .map_err(failed("create multipart copy"))?;
         let upload_id = upload.upload_id().unwrap_or_default();
+        let copied = self.copy_parts(&source, target, key, upload_id, size).await;
+        if copied.is_err()
+            && let Err(cause) = self.abort_multipart(to, key, upload_id).await
+        {
+            tracing::warn!(%cause, key, "a failed copy's parts were not aborted; the store's own expiry removes them");
+        }
+        copied
+    }
+
+    async fn copy_parts(
+        &self,
+        source: &str,
+        target: &str,
+        key: &str,
+        upload_id: &str,
+        size: i64,
+    ) -> Result<(), StorageError> {
         let mut parts = Vec::new();
         for (index, start) in (0..size).step_by(COPY_PART_SIZE as usize).enumerate() {
             let end = (start + COPY_PART_SIZE).min(size) - 1;
@@ -522,7 +550,7 @@ impl Storage {
                 .key(key)
                 .upload_id(upload_id)
                 .part_number(number)
-                .copy_source(&source)
+                .copy_source(source)
                 .copy_source_range(format!("bytes={start}-{end}"))
                 .send()
                 .await
@@ -695,6 +723,50 @@ fn hmac(key: &[u8], data: &[u8]) -> Vec<u8> {
     let mut mac = Hmac::<Sha256>::new_from_slice(key).expect("HMAC takes any key length");
     mac.update(data);
     mac.finalize().into_bytes().to_vec()
+}
+
+/// The Content-Type and Content-Disposition an object is stored with, and so served with by
+/// the store (public objects, and private ones through presigned links). A file of a type a
+/// browser would run (HTML, SVG, XML, CSS, JavaScript, by MIME type or name) is stored as an
+/// opaque download, so an upload cannot run script on the store's origin.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredHeaders {
+    pub content_type: String,
+    pub content_disposition: String,
+}
+
+impl StoredHeaders {
+    /// Headers for a file named `file_name` of `mime_type`, shown `disposition` (`inline` or
+    /// `attachment`) unless it is of an active type.
+    pub fn new(mime_type: &str, file_name: &str, disposition: &str) -> StoredHeaders {
+        let essence = mime_type
+            .split(';')
+            .next()
+            .unwrap_or("")
+            .trim()
+            .to_ascii_lowercase();
+        let extension = file_name.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase());
+        let active_type = ["html", "xml", "javascript", "ecmascript", "svg", "css"]
+            .iter()
+            .any(|word| essence.contains(word));
+        let active_name = extension.as_deref().is_some_and(|e| {
+            matches!(
+                e,
+                "html" | "htm" | "shtml" | "xhtml" | "svg" | "svgz" | "xml" | "xsl" | "js" | "mjs" | "css"
+            )
+        });
+        if active_type || active_name {
+            StoredHeaders {
+                content_type: "application/octet-stream".to_string(),
+                content_disposition: content_disposition("attachment", file_name),
+            }
+        } else {
+            StoredHeaders {
+                content_type: mime_type.to_string(),
+                content_disposition: content_disposition(disposition, file_name),
+            }
+        }
+    }
 }
 
 /// A Content-Disposition header naming the file, readable by old and new clients: an ASCII

@@ -320,7 +320,20 @@ impl TestApp {
 
     /// Uploads `bytes` through the presigned form and records the file; answers its id.
     pub async fn upload(&self, user: &TestUser, name: &str, kind: &str, mime: &str, bytes: Vec<u8>) -> Uuid {
-        let key = user.key(name);
+        self.upload_at(user, &user.key(name), name, kind, mime, bytes)
+            .await
+    }
+
+    /// [`TestApp::upload`] under the object key `key`.
+    pub async fn upload_at(
+        &self,
+        user: &TestUser,
+        key: &str,
+        name: &str,
+        kind: &str,
+        mime: &str,
+        bytes: Vec<u8>,
+    ) -> Uuid {
         let input = json!({
             "type": kind, "fileName": name, "fileSize": bytes.len(), "objectKey": key, "mimeType": mime,
         });

@@ -63,6 +63,11 @@ impl TcpProxy {
             connection.abort();
         }
     }
+
+    /// Lets new connections through again after [`TcpProxy::take_down`].
+    pub fn bring_up(&self) {
+        self.up.store(true, Ordering::SeqCst);
+    }
 }
 
 impl Drop for TcpProxy {

@@ -126,3 +126,100 @@ async fn an_account_without_a_plan_may_not_add_files() {
     assert_eq!(usage.body["plan"], serde_json::Value::Null);
     assert_eq!(usage.body["limitBytes"], 0);
 }
+
+#[tokio::test]
+async fn a_session_of_a_token_revoked_behind_the_api_is_refused_at_once() {
+    let app = TestApp::spawn().await;
+    let user = app.user(Some("Pro")).await;
+    assert_eq!(app.call(&user, "/select-user-files", None).await.status, 200);
+    // Revoked by hand in the database, with no session ended alongside.
+    sqlx::query("update api_tokens set revoked_at = now()")
+        .execute(&mut app.db().await)
+        .await
+        .unwrap();
+    app.call(&user, "/select-user-files", None)
+        .await
+        .assert_error(401, "unauthorized");
+}
+
+#[tokio::test]
+async fn the_sweep_forgets_sessions_expired_over_a_day_ago() {
+    let app = TestApp::spawn().await;
+    let user = app.user(Some("Pro")).await;
+    let recent = app.exchange(&user.api_token).await;
+    assert_eq!(recent.status, 200);
+    sqlx::query("update sessions set expires_at = now() - interval '2 days' where token_hash <> (select token_hash from sessions order by expires_at desc limit 1)")
+        .execute(&mut app.db().await)
+        .await
+        .unwrap();
+    let out = app.admin(&["sweep"]);
+    assert!(out.contains("forgot 1 sessions"), "{out}");
+    let left: i64 = sqlx::query_scalar("select count(*) from sessions")
+        .fetch_one(&mut app.db().await)
+        .await
+        .unwrap();
+    assert_eq!(left, 1, "the live session stays");
+}
+
+#[tokio::test]
+async fn sign_in_and_anonymous_links_are_rate_limited_per_address() {
+    let app = TestApp::spawn_with(&[
+        ("DRIVE_RATE_SIGN_IN_PER_MINUTE", "3"),
+        ("DRIVE_RATE_ANONYMOUS_PER_MINUTE", "4"),
+    ])
+    .await;
+    // Counts are per minute: a minute boundary between the calls would reset them, so start
+    // well clear of one.
+    let second = chrono::Utc::now().timestamp() % 60;
+    if second > 45 {
+        tokio::time::sleep(std::time::Duration::from_secs((61 - second) as u64)).await;
+    }
+    // The harness signs in once for the user.
+    let user = app.user(Some("Pro")).await;
+    // Three sign-ins a minute from this address: the harness's, then two more.
+    for _ in 0..2 {
+        assert_eq!(app.exchange("drive_api_made_up").await.status, 401);
+    }
+    let limited = app.exchange(&user.api_token).await;
+    let body = limited.assert_error(429, "rate_limited");
+    assert_eq!(body["retryable"], true);
+
+    let id = app
+        .upload(&user, "p.txt", "Text", "text/plain", bytes(5, 1))
+        .await;
+    app.call(&user, "/toggle-file-access", Some(json!({ "id": id })))
+        .await;
+    let browser = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap();
+    let mut statuses = Vec::new();
+    for _ in 0..3 {
+        let link = browser.get(format!("{}/p/{id}", app.url)).send().await.unwrap();
+        statuses.push(link.status().as_u16());
+    }
+    let anonymous = app
+        .send(
+            None,
+            Some(APP_ID),
+            "/generate-download-url",
+            Some(json!({ "id": id })),
+        )
+        .await;
+    assert_eq!(anonymous.status, 200, "{}", anonymous.body);
+    assert_eq!(statuses, [307, 307, 307]);
+    let fifth = app
+        .send(
+            None,
+            Some(APP_ID),
+            "/generate-download-url",
+            Some(json!({ "id": id })),
+        )
+        .await;
+    fifth.assert_error(429, "rate_limited");
+    // Signed-in calls are not counted against the address.
+    let signed_in = app
+        .call(&user, "/generate-download-url", Some(json!({ "id": id })))
+        .await;
+    assert_eq!(signed_in.status, 200, "{}", signed_in.body);
+}

@@ -174,7 +174,7 @@ async fn a_resent_insert_answers_the_same_file_and_records_one_event() {
     // The key is taken now: no new upload may be signed over the recorded file.
     app.call(&user, "/generate-file-urls", Some(body))
         .await
-        .assert_bad_field("object_key_taken", "objectKey");
+        .assert_error(409, "object_key_taken");
 }
 
 #[tokio::test]
@@ -265,10 +265,14 @@ async fn upload_inputs_are_validated_field_by_field() {
 }
 
 #[tokio::test]
-async fn the_quota_is_checked_before_the_upload_and_at_insert() {
-    // Intro holds 1000 bytes here.
-    let app = TestApp::spawn_with(&[("DRIVE_QUOTA_INTRO_BYTES", "1000")]).await;
-    let user = app.user(Some("Intro")).await;
+async fn the_quota_is_checked_when_an_upload_is_signed_and_again_at_insert() {
+    // Basic holds 1000 bytes here, Intro 500.
+    let app = TestApp::spawn_with(&[
+        ("DRIVE_QUOTA_BASIC_BYTES", "1000"),
+        ("DRIVE_QUOTA_INTRO_BYTES", "500"),
+    ])
+    .await;
+    let user = app.user(Some("Basic")).await;
     let too_big = input(&user, "big.bin", 1001, "application/octet-stream");
     app.call(&user, "/generate-file-urls", Some(too_big.clone()))
         .await
@@ -277,22 +281,24 @@ async fn the_quota_is_checked_before_the_upload_and_at_insert() {
         .await
         .assert_bad_field("storage_limit_reached", "fileSize");
 
-    // Two uploads of 600 bytes each are signed while the drive is empty; only the first
-    // insert fits.
+    // An upload signed and stored but not yet recorded holds its 600 bytes: a second of 600
+    // is refused before it is sent.
     let first = input(&user, "one.bin", 600, "application/octet-stream");
     let second = input(&user, "two.bin", 600, "application/octet-stream");
-    for body in [&first, &second] {
-        let urls = app.call(&user, "/generate-file-urls", Some(body.clone())).await;
+    let sign_and_send = |body: Value| async {
+        let urls = app.call(&user, "/generate-file-urls", Some(body)).await;
+        assert_eq!(urls.status, 200, "{}", urls.body);
         assert!(
             post_form(&urls.body, bytes(600, 2), "application/octet-stream")
                 .await
                 .is_success()
         );
-    }
-    assert_eq!(insert(&app, &user, &first).await.status, 200);
-    insert(&app, &user, &second)
+    };
+    sign_and_send(first.clone()).await;
+    app.call(&user, "/generate-file-urls", Some(second.clone()))
         .await
         .assert_bad_field("storage_limit_reached", "fileSize");
+    assert_eq!(insert(&app, &user, &first).await.status, 200);
     let usage = app.call(&user, "/get-user-storage-usage", None).await;
     assert_eq!(usage.body["usedBytes"], 600);
     assert_eq!(usage.body["remainingBytes"], 400);
@@ -301,42 +307,64 @@ async fn the_quota_is_checked_before_the_upload_and_at_insert() {
     let first_id = app.call(&user, "/select-user-files", None).await.body[0]["id"].clone();
     app.call(&user, "/trash-files", Some(json!([{ "id": first_id }])))
         .await;
-    insert(&app, &user, &second)
+    app.call(&user, "/generate-file-urls", Some(second.clone()))
         .await
         .assert_bad_field("storage_limit_reached", "fileSize");
     app.call(&user, "/delete-files", Some(json!([{ "id": first_id }])))
         .await;
+    sign_and_send(second.clone()).await;
     assert_eq!(insert(&app, &user, &second).await.status, 200);
-    let usage = app.call(&user, "/get-user-storage-usage", None).await;
-    assert_eq!(
-        (
-            usage.body["usedBytes"].as_i64(),
-            usage.body["remainingBytes"].as_i64()
-        ),
-        (Some(600), Some(400))
+
+    // The insert checks again: a plan that shrank since the upload was signed refuses it.
+    let third = input(&user, "three.bin", 300, "application/octet-stream");
+    let urls = app.call(&user, "/generate-file-urls", Some(third.clone())).await;
+    assert_eq!(urls.status, 200, "{}", urls.body);
+    assert!(
+        post_form(&urls.body, bytes(300, 3), "application/octet-stream")
+            .await
+            .is_success()
     );
+    sqlx::query("update users set plan = 'Intro' where id = $1")
+        .bind(user.id)
+        .execute(&mut app.db().await)
+        .await
+        .unwrap();
+    insert(&app, &user, &third)
+        .await
+        .assert_bad_field("storage_limit_reached", "fileSize");
+    let usage = app.call(&user, "/get-user-storage-usage", None).await;
+    assert_eq!(usage.body["usedBytes"], 600);
 }
 
 #[tokio::test]
-async fn concurrent_inserts_never_pass_the_quota_together() {
+async fn concurrent_uploads_never_pass_the_quota_together() {
     let app = TestApp::spawn_with(&[("DRIVE_QUOTA_INTRO_BYTES", "1000")]).await;
     let user = app.user(Some("Intro")).await;
-    let mut inputs = Vec::new();
-    for n in 0..8 {
-        let body = input(&user, &format!("{n}.bin"), 300, "application/octet-stream");
-        let urls = app.call(&user, "/generate-file-urls", Some(body.clone())).await;
-        assert!(
-            post_form(&urls.body, bytes(300, n), "application/octet-stream")
-                .await
-                .is_success()
-        );
-        inputs.push(body);
+    let inputs: Vec<Value> = (0..8)
+        .map(|n| input(&user, &format!("{n}.bin"), 300, "application/octet-stream"))
+        .collect();
+    let signed = futures::future::join_all(
+        inputs
+            .iter()
+            .map(|body| app.call(&user, "/generate-file-urls", Some(body.clone()))),
+    )
+    .await;
+    let mut accepted = Vec::new();
+    for (n, (body, urls)) in inputs.iter().zip(&signed).enumerate() {
+        if urls.status == 200 {
+            assert!(
+                post_form(&urls.body, bytes(300, n as u8), "application/octet-stream")
+                    .await
+                    .is_success()
+            );
+            accepted.push(body);
+        } else {
+            urls.assert_bad_field("storage_limit_reached", "fileSize");
+        }
     }
-    let replies = futures::future::join_all(inputs.iter().map(|body| insert(&app, &user, body))).await;
-    let accepted = replies.iter().filter(|r| r.status == 200).count();
-    assert_eq!(accepted, 3, "1000 bytes hold three files of 300");
-    for refused in replies.iter().filter(|r| r.status != 200) {
-        refused.assert_bad_field("storage_limit_reached", "fileSize");
+    assert_eq!(accepted.len(), 3, "1000 bytes hold three files of 300");
+    for reply in futures::future::join_all(accepted.iter().map(|body| insert(&app, &user, body))).await {
+        assert_eq!(reply.status, 200, "{}", reply.body);
     }
     let usage = app.call(&user, "/get-user-storage-usage", None).await;
     assert_eq!(usage.body["usedBytes"], 900);

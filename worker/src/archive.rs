@@ -11,7 +11,7 @@ use drive_core::db::jobs;
 use drive_core::file::{FileKind, guess_type, stem};
 use drive_core::folder::FolderPath;
 use drive_core::job::Zip;
-use drive_core::storage;
+use drive_core::storage::{self, StoredHeaders};
 use serde_json::json;
 use tokio::runtime::Handle;
 use tokio_util::io::SyncIoBridge;
@@ -220,13 +220,13 @@ pub async fn unzip(context: &JobContext) -> JobResult<serde_json::Value> {
                 folder_id,
                 &file_name,
             ))?;
-            let disposition = storage::content_disposition("attachment", &free);
+            let headers = StoredHeaders::new(mime, &free, "attachment");
             let declared = entry.size();
             let target = Target {
                 storage: &context.storage,
                 key: &key,
-                content_type: mime,
-                content_disposition: &disposition,
+                content_type: &headers.content_type,
+                content_disposition: &headers.content_disposition,
             };
             let mut writer = ObjectWriter::new(target, part_size_for(declared));
             // Never more than the entry says it holds: a lying header is a bomb too.

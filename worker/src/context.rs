@@ -15,7 +15,7 @@ use drive_core::db::jobs::JobRow;
 use drive_core::db::{folders, jobs, users};
 use drive_core::file::guess_type;
 use drive_core::job::decimal_size;
-use drive_core::storage::{self, ByteStream, Storage, StorageError};
+use drive_core::storage::{self, ByteStream, Storage, StorageError, StoredHeaders};
 use tokio::io::AsyncWriteExt;
 use uuid::Uuid;
 
@@ -248,6 +248,7 @@ impl JobContext {
     /// as `name`; answers its size.
     async fn upload(&self, path: &Path, key: &str, name: &str, disposition: &str) -> JobResult<i64> {
         let (_, mime) = guess_type(name);
+        let headers = StoredHeaders::new(mime, name, disposition);
         let body = ByteStream::from_path(path)
             .await
             .map_err(|e| JobError::Server(format!("reading the result {}: {e}", path.display())))?;
@@ -256,8 +257,8 @@ impl JobContext {
                 storage::Bucket::Private,
                 key,
                 body,
-                mime,
-                &storage::content_disposition(disposition, name),
+                &headers.content_type,
+                &headers.content_disposition,
             )
             .await?;
         Ok(tokio::fs::metadata(path).await?.len() as i64)

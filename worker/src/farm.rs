@@ -18,7 +18,9 @@ use apalis::prelude::*;
 use apalis_redis::factory::RedisStorageFactory;
 use chrono::Utc;
 use drive_core::db::jobs::{self, End};
+use drive_core::db::users;
 use drive_core::db::{self, PgPool};
+use drive_core::job::JobType;
 use drive_core::maintenance;
 use drive_core::queue::{JobMessage, JobQueue};
 use drive_core::storage::Storage;
@@ -132,11 +134,29 @@ impl Farm {
             self.end(id, End::Failed(why)).await?;
             return Ok(());
         }
+        // The time limit is the job's, not an attempt's: retries share what is left of it.
+        let first_start = job.started_at.unwrap_or_else(Utc::now);
+        let time_limit =
+            chrono::TimeDelta::from_std(self.settings.time_limit).unwrap_or(chrono::TimeDelta::MAX);
+        let out_of_time = || {
+            (Utc::now() - first_start > time_limit).then(|| {
+                End::Failed(format!(
+                    "the job ran past its time limit of {} minutes (over {} attempts) and was stopped",
+                    self.settings.time_limit.as_secs() / 60,
+                    job.attempts
+                ))
+            })
+        };
+        if let Some(end) = out_of_time() {
+            self.end(id, end).await?;
+            return Ok(());
+        }
         tracing::info!(job.id = %id, job.r#type = %job.job_type, attempt = job.attempts, "running");
         let started = tokio::time::Instant::now();
         let mut child = self.start_child(id).await?;
         // Checking often keeps a cancel quick; the heartbeat itself is one small UPDATE.
         let mut tick = tokio::time::interval(self.settings.queue.heartbeat.min(Duration::from_secs(1)));
+        let mut minutes_checked: Option<tokio::time::Instant> = None;
         let status = loop {
             tokio::select! {
                 status = child.wait() => break status?,
@@ -153,12 +173,18 @@ impl Farm {
                         },
                         Err(e) => { tracing::warn!(job.id = %id, "heartbeat failed: {e}"); None }
                     };
-                    let verdict = verdict.or_else(|| (started.elapsed() > self.settings.time_limit).then(|| {
-                        End::Failed(format!(
-                            "the job ran past its time limit of {} minutes and was stopped",
-                            self.settings.time_limit.as_secs() / 60
-                        ))
-                    }));
+                    let verdict = match verdict.or_else(&out_of_time).or_else(|| self.over_disk(id)) {
+                        Some(end) => Some(end),
+                        // The month's minutes, once a heartbeat: a job stops, keeping what it
+                        // made, when its account's run out (its own time counts as it runs).
+                        None if job.job_type != JobType::ReadMetadata.as_str()
+                            && minutes_checked.is_none_or(|at| at.elapsed() >= self.settings.queue.heartbeat) =>
+                        {
+                            minutes_checked = Some(tokio::time::Instant::now());
+                            self.minutes_ran_out(job.user_id).await.then_some(End::Stopped)
+                        }
+                        None => None,
+                    };
                     if let Some(end) = verdict {
                         kill(&mut child).await;
                         self.clean_up(id);
@@ -219,21 +245,49 @@ impl Farm {
         let mut command = Command::new(std::env::current_exe()?);
         command.arg("run-job").stdin(Stdio::piped()).kill_on_drop(true);
         let memory_limit = self.settings.memory_limit;
+        let disk_limit = self.settings.disk_limit;
         // SAFETY: between fork and exec only async-signal-safe calls (prctl, setrlimit).
         unsafe {
             command.pre_exec(move || {
                 // The job dies with its supervisor: a killed worker leaves no job running
                 // unwatched (another worker picks the job up again).
                 libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
-                let limit = libc::rlimit {
-                    rlim_cur: memory_limit,
-                    rlim_max: memory_limit,
-                };
-                libc::setrlimit(libc::RLIMIT_AS, &limit);
+                for (resource, limit) in [(libc::RLIMIT_AS, memory_limit), (libc::RLIMIT_FSIZE, disk_limit)] {
+                    let limit = libc::rlimit {
+                        rlim_cur: limit,
+                        rlim_max: limit,
+                    };
+                    libc::setrlimit(resource, &limit);
+                }
                 Ok(())
             });
         }
         command.spawn().context("starting the job's process")
+    }
+
+    /// A failure when job `id`'s work folder holds more than the disk limit.
+    fn over_disk(&self, id: Uuid) -> Option<End> {
+        let used = folder_size(&self.settings.work_dir.join(id.to_string()));
+        (used > self.settings.disk_limit).then(|| {
+            End::Failed(format!(
+                "the job wrote more than {} to its work folder and was stopped",
+                drive_core::job::decimal_size(self.settings.disk_limit as i64)
+            ))
+        })
+    }
+
+    /// Whether the account has used up this month's job minutes (a database error answers
+    /// no: the next heartbeat asks again).
+    async fn minutes_ran_out(&self, user_id: Uuid) -> bool {
+        let checked = async {
+            let plan = users::plan_of(&self.db, user_id).await?;
+            let used = jobs::seconds_this_month(&self.db, user_id).await?;
+            Ok::<_, sqlx::Error>(used >= plan.map_or(0.0, |p| self.settings.job_minutes.for_plan(p)) * 60.0)
+        };
+        checked
+            .await
+            .inspect_err(|e| tracing::warn!("checking job minutes failed: {e}"))
+            .unwrap_or(false)
     }
 
     fn clean_up(&self, id: Uuid) {
@@ -283,6 +337,7 @@ async fn last_words(child: &mut Child) -> std::io::Result<ExitStatus> {
 fn describe(status: ExitStatus) -> String {
     match (status.code(), status.signal()) {
         (_, Some(libc::SIGKILL)) => "the job's process was killed (out of memory?)".to_string(),
+        (_, Some(libc::SIGXFSZ)) => "the job wrote a file larger than its disk limit".to_string(),
         (_, Some(libc::SIGABRT)) => {
             "the job's process aborted (it may have run out of its memory limit)".to_string()
         }
@@ -290,6 +345,20 @@ fn describe(status: ExitStatus) -> String {
         (Some(EXIT_RETRY), _) => "the job failed on the server side too many times".to_string(),
         (code, _) => format!("the job's process failed (exit code {code:?})"),
     }
+}
+
+/// Bytes in the files below `dir` (0 when it does not exist).
+fn folder_size(dir: &std::path::Path) -> u64 {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return 0;
+    };
+    entries
+        .flatten()
+        .map(|entry| match entry.file_type() {
+            Ok(kind) if kind.is_dir() => folder_size(&entry.path()),
+            _ => entry.metadata().map_or(0, |m| m.len()),
+        })
+        .sum()
 }
 
 /// Pushes again the jobs a dead worker held and the queued jobs whose message may be lost;
@@ -326,23 +395,14 @@ async fn repush(farm: &Farm, stale: Duration) -> Result<()> {
     Ok(())
 }
 
-/// The scheduled maintenance: multipart uploads idle for 7 days are aborted and queued
-/// object deletions retried. Idempotent, so every worker may run it.
+/// The scheduled maintenance ([`maintenance::sweep`]). Idempotent, so every worker may run it.
 async fn sweep_loop(farm: Arc<Farm>) {
     let mut tick = tokio::time::interval(farm.settings.sweep_every);
     loop {
         tick.tick().await;
-        match maintenance::abort_idle_uploads(&farm.db, &farm.storage, farm.settings.upload_idle, Utc::now())
-            .await
-        {
-            Ok(aborted) if !aborted.is_empty() => {
-                tracing::info!(count = aborted.len(), "aborted idle uploads")
-            }
-            Ok(_) => {}
-            Err(e) => tracing::warn!("sweeping idle uploads failed: {e}"),
-        }
-        if let Err(e) = maintenance::retry_object_deletions(&farm.db, &farm.storage).await {
-            tracing::warn!("retrying object deletions failed: {e}");
+        match maintenance::sweep(&farm.db, &farm.storage, farm.settings.upload_idle, Utc::now()).await {
+            Ok(swept) => tracing::info!(?swept, "swept"),
+            Err(e) => tracing::warn!("the sweep failed: {e}"),
         }
     }
 }

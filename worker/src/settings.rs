@@ -4,7 +4,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use drive_core::config::{self, ConfigError};
-use drive_core::plan::Quotas;
+use drive_core::plan::{JobMinutes, Quotas};
 use drive_core::queue::QueueConfig;
 use drive_core::storage::{DEFAULT_SITE_URL, StorageConfig};
 use drive_core::{job, multipart};
@@ -16,13 +16,18 @@ pub struct Settings {
     pub quotas: Quotas,
     /// Jobs this process runs at once.
     pub concurrency: usize,
-    /// A job running longer is stopped as failed.
+    /// A job running longer, counted from its first start across its attempts, is stopped as
+    /// failed.
     pub time_limit: Duration,
     /// The address space a job's process may take; beyond it allocations fail and the job
     /// fails alone.
     pub memory_limit: u64,
     /// Pictures and PDFs one job may download, in bytes.
     pub download_limit: i64,
+    /// What one job may write to its work folder, in all and in any one file, in bytes.
+    pub disk_limit: u64,
+    /// Monthly job minutes per plan: a running job is stopped when its account's run out.
+    pub job_minutes: JobMinutes,
     /// Where jobs keep the inputs they download and the results they write.
     pub work_dir: PathBuf,
     /// How often the scheduled sweep (idle multipart uploads, queued object deletions) runs.
@@ -40,7 +45,8 @@ impl Settings {
     /// Reads `DATABASE_URL`, the object store's and the queue's variables, the plan quotas,
     /// `DRIVE_WORKER_CONCURRENCY` (default: the number of CPUs), `DRIVE_JOB_TIME_LIMIT_SECONDS`
     /// (default 7200), `DRIVE_JOB_MEMORY_LIMIT_BYTES` (default 8 GiB),
-    /// `DRIVE_JOB_DOWNLOAD_LIMIT_BYTES` (default 2 GB), `DRIVE_JOB_WORK_DIR`
+    /// `DRIVE_JOB_DOWNLOAD_LIMIT_BYTES` (default 2 GB), `DRIVE_JOB_DISK_LIMIT_BYTES` (default
+    /// 50 GB), the plans' job minutes, `DRIVE_JOB_WORK_DIR`
     /// (default `$TMPDIR/drive-jobs`), `DRIVE_SWEEP_INTERVAL_SECONDS` (default 3600),
     /// `DRIVE_UPLOAD_IDLE_SECONDS` (default 7 days, the spec's) and
     /// `DRIVE_FONT` (default DejaVu Sans from Debian's fonts-dejavu-core).
@@ -58,6 +64,8 @@ impl Settings {
             )?),
             memory_limit: config::parsed_or("DRIVE_JOB_MEMORY_LIMIT_BYTES", 8u64 << 30)?,
             download_limit: job::download_limit()?,
+            disk_limit: config::parsed_or("DRIVE_JOB_DISK_LIMIT_BYTES", 50_000_000_000u64)?,
+            job_minutes: JobMinutes::from_environment()?,
             work_dir: config::or(
                 "DRIVE_JOB_WORK_DIR",
                 &std::env::temp_dir().join("drive-jobs").to_string_lossy(),

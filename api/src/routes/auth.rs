@@ -1,7 +1,9 @@
 //! `POST {auth_url}/exchange-token`: a long-lived API token buys a one-day session.
 
+use std::net::SocketAddr;
+
 use axum::Json;
-use axum::extract::State;
+use axum::extract::{ConnectInfo, State};
 use axum::http::HeaderMap;
 use drive_core::db::users::{self, SESSION_LIFETIME};
 use serde::Serialize;
@@ -12,6 +14,7 @@ use uuid::Uuid;
 
 use crate::auth::bearer;
 use crate::error::{ApiError, ApiResult};
+use crate::limits::Limited;
 use crate::state::AppState;
 
 pub fn router() -> OpenApiRouter<AppState> {
@@ -31,7 +34,12 @@ pub struct SessionGrant {
 
 /// Exchange an API token (as bearer) for a session token.
 #[utoipa::path(post, path = "/exchange-token", tag = "auth", responses((status = 200, body = SessionGrant)))]
-async fn exchange_token(State(state): State<AppState>, headers: HeaderMap) -> ApiResult<Json<SessionGrant>> {
+async fn exchange_token(
+    State(state): State<AppState>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    headers: HeaderMap,
+) -> ApiResult<Json<SessionGrant>> {
+    state.limits.check(Limited::SignIn, peer.ip()).await?;
     let api_token = bearer(&headers).ok_or_else(|| {
         ApiError::unauthorized("unauthorized", "send the API token as Authorization: Bearer")
     })?;

@@ -1,7 +1,9 @@
 //! Download: a fresh link to a file's bytes, and the permanent link of a public file. Both
 //! count an open by anyone but the owner as a view.
 
-use axum::extract::{Path, State};
+use std::net::SocketAddr;
+
+use axum::extract::{ConnectInfo, Path, State};
 use axum::response::Redirect;
 use chrono::{TimeDelta, Utc};
 use drive_core::db::files::{self, FileRow};
@@ -13,6 +15,7 @@ use utoipa_axum::routes;
 use crate::auth::{Caller, MaybeCaller};
 use crate::error::{ApiError, ApiResult};
 use crate::extract::Json;
+use crate::limits::Limited;
 use crate::records::{FileRecord, FileRef};
 use crate::state::AppState;
 
@@ -31,9 +34,13 @@ const DOWNLOAD_LINK_LIFETIME: TimeDelta = TimeDelta::hours(6);
     responses((status = 200, body = FileRecord)))]
 async fn generate_download_url(
     State(state): State<AppState>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
     MaybeCaller(caller): MaybeCaller,
     Json(input): Json<FileRef>,
 ) -> ApiResult<axum::Json<FileRecord>> {
+    if caller.is_none() {
+        state.limits.check(Limited::Anonymous, peer.ip()).await?;
+    }
     let file = files::find(&state.db, input.id)
         .await?
         .filter(|f| f.trashed_at.is_none());
@@ -76,9 +83,13 @@ async fn generate_download_url(
     responses((status = 307, description = "On to the file's bytes in the public bucket")))]
 async fn open_public_link(
     State(state): State<AppState>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
     MaybeCaller(caller): MaybeCaller,
     Path(id): Path<String>,
 ) -> ApiResult<Redirect> {
+    if caller.is_none() {
+        state.limits.check(Limited::Anonymous, peer.ip()).await?;
+    }
     let file = match id.parse() {
         Ok(id) => files::find(&state.db, id).await?,
         Err(_) => None,

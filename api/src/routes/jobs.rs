@@ -167,7 +167,11 @@ pub(crate) async fn submit(
         (Some(_), None) => None,
         (None, None) => match request.source_folder_id {
             Some(source) => folders::parent_of(&state.db, source).await?,
-            None => request.inputs[0].folder_id,
+            // Beside the first input, when it is the caller's: an archive of a gallery may
+            // start with someone else's public file, whose folder is theirs.
+            None => Some(&request.inputs[0])
+                .filter(|first| first.user_id == caller.user_id)
+                .and_then(|first| first.folder_id),
         },
     };
     if dry_run {
@@ -178,6 +182,16 @@ pub(crate) async fn submit(
         });
     }
     let mut tx = state.db.begin().await?;
+    let active = jobs::lock_and_count_active(&mut tx, caller.user_id).await?;
+    let cap = state.settings.max_active_jobs;
+    if active >= cap {
+        return Err(ApiError::too_many(
+            "too_many_jobs",
+            format!(
+                "{active} of your jobs are waiting or running, the most at once; submit again when one ends"
+            ),
+        ));
+    }
     let folder_id = match &request.folder {
         Some(path) => folders::ensure(&mut tx, caller.user_id, path)
             .await?

@@ -4,6 +4,7 @@ use std::collections::BTreeMap;
 
 use axum::extract::State;
 use axum::http::StatusCode;
+use drive_core::access::{self, Move};
 use drive_core::db::collections::{self, CollectionKind};
 use drive_core::db::files;
 use drive_core::file::FileKind;
@@ -46,7 +47,8 @@ async fn select_user_files(
     ))
 }
 
-/// Switch a file between public and private; its stored object moves to the other bucket.
+/// Switch a file between public and private; its stored object moves to the other bucket
+/// (see `drive_core::access`). A trashed file cannot be switched.
 #[utoipa::path(post, path = "/toggle-file-access", tag = "library", request_body = FileRef,
     responses((status = 200, body = FileRecord)))]
 async fn toggle_file_access(
@@ -54,22 +56,8 @@ async fn toggle_file_access(
     caller: Caller,
     Json(input): Json<FileRef>,
 ) -> ApiResult<axum::Json<FileRecord>> {
-    let file = files::find_owned(&state.db, caller.user_id, input.id)
-        .await?
-        .ok_or_else(|| ApiError::not_found("file_not_found", "no file of yours has that id"))?;
-    let from = file.bucket();
-    let to = from.other();
-    // Copy, then record, then remove the old copy: a crash part-way leaves the record
-    // pointing at bytes that exist, never at bytes already removed.
-    state
-        .storage
-        .copy_to(from, to, &file.object_key, file.file_size)
-        .await?;
-    let moved = files::set_bucket(&state.db, file.id, to).await?;
-    if let Err(cause) = state.storage.delete(from, &file.object_key).await {
-        tracing::warn!(file.id = %file.id, %cause, "old copy left behind after an access switch");
-    }
-    let url = (to == Bucket::Public).then(|| state.storage.public_link(moved.id));
+    let moved = access::move_file(&state.db, &state.storage, caller.user_id, input.id, Move::Toggle).await?;
+    let url = moved.is_public().then(|| state.storage.public_link(moved.id));
     Ok(axum::Json(FileRecord::with_url(&moved, url)))
 }
 

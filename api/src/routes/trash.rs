@@ -1,7 +1,9 @@
 //! Trash: recoverable removal, and deletion for good (records and stored bytes).
 
 use axum::extract::State;
+use drive_core::access::{self, Move};
 use drive_core::db::files::{self, ObjectToDelete};
+use drive_core::maintenance;
 use drive_core::storage::Bucket;
 use serde::Serialize;
 use utoipa::ToSchema;
@@ -47,7 +49,14 @@ async fn trash_files(
     Json(refs): Json<Vec<FileRef>>,
 ) -> ApiResult<axum::Json<Trashed>> {
     let ids = ids(&refs, Some(100))?;
-    let trashed = files::trash(&state.db, caller.user_id, &ids).await?;
+    // Public files first leave the public bucket: nothing anonymous reaches a trashed file.
+    let mut trashed = Vec::new();
+    for id in files::needing_a_move(&state.db, caller.user_id, &ids, false).await? {
+        access::move_file(&state.db, &state.storage, caller.user_id, id, Move::Trash).await?;
+        trashed.push(id);
+    }
+    trashed.extend(files::trash(&state.db, caller.user_id, &ids).await?);
+    trashed.sort_by_key(|id| ids.iter().position(|i| i == id));
     Ok(axum::Json(Trashed { trashed }))
 }
 
@@ -65,7 +74,14 @@ async fn restore_files(
     Json(refs): Json<Vec<FileRef>>,
 ) -> ApiResult<axum::Json<Restored>> {
     let ids = ids(&refs, None)?;
-    let restored = files::restore(&state.db, caller.user_id, &ids).await?;
+    // Files that were public when trashed go back to the public bucket.
+    let mut restored = Vec::new();
+    for id in files::needing_a_move(&state.db, caller.user_id, &ids, true).await? {
+        access::move_file(&state.db, &state.storage, caller.user_id, id, Move::Restore).await?;
+        restored.push(id);
+    }
+    restored.extend(files::restore(&state.db, caller.user_id, &ids).await?);
+    restored.sort_by_key(|id| ids.iter().position(|i| i == id));
     Ok(axum::Json(Restored { restored }))
 }
 
@@ -124,14 +140,10 @@ async fn remove_objects(state: &AppState, gone: Vec<ObjectToDelete>) -> Vec<Uuid
     let mut deleted = Vec::new();
     for object in gone {
         let bucket = Bucket::parse(&object.bucket).unwrap_or(Bucket::Private);
-        match state.storage.delete(bucket, &object.object_key).await {
-            Ok(()) => {
-                if let Err(cause) = files::deletion_done(&state.db, &object.bucket, &object.object_key).await
-                {
-                    tracing::warn!(%cause, "object removed but its deletion stays queued");
-                }
-            }
-            Err(cause) => tracing::warn!(%cause, key = %object.object_key, "object removal queued for retry"),
+        if let Err(cause) =
+            maintenance::remove_object(&state.db, &state.storage, bucket, &object.object_key).await
+        {
+            tracing::warn!(%cause, key = %object.object_key, "object removal queued for retry");
         }
         if !object.is_derivative {
             deleted.push(object.id);

@@ -4,14 +4,15 @@
 
 use axum::extract::State;
 use chrono::{DateTime, Utc};
+use drive_core::db::reservations::{self, Reserve};
 use drive_core::db::uploads::{self, UploadRow, UploadState};
-use drive_core::db::{files, jobs, users};
+use drive_core::db::{files, jobs};
 use drive_core::file::{FileKind, FileName, FileSize, MAX_FORM_UPLOAD_SIZE, MimeType, ObjectKey};
 use drive_core::multipart::{
     PART_URL_LIFETIME, PartPlan, SIGNED_PARTS_IN_CREATE, TokenError, UPLOAD_LIFETIME,
 };
 use drive_core::plan::Plan;
-use drive_core::storage::{Bucket, PostRules, StoredPart, content_disposition};
+use drive_core::storage::{Bucket, PostRules, StoredHeaders, StoredPart};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use utoipa::ToSchema;
@@ -63,24 +64,63 @@ impl UploadInput {
     }
 }
 
-/// The checks every route that starts an upload makes: a plan, the caller's own key, a key
-/// no file is recorded under (an upload never overwrites a file), and room in the quota.
-async fn check_upload(state: &AppState, caller: &Caller, input: &UploadInput) -> ApiResult<Plan> {
+/// How long after the last moment an issued form or part URL can write, the object it made
+/// may wait for `/insert-file` before the sweep removes it.
+const INSERT_GRACE: chrono::TimeDelta = chrono::TimeDelta::days(1);
+
+/// The checks every route that starts an upload makes, and its reservation: a plan, the
+/// caller's own key, a key no file is recorded under (an upload never overwrites a file: 409),
+/// and room in the quota for the declared size beside the account's files and its other
+/// uploads not yet recorded. `form_until` is when a form being issued stops working; a
+/// multipart upload (`multipart`) is also refused past the open uploads an account may have
+/// under other keys.
+async fn reserve_upload(
+    state: &AppState,
+    caller: &Caller,
+    input: &UploadInput,
+    form_until: Option<DateTime<Utc>>,
+    multipart: bool,
+) -> ApiResult<Plan> {
     let plan = caller.plan()?;
     check_key(caller, &input.object_key)?;
-    if files::key_is_recorded(&state.db, input.object_key.as_str()).await? {
-        return Err(ApiError::bad_request(
-            "object_key_taken",
-            "objectKey",
-            "a file is already recorded under this objectKey; choose another",
-        ));
-    }
-    let used = users::used_bytes(&state.db, caller.user_id).await?;
+    let last_write = form_until.unwrap_or_else(|| Utc::now() + UPLOAD_LIFETIME + PART_URL_LIFETIME);
+    let request = reservations::Request {
+        user_id: caller.user_id,
+        object_key: input.object_key.as_str(),
+        file_size: input.file_size.bytes(),
+        form_until,
+        expires_at: last_write + INSERT_GRACE,
+        max_open_uploads: multipart.then_some(state.settings.max_open_uploads),
+    };
     let limit = state.settings.quotas.for_plan(plan);
-    if used.saturating_add(input.file_size.bytes()) > limit {
-        return Err(storage_limit_reached(limit, used, input.file_size.bytes()));
+    match reservations::reserve(&state.db, request, limit).await? {
+        Reserve::Reserved => Ok(plan),
+        Reserve::KeyTaken => Err(key_taken()),
+        Reserve::OverQuota {
+            used,
+            reserved,
+            wanted,
+        } => Err(storage_limit_reached(
+            limit,
+            used.saturating_add(reserved),
+            wanted,
+        )),
+        Reserve::TooManyUploads { open } => Err(ApiError::bad_request(
+            "too_many_open_uploads",
+            "objectKey",
+            format!(
+                "{open} multipart uploads are open, the most an account may have; complete or abort one first"
+            ),
+        )),
     }
-    Ok(plan)
+}
+
+/// 409: a file is recorded under the key, and a recorded object is never written again.
+fn key_taken() -> ApiError {
+    ApiError::conflict(
+        "object_key_taken",
+        "a file is already recorded under this objectKey; choose another",
+    )
 }
 
 fn check_key(caller: &Caller, key: &ObjectKey) -> ApiResult<()> {
@@ -129,11 +169,13 @@ async fn generate_file_urls(
             "a single-request upload takes at most 5 GiB; use /create-multipart-upload",
         ));
     }
-    check_upload(&state, &caller, &input).await?;
+    let now = Utc::now();
+    reserve_upload(&state, &caller, &input, Some(now + FORM_LIFETIME), false).await?;
+    let headers = StoredHeaders::new(input.mime_type(), input.file_name.as_str(), "inline");
     let rules = PostRules {
         content_length: input.file_size.bytes(),
-        content_type: input.mime_type().to_string(),
-        content_disposition: content_disposition("inline", input.file_name.as_str()),
+        content_type: headers.content_type,
+        content_disposition: headers.content_disposition,
         cache_control: CACHE_CONTROL.to_string(),
     };
     let form = state.storage.presign_post(
@@ -141,7 +183,7 @@ async fn generate_file_urls(
         input.object_key.as_str(),
         &rules,
         FORM_LIFETIME,
-        Utc::now(),
+        now,
     );
     Ok(axum::Json(FileUrls {
         upload_url: form.url,
@@ -199,18 +241,24 @@ async fn insert_file(
         return Err(ApiError::invalid("creator.id", "creator.id must be your user id"));
     }
     let key = upload.object_key.as_str();
+    let limit = state.settings.quotas.for_plan(caller.plan()?);
+    // The reservation is held from here to the commit: the sweep cannot remove the object
+    // meanwhile, nor a multipart completion rewrite it.
+    let mut tx = state.db.begin().await?;
+    let Some(reserved) = reservations::lock(&mut tx, caller.user_id, key).await? else {
+        // Recorded already (a re-sent insert answers the same id), or never uploaded through
+        // the drive's forms and uploads, or left unrecorded past its time and removed.
+        return match files::find_by_key(&mut *tx, caller.user_id, key).await? {
+            Some(file) => Ok(axum::Json(Inserted { id: file.id })),
+            None => Err(object_not_found()),
+        };
+    };
     let stored = state
         .storage
         .object_size(Bucket::Private, key)
         .await?
-        .ok_or_else(|| {
-            ApiError::bad_request(
-                "object_not_found",
-                "objectKey",
-                "nothing is stored under objectKey; upload the file first",
-            )
-        })?;
-    if stored != upload.file_size.bytes() {
+        .ok_or_else(object_not_found)?;
+    if stored != upload.file_size.bytes() || stored > reserved {
         return Err(ApiError::bad_request(
             "size_mismatch",
             "fileSize",
@@ -221,7 +269,6 @@ async fn insert_file(
         ));
     }
 
-    let limit = state.settings.quotas.for_plan(caller.plan()?);
     let new = files::NewFile {
         user_id: caller.user_id,
         file_name: upload.file_name.as_str(),
@@ -234,7 +281,6 @@ async fn insert_file(
         folder_id: None,
         derivative_of: None,
     };
-    let mut tx = state.db.begin().await?;
     let (row, reading) = match files::insert_and_announce(&mut tx, &new, limit).await? {
         files::Insert::New(row) => {
             let reading = jobs::queue_metadata_reading(&mut tx, &row).await?;
@@ -244,6 +290,7 @@ async fn insert_file(
         // Dropping the transaction rolls the insert back.
         files::Insert::OverQuota { used } => return Err(storage_limit_reached(limit, used, stored)),
     };
+    reservations::release(&mut tx, key).await?;
     tx.commit().await?;
     if let Some(job_id) = reading
         && let Err(cause) = state.queue.push(job_id).await
@@ -251,6 +298,15 @@ async fn insert_file(
         tracing::warn!(job.id = %job_id, %cause, "metadata reading recorded but not queued; the farm will re-push it");
     }
     Ok(axum::Json(Inserted { id: row.id }))
+}
+
+fn object_not_found() -> ApiError {
+    ApiError::bad_request(
+        "object_not_found",
+        "objectKey",
+        "no upload under objectKey is waiting to be recorded: upload the file first (an upload \
+         not recorded within a day of its form or parts expiring is removed)",
+    )
 }
 
 /// A part the upload already holds.
@@ -305,17 +361,22 @@ async fn create_multipart_upload(
             "a multipart upload needs at least one byte",
         ));
     }
-    check_upload(&state, &caller, &input).await?;
-    let plan = PartPlan::for_size(input.file_size.bytes());
     let key = input.object_key.as_str();
+    reserve_upload(&state, &caller, &input, None, true).await?;
+    let plan = PartPlan::for_size(input.file_size.bytes());
 
     let (row, stored, resumed) = match resumable(&state, &caller, key, plan).await? {
         Some((row, stored)) => (row, stored, true),
         None => {
-            let disposition = content_disposition("inline", input.file_name.as_str());
+            let headers = StoredHeaders::new(input.mime_type(), input.file_name.as_str(), "inline");
             let upload_id = state
                 .storage
-                .create_multipart(Bucket::Private, key, input.mime_type(), &disposition)
+                .create_multipart(
+                    Bucket::Private,
+                    key,
+                    &headers.content_type,
+                    &headers.content_disposition,
+                )
                 .await?;
             let row = match uploads::insert(&state.db, caller.user_id, key, &upload_id, plan).await {
                 Ok(row) => row,
@@ -472,6 +533,9 @@ async fn sign_upload_parts(
         .await?
         .filter(|row| row.state() == UploadState::Open)
         .ok_or_else(upload_not_found)?;
+    if files::key_is_recorded(&state.db, &row.object_key).await? {
+        return Err(key_taken());
+    }
     let mut numbers = input.part_numbers;
     numbers.sort_unstable();
     numbers.dedup();
@@ -507,6 +571,27 @@ async fn complete_multipart_upload(
         file_size: row.file_size,
     };
     let key = row.object_key.as_str();
+    // The reservation is held until the end: an insert of the key waits for this completion,
+    // and once the key is a file nothing completes over it.
+    let mut tx = state.db.begin().await?;
+    if reservations::lock(&mut tx, caller.user_id, key).await?.is_none() {
+        if row.state() == UploadState::Complete && files::key_is_recorded(&mut *tx, key).await? {
+            // A repeated complete after the insert: the object made is the file.
+            return Ok(axum::Json(completed()));
+        }
+        if row.state() == UploadState::Open {
+            state
+                .storage
+                .abort_multipart(Bucket::Private, key, &row.upload_id)
+                .await?;
+            uploads::set_state(&state.db, row.id, UploadState::Aborted).await?;
+        }
+        return Err(if files::key_is_recorded(&mut *tx, key).await? {
+            key_taken()
+        } else {
+            upload_not_found()
+        });
+    }
 
     if row.state() == UploadState::Open
         && let Some(stored) = state
@@ -522,6 +607,7 @@ async fn complete_multipart_upload(
         {
             Ok(()) => {
                 uploads::set_state(&state.db, row.id, UploadState::Complete).await?;
+                tx.commit().await?;
                 return Ok(axum::Json(completed()));
             }
             // A concurrent complete may have finished it: the object tells.
@@ -532,7 +618,7 @@ async fn complete_multipart_upload(
     }
     // Completed before (or the store finished it without us hearing): answer success again
     // while the object it made is there.
-    match state.storage.object_size(Bucket::Private, key).await? {
+    let answer = match state.storage.object_size(Bucket::Private, key).await? {
         Some(size) if size == row.file_size => {
             uploads::set_state(&state.db, row.id, UploadState::Complete).await?;
             Ok(axum::Json(completed()))
@@ -541,7 +627,9 @@ async fn complete_multipart_upload(
             uploads::set_state(&state.db, row.id, UploadState::Aborted).await?;
             Err(upload_not_found())
         }
-    }
+    };
+    tx.commit().await?;
+    answer
 }
 
 /// 409 when the stored parts are not the plan: `parts_invalid` for a part the plan does not
@@ -598,5 +686,6 @@ async fn abort_multipart_upload(
         .abort_multipart(Bucket::Private, &row.object_key, &row.upload_id)
         .await?;
     uploads::set_state(&state.db, row.id, UploadState::Aborted).await?;
+    reservations::release_after_abort(&state.db, &row.object_key).await?;
     Ok(axum::Json(Aborted { aborted: true }))
 }

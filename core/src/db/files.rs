@@ -7,6 +7,7 @@ use sqlx::{PgConnection, PgPool};
 use uuid::Uuid;
 
 use crate::db::events::{self, EventKind};
+use crate::db::locks;
 use crate::file::FileKind;
 use crate::records::FileRecord;
 use crate::storage::Bucket;
@@ -41,7 +42,7 @@ impl FileRow {
     }
 }
 
-const COLUMNS: &str = "id, user_id, file_name, file_size, mime_type, kind, bucket, object_key, \
+pub(crate) const COLUMNS: &str = "id, user_id, file_name, file_size, mime_type, kind, bucket, object_key, \
                        modified_time, trashed_at, created_at, folder_id";
 
 /// [`COLUMNS`] of a `files f` joined into another query.
@@ -169,10 +170,13 @@ pub async fn metadata_unreadable<'e>(
 }
 
 /// Whether a file is recorded under `object_key`.
-pub async fn key_is_recorded(pool: &PgPool, object_key: &str) -> Result<bool, sqlx::Error> {
+pub async fn key_is_recorded<'e>(
+    db: impl sqlx::PgExecutor<'e>,
+    object_key: &str,
+) -> Result<bool, sqlx::Error> {
     sqlx::query_scalar("select exists (select 1 from files where object_key = $1)")
         .bind(object_key)
-        .fetch_one(pool)
+        .fetch_one(db)
         .await
 }
 
@@ -208,13 +212,32 @@ pub async fn find(pool: &PgPool, id: Uuid) -> Result<Option<FileRow>, sqlx::Erro
 }
 
 /// One of the caller's files, trashed or not; another user's id finds nothing.
-pub async fn find_owned(pool: &PgPool, user_id: Uuid, id: Uuid) -> Result<Option<FileRow>, sqlx::Error> {
+pub async fn find_owned<'e>(
+    db: impl sqlx::PgExecutor<'e>,
+    user_id: Uuid,
+    id: Uuid,
+) -> Result<Option<FileRow>, sqlx::Error> {
     sqlx::query_as(&format!(
         "select {COLUMNS} from files where id = $1 and user_id = $2"
     ))
     .bind(id)
     .bind(user_id)
-    .fetch_optional(pool)
+    .fetch_optional(db)
+    .await
+}
+
+/// The caller's file recorded under `object_key`, trashed or not.
+pub async fn find_by_key<'e>(
+    db: impl sqlx::PgExecutor<'e>,
+    user_id: Uuid,
+    object_key: &str,
+) -> Result<Option<FileRow>, sqlx::Error> {
+    sqlx::query_as(&format!(
+        "select {COLUMNS} from files where object_key = $1 and user_id = $2"
+    ))
+    .bind(object_key)
+    .bind(user_id)
+    .fetch_optional(db)
     .await
 }
 
@@ -238,11 +261,14 @@ pub async fn find_many(
     .await
 }
 
-/// Moves the caller's recorded files to the trash; answers the ids that moved.
+/// Moves the caller's private recorded files to the trash; answers the ids that moved. Public
+/// files are trashed by [`crate::access::move_file`], which first takes their bytes out of
+/// the public bucket.
 pub async fn trash(pool: &PgPool, user_id: Uuid, ids: &[Uuid]) -> Result<Vec<Uuid>, sqlx::Error> {
     sqlx::query_scalar(
         "update files set trashed_at = now()
          where user_id = $1 and id = any($2) and trashed_at is null and derivative_of is null
+           and bucket = 'private'
          returning id",
     )
     .bind(user_id)
@@ -251,15 +277,38 @@ pub async fn trash(pool: &PgPool, user_id: Uuid, ids: &[Uuid]) -> Result<Vec<Uui
     .await
 }
 
-/// Brings the caller's trashed files back; answers the ids restored.
+/// Brings the caller's trashed files back, those that were private when trashed; answers the
+/// ids restored. Files that were public go back through [`crate::access::move_file`].
 pub async fn restore(pool: &PgPool, user_id: Uuid, ids: &[Uuid]) -> Result<Vec<Uuid>, sqlx::Error> {
     sqlx::query_scalar(
         "update files set trashed_at = null
-         where user_id = $1 and id = any($2) and trashed_at is not null
+         where user_id = $1 and id = any($2) and trashed_at is not null and not public_on_restore
          returning id",
     )
     .bind(user_id)
     .bind(ids)
+    .fetch_all(pool)
+    .await
+}
+
+/// Those of `ids` whose trashing or restoring moves their bytes between buckets: the caller's
+/// public files not trashed (`restoring` false), or trashed files that were public
+/// (`restoring` true).
+pub async fn needing_a_move(
+    pool: &PgPool,
+    user_id: Uuid,
+    ids: &[Uuid],
+    restoring: bool,
+) -> Result<Vec<Uuid>, sqlx::Error> {
+    sqlx::query_scalar(
+        "select id from files
+         where user_id = $1 and id = any($2) and derivative_of is null
+           and case when $3 then trashed_at is not null and public_on_restore
+                    else trashed_at is null and bucket = 'public' end",
+    )
+    .bind(user_id)
+    .bind(ids)
+    .bind(restoring)
     .fetch_all(pool)
     .await
 }
@@ -315,32 +364,58 @@ pub struct QueuedDeletion {
     pub object_key: String,
 }
 
-/// Objects still queued for removal, oldest first.
+/// Objects still queued for removal, oldest first, each once.
 pub async fn queued_deletions(pool: &PgPool) -> Result<Vec<QueuedDeletion>, sqlx::Error> {
-    sqlx::query_as("select bucket, object_key from object_deletions order by id")
-        .fetch_all(pool)
+    sqlx::query_as(
+        "select bucket, object_key from object_deletions
+         group by bucket, object_key order by min(id)",
+    )
+    .fetch_all(pool)
+    .await
+}
+
+/// Takes the lock on one object and answers the ids of its queued removals; empty when there
+/// are none or another transaction holds the lock (it is removing the object, or writing the
+/// key again).
+pub async fn claim_deletions(
+    conn: &mut PgConnection,
+    bucket: Bucket,
+    object_key: &str,
+) -> Result<Vec<i64>, sqlx::Error> {
+    if !locks::try_lock_object(&mut *conn, bucket, object_key).await? {
+        return Ok(Vec::new());
+    }
+    sqlx::query_scalar("select id from object_deletions where bucket = $1 and object_key = $2")
+        .bind(bucket.as_str())
+        .bind(object_key)
+        .fetch_all(conn)
         .await
 }
 
-/// Marks a queued object deletion done.
-pub async fn deletion_done(pool: &PgPool, bucket: &str, object_key: &str) -> Result<(), sqlx::Error> {
-    sqlx::query("delete from object_deletions where bucket = $1 and object_key = $2")
-        .bind(bucket)
-        .bind(object_key)
-        .execute(pool)
+/// Marks queued removals done.
+pub async fn deletions_done(conn: &mut PgConnection, ids: &[i64]) -> Result<(), sqlx::Error> {
+    sqlx::query("delete from object_deletions where id = any($1)")
+        .bind(ids)
+        .execute(conn)
         .await?;
     Ok(())
 }
 
-/// Records that a file's bytes now live in `bucket`.
-pub async fn set_bucket(pool: &PgPool, id: Uuid, bucket: Bucket) -> Result<FileRow, sqlx::Error> {
-    sqlx::query_as(&format!(
-        "update files set bucket = $2 where id = $1 returning {COLUMNS}"
-    ))
-    .bind(id)
-    .bind(bucket.as_str())
-    .fetch_one(pool)
-    .await
+/// Drops the queued removals of `bucket`/`object_key` because the key is about to be written
+/// again: a removal queued for older bytes must never take newer ones. Waits for a removal
+/// already under way (it holds the object's lock), so the write comes after it.
+pub async fn cancel_deletions(
+    conn: &mut PgConnection,
+    bucket: Bucket,
+    object_key: &str,
+) -> Result<(), sqlx::Error> {
+    locks::lock_object(&mut *conn, bucket, object_key).await?;
+    sqlx::query("delete from object_deletions where bucket = $1 and object_key = $2")
+        .bind(bucket.as_str())
+        .bind(object_key)
+        .execute(conn)
+        .await?;
+    Ok(())
 }
 
 #[derive(Debug, Clone, sqlx::FromRow)]

@@ -171,15 +171,37 @@ pub async fn list(
 }
 
 /// Seconds of job time the account has used this calendar month (UTC): done and stopped
-/// jobs count by the time they took; failed ones cost nothing.
+/// jobs count by the time they took, running ones by the time they have run so far; failed
+/// ones cost nothing.
 pub async fn seconds_this_month(pool: &PgPool, user_id: Uuid) -> Result<f64, sqlx::Error> {
     sqlx::query_scalar(
-        "select coalesce(sum(seconds), 0)::float8 from file_jobs
-         where user_id = $1 and seconds is not null and job_type <> 'readMetadata'
-           and ended_at >= date_trunc('month', now() at time zone 'utc') at time zone 'utc'",
+        "select coalesce(sum(case when state = 'running' then extract(epoch from now() - started_at)
+                                  else seconds end), 0)::float8
+         from file_jobs
+         where user_id = $1 and job_type <> 'readMetadata'
+           and ((seconds is not null
+                 and ended_at >= date_trunc('month', now() at time zone 'utc') at time zone 'utc')
+                or (state = 'running' and started_at is not null))",
     )
     .bind(user_id)
     .fetch_one(pool)
+    .await
+}
+
+/// Locks the account's row for the rest of the transaction and counts its jobs waiting or
+/// running (the drive's own readings aside): submissions of one account take turns, so
+/// concurrent ones can never pass the cap together.
+pub async fn lock_and_count_active(conn: &mut sqlx::PgConnection, user_id: Uuid) -> Result<i64, sqlx::Error> {
+    sqlx::query("select 1 from users where id = $1 for update")
+        .bind(user_id)
+        .execute(&mut *conn)
+        .await?;
+    sqlx::query_scalar(
+        "select count(*) from file_jobs
+         where user_id = $1 and state in ('queued', 'running') and job_type <> 'readMetadata'",
+    )
+    .bind(user_id)
+    .fetch_one(conn)
     .await
 }
 

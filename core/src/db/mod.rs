@@ -6,6 +6,8 @@ pub mod events;
 pub mod files;
 pub mod folders;
 pub mod jobs;
+pub mod locks;
+pub mod reservations;
 pub mod search;
 pub mod tags;
 pub mod uploads;

@@ -106,11 +106,14 @@ impl SessionUser {
     }
 }
 
-/// The account behind a session token, expired or not (the caller tells the two apart).
+/// The account behind a session token, expired or not (the caller tells the two apart); a
+/// session of a revoked API token finds nothing, whoever revoked it and however.
 pub async fn session_user(pool: &PgPool, session_secret: &str) -> Result<Option<SessionUser>, sqlx::Error> {
     sqlx::query_as(
         "select s.user_id, u.plan, s.expires_at
-         from sessions s join users u on u.id = s.user_id
+         from sessions s
+         join users u on u.id = s.user_id
+         join api_tokens t on t.id = s.api_token_id and t.revoked_at is null
          where s.token_hash = $1",
     )
     .bind(token::digest(session_secret))

@@ -1,0 +1,43 @@
+//! Transaction-scoped advisory locks: they serialize work on one object or one file without
+//! locking a row, and so without taking a transaction id, which would hold back the event feed
+//! (it shows an event only once every transaction older than it has ended) for as long as the
+//! work under the lock talks to the store.
+//!
+//! Order, where one transaction takes several: a file's lock, then an object's, then the
+//! account's row. Two ids whose hashes collide only wait for each other.
+
+use sqlx::PgConnection;
+use uuid::Uuid;
+
+use crate::storage::Bucket;
+
+/// Waits for the lock on the object `key` in `bucket`.
+pub async fn lock_object(conn: &mut PgConnection, bucket: Bucket, key: &str) -> Result<(), sqlx::Error> {
+    sqlx::query("select pg_advisory_xact_lock(hashtextextended($1 || '/' || $2, 1))")
+        .bind(bucket.as_str())
+        .bind(key)
+        .execute(conn)
+        .await?;
+    Ok(())
+}
+
+/// Takes the lock on an object if nobody holds it.
+pub async fn try_lock_object(
+    conn: &mut PgConnection,
+    bucket: Bucket,
+    key: &str,
+) -> Result<bool, sqlx::Error> {
+    sqlx::query_scalar("select pg_try_advisory_xact_lock(hashtextextended($1 || '/' || $2, 1))")
+        .bind(bucket.as_str())
+        .bind(key)
+        .fetch_one(conn)
+        .await
+}
+
+/// Takes the lock on a file's bytes changing bucket if nobody holds it.
+pub async fn try_lock_file(conn: &mut PgConnection, file_id: Uuid) -> Result<bool, sqlx::Error> {
+    sqlx::query_scalar("select pg_try_advisory_xact_lock(hashtextextended($1::text, 2))")
+        .bind(file_id)
+        .fetch_one(conn)
+        .await
+}

@@ -1,0 +1,177 @@
+//! Upload reservations: the declared size of every form or multipart upload that is not a
+//! file yet, counted against the quota from the moment the upload is issued, so objects that
+//! never become files cannot fill the store. A reservation ends when `/insert-file` records the
+//! object (its bytes then count in `users.used_bytes`) or when it expires and the sweep
+//! removes whatever was stored under its key.
+//!
+//! An insert, a multipart completion and the sweep each hold the key's lock
+//! ([`locks::lock_object`]) while they work, so an object is never completed after its key
+//! became a file, and never removed while it is being recorded.
+
+use chrono::{DateTime, Utc};
+use sqlx::{PgConnection, PgPool};
+use uuid::Uuid;
+
+use crate::db::locks;
+use crate::storage::Bucket;
+
+/// What [`reserve`] decided.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Reserve {
+    Reserved,
+    /// A file is already recorded under the key: it must not be written again.
+    KeyTaken,
+    /// The account's files and its other reservations leave no room for `wanted` bytes.
+    OverQuota {
+        used: i64,
+        reserved: i64,
+        wanted: i64,
+    },
+    /// The account has `open` multipart uploads already, the most it may have.
+    TooManyUploads {
+        open: i64,
+    },
+}
+
+/// How one upload asks for its reservation.
+#[derive(Debug, Clone, Copy)]
+pub struct Request<'a> {
+    pub user_id: Uuid,
+    pub object_key: &'a str,
+    pub file_size: i64,
+    /// Until when the issued form can write (a form upload), or `None` (multipart).
+    pub form_until: Option<DateTime<Utc>>,
+    /// When the reservation lapses unless renewed: after the last moment anything issued can
+    /// still write, plus time to call `/insert-file`.
+    pub expires_at: DateTime<Utc>,
+    /// For a new multipart upload: the most open uploads the account may have.
+    pub max_open_uploads: Option<i64>,
+}
+
+/// Reserves `file_size` bytes for `object_key`, or renews the reservation the key has. A
+/// reservation never shrinks or ends earlier while renewed: an earlier form for a larger size
+/// may still be used. The account row is locked for the check, so concurrent reservations of
+/// one account take turns and can never together pass `limit`. A queued removal of an older
+/// object under the key is dropped: the upload is about to replace it, and the reservation now
+/// answers for whatever ends up there.
+pub async fn reserve(pool: &PgPool, request: Request<'_>, limit: i64) -> Result<Reserve, sqlx::Error> {
+    let mut tx = pool.begin().await?;
+    locks::lock_object(&mut tx, Bucket::Private, request.object_key).await?;
+    let used: i64 = sqlx::query_scalar("select used_bytes from users where id = $1 for update")
+        .bind(request.user_id)
+        .fetch_one(&mut *tx)
+        .await?;
+    if crate::db::files::key_is_recorded(&mut *tx, request.object_key).await? {
+        return Ok(Reserve::KeyTaken);
+    }
+    if let Some(max) = request.max_open_uploads {
+        let open: i64 = sqlx::query_scalar(
+            "select count(*) from multipart_uploads where user_id = $1 and state = 'open' and object_key <> $2",
+        )
+        .bind(request.user_id)
+        .bind(request.object_key)
+        .fetch_one(&mut *tx)
+        .await?;
+        if open >= max {
+            return Ok(Reserve::TooManyUploads { open });
+        }
+    }
+    let (reserved, held): (i64, i64) = sqlx::query_as(
+        "select coalesce(sum(file_size) filter (where object_key <> $2), 0)::bigint,
+                coalesce(max(file_size) filter (where object_key = $2), 0)
+         from upload_reservations where user_id = $1",
+    )
+    .bind(request.user_id)
+    .bind(request.object_key)
+    .fetch_one(&mut *tx)
+    .await?;
+    let wanted = request.file_size.max(held);
+    if used.saturating_add(reserved).saturating_add(wanted) > limit {
+        return Ok(Reserve::OverQuota {
+            used,
+            reserved,
+            wanted,
+        });
+    }
+    crate::db::files::cancel_deletions(&mut tx, Bucket::Private, request.object_key).await?;
+    sqlx::query(
+        "insert into upload_reservations (object_key, user_id, file_size, form_until, expires_at)
+         values ($1, $2, $3, $4, $5)
+         on conflict (object_key) do update set
+             file_size = greatest(upload_reservations.file_size, excluded.file_size),
+             form_until = greatest(upload_reservations.form_until, excluded.form_until),
+             expires_at = greatest(upload_reservations.expires_at, excluded.expires_at)",
+    )
+    .bind(request.object_key)
+    .bind(request.user_id)
+    .bind(request.file_size)
+    .bind(request.form_until)
+    .bind(request.expires_at)
+    .execute(&mut *tx)
+    .await?;
+    tx.commit().await?;
+    Ok(Reserve::Reserved)
+}
+
+/// Takes the lock on `object_key` for the rest of the transaction and answers the size the
+/// caller reserved for it; `None` when there is no reservation (never issued, recorded
+/// already, or expired and swept).
+pub async fn lock(
+    conn: &mut PgConnection,
+    user_id: Uuid,
+    object_key: &str,
+) -> Result<Option<i64>, sqlx::Error> {
+    locks::lock_object(&mut *conn, Bucket::Private, object_key).await?;
+    sqlx::query_scalar("select file_size from upload_reservations where object_key = $1 and user_id = $2")
+        .bind(object_key)
+        .bind(user_id)
+        .fetch_optional(conn)
+        .await
+}
+
+/// Ends the reservation of `object_key` (recorded, or swept).
+pub async fn release(conn: &mut PgConnection, object_key: &str) -> Result<(), sqlx::Error> {
+    sqlx::query("delete from upload_reservations where object_key = $1")
+        .bind(object_key)
+        .execute(conn)
+        .await?;
+    Ok(())
+}
+
+/// After an aborted multipart upload: ends the reservation unless a form issued for the key
+/// may still write to it (the reservation then lapses with the form).
+pub async fn release_after_abort(pool: &PgPool, object_key: &str) -> Result<(), sqlx::Error> {
+    sqlx::query(
+        "delete from upload_reservations
+         where object_key = $1 and (form_until is null or form_until < now())",
+    )
+    .bind(object_key)
+    .execute(pool)
+    .await?;
+    Ok(())
+}
+
+/// The keys whose reservations have expired by `now`, oldest first.
+pub async fn expired(pool: &PgPool, now: DateTime<Utc>) -> Result<Vec<String>, sqlx::Error> {
+    sqlx::query_scalar("select object_key from upload_reservations where expires_at < $1 order by expires_at")
+        .bind(now)
+        .fetch_all(pool)
+        .await
+}
+
+/// Takes an expired reservation for the sweep, with its key's lock; `None` when it is gone,
+/// renewed, or its key is being worked on right now (it is left for the next sweep).
+pub async fn claim_expired(
+    conn: &mut PgConnection,
+    object_key: &str,
+    now: DateTime<Utc>,
+) -> Result<Option<Uuid>, sqlx::Error> {
+    if !locks::try_lock_object(&mut *conn, Bucket::Private, object_key).await? {
+        return Ok(None);
+    }
+    sqlx::query_scalar("select user_id from upload_reservations where object_key = $1 and expires_at < $2")
+        .bind(object_key)
+        .bind(now)
+        .fetch_optional(conn)
+        .await
+}
