@@ -409,6 +409,31 @@ impl TestApp {
         self.wait_job(user, &job["id"]).await
     }
 
+    /// The file as `/search-files` shows it once the drive's reading of its metadata has
+    /// ended (read or failed).
+    pub async fn reading(&self, user: &TestUser, id: Uuid) -> Value {
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
+        loop {
+            let found = self
+                .call(user, "/search-files", Some(json!({ "limit": 200 })))
+                .await;
+            assert_eq!(found.status, 200, "{}", found.body);
+            let file = found.body["files"]
+                .as_array()
+                .and_then(|files| files.iter().find(|f| f["id"] == id.to_string()))
+                .cloned()
+                .unwrap_or_else(|| panic!("{id} is not in {}", found.body));
+            if file["metadataState"] != "pending" {
+                return file;
+            }
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "the file was never read: {file}"
+            );
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
     /// The events `/select-drive-events` answers for `body`, once there are at least `n`: an
     /// event shows when every transaction on the server older than it has ended, which with
     /// other tests sharing the server can take a moment.

@@ -1,11 +1,12 @@
 //! A TCP forwarder between the drive and a service it uses (the object store, Redis), so a
-//! test can take the service away (an outage) or make it slow to answer new connections
-//! without touching the one other tests share.
+//! test can take the service away (an outage), make it slow to answer new connections, or see
+//! every HTTP request the drive made to it, without touching the one other tests share.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
 pub struct TcpProxy {
@@ -14,6 +15,7 @@ pub struct TcpProxy {
     up: Arc<AtomicBool>,
     task: tokio::task::JoinHandle<()>,
     connections: Arc<Mutex<Vec<tokio::task::JoinHandle<()>>>>,
+    requests: Arc<Mutex<Vec<String>>>,
 }
 
 impl TcpProxy {
@@ -33,16 +35,19 @@ impl TcpProxy {
         let flag = up.clone();
         let connections = Arc::new(Mutex::new(Vec::new()));
         let open = connections.clone();
+        let requests = Arc::new(Mutex::new(Vec::new()));
+        let seen = requests.clone();
         let task = tokio::spawn(async move {
-            while let Ok((mut inbound, _)) = listener.accept().await {
+            while let Ok((inbound, _)) = listener.accept().await {
                 if !flag.load(Ordering::SeqCst) {
                     continue; // dropping the connection: the service is "down"
                 }
                 let target = target.clone();
+                let seen = seen.clone();
                 let connection = tokio::spawn(async move {
                     tokio::time::sleep(delay).await;
-                    if let Ok(mut outbound) = TcpStream::connect(&target).await {
-                        let _ = tokio::io::copy_bidirectional(&mut inbound, &mut outbound).await;
+                    if let Ok(outbound) = TcpStream::connect(&target).await {
+                        forward(inbound, outbound, &seen).await;
                     }
                 });
                 open.lock().unwrap().push(connection);
@@ -53,6 +58,7 @@ impl TcpProxy {
             up,
             task,
             connections,
+            requests,
         }
     }
 
@@ -68,10 +74,62 @@ impl TcpProxy {
     pub fn bring_up(&self) {
         self.up.store(true, Ordering::SeqCst);
     }
+
+    /// The HTTP requests that went through so far, as `METHOD target` (`GET /bucket/key?…`).
+    pub fn requests(&self) -> Vec<String> {
+        self.requests.lock().unwrap().clone()
+    }
 }
 
 impl Drop for TcpProxy {
     fn drop(&mut self) {
         self.task.abort();
+    }
+}
+
+/// Copies both ways until both sides are done, noting the request lines the client sends.
+async fn forward(inbound: TcpStream, outbound: TcpStream, requests: &Mutex<Vec<String>>) {
+    let (mut from_client, mut to_client) = inbound.into_split();
+    let (mut from_service, mut to_service) = outbound.into_split();
+    let asked = async {
+        let mut line = Vec::new();
+        let mut buffer = vec![0; 64 * 1024];
+        while let Ok(n @ 1..) = from_client.read(&mut buffer).await {
+            note_requests(&mut line, &buffer[..n], requests);
+            if to_service.write_all(&buffer[..n]).await.is_err() {
+                break;
+            }
+        }
+        let _ = to_service.shutdown().await;
+    };
+    let answered = async {
+        let _ = tokio::io::copy(&mut from_service, &mut to_client).await;
+        let _ = to_client.shutdown().await;
+    };
+    tokio::join!(asked, answered);
+}
+
+/// Notes every line of `bytes` shaped like an HTTP request line (`GET /a?b HTTP/1.1`);
+/// `line` carries a line a read cut in two over to the next read.
+fn note_requests(line: &mut Vec<u8>, bytes: &[u8], requests: &Mutex<Vec<String>>) {
+    for &byte in bytes {
+        if byte != b'\n' {
+            // Request lines are short; a body's long "lines" need not be kept whole.
+            if line.len() < 16 * 1024 {
+                line.push(byte);
+            }
+            continue;
+        }
+        let text = String::from_utf8_lossy(line);
+        let words: Vec<&str> = text.trim_end().split(' ').collect();
+        if let [method, target, version] = words[..]
+            && !method.is_empty()
+            && method.bytes().all(|b| b.is_ascii_uppercase())
+            && target.starts_with('/')
+            && version.starts_with("HTTP/")
+        {
+            requests.lock().unwrap().push(format!("{method} {target}"));
+        }
+        line.clear();
     }
 }

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use drive_tests::media::{duration, ffmpeg, ffprobe as probe, ffprobe_with as probe_with, video_of};
+use drive_tests::proxy::TcpProxy;
 use drive_tests::*;
 use image::{Rgb, RgbImage};
 use serde_json::{Value, json};
@@ -913,6 +914,111 @@ async fn damaged_videos_fail_their_jobs_cleanly_while_others_finish() {
     let info = probe(&bytes, "mp4");
     assert_eq!(size(video_stream(&info)), (320, 240));
     assert_near(duration(&info), 2.0, 0.15, "the good job's duration");
+}
+
+// ---- files that name other resources ----
+
+/// Uploads whose bytes tell FFmpeg to fetch something else: an HLS playlist, an ffconcat
+/// list and a DASH manifest whose segment template expands to an image sequence
+/// (`img000.png`, `img001.png`…). Each is named like a video, so it is read on insert and can
+/// be given to convert and proxy. The worker reaches the store through a proxy that notes
+/// every request, and the files point at that proxy, so whatever FFmpeg would fetch, at the
+/// address named or from the store, is seen. The list names a relative file: FFmpeg's concat
+/// refuses URLs by itself but resolves a plain name against the list's own URL, another
+/// object of the store.
+#[tokio::test]
+async fn files_that_name_other_resources_are_refused_and_nothing_else_is_fetched() {
+    let store = TcpProxy::start(&env("DRIVE_S3_ENDPOINT")).await;
+    let mut app = TestApp::spawn().await;
+    app.start_worker(&[("DRIVE_S3_ENDPOINT", &store.endpoint)]).await;
+    let user = app.user(Some("Pro")).await;
+    let elsewhere = &store.endpoint;
+    let hostile = [
+        (
+            "playlist.mp4",
+            format!(
+                "#EXTM3U\n#EXT-X-TARGETDURATION:10\n#EXTINF:10,\n{elsewhere}/canary.ts\n#EXT-X-ENDLIST\n"
+            ),
+        ),
+        (
+            "list.mp4",
+            "ffconcat version 1.0\nfile 'canary.mp4'\n".to_string(),
+        ),
+        (
+            "sequence.mp4",
+            format!(
+                r#"<?xml version="1.0"?>
+<MPD xmlns="urn:mpeg:dash:schema:mpd:2011" profiles="urn:mpeg:dash:profile:isoff-live:2011" type="static" mediaPresentationDuration="PT3S" minBufferTime="PT1S">
+<Period><AdaptationSet mimeType="video/mp4"><Representation id="v" bandwidth="1000">
+<SegmentTemplate timescale="1" duration="1" media="{elsewhere}/img$Number%03d$.png"/>
+</Representation></AdaptationSet></Period></MPD>
+"#
+            ),
+        ),
+    ];
+    let mut ids = Vec::new();
+    for (name, text) in &hostile {
+        ids.push(media(&app, &user, name, text.clone().into_bytes()).await);
+    }
+    let mut bodies = Vec::new();
+    for id in &ids {
+        bodies.push(json!({ "jobType": "convert", "fileIds": [id], "options": { "format": "mov" } }));
+        bodies.push(json!({ "jobType": "proxy", "fileIds": [id] }));
+    }
+    let jobs = run_all(&app, &user, bodies).await;
+
+    let mut readings = Vec::new();
+    for id in &ids {
+        readings.push(app.reading(&user, *id).await);
+    }
+
+    // Each file was read from the store, and nothing else: no segment, listed file or image.
+    let keys: Vec<String> = sqlx::query_scalar("select object_key from files where id = any($1)")
+        .bind(&ids)
+        .fetch_all(&mut app.db().await)
+        .await
+        .unwrap();
+    let objects: Vec<String> = keys
+        .iter()
+        .map(|key| format!("/{}/{key}", app.private_bucket))
+        .collect();
+    let requests = store.requests();
+    let paths: Vec<&str> = requests
+        .iter()
+        .filter_map(|r| r.split([' ', '?']).nth(1))
+        .collect();
+    for object in &objects {
+        assert!(
+            paths.contains(&object.as_str()),
+            "{object} was never read: {requests:#?}"
+        );
+    }
+    let others: Vec<&&str> = paths
+        .iter()
+        .filter(|path| !objects.iter().any(|o| o == *path))
+        .collect();
+    assert!(
+        others.is_empty(),
+        "FFmpeg fetched what the files named: {others:#?}"
+    );
+
+    // Each reading and job failed as the file's fault, at once, never retried as the machine's.
+    let refused = "not one the drive opens";
+    for ((name, _), file) in hostile.iter().zip(&readings) {
+        assert_eq!(file["metadataState"], "failed", "{file}");
+        let why = file["metadataError"].as_str().expect("a reason");
+        assert!(why.contains(refused), "{name}: {why}");
+    }
+    for (job, (name, _)) in jobs.iter().zip(hostile.iter().flat_map(|h| [h, h])) {
+        let error = assert_failed(job, Some(name));
+        assert!(error.contains(refused), "{error}");
+    }
+    let attempts: Vec<i32> = sqlx::query_scalar("select attempts from file_jobs where input_ids && $1")
+        .bind(&ids)
+        .fetch_all(&mut app.db().await)
+        .await
+        .unwrap();
+    assert_eq!(attempts, vec![1; 9]);
 }
 
 // ---- settings ----

@@ -3,7 +3,6 @@
 //! filters it. Inputs are made here with `ffmpeg` and by hand (a photo's EXIF).
 
 use std::io::Cursor;
-use std::time::Duration;
 
 use drive_tests::media::{ffmpeg, video_of};
 use drive_tests::*;
@@ -11,37 +10,12 @@ use exif::experimental::Writer;
 use exif::{Field, In, Rational, Tag, Value as ExifValue};
 use image::{ImageFormat, RgbImage};
 use serde_json::{Value, json};
-use uuid::Uuid;
 
 async fn with_worker() -> (TestApp, TestUser) {
     let mut app = TestApp::spawn().await;
     app.start_worker(&[]).await;
     let user = app.user(Some("Pro")).await;
     (app, user)
-}
-
-/// The file as `/search-files` shows it once its metadata has been read (or failed).
-async fn read_back(app: &TestApp, user: &TestUser, id: Uuid) -> Value {
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
-    loop {
-        let found = app
-            .call(user, "/search-files", Some(json!({ "limit": 200 })))
-            .await;
-        assert_eq!(found.status, 200, "{}", found.body);
-        let file = found.body["files"]
-            .as_array()
-            .and_then(|files| files.iter().find(|f| f["id"] == id.to_string()))
-            .cloned()
-            .unwrap_or_else(|| panic!("{id} is not in {}", found.body));
-        if file["metadataState"] != "pending" {
-            return file;
-        }
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "the file was never read: {file}"
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
 }
 
 async fn ids_found(app: &TestApp, user: &TestUser, filters: Value) -> Vec<String> {
@@ -108,7 +82,7 @@ async fn a_tagged_track_shows_its_tags_duration_and_cover_art() {
         "mp3",
     );
     let id = app.upload(&user, "ocean.mp3", "Audio", "audio/mpeg", track).await;
-    let file = read_back(&app, &user, id).await;
+    let file = app.reading(&user, id).await;
     assert_eq!(file["metadataState"], "read", "{file}");
     assert_eq!(file["title"], "Ocean Drive");
     assert_eq!(file["artists"], json!(["Duke Dumont", "Lulu"]));
@@ -178,7 +152,7 @@ async fn a_video_shows_its_size_codecs_place_time_and_poster() {
     let id = app
         .upload(&user, "harbour.mp4", "Video", "video/mp4", video)
         .await;
-    let file = read_back(&app, &user, id).await;
+    let file = app.reading(&user, id).await;
     assert_eq!(file["metadataState"], "read", "{file}");
     assert_eq!(
         (file["width"].clone(), file["height"].clone()),
@@ -212,7 +186,7 @@ async fn a_video_shows_its_size_codecs_place_time_and_poster() {
     assert_done(&job);
     let (sound, name) = made(&job).remove(0);
     assert_eq!(name, "harbour.flac");
-    let sound = read_back(&app, &user, sound.parse().unwrap()).await;
+    let sound = app.reading(&user, sound.parse().unwrap()).await;
     assert_eq!(sound["metadataState"], "read", "{sound}");
     assert_eq!(sound["audioCodec"], "flac");
     assert!(approx(&sound["duration"], 2.0, 0.1), "{sound}");
@@ -236,7 +210,7 @@ async fn an_untagged_track_gets_its_tempo_measured_and_a_soundprint() {
     let id = app
         .upload(&user, "clicks.wav", "Audio", "audio/wav", clicks)
         .await;
-    let file = read_back(&app, &user, id).await;
+    let file = app.reading(&user, id).await;
     assert_eq!(file["metadataState"], "read", "{file}");
     assert!(approx(&file["tempo"], 120.0, 2.0), "tempo {}", file["tempo"]);
     assert!(approx(&file["duration"], 20.0, 0.05), "{file}");
@@ -333,7 +307,7 @@ async fn a_photo_is_found_by_where_and_when_its_exif_says() {
     let id = app
         .upload(&user, "sunrise.jpg", "Image", "image/jpeg", photo)
         .await;
-    let file = read_back(&app, &user, id).await;
+    let file = app.reading(&user, id).await;
     assert_eq!(file["metadataState"], "read", "{file}");
     assert_eq!(file["takenTime"], "2023-08-14T07:45:10Z");
     assert!(approx(&file["location"]["latitude"], -16.8, 1e-4), "{file}");
@@ -358,7 +332,7 @@ async fn a_file_that_cannot_be_read_records_why_once() {
         .map(|i| (i.wrapping_mul(2654435761) >> 13) as u8)
         .collect();
     let id = app.upload(&user, "broken.mp4", "Video", "video/mp4", junk).await;
-    let file = read_back(&app, &user, id).await;
+    let file = app.reading(&user, id).await;
     assert_eq!(file["metadataState"], "failed", "{file}");
     let error = file["metadataError"].as_str().expect("a reason");
     assert!(error.contains("could not be read"), "{error}");

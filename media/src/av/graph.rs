@@ -98,16 +98,52 @@ impl Input {
     }
 }
 
-/// Opens a location for reading, with reconnects for the store's HTTP.
+/// The demuxers an input may be read by: single-file containers of the drive's audio and
+/// video, and its picture kinds (the reading takes a picture's size from FFmpeg). Each reads
+/// only the bytes it is handed. Left out on purpose: `hls`, `dash`, `concat`, `image2` and
+/// the like, which open further files or URLs that the bytes name (a playlist's segments,
+/// a list's entries, a pattern's numbered pictures), and `sdp`/`rtsp`, which open network
+/// streams. The `*_pipe` picture demuxers read one stream of bytes, never a file by name
+/// as `image2` does.
+const DEMUXERS: &str = "mov,matroska,avi,mpegts,mpeg,flv,asf,ogg,mp3,wav,flac,aac,aiff,caf,amr,\
+                        png_pipe,jpeg_pipe,webp_pipe,gif,bmp_pipe,tiff_pipe";
+
+/// Opens a location for reading, with reconnects for the store's HTTP. FFmpeg opens exactly
+/// the object it is given: an uploaded file's bytes choose its demuxer, and some demuxers
+/// fetch whatever those bytes name (an HLS playlist uploaded as `x.mp4` had the worker GET
+/// its segment's URL), so only [`DEMUXERS`] may read it, and only the location's own
+/// protocol may be opened at all.
 pub(crate) fn open(location: &str) -> Result<format::context::Input, AvError> {
     super::init();
     let mut options = ffmpeg::Dictionary::new();
-    if location.starts_with("http://") || location.starts_with("https://") {
+    let protocols = if location.starts_with("https://") {
+        "https,tls,tcp"
+    } else if location.starts_with("http://") {
+        "http,tcp"
+    } else {
+        "file"
+    };
+    options.set("protocol_whitelist", protocols);
+    options.set("format_whitelist", DEMUXERS);
+    // mov follows a track's external data references (other files, by path or URL) only when
+    // asked; off is its default, kept here so no upgrade or option can turn it on unseen.
+    options.set("enable_drefs", "0");
+    if protocols != "file" {
         options.set("reconnect", "1");
         options.set("reconnect_on_network_error", "1");
         options.set("reconnect_delay_max", "5");
     }
-    format::input_with_dictionary(&location, options).map_err(|e| AvError::reading("opening", e))
+    format::input_with_dictionary(&location, options).map_err(|e| match e {
+        // What FFmpeg answers when the format the bytes say is not on the list: our own
+        // location and options are always valid.
+        ffmpeg::Error::Other {
+            errno: ffmpeg::util::error::EINVAL,
+        } => AvError::Input(
+            "the file could not be read as audio or video (its format is not one the drive opens)"
+                .to_string(),
+        ),
+        e => AvError::reading("opening", e),
+    })
 }
 
 /// Tells the demuxer to skip every stream but `used`, as the `ffmpeg` command does with the
