@@ -349,6 +349,15 @@ impl TestApp {
         inserted.body["id"].as_str().unwrap().parse().unwrap()
     }
 
+    /// The object key a file is stored under.
+    pub async fn object_key(&self, file: Uuid) -> String {
+        sqlx::query_scalar("select object_key from files where id = $1")
+            .bind(file)
+            .fetch_one(&mut self.db().await)
+            .await
+            .expect("the file's row")
+    }
+
     /// The bytes of one of `user`'s files, through a download link.
     pub async fn download(&self, user: &TestUser, id: &str) -> Vec<u8> {
         let link = self

@@ -208,11 +208,7 @@ async fn concurrent_access_switches_never_lose_or_leak_the_bytes() {
             content.clone(),
         )
         .await;
-    let key: String = sqlx::query_scalar("select object_key from files where id = $1")
-        .bind(id)
-        .fetch_one(&mut app.db().await)
-        .await
-        .unwrap();
+    let key = app.object_key(id).await;
 
     let toggles = (0..100).map(|_| app.call(&user, "/toggle-file-access", Some(json!({ "id": id }))));
     for reply in futures::future::join_all(toggles).await {
@@ -249,11 +245,7 @@ async fn a_trashed_public_file_is_not_public_until_restored() {
     let id = app
         .upload(&user, "shared.txt", "Text", "text/plain", content.clone())
         .await;
-    let key: String = sqlx::query_scalar("select object_key from files where id = $1")
-        .bind(id)
-        .fetch_one(&mut app.db().await)
-        .await
-        .unwrap();
+    let key = app.object_key(id).await;
     let public = app
         .call(&user, "/toggle-file-access", Some(json!({ "id": id })))
         .await;
@@ -504,6 +496,24 @@ async fn retries_share_the_jobs_time_limit() {
     assert!(job["error"].as_str().unwrap().contains("time limit"), "{job}");
 }
 
+/// Uploads a file, makes it public and answers what the public bucket serves for it.
+async fn served_publicly(
+    app: &TestApp,
+    user: &TestUser,
+    name: &str,
+    mime: &str,
+    content: Vec<u8>,
+) -> reqwest::Response {
+    let id = app.upload(user, name, "Other", mime, content).await;
+    let key = app.object_key(id).await;
+    let public = app
+        .call(user, "/toggle-file-access", Some(json!({ "id": id })))
+        .await;
+    assert_eq!(public.body["isPublic"], true, "{}", public.body);
+    let url = format!("{}/{}/{key}", env("DRIVE_S3_ENDPOINT"), app.public_bucket);
+    reqwest::get(url).await.unwrap()
+}
+
 #[tokio::test]
 async fn public_files_a_browser_would_run_are_served_as_downloads() {
     let app = TestApp::spawn().await;
@@ -514,49 +524,28 @@ async fn public_files_a_browser_would_run_are_served_as_downloads() {
         ("logo.svg", "image/svg+xml"),
         ("app.bin", "application/javascript"),
     ] {
-        let id = app.upload(&user, name, "Other", mime, page.clone()).await;
-        let key: String = sqlx::query_scalar("select object_key from files where id = $1")
-            .bind(id)
-            .fetch_one(&mut app.db().await)
-            .await
-            .unwrap();
-        app.call(&user, "/toggle-file-access", Some(json!({ "id": id })))
-            .await;
-        let served = reqwest::get(format!(
-            "{}/{}/{key}",
-            env("DRIVE_S3_ENDPOINT"),
-            app.public_bucket
-        ))
-        .await
-        .unwrap();
+        let served = served_publicly(&app, &user, name, mime, page.clone()).await;
         assert_eq!(served.status(), StatusCode::OK);
         let header = |h: &str| served.headers().get(h).map(|v| v.to_str().unwrap().to_string());
-        assert!(header("content-disposition").unwrap_or_default().starts_with("attachment"), "{name}");
+        let disposition = header("content-disposition").unwrap_or_default();
+        assert!(disposition.starts_with("attachment"), "{name}: {disposition}");
         // The store (SeaweedFS) types a key by its extension whatever it was sent, so only a
         // key without an active extension shows the type the drive stored.
         if name == "app.bin" {
-            assert_eq!(header("content-type").as_deref(), Some("application/octet-stream"));
+            assert_eq!(
+                header("content-type").as_deref(),
+                Some("application/octet-stream")
+            );
         }
         assert_eq!(served.bytes().await.unwrap().to_vec(), page);
     }
-    // A picture keeps its type.
-    let id = app
-        .upload(&user, "a.png", "Image", "image/png", bytes(10, 1))
-        .await;
-    let key: String = sqlx::query_scalar("select object_key from files where id = $1")
-        .bind(id)
-        .fetch_one(&mut app.db().await)
-        .await
-        .unwrap();
-    app.call(&user, "/toggle-file-access", Some(json!({ "id": id })))
-        .await;
-    let served = reqwest::get(format!(
-        "{}/{}/{key}",
-        env("DRIVE_S3_ENDPOINT"),
-        app.public_bucket
-    ))
-    .await
-    .unwrap();
+    // A picture keeps its type and is shown inline.
+    let served = served_publicly(&app, &user, "a.png", "image/png", bytes(10, 1)).await;
     assert_eq!(served.headers()["content-type"], "image/png");
+    assert!(
+        served.headers()["content-disposition"]
+            .to_str()
+            .unwrap()
+            .starts_with("inline")
+    );
 }
-

@@ -49,11 +49,7 @@ async fn objects_the_store_failed_to_remove_are_removed_by_the_sweep() {
     let id = app
         .upload(&user, "a.txt", "Text", "text/plain", bytes(10, 1))
         .await;
-    let key: String = sqlx::query_scalar("select object_key from files where id = $1")
-        .bind(id)
-        .fetch_one(&mut app.db().await)
-        .await
-        .unwrap();
+    let key = app.object_key(id).await;
 
     proxy.take_down();
     let deleted = app

@@ -35,6 +35,22 @@ fn ids(refs: &[FileRef], max: Option<usize>) -> ApiResult<Vec<Uuid>> {
     Ok(refs.iter().map(|r| r.id).collect())
 }
 
+/// Trashes or restores (`how`) those of `ids` whose bytes change bucket on the way; answers
+/// their ids.
+async fn move_where_needed(
+    state: &AppState,
+    caller: &Caller,
+    ids: &[Uuid],
+    how: Move,
+) -> ApiResult<Vec<Uuid>> {
+    let restoring = how == Move::Restore;
+    let moving = files::needing_a_move(&state.db, caller.user_id, ids, restoring).await?;
+    for &id in &moving {
+        access::move_file(&state.db, &state.storage, caller.user_id, id, how).await?;
+    }
+    Ok(moving)
+}
+
 #[derive(Debug, Serialize, ToSchema)]
 pub struct Trashed {
     trashed: Vec<Uuid>,
@@ -50,11 +66,7 @@ async fn trash_files(
 ) -> ApiResult<axum::Json<Trashed>> {
     let ids = ids(&refs, Some(100))?;
     // Public files first leave the public bucket: nothing anonymous reaches a trashed file.
-    let mut trashed = Vec::new();
-    for id in files::needing_a_move(&state.db, caller.user_id, &ids, false).await? {
-        access::move_file(&state.db, &state.storage, caller.user_id, id, Move::Trash).await?;
-        trashed.push(id);
-    }
+    let mut trashed = move_where_needed(&state, &caller, &ids, Move::Trash).await?;
     trashed.extend(files::trash(&state.db, caller.user_id, &ids).await?);
     trashed.sort_by_key(|id| ids.iter().position(|i| i == id));
     Ok(axum::Json(Trashed { trashed }))
@@ -75,11 +87,7 @@ async fn restore_files(
 ) -> ApiResult<axum::Json<Restored>> {
     let ids = ids(&refs, None)?;
     // Files that were public when trashed go back to the public bucket.
-    let mut restored = Vec::new();
-    for id in files::needing_a_move(&state.db, caller.user_id, &ids, true).await? {
-        access::move_file(&state.db, &state.storage, caller.user_id, id, Move::Restore).await?;
-        restored.push(id);
-    }
+    let mut restored = move_where_needed(&state, &caller, &ids, Move::Restore).await?;
     restored.extend(files::restore(&state.db, caller.user_id, &ids).await?);
     restored.sort_by_key(|id| ids.iter().position(|i| i == id));
     Ok(axum::Json(Restored { restored }))
