@@ -337,10 +337,11 @@ impl JobSpec {
             && let Some(n) = kinds.iter().position(|k| *k != kinds[0])
         {
             return Err(out_of_range(
-                &format!("fileIds[{n}]"),
+                "fileIds",
                 format!(
-                    "the first file makes this a job on {}, so every file must be one",
-                    kind_in_words(kinds[0])
+                    "the first file makes this a job on {}, so every file must be one (file {} is not)",
+                    kind_in_words(kinds[0]),
+                    n + 1
                 ),
             ));
         }
@@ -1279,7 +1280,7 @@ mod tests {
         ));
         assert!(matches!(
             join.check_inputs(&[FileKind::Audio, FileKind::Video]),
-            Err(SettingsError::Range(SettingError { field, .. })) if field == "fileIds[1]"
+            Err(SettingsError::Range(SettingError { field, .. })) if field == "fileIds"
         ));
         assert!(JobType::Convert.downloads(FileKind::Image));
         assert!(!JobType::Convert.downloads(FileKind::Video));

@@ -1,4 +1,5 @@
-//! The error body on bad bodies and on a storage outage.
+//! The error body on every failure: bad bodies, routes and methods that do not exist, bodies
+//! over the limit, a storage outage.
 
 use drive_tests::proxy::TcpProxy;
 use drive_tests::*;
@@ -87,4 +88,47 @@ async fn a_storage_outage_answers_502_retryable() {
     let listed = app.call(&user, "/select-user-files", None).await;
     assert_eq!(listed.body.as_array().unwrap().len(), 1);
     assert_eq!(listed.body[0]["isPublic"], false);
+}
+
+#[tokio::test]
+async fn every_failure_carries_the_error_body() {
+    let app = TestApp::spawn().await;
+    let user = app.user(Some("Pro")).await;
+    raw(&app, &user, "/no-such-route", "application/json", "{}")
+        .await
+        .assert_error(404, "unknown_route");
+    let get = app
+        .http
+        .get(format!("{}/search-files", app.url))
+        .bearer_auth(&user.session)
+        .header("X-Drive-App", APP_ID)
+        .send()
+        .await
+        .unwrap();
+    Reply::read(get).await.assert_error(405, "method_not_allowed");
+    // A public link whose id is not even text.
+    let link = app.http.get(format!("{}/p/%FF", app.url)).send().await.unwrap();
+    Reply::read(link).await.assert_error(404, "file_not_found");
+    // Just over the 2 MiB limit: a list of file references, which has no count limit of its own.
+    let reference = format!("{{\"id\": \"{}\"}}", uuid::Uuid::new_v4());
+    let big = format!("[{}]", vec![reference; 2 * 1024 * 1024 / 40].join(","));
+    assert!(big.len() > 2 * 1024 * 1024);
+    raw(&app, &user, "/restore-files", "application/json", &big)
+        .await
+        .assert_error(413, "body_too_large");
+    // An item of a list is named by the list; where it stands goes in the sentence.
+    let reply = raw(
+        &app,
+        &user,
+        "/select-drive-events",
+        "application/json",
+        r#"{"kinds": ["file", "sculpture"]}"#,
+    )
+    .await;
+    reply.assert_bad_field("invalid_field", "kinds");
+    assert!(
+        reply.body["error"].as_str().unwrap().contains("item 2"),
+        "{}",
+        reply.body
+    );
 }

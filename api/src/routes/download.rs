@@ -1,6 +1,7 @@
 //! Download: a fresh link to a file's bytes, and the permanent link of a public file. Both
 //! count an open by anyone but the owner as a view.
 
+use axum::extract::rejection::PathRejection;
 use axum::extract::{Path, State};
 use axum::response::Redirect;
 use chrono::{TimeDelta, Utc};
@@ -77,11 +78,13 @@ async fn generate_download_url(
 async fn open_public_link(
     State(state): State<AppState>,
     MaybeCaller(caller): MaybeCaller,
-    Path(id): Path<String>,
+    // A path that is not even text (bad percent-encoding) names no file either; axum's own
+    // rejection would answer without the error body.
+    id: Result<Path<String>, PathRejection>,
 ) -> ApiResult<Redirect> {
-    let file = match id.parse() {
-        Ok(id) => files::find(&state.db, id).await?,
-        Err(_) => None,
+    let file = match id.ok().and_then(|Path(id)| id.parse().ok()) {
+        Some(id) => files::find(&state.db, id).await?,
+        None => None,
     };
     let Some(file) = file.filter(|f| f.is_public() && f.trashed_at.is_none()) else {
         return Err(ApiError::not_found(

@@ -225,8 +225,8 @@ async fn owned_inputs(
     for (n, id) in ids.iter().enumerate() {
         if ids[..n].contains(id) {
             return Err(ApiError::invalid(
-                &format!("fileIds[{n}]"),
-                "each file is given once",
+                "fileIds",
+                format!("each file is given once; file {} repeats one before it", n + 1),
             ));
         }
     }
@@ -238,12 +238,13 @@ async fn owned_inputs(
         })?;
         if !spec.takes(file.kind(), &file.file_name) {
             return Err(ApiError::invalid(
-                &format!("fileIds[{n}]"),
+                "fileIds",
                 format!(
-                    "{} takes {}; {:?} is not one",
+                    "{} takes {}; {:?} (file {}) is not one",
                     job_type.as_str(),
                     spec.takes_what(),
-                    file.file_name
+                    file.file_name,
+                    n + 1
                 ),
             ));
         }
