@@ -7,8 +7,9 @@ use chrono::{DateTime, Utc};
 use drive_core::db::uploads::{self, UploadRow, UploadState};
 use drive_core::db::{files, jobs, users};
 use drive_core::file::{FileKind, FileName, FileSize, MAX_FORM_UPLOAD_SIZE, MimeType, ObjectKey};
+use drive_core::input::{Bounded, Line};
 use drive_core::multipart::{
-    PART_URL_LIFETIME, PartPlan, SIGNED_PARTS_IN_CREATE, TokenError, UPLOAD_LIFETIME,
+    MAX_PARTS, PART_URL_LIFETIME, PartPlan, SIGNED_PARTS_IN_CREATE, TokenError, UPLOAD_LIFETIME,
 };
 use drive_core::plan::Plan;
 use drive_core::storage::{Bucket, PostRules, StoredPart, content_disposition};
@@ -420,7 +421,7 @@ async fn sign_parts(state: &AppState, row: &UploadRow, numbers: &[i64]) -> ApiRe
 #[derive(Debug, Deserialize, ToSchema)]
 pub struct UploadToken {
     /// The `token` from `/create-multipart-upload`.
-    token: String,
+    token: Line,
 }
 
 /// The caller's upload a token names. A token that is forged or expired is a bad field; a
@@ -447,9 +448,9 @@ fn upload_not_found() -> ApiError {
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SignPartsInput {
-    token: String,
-    /// 1 to 1000 part numbers, each at least 1.
-    part_numbers: Vec<i64>,
+    token: Line,
+    /// 1 to 1000 part numbers, each 1 to 10000 (and in the upload's plan).
+    part_numbers: Vec<Bounded<1, { MAX_PARTS }>>,
 }
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -472,7 +473,7 @@ async fn sign_upload_parts(
         .await?
         .filter(|row| row.state() == UploadState::Open)
         .ok_or_else(upload_not_found)?;
-    let mut numbers = input.part_numbers;
+    let mut numbers: Vec<i64> = input.part_numbers.into_iter().map(Bounded::get).collect();
     numbers.sort_unstable();
     numbers.dedup();
     Ok(axum::Json(SignedParts {
