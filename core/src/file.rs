@@ -119,6 +119,26 @@ pub fn check_name(name: &str) -> Result<(), String> {
     crate::input::check_chars(name, false)
 }
 
+/// `name` made to pass [`check_name`], for names the drive did not check when it stored them:
+/// each character it refuses becomes `_`, and a name of dots only becomes `_`.
+pub fn safe_name(name: &str) -> String {
+    let safe: String = name
+        .chars()
+        .map(|c| {
+            if c == '/' || c == '\\' || crate::input::refused(c, false) {
+                '_'
+            } else {
+                c
+            }
+        })
+        .take(255)
+        .collect();
+    if safe.trim().is_empty() || safe.chars().all(|c| c == '.') {
+        return "_".to_string();
+    }
+    safe
+}
+
 /// A file's display name, as [`check_name`] has it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(try_from = "String", into = "String")]
@@ -318,5 +338,15 @@ mod tests {
             );
         }
         assert!(FileName::try_from("..hidden".to_string()).is_ok());
+    }
+
+    #[test]
+    fn safe_names_pass_the_name_check() {
+        for name in ["..", ".", "", "..\\..\\x", "a/b", "a\u{202E}b", "\u{1}", "ok.txt"] {
+            let safe = safe_name(name);
+            assert!(check_name(&safe).is_ok(), "{name:?} became {safe:?}");
+        }
+        assert_eq!(safe_name("ok.txt"), "ok.txt");
+        assert_eq!(safe_name("..\\..\\x"), ".._.._x");
     }
 }
