@@ -27,6 +27,9 @@ pub enum ApiError {
     /// 404: nothing of the caller's has that id.
     #[error("{message}")]
     NotFound { code: &'static str, message: String },
+    /// 405: the route is there, but not for this method.
+    #[error("{message}")]
+    MethodNotAllowed { message: String },
     /// 409: a multipart completion conflict.
     #[error("{message}")]
     Conflict { code: &'static str, message: String },
@@ -34,12 +37,18 @@ pub enum ApiError {
     /// works.
     #[error("{message}")]
     TooMany { code: &'static str, message: String },
+    /// 413: the body is over the limit.
+    #[error("{message}")]
+    TooLarge { message: String },
     /// 502: the object store failed us; trying again may work.
     #[error(transparent)]
     Storage(#[from] StorageError),
     /// 500: a database failure.
     #[error(transparent)]
     Database(#[from] sqlx::Error),
+    /// 500: a handler panicked (the panic's message).
+    #[error("a handler panicked: {0}")]
+    Panic(String),
 }
 
 impl ApiError {
@@ -124,8 +133,12 @@ impl IntoResponse for ApiError {
             ApiError::Unauthorized { code, .. } => (StatusCode::UNAUTHORIZED, *code, None, false),
             ApiError::Forbidden { code, .. } => (StatusCode::FORBIDDEN, *code, None, false),
             ApiError::NotFound { code, .. } => (StatusCode::NOT_FOUND, *code, None, false),
+            ApiError::MethodNotAllowed { .. } => {
+                (StatusCode::METHOD_NOT_ALLOWED, "method_not_allowed", None, false)
+            }
             ApiError::Conflict { code, .. } => (StatusCode::CONFLICT, *code, None, false),
             ApiError::TooMany { code, .. } => (StatusCode::TOO_MANY_REQUESTS, *code, None, true),
+            ApiError::TooLarge { .. } => (StatusCode::PAYLOAD_TOO_LARGE, "body_too_large", None, false),
             ApiError::Storage(cause) => {
                 tracing::warn!(%cause, "storage unavailable");
                 (StatusCode::BAD_GATEWAY, "storage_unavailable", None, true)
@@ -134,10 +147,16 @@ impl IntoResponse for ApiError {
                 tracing::error!(%cause, "database failure");
                 (StatusCode::INTERNAL_SERVER_ERROR, "internal", None, true)
             }
+            ApiError::Panic(message) => {
+                tracing::error!(panic = %message, "a handler panicked");
+                (StatusCode::INTERNAL_SERVER_ERROR, "internal", None, true)
+            }
         };
         let error = match &self {
             ApiError::Storage(_) => "Storage is unavailable right now; try again.".to_string(),
-            ApiError::Database(_) => "Something went wrong on our side; try again.".to_string(),
+            ApiError::Database(_) | ApiError::Panic(_) => {
+                "Something went wrong on our side; try again.".to_string()
+            }
             other => other.to_string(),
         };
         let body = ErrorBody {

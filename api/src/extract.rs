@@ -4,10 +4,15 @@
 
 use axum::body::Bytes;
 use axum::extract::{FromRequest, Request};
+use axum::http::StatusCode;
 use axum::http::header::CONTENT_TYPE;
 use serde::de::DeserializeOwned;
+use serde_path_to_error::Segment;
 
 use crate::error::ApiError;
+
+/// The largest body a route reads (axum's default limit, which the router leaves in place).
+pub const BODY_LIMIT: usize = 2 * 1024 * 1024;
 
 pub struct Json<T>(pub T);
 
@@ -45,9 +50,15 @@ async fn json_body<S: Send + Sync>(req: Request, state: &S) -> Result<Bytes, Api
                 .next()
                 .is_some_and(|m| m.trim().eq_ignore_ascii_case("application/json"))
         });
-    let bytes = Bytes::from_request(req, state)
-        .await
-        .map_err(|e| ApiError::bad_request("invalid_body", "body", e.body_text()))?;
+    let bytes = Bytes::from_request(req, state).await.map_err(|e| {
+        if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
+            ApiError::TooLarge {
+                message: format!("the body is over the limit of {BODY_LIMIT} bytes"),
+            }
+        } else {
+            ApiError::bad_request("invalid_body", "body", e.body_text())
+        }
+    })?;
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return Ok(Bytes::from_static(b"null"));
     }
@@ -73,24 +84,33 @@ pub fn id_count<'a, T>(field: &str, ids: &'a [T], min: usize, max: usize) -> Res
 pub fn parse<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
     let mut deserializer = serde_json::Deserializer::from_slice(bytes);
     let value = serde_path_to_error::deserialize(&mut deserializer).map_err(|err| serde_error("", err))?;
-    deserializer.end().map_err(|e| json_error(None, e))?;
+    deserializer.end().map_err(|e| json_error(None, None, e))?;
     Ok(value)
 }
 
 /// The 400 for a serde error inside the body's `prefix` object (`""`: the body itself).
+/// `field` names the request's own field (`kinds`, not `kinds[0]`); the position of an item
+/// in a list goes in the sentence.
 pub fn serde_error(prefix: &str, err: serde_path_to_error::Error<serde_json::Error>) -> ApiError {
-    let path = err.path().to_string();
-    let field = match (prefix, path.as_str()) {
-        ("", ".") => None,
-        ("", path) => Some(path.to_string()),
-        (prefix, ".") => Some(prefix.to_string()),
-        (prefix, path) => Some(format!("{prefix}.{path}")),
-    };
-    json_error(field, err.into_inner())
+    let mut names: Vec<String> = Some(prefix.to_string())
+        .filter(|p| !p.is_empty())
+        .into_iter()
+        .collect();
+    let mut item = None;
+    for segment in err.path().iter() {
+        match segment {
+            Segment::Map { key } => names.push(key.clone()),
+            Segment::Seq { index } => item = Some(index + 1),
+            Segment::Enum { .. } | Segment::Unknown => {}
+        }
+    }
+    let field = Some(names.join(".")).filter(|f| !f.is_empty());
+    json_error(field, item, err.into_inner())
 }
 
-/// The 400 for a serde error at `field` (`None`: the body as a whole).
-fn json_error(field: Option<String>, err: serde_json::Error) -> ApiError {
+/// The 400 for a serde error at `field` (`None`: the body as a whole), in its `item`th item
+/// when it is a list.
+fn json_error(field: Option<String>, item: Option<usize>, err: serde_json::Error) -> ApiError {
     // serde_json appends " at line L column C"; the field says where instead.
     let message = err.to_string();
     let message = message
@@ -110,7 +130,8 @@ fn json_error(field: Option<String>, err: serde_json::Error) -> ApiError {
         return ApiError::missing(&field.map_or(name.to_string(), |f| format!("{f}.{name}")));
     }
     let field = field.unwrap_or_else(|| "body".to_string());
-    ApiError::invalid(&field, format!("{field}: {message}"))
+    let at = item.map_or(String::new(), |n| format!(" (item {n})"));
+    ApiError::invalid(&field, format!("{field}{at}: {message}"))
 }
 
 #[cfg(test)]
@@ -123,6 +144,7 @@ mod tests {
     struct Input {
         file_name: String,
         creator: Option<Creator>,
+        kinds: Option<Vec<drive_core::file::FileKind>>,
     }
 
     #[derive(Debug, serde::Deserialize)]
@@ -134,6 +156,18 @@ mod tests {
     fn field_and_code(body: &str) -> (String, &'static str) {
         match parse::<Input>(body.as_bytes()).unwrap_err() {
             ApiError::BadRequest { field, code, .. } => (field, code),
+            other => panic!("not a 400: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_list_item_is_named_by_its_list_and_placed_in_the_sentence() {
+        let body = r#"{"fileName": "a", "kinds": ["Video", "Sculpture"]}"#;
+        match parse::<Input>(body.as_bytes()).unwrap_err() {
+            ApiError::BadRequest { field, message, .. } => {
+                assert_eq!(field, "kinds");
+                assert!(message.contains("item 2"), "{message}");
+            }
             other => panic!("not a 400: {other:?}"),
         }
     }

@@ -9,14 +9,20 @@ pub mod records;
 pub mod routes;
 pub mod state;
 
+use std::any::Any;
+
 use axum::Router;
+use axum::extract::DefaultBodyLimit;
+use axum::http::{Method, Uri};
+use axum::response::{IntoResponse, Response};
 use axum::routing::get;
+use tower_http::catch_panic::CatchPanicLayer;
 use utoipa::openapi::security::{ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::openapi::{Content, OpenApi as OpenApiDoc, Ref, RefOr, ResponseBuilder};
 use utoipa::{Modify, OpenApi};
 use utoipa_axum::router::OpenApiRouter;
 
-use crate::error::ErrorBody;
+use crate::error::{ApiError, ErrorBody};
 use crate::state::AppState;
 
 /// The interface version the spec names.
@@ -81,7 +87,64 @@ pub fn app(state: AppState) -> Router {
         .merge(routes::jobs::router())
         .split_for_parts();
     CommonParts.modify(&mut doc);
+    let router = router.route("/openapi.json", get(move || async move { axum::Json(doc) }));
+    with_error_bodies(router).with_state(state)
+}
+
+/// Every answer that is not a success carries the error body, including those no handler
+/// writes: a route that does not exist (404), a method a route does not take (405), a body
+/// over the limit (413, answered by the extractor) and a panic (500, logged; without this the
+/// connection would be dropped with no answer). Called once every route is in, as the 405
+/// applies to the routes already there.
+fn with_error_bodies<S: Clone + Send + Sync + 'static>(router: Router<S>) -> Router<S> {
     router
-        .route("/openapi.json", get(move || async move { axum::Json(doc) }))
-        .with_state(state)
+        .fallback(unknown_route)
+        .method_not_allowed_fallback(wrong_method)
+        .layer(DefaultBodyLimit::max(extract::BODY_LIMIT))
+        .layer(CatchPanicLayer::custom(panicked))
+}
+
+async fn unknown_route(uri: Uri) -> ApiError {
+    ApiError::not_found("unknown_route", format!("there is no route {}", uri.path()))
+}
+
+async fn wrong_method(method: Method, uri: Uri) -> ApiError {
+    ApiError::MethodNotAllowed {
+        message: format!("{} does not take {method}", uri.path()),
+    }
+}
+
+fn panicked(panic: Box<dyn Any + Send + 'static>) -> Response {
+    let message = panic
+        .downcast_ref::<String>()
+        .cloned()
+        .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_else(|| "a panic without a message".to_string());
+    ApiError::Panic(message).into_response()
+}
+
+#[cfg(test)]
+mod tests {
+    use axum::body::{Body, to_bytes};
+    use axum::http::{Request, StatusCode};
+    use axum::routing::post;
+    use tower::ServiceExt;
+
+    use super::*;
+
+    #[tokio::test]
+    async fn a_panic_answers_500_with_the_error_body() {
+        async fn boom() -> &'static str {
+            panic!("boom")
+        }
+        let router = with_error_bodies(Router::new().route("/boom", post(boom)));
+        let request = Request::post("/boom").body(Body::empty()).unwrap();
+        let response = router.oneshot(request).await.unwrap();
+        assert_eq!(response.status(), StatusCode::INTERNAL_SERVER_ERROR);
+        let body = to_bytes(response.into_body(), 10_000).await.unwrap();
+        let body: serde_json::Value = serde_json::from_slice(&body).unwrap();
+        assert_eq!(body["code"], "internal", "{body}");
+        assert_eq!(body["retryable"], true, "{body}");
+        assert!(!body["error"].as_str().unwrap().contains("boom"), "{body}");
+    }
 }

@@ -99,7 +99,47 @@ pub fn guess_type(name: &str) -> (FileKind, &'static str) {
     }
 }
 
-/// A file's display name: 1 to 255 characters, no slash and no control characters.
+/// The rules of a name people give a file or a folder: 1 to 255 characters, not blank, not
+/// `.` or `..`, no slash or backslash (either would read as a path somewhere: in a zip entry,
+/// on a Windows disk), and no control or invisible characters
+/// ([`input::check_chars`](crate::input::check_chars)).
+pub fn check_name(name: &str) -> Result<(), String> {
+    if name.trim().is_empty() {
+        return Err("must not be empty".into());
+    }
+    if name.chars().count() > 255 {
+        return Err("must be at most 255 characters".into());
+    }
+    if name == "." || name == ".." {
+        return Err("must not be . or ..".into());
+    }
+    if name.contains(['/', '\\']) {
+        return Err("must not contain a slash or a backslash".into());
+    }
+    crate::input::check_chars(name, false)
+}
+
+/// `name` made to pass [`check_name`], for names the drive did not check when it stored them:
+/// each character it refuses becomes `_`, and a name of dots only becomes `_`.
+pub fn safe_name(name: &str) -> String {
+    let safe: String = name
+        .chars()
+        .map(|c| {
+            if c == '/' || c == '\\' || crate::input::refused(c, false) {
+                '_'
+            } else {
+                c
+            }
+        })
+        .take(255)
+        .collect();
+    if safe.trim().is_empty() || safe.chars().all(|c| c == '.') {
+        return "_".to_string();
+    }
+    safe
+}
+
+/// A file's display name, as [`check_name`] has it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(try_from = "String", into = "String")]
 #[schema(value_type = String, example = "holiday.mp4")]
@@ -108,15 +148,7 @@ pub struct FileName(String);
 impl TryFrom<String> for FileName {
     type Error = String;
     fn try_from(s: String) -> Result<Self, String> {
-        if s.trim().is_empty() {
-            return Err("must not be empty".into());
-        }
-        if s.chars().count() > 255 {
-            return Err("must be at most 255 characters".into());
-        }
-        if s.contains('/') || s.chars().any(char::is_control) {
-            return Err("must not contain a slash or control characters".into());
-        }
+        check_name(&s)?;
         Ok(FileName(s))
     }
 }
@@ -183,16 +215,16 @@ impl TryFrom<String> for ObjectKey {
         };
         let mut segments = rest.split('/');
         let user = segments.next().unwrap_or_default();
-        if Uuid::parse_str(user).is_err() {
-            return Err("must begin users/{userId}/".into());
+        // One spelling per user: `Uuid::parse_str` also takes upper case, no hyphens, braces
+        // and `urn:uuid:`, which would be other keys for the same user.
+        if !Uuid::parse_str(user).is_ok_and(|id| id.hyphenated().to_string() == user) {
+            return Err("must begin users/{userId}/ with the id in lower case with hyphens".into());
         }
         let path: Vec<&str> = segments.collect();
         if path.is_empty() || path.iter().any(|p| p.is_empty() || *p == "." || *p == "..") {
             return Err("must name a file under users/{userId}/ with no empty, . or .. segments".into());
         }
-        if s.chars().any(char::is_control) {
-            return Err("must not contain control characters".into());
-        }
+        crate::input::check_chars(&s, false)?;
         Ok(ObjectKey(s))
     }
 }
@@ -268,6 +300,11 @@ mod tests {
             format!("users/{user}/../x"),
             format!("users/{user}//x"),
             "users/not-a-uuid/x".to_string(),
+            format!("users/{}/x", user.to_string().to_uppercase()),
+            format!("users/{}/x", user.simple()),
+            format!("users/{{{user}}}/x"),
+            format!("users/{}/x", user.urn()),
+            format!("users/{user}/a\u{202E}b"),
         ] {
             assert!(ObjectKey::try_from(bad.clone()).is_err(), "{bad} was accepted");
         }
@@ -286,5 +323,30 @@ mod tests {
         assert!(FileName::try_from("a/b".to_string()).is_err());
         assert!(FileName::try_from(" ".to_string()).is_err());
         assert!(FileName::try_from("x".repeat(256)).is_err());
+        for bad in [
+            ".",
+            "..",
+            "a\\b",
+            "a\u{7}b",
+            "a\u{202E}gpj.exe",
+            "a\u{2066}b",
+            "a\u{200E}",
+        ] {
+            assert!(
+                FileName::try_from(bad.to_string()).is_err(),
+                "{bad:?} was accepted"
+            );
+        }
+        assert!(FileName::try_from("..hidden".to_string()).is_ok());
+    }
+
+    #[test]
+    fn safe_names_pass_the_name_check() {
+        for name in ["..", ".", "", "..\\..\\x", "a/b", "a\u{202E}b", "\u{1}", "ok.txt"] {
+            let safe = safe_name(name);
+            assert!(check_name(&safe).is_ok(), "{name:?} became {safe:?}");
+        }
+        assert_eq!(safe_name("ok.txt"), "ok.txt");
+        assert_eq!(safe_name("..\\..\\x"), ".._.._x");
     }
 }

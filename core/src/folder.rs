@@ -30,12 +30,7 @@ impl TryFrom<String> for FolderPath {
             return Err(format!("a folder path is at most {MAX_DEPTH} levels deep"));
         }
         for segment in &segments {
-            if segment.trim().is_empty() || segment == "." || segment == ".." {
-                return Err("folder names must not be empty, . or ..".into());
-            }
-            if segment.chars().count() > 255 || segment.chars().any(char::is_control) {
-                return Err("folder names are at most 255 characters, with no control characters".into());
-            }
+            crate::file::check_name(segment).map_err(|why| format!("a folder name {why}"))?;
         }
         Ok(FolderPath(segments))
     }

@@ -337,10 +337,11 @@ impl JobSpec {
             && let Some(n) = kinds.iter().position(|k| *k != kinds[0])
         {
             return Err(out_of_range(
-                &format!("fileIds[{n}]"),
+                "fileIds",
                 format!(
-                    "the first file makes this a job on {}, so every file must be one",
-                    kind_in_words(kinds[0])
+                    "the first file makes this a job on {}, so every file must be one (file {} is not)",
+                    kind_in_words(kinds[0]),
+                    n + 1
                 ),
             ));
         }
@@ -544,34 +545,23 @@ fn settings<T: DeserializeOwned>(options: serde_json::Value) -> Result<T, Settin
 }
 
 /// An output name given by the caller: a file name without the extension rules (the job adds
-/// the right extension).
+/// the right extension), at most 200 characters.
 fn check_name(field: &str, name: Option<&str>) -> Result<(), SettingsError> {
-    match name {
-        Some(n)
-            if n.trim().is_empty()
-                || n.chars().count() > 200
-                || n.contains('/')
-                || n.chars().any(char::is_control) =>
-        {
-            Err(out_of_range(
-                field,
-                "name is 1 to 200 characters, with no slash or control characters",
-            ))
-        }
-        _ => Ok(()),
+    let Some(name) = name else { return Ok(()) };
+    if name.chars().count() > 200 {
+        return Err(out_of_range(field, "name is at most 200 characters"));
     }
+    crate::file::check_name(name).map_err(|why| out_of_range(field, format!("name {why}")))
 }
 
-/// A line drawn on a picture or video: 1 to 200 characters, none of them control characters.
+/// A line drawn on a picture or video: 1 to 200 characters, none of them control or
+/// invisible characters.
 fn check_text(field: &str, text: &str) -> Result<(), SettingsError> {
     let chars = text.chars().count();
-    if chars == 0 || chars > 200 || text.chars().any(char::is_control) {
-        return Err(out_of_range(
-            field,
-            "text is 1 to 200 characters, with no control characters",
-        ));
+    if chars == 0 || chars > 200 {
+        return Err(out_of_range(field, "text is 1 to 200 characters"));
     }
-    Ok(())
+    crate::input::check_chars(text, false).map_err(|why| out_of_range(field, format!("text {why}")))
 }
 
 fn check_fade(field: &str, fade: Seconds) -> Result<(), SettingsError> {
@@ -1279,7 +1269,7 @@ mod tests {
         ));
         assert!(matches!(
             join.check_inputs(&[FileKind::Audio, FileKind::Video]),
-            Err(SettingsError::Range(SettingError { field, .. })) if field == "fileIds[1]"
+            Err(SettingsError::Range(SettingError { field, .. })) if field == "fileIds"
         ));
         assert!(JobType::Convert.downloads(FileKind::Image));
         assert!(!JobType::Convert.downloads(FileKind::Video));

@@ -7,6 +7,7 @@ pub mod config;
 pub mod db;
 pub mod file;
 pub mod folder;
+pub mod input;
 pub mod job;
 pub mod maintenance;
 pub mod metadata;

@@ -1048,12 +1048,12 @@ async fn every_audio_and_video_setting_is_checked_with_a_400_naming_it() {
         ),
         ("cut", song, json!({ "fadeIn": 11 }), "options.fadeIn"),
         ("cut", song, json!({ "fadeOut": 10.5 }), "options.fadeOut"),
-        ("cut", photo, json!({}), "fileIds[0]"),
+        ("cut", photo, json!({}), "fileIds"),
         ("proxy", clip, json!({ "height": 480 }), "options.height"),
-        ("proxy", song, json!({}), "fileIds[0]"),
-        ("convert", clip, json!({ "format": "mp3" }), "fileIds[0]"),
-        ("convert", song, json!({ "format": "mp4" }), "fileIds[0]"),
-        ("convert", photo, json!({ "format": "webm" }), "fileIds[0]"),
+        ("proxy", song, json!({}), "fileIds"),
+        ("convert", clip, json!({ "format": "mp3" }), "fileIds"),
+        ("convert", song, json!({ "format": "mp4" }), "fileIds"),
+        ("convert", photo, json!({ "format": "webm" }), "fileIds"),
         (
             "convert",
             clip,
@@ -1101,11 +1101,11 @@ async fn every_audio_and_video_setting_is_checked_with_a_400_naming_it() {
         ("contactSheet", clip, json!({ "count": 1 }), "options.count"),
         ("contactSheet", clip, json!({ "columns": 13 }), "options.columns"),
         ("extractAudio", clip, json!({ "format": "ogg" }), "options.format"),
-        ("extractAudio", song, json!({}), "fileIds[0]"),
+        ("extractAudio", song, json!({}), "fileIds"),
         ("loudness", song, json!({ "target": -20 }), "options.target"),
         ("split", song, json!({ "silence": 0.05 }), "options.silence"),
         ("split", song, json!({ "threshold": -5 }), "options.threshold"),
-        ("split", clip, json!({}), "fileIds[0]"),
+        ("split", clip, json!({}), "fileIds"),
         ("stripMetadata", song, json!({ "keep": "all" }), "options.keep"),
     ];
     for (job_type, file, options, field) in cases {
@@ -1133,8 +1133,8 @@ async fn every_audio_and_video_setting_is_checked_with_a_400_naming_it() {
         .upload(&user, "two.mp3", "Audio", "audio/mpeg", bytes(2000, 5))
         .await;
     for (ids, options, field) in [
-        (json!([clip, song]), json!({}), "fileIds[1]"),
-        (json!([song, song_two, clip]), json!({}), "fileIds[2]"),
+        (json!([clip, song]), json!({}), "fileIds"),
+        (json!([song, song_two, clip]), json!({}), "fileIds"),
         (
             json!([clip, clip_two]),
             json!({ "format": "mp3" }),

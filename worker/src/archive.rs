@@ -8,7 +8,7 @@ use std::io::{self, Read, Write};
 use drive_core::db::files::FileRow;
 use drive_core::db::folders::{self, free_variant};
 use drive_core::db::jobs;
-use drive_core::file::{FileKind, guess_type, stem};
+use drive_core::file::{FileKind, FileName, guess_type, safe_name, stem};
 use drive_core::folder::FolderPath;
 use drive_core::job::Zip;
 use drive_core::storage::{self, StoredHeaders};
@@ -99,7 +99,10 @@ fn compression_for(kind: FileKind) -> CompressionMethod {
 }
 
 /// Entry names: a folder's files keep their path below the folder; loose files sit at the
-/// top. Two entries with one name get ` (2)`, ` (3)`...
+/// top. Two entries with one name get ` (2)`, ` (3)`... Every part of a path goes through
+/// [`safe_name`]: names are checked when they enter the drive, but one stored before a rule
+/// existed must still never make an entry that climbs out (`..`), splits where an unzipper
+/// splits (`\`) or hides what it is (a bidi override).
 async fn entry_names(
     context: &JobContext,
     inputs: &[FileRow],
@@ -118,11 +121,13 @@ async fn entry_names(
                 .unwrap_or_default(),
             None => String::new(),
         };
-        let wanted = if below.is_empty() {
-            file.file_name.clone()
-        } else {
-            format!("{below}/{}", file.file_name)
-        };
+        let wanted = below
+            .split('/')
+            .filter(|segment| !segment.is_empty())
+            .chain([file.file_name.as_str()])
+            .map(safe_name)
+            .collect::<Vec<_>>()
+            .join("/");
         let name = free_variant(&wanted, |candidate| taken.contains(&candidate.to_lowercase()));
         taken.insert(name.to_lowercase());
         names.push(name);
@@ -165,7 +170,7 @@ pub async fn unzip(context: &JobContext) -> JobResult<serde_json::Value> {
     let folder_path = folder.path.clone();
     let handle = Handle::current();
     let quota_left = context.quota_left().await?;
-    let count = tokio::task::block_in_place(|| -> JobResult<usize> {
+    let (count, skipped) = tokio::task::block_in_place(|| -> JobResult<(usize, Vec<String>)> {
         let reader = ObjectReader::new(
             &context.storage,
             archive.bucket(),
@@ -175,33 +180,23 @@ pub async fn unzip(context: &JobContext) -> JobResult<serde_json::Value> {
         let mut zip = ZipArchive::new(reader).map_err(|e| unreadable(&archive, e))?;
         check_bomb(&mut zip, &archive, quota_left)?;
         let mut count = 0;
+        let mut skipped = Vec::new();
         let entries = zip.len();
         for index in 0..entries {
             let mut entry = zip.by_index(index).map_err(|e| unreadable(&archive, e))?;
             if entry.is_dir() {
                 continue;
             }
-            let inside = entry.enclosed_name().ok_or_else(|| {
-                JobError::Input(format!(
-                    "the entry {:?} would land outside its folder",
-                    shown(entry.name_raw())
-                ))
-            })?;
-            let mut segments: Vec<String> = inside
-                .components()
-                .map(|c| c.as_os_str().to_string_lossy().into_owned())
-                .collect();
-            let file_name = segments.pop().unwrap_or_default();
-            let path = std::iter::once(folder_path.clone())
-                .chain(segments)
-                .collect::<Vec<_>>()
-                .join("/");
-            let path = FolderPath::try_from(path).map_err(|why| {
-                JobError::Input(format!(
-                    "the entry {:?} cannot be a file here: {why}",
-                    shown(entry.name_raw())
-                ))
-            })?;
+            // An entry whose name the drive would refuse from an uploader is skipped, and said
+            // so in the result, rather than renamed: a renamed file is one nobody asked for,
+            // and the rest of the archive is still worth having.
+            let (path, file_name) = match entry_place(entry.enclosed_name(), &folder_path) {
+                Ok(place) => place,
+                Err(why) => {
+                    skipped.push(format!("{:?} {why}", shown(entry.name_raw())));
+                    continue;
+                }
+            };
             let position = index as i32;
             if handle.block_on(context.saved(position))?.is_some() {
                 count += 1;
@@ -212,13 +207,14 @@ pub async fn unzip(context: &JobContext) -> JobResult<serde_json::Value> {
                 folders::ensure(&mut conn, context.job.user_id, &path).await
             })?;
             let folder_id = entry_folder.map(|f| f.id);
-            let key = context.output_key(position, &file_name);
-            let (_, mime) = guess_type(&file_name);
+            let file_name = file_name.as_str();
+            let key = context.output_key(position, file_name);
+            let (_, mime) = guess_type(file_name);
             let free = handle.block_on(folders::free_file_name(
                 &context.db,
                 context.job.user_id,
                 folder_id,
-                &file_name,
+                file_name,
             ))?;
             let headers = StoredHeaders::new(mime, &free, "attachment");
             let declared = entry.size();
@@ -231,7 +227,7 @@ pub async fn unzip(context: &JobContext) -> JobResult<serde_json::Value> {
             let mut writer = ObjectWriter::new(target, part_size_for(declared));
             // Never more than the entry says it holds: a lying header is a bomb too.
             let copied = io::copy(&mut (&mut entry).take(declared + 1), &mut writer)
-                .map_err(|e| unreadable_entry(&file_name, e))?;
+                .map_err(|e| unreadable_entry(file_name, e))?;
             if copied > declared {
                 return Err(JobError::Input(format!(
                     "the entry {file_name:?} holds more than its header says"
@@ -242,9 +238,32 @@ pub async fn unzip(context: &JobContext) -> JobResult<serde_json::Value> {
             count += 1;
             handle.block_on(context.progress((index + 1) as f32 / entries as f32));
         }
-        Ok(count)
+        Ok((count, skipped))
     })?;
-    Ok(json!({ "entries": count }))
+    Ok(json!({ "entries": count, "skipped": skipped }))
+}
+
+/// Where an entry lands: its folder below `folder_path` and its file name, each through the
+/// checks the drive makes of names it is given (`enclosed`: the entry's path, `None` when it
+/// would climb out of the folder). The error finishes a sentence that begins with the name.
+fn entry_place(
+    enclosed: Option<std::path::PathBuf>,
+    folder_path: &str,
+) -> Result<(FolderPath, FileName), String> {
+    let inside = enclosed.ok_or("would land outside its folder")?;
+    let mut segments: Vec<String> = inside
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    let file_name = segments.pop().unwrap_or_default();
+    let file_name =
+        FileName::try_from(file_name).map_err(|why| format!("cannot be a file name: it {why}"))?;
+    let path = std::iter::once(folder_path.to_string())
+        .chain(segments)
+        .collect::<Vec<_>>()
+        .join("/");
+    let path = FolderPath::try_from(path).map_err(|why| format!("cannot be a folder: {why}"))?;
+    Ok((path, file_name))
 }
 
 /// The new folder an unzip fills: beside the archive (or in the job's folder), named after

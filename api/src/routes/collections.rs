@@ -10,6 +10,7 @@ use axum::extract::State;
 use drive_core::db::collections::{self, CollectionKind, CollectionRow};
 use drive_core::db::{folders, tags};
 use drive_core::folder;
+use drive_core::input::{Line, Text};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
@@ -189,7 +190,7 @@ async fn reorder(
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct CreatePlaylistInput {
-    title: String,
+    title: Line,
     /// Up to 500, in order.
     #[serde(default)]
     file_ids: Vec<Uuid>,
@@ -276,9 +277,9 @@ async fn reorder_playlist(
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct CreateGalleryInput {
-    title: String,
-    /// Up to 2000 characters.
-    description: Option<String>,
+    title: Line,
+    /// Up to 2000 characters; line feeds and tabs are kept.
+    description: Option<Text>,
     /// Up to 500 images, in order.
     #[serde(default)]
     file_ids: Vec<Uuid>,

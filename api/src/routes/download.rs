@@ -3,6 +3,7 @@
 
 use std::net::SocketAddr;
 
+use axum::extract::rejection::PathRejection;
 use axum::extract::{ConnectInfo, Path, State};
 use axum::response::Redirect;
 use chrono::{TimeDelta, Utc};
@@ -85,14 +86,16 @@ async fn open_public_link(
     State(state): State<AppState>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
     MaybeCaller(caller): MaybeCaller,
-    Path(id): Path<String>,
+    // A path that is not even text (bad percent-encoding) names no file either; axum's own
+    // rejection would answer without the error body.
+    id: Result<Path<String>, PathRejection>,
 ) -> ApiResult<Redirect> {
     if caller.is_none() {
         state.limits.check(Limited::Anonymous, peer.ip()).await?;
     }
-    let file = match id.parse() {
-        Ok(id) => files::find(&state.db, id).await?,
-        Err(_) => None,
+    let file = match id.ok().and_then(|Path(id)| id.parse().ok()) {
+        Some(id) => files::find(&state.db, id).await?,
+        None => None,
     };
     let Some(file) = file.filter(|f| f.is_public() && f.trashed_at.is_none()) else {
         return Err(ApiError::not_found(

@@ -5,6 +5,7 @@ use axum::extract::State;
 use chrono::{DateTime, TimeDelta, Utc};
 use drive_core::db::events::{self, Cursor, EventKind, Filter, Since};
 use drive_core::folder::FolderPath;
+use drive_core::input::{Bounded, Line};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
@@ -25,7 +26,7 @@ pub fn router() -> OpenApiRouter<AppState> {
 #[serde(rename_all = "camelCase")]
 pub struct EventsInput {
     /// A `nextCursor` from before, or an ISO 8601 time; default 24 hours ago.
-    since: Option<String>,
+    since: Option<Line>,
     /// Kinds to include (at least one).
     kinds: Option<Vec<EventKind>>,
     /// This folder and folders inside it: events about files there.
@@ -41,7 +42,7 @@ pub struct EventsInput {
     /// Only this job ending.
     job_id: Option<Uuid>,
     /// 1 to 100; default 50.
-    limit: Option<i64>,
+    limit: Option<Bounded<1, 100>>,
 }
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -79,10 +80,7 @@ async fn select_drive_events(
     if input.kinds.as_ref().is_some_and(Vec::is_empty) {
         return Err(ApiError::invalid("kinds", "give at least one kind"));
     }
-    let limit = input.limit.unwrap_or(50);
-    if !(1..=100).contains(&limit) {
-        return Err(ApiError::invalid("limit", "limit must be 1 to 100"));
-    }
+    let limit = input.limit.map_or(50, Bounded::get);
     let subjects = [
         (EventKind::Drop, input.request_id),
         (EventKind::Note, input.review_id),

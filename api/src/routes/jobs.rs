@@ -8,6 +8,7 @@ use drive_core::db::files::{self, FileRow};
 use drive_core::db::folders;
 use drive_core::db::jobs::{self, JobRecord, JobRow, NewJob};
 use drive_core::folder::FolderPath;
+use drive_core::input::{Bounded, MAX_OFFSET};
 use drive_core::job::{self, JobSpec, JobType, SettingsError};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -239,8 +240,8 @@ async fn owned_inputs(
     for (n, id) in ids.iter().enumerate() {
         if ids[..n].contains(id) {
             return Err(ApiError::invalid(
-                &format!("fileIds[{n}]"),
-                "each file is given once",
+                "fileIds",
+                format!("each file is given once; file {} repeats one before it", n + 1),
             ));
         }
     }
@@ -252,12 +253,13 @@ async fn owned_inputs(
         })?;
         if !spec.takes(file.kind(), &file.file_name) {
             return Err(ApiError::invalid(
-                &format!("fileIds[{n}]"),
+                "fileIds",
                 format!(
-                    "{} takes {}; {:?} is not one",
+                    "{} takes {}; {:?} (file {}) is not one",
                     job_type.as_str(),
                     spec.takes_what(),
-                    file.file_name
+                    file.file_name,
+                    n + 1
                 ),
             ));
         }
@@ -289,9 +291,9 @@ pub struct SelectJobsInput {
     /// 1 to 100 job ids; default all the caller's jobs.
     ids: Option<Vec<Uuid>>,
     /// 1 to 100, default 25.
-    limit: Option<i64>,
+    limit: Option<Bounded<1, 100>>,
     /// Default 0.
-    offset: Option<i64>,
+    offset: Option<Bounded<0, { MAX_OFFSET }>>,
 }
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -326,14 +328,8 @@ async fn select_file_jobs(
         Some(ids) => Some(id_count("ids", ids, 1, 100)?),
         None => None,
     };
-    let limit = input.limit.unwrap_or(25);
-    if !(1..=100).contains(&limit) {
-        return Err(ApiError::invalid("limit", "limit is 1 to 100"));
-    }
-    let offset = input.offset.unwrap_or(0);
-    if offset < 0 {
-        return Err(ApiError::invalid("offset", "offset is 0 or more"));
-    }
+    let limit = input.limit.map_or(25, Bounded::get);
+    let offset = input.offset.map_or(0, Bounded::get);
     // One more than asked tells whether another page follows.
     let mut rows = jobs::list(&state.db, caller.user_id, ids, limit + 1, offset).await?;
     let more = rows.len() as i64 > limit;

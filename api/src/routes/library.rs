@@ -8,6 +8,7 @@ use drive_core::access::{self, Move};
 use drive_core::db::collections::{self, CollectionKind};
 use drive_core::db::files;
 use drive_core::file::FileKind;
+use drive_core::input::Line;
 use drive_core::job::{self, JobSpec};
 use drive_core::plan::Plan;
 use drive_core::storage::Bucket;
@@ -135,7 +136,7 @@ pub struct ArchiveRequestInput {
     /// One of the caller's playlists: its tracks in order.
     playlist_id: Option<Uuid>,
     /// The archive's name (`.zip` is added); default `Archive`.
-    title: Option<String>,
+    title: Option<Line>,
 }
 
 /// Ask for a ZIP of files, a gallery or a playlist: a zip job the farm builds in the
@@ -166,11 +167,11 @@ async fn create_archive_request(
             ));
         }
     };
-    let title = input.title.unwrap_or_else(|| "Archive".to_string());
+    let title = input.title.map_or_else(|| "Archive".to_string(), String::from);
     let spec = JobSpec::parse(job::JobType::Zip, serde_json::json!({ "name": title })).map_err(|_| {
         ApiError::invalid(
             "title",
-            "title is 1 to 200 characters, with no slash or control characters",
+            "title is 1 to 200 characters, not . or .., with no slash, backslash, control or invisible characters",
         )
     })?;
     // In the collection's order; files the caller cannot see (any more) are left out.

@@ -6,6 +6,7 @@ use axum::extract::State;
 use drive_core::db::folders::{self, MoveSource};
 use drive_core::db::tags::{self, TagRow};
 use drive_core::folder::FolderPath;
+use drive_core::input::{Line, Text};
 use serde::{Deserialize, Deserializer, Serialize};
 use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
@@ -144,7 +145,7 @@ pub struct TagFilesInput {
     /// 1 to 500 of the caller's files.
     file_ids: Vec<Uuid>,
     /// 1 to 20 tag names, each 1 to 100 characters.
-    tags: Vec<String>,
+    tags: Vec<Line>,
     /// Default add.
     #[serde(default)]
     action: TagAction,
@@ -170,10 +171,10 @@ async fn tag_files(
     let mut names = Vec::with_capacity(input.tags.len());
     for (n, tag) in input.tags.iter().enumerate() {
         let name = tag.trim();
-        if name.is_empty() || name.chars().count() > 100 || name.chars().any(char::is_control) {
+        if name.is_empty() || name.chars().count() > 100 {
             return Err(ApiError::invalid(
-                &format!("tags[{n}]"),
-                "a tag is 1 to 100 characters, with no control characters",
+                "tags",
+                format!("a tag is 1 to 100 characters (tag {})", n + 1),
             ));
         }
         names.push(name.to_string());
@@ -240,8 +241,8 @@ async fn update_file_tags(
 #[serde(rename_all = "camelCase")]
 pub struct DescriptionInput {
     file_id: Uuid,
-    /// Up to 5000 characters; empty clears it.
-    description: String,
+    /// Up to 5000 characters; empty clears it. Line feeds and tabs are kept.
+    description: Text,
 }
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -264,7 +265,7 @@ async fn update_file_description(
             "a description is at most 5000 characters",
         ));
     }
-    let description = Some(input.description).filter(|d| !d.trim().is_empty());
+    let description = Some(String::from(input.description)).filter(|d| !d.trim().is_empty());
     if !tags::set_description(&state.db, caller.user_id, input.file_id, description.as_deref()).await? {
         return Err(ApiError::not_found(
             "file_not_found",

@@ -6,6 +6,7 @@ use chrono::{DateTime, Utc};
 use drive_core::db::search::{self, BoundingBox, Filters, Hit, Sort};
 use drive_core::file::FileKind;
 use drive_core::folder::{self, FolderPath};
+use drive_core::input::{Bounded, Line, MAX_OFFSET};
 use drive_core::metadata::{Location, Mode, MusicalKey};
 use drive_core::storage::Bucket;
 use serde::{Deserialize, Serialize};
@@ -46,13 +47,13 @@ pub struct Within {
 #[serde(rename_all = "camelCase")]
 pub struct SearchInput {
     /// Search inside files: not available yet.
-    query: Option<String>,
+    query: Option<Line>,
     /// Words that must all appear in a file's name, description, tags, title, artists, album or
     /// genre; also finds folders by name.
-    text: Option<String>,
+    text: Option<Line>,
     types: Option<Vec<FileKind>>,
     /// Tag names (case-insensitive); files must carry every one.
-    tags: Option<Vec<String>>,
+    tags: Option<Vec<Line>>,
     /// A folder path; includes folders inside it.
     folder: Option<FolderPath>,
     is_public: Option<bool>,
@@ -62,20 +63,20 @@ pub struct SearchInput {
     taken_before: Option<DateTime<Utc>>,
     min_duration: Option<f64>,
     max_duration: Option<f64>,
-    min_size: Option<i64>,
-    max_size: Option<i64>,
+    min_size: Option<Bounded<0, { i64::MAX }>>,
+    max_size: Option<Bounded<0, { i64::MAX }>>,
     min_tempo: Option<f64>,
     max_tempo: Option<f64>,
     /// A musical key: a note letter, optional sharp or flat, optional mode.
-    key: Option<String>,
+    key: Option<Line>,
     /// Where a photo was taken.
     within: Option<Within>,
     #[serde(default)]
     sort: SortBy,
     /// 1 to 200; default 50.
-    limit: Option<i64>,
+    limit: Option<Bounded<1, 200>>,
     /// Default 0.
-    offset: Option<i64>,
+    offset: Option<Bounded<0, { MAX_OFFSET }>>,
 }
 
 /// A file found.
@@ -205,7 +206,7 @@ fn filters(input: &SearchInput) -> ApiResult<Filters> {
             .types
             .as_ref()
             .map(|ts| ts.iter().map(|t| t.as_str().to_string()).collect()),
-        tags: input.tags.clone().unwrap_or_default(),
+        tags: input.tags.iter().flatten().map(|t| t.to_string()).collect(),
         folder: input
             .folder
             .as_ref()
@@ -218,8 +219,8 @@ fn filters(input: &SearchInput) -> ApiResult<Filters> {
         taken_before: input.taken_before,
         min_duration: non_negative("minDuration", input.min_duration)?,
         max_duration: non_negative("maxDuration", input.max_duration)?,
-        min_size: non_negative("minSize", input.min_size)?,
-        max_size: non_negative("maxSize", input.max_size)?,
+        min_size: input.min_size.map(Bounded::get),
+        max_size: input.max_size.map(Bounded::get),
         min_tempo: non_negative("minTempo", input.min_tempo)?,
         max_tempo: non_negative("maxTempo", input.max_tempo)?,
         key,
@@ -290,11 +291,8 @@ async fn search_files(
 ) -> ApiResult<axum::Json<SearchAnswer>> {
     let input = input.unwrap_or_default();
     let filters = filters(&input)?;
-    let limit = input.limit.unwrap_or(50);
-    if !(1..=200).contains(&limit) {
-        return Err(ApiError::invalid("limit", "limit must be 1 to 200"));
-    }
-    let offset = non_negative("offset", input.offset)?.unwrap_or(0);
+    let limit = input.limit.map_or(50, Bounded::get);
+    let offset = input.offset.map_or(0, Bounded::get);
     let sort = match input.sort {
         SortBy::Newest => Sort::Newest,
         SortBy::Oldest => Sort::Oldest,

@@ -8,8 +8,9 @@ use drive_core::db::reservations::{self, Reserve};
 use drive_core::db::uploads::{self, UploadRow, UploadState};
 use drive_core::db::{files, jobs};
 use drive_core::file::{FileKind, FileName, FileSize, MAX_FORM_UPLOAD_SIZE, MimeType, ObjectKey};
+use drive_core::input::{Bounded, Line};
 use drive_core::multipart::{
-    PART_URL_LIFETIME, PartPlan, SIGNED_PARTS_IN_CREATE, TokenError, UPLOAD_LIFETIME,
+    MAX_PARTS, PART_URL_LIFETIME, PartPlan, SIGNED_PARTS_IN_CREATE, TokenError, UPLOAD_LIFETIME,
 };
 use drive_core::plan::Plan;
 use drive_core::storage::{Bucket, PostRules, StoredHeaders, StoredPart};
@@ -481,7 +482,7 @@ async fn sign_parts(state: &AppState, row: &UploadRow, numbers: &[i64]) -> ApiRe
 #[derive(Debug, Deserialize, ToSchema)]
 pub struct UploadToken {
     /// The `token` from `/create-multipart-upload`.
-    token: String,
+    token: Line,
 }
 
 /// The caller's upload a token names. A token that is forged or expired is a bad field; a
@@ -508,9 +509,9 @@ fn upload_not_found() -> ApiError {
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SignPartsInput {
-    token: String,
-    /// 1 to 1000 part numbers, each at least 1.
-    part_numbers: Vec<i64>,
+    token: Line,
+    /// 1 to 1000 part numbers, each 1 to 10000 (and in the upload's plan).
+    part_numbers: Vec<Bounded<1, { MAX_PARTS }>>,
 }
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -536,7 +537,7 @@ async fn sign_upload_parts(
     if files::key_is_recorded(&state.db, &row.object_key).await? {
         return Err(key_taken());
     }
-    let mut numbers = input.part_numbers;
+    let mut numbers: Vec<i64> = input.part_numbers.into_iter().map(Bounded::get).collect();
     numbers.sort_unstable();
     numbers.dedup();
     Ok(axum::Json(SignedParts {

@@ -4,6 +4,7 @@ use axum::extract::State;
 use chrono::{NaiveDate, TimeDelta, Utc};
 use drive_core::db::views;
 use drive_core::folder::FolderPath;
+use drive_core::input::Bounded;
 use drive_core::storage::Bucket;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -12,7 +13,7 @@ use utoipa_axum::routes;
 use uuid::Uuid;
 
 use crate::auth::Caller;
-use crate::error::{ApiError, ApiResult};
+use crate::error::ApiResult;
 use crate::extract::{Json, id_count};
 use crate::state::AppState;
 
@@ -28,7 +29,7 @@ pub struct ViewsInput {
     /// Count opens from this day on; default 30 days ago.
     since: Option<NaiveDate>,
     /// 1 to 100; default 25.
-    limit: Option<i64>,
+    limit: Option<Bounded<1, 100>>,
     /// Files in this folder and folders inside it.
     folder: Option<FolderPath>,
 }
@@ -76,10 +77,7 @@ async fn select_file_views(
     if let Some(ids) = &input.file_ids {
         id_count("fileIds", ids, 1, 100)?;
     }
-    let limit = input.limit.unwrap_or(25);
-    if !(1..=100).contains(&limit) {
-        return Err(ApiError::invalid("limit", "limit must be 1 to 100"));
-    }
+    let limit = input.limit.map_or(25, Bounded::get);
     let since = input
         .since
         .unwrap_or_else(|| (Utc::now() - TimeDelta::days(30)).date_naive());
