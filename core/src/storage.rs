@@ -56,7 +56,7 @@ impl Bucket {
 /// The API's address when nothing else says: its default `DRIVE_LISTEN`.
 pub const DEFAULT_SITE_URL: &str = "http://127.0.0.1:8080";
 
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct StorageConfig {
     pub endpoint: String,
     pub region: String,
@@ -68,6 +68,22 @@ pub struct StorageConfig {
     /// Where people reach the drive: permanent public links are made on it, so that every
     /// open passes through the API (and is counted) before it is sent on to the object.
     pub site_url: String,
+}
+
+/// Everything but the secret key, which no log line may carry.
+impl std::fmt::Debug for StorageConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StorageConfig")
+            .field("endpoint", &self.endpoint)
+            .field("region", &self.region)
+            .field("access_key_id", &self.access_key_id)
+            .field("secret_access_key", &"(hidden)")
+            .field("private_bucket", &self.private_bucket)
+            .field("public_bucket", &self.public_bucket)
+            .field("public_base_url", &self.public_base_url)
+            .field("site_url", &self.site_url)
+            .finish()
+    }
 }
 
 impl StorageConfig {
@@ -797,6 +813,39 @@ mod tests {
         assert_eq!(
             content_disposition("inline", "été \"1\".mp4"),
             "inline; filename=\"_t_ _1_.mp4\"; filename*=UTF-8''%C3%A9t%C3%A9%20%221%22.mp4"
+        );
+    }
+
+    #[test]
+    fn the_settings_never_print_the_secret_key() {
+        let config = StorageConfig {
+            endpoint: "http://127.0.0.1:8333".into(),
+            region: "us-east-1".into(),
+            access_key_id: "key-id".into(),
+            secret_access_key: "very-secret".into(),
+            private_bucket: "p".into(),
+            public_bucket: "q".into(),
+            public_base_url: "http://127.0.0.1:8333/q".into(),
+            site_url: "http://127.0.0.1:8080".into(),
+        };
+        let printed = format!("{config:?}");
+        assert!(
+            printed.contains("key-id") && !printed.contains("very-secret"),
+            "{printed}"
+        );
+    }
+
+    #[test]
+    fn active_types_are_stored_as_downloads() {
+        let html = StoredHeaders::new("text/html", "a.html", "inline");
+        assert_eq!(html.content_type, "application/octet-stream");
+        assert!(html.content_disposition.starts_with("attachment"));
+        let named = StoredHeaders::new("text/plain", "x.SVG", "inline");
+        assert_eq!(named.content_type, "application/octet-stream");
+        let png = StoredHeaders::new("image/png", "a.png", "inline");
+        assert_eq!(
+            (png.content_type.as_str(), &png.content_disposition[..6]),
+            ("image/png", "inline")
         );
     }
 }

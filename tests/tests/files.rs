@@ -287,7 +287,7 @@ async fn batch_routes_take_one_to_a_hundred_files() {
     );
     app.call(&user, "/trash-files", Some(json!([{ "id": "nope" }])))
         .await
-        .assert_bad_field("invalid_field", "[0].id");
+        .assert_bad_field("invalid_field", "id");
     app.call(&user, "/trash-files", Some(json!({ "id": Uuid::new_v4() })))
         .await
         .assert_bad_field("invalid_field", "body");

@@ -382,12 +382,21 @@ async fn create_multipart_upload(
             let row = match uploads::insert(&state.db, caller.user_id, key, &upload_id, plan).await {
                 Ok(row) => row,
                 Err(e) => {
-                    // Lost a race with a concurrent create under the same key: drop ours.
+                    // Lost a race with a concurrent create under the same key (the one open
+                    // upload per key index): drop ours; calling again resumes the winner's.
                     state
                         .storage
                         .abort_multipart(Bucket::Private, key, &upload_id)
                         .await?;
-                    return Err(e.into());
+                    let raced = e.as_database_error().is_some_and(|d| d.is_unique_violation());
+                    return Err(if raced {
+                        ApiError::conflict(
+                            "upload_in_progress",
+                            "another upload under this objectKey was opened at the same moment; call again to resume it",
+                        )
+                    } else {
+                        e.into()
+                    });
                 }
             };
             (row, Vec::new(), false)
