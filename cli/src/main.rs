@@ -6,7 +6,6 @@
 mod client;
 mod commands;
 mod config;
-mod kinds;
 mod local;
 mod output;
 mod progress;

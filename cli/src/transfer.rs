@@ -19,9 +19,9 @@ use tokio_util::io::ReaderStream;
 use uuid::Uuid;
 
 use crate::client::{self, Client};
-use crate::kinds::{self, FileKind};
 use crate::local::LocalFile;
 use crate::progress::FileProgress;
+use drive_kinds::FileKind;
 
 /// Files up to this size go in one form POST; larger ones in parts, which can resume.
 pub const FORM_UPLOAD_LIMIT: u64 = 64 * 1024 * 1024;
@@ -131,7 +131,7 @@ pub enum Sent {
 
 pub async fn send(client: &Client, file: &LocalFile, user_id: Uuid, progress: &FileProgress) -> Result<Sent> {
     let object_key = file.object_key(user_id);
-    let (kind, mime_type) = kinds::for_name(&file.name);
+    let (kind, mime_type) = drive_kinds::for_name(&file.name);
     let input = UploadInput {
         kind,
         file_name: &file.name,

@@ -12,46 +12,7 @@ pub const MAX_FILE_SIZE: i64 = 2 * 1024 * 1024 * 1024 * 1024;
 /// go through multipart.
 pub const MAX_FORM_UPLOAD_SIZE: i64 = 5 * 1024 * 1024 * 1024;
 
-/// The kind of a file. The spec names Video, Audio and Image and says PDFs and text files are
-/// handled too; everything else is `Other`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]
-pub enum FileKind {
-    Video,
-    Audio,
-    Image,
-    Pdf,
-    Text,
-    Archive,
-    Other,
-}
-
-impl FileKind {
-    pub const ALL: [FileKind; 7] = [
-        FileKind::Video,
-        FileKind::Audio,
-        FileKind::Image,
-        FileKind::Pdf,
-        FileKind::Text,
-        FileKind::Archive,
-        FileKind::Other,
-    ];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            FileKind::Video => "Video",
-            FileKind::Audio => "Audio",
-            FileKind::Image => "Image",
-            FileKind::Pdf => "Pdf",
-            FileKind::Text => "Text",
-            FileKind::Archive => "Archive",
-            FileKind::Other => "Other",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<FileKind> {
-        FileKind::ALL.into_iter().find(|k| k.as_str() == s)
-    }
-}
+pub use drive_kinds::FileKind;
 
 /// A file name without its extension (`a.tar` of `a.tar.gz`, `.hidden` of `.hidden`): what
 /// results named after an input, and numbered variants of a taken name, are built on.
@@ -64,40 +25,7 @@ pub fn stem(name: &str) -> &str {
 
 /// A file's kind and media type from its name's extension, for files the drive makes itself
 /// (job results, entries of an unzipped archive): uploaders say what they send.
-pub fn guess_type(name: &str) -> (FileKind, &'static str) {
-    let extension = name
-        .rsplit_once('.')
-        .map(|(_, e)| e.to_ascii_lowercase())
-        .unwrap_or_default();
-    match extension.as_str() {
-        "jpg" | "jpeg" => (FileKind::Image, "image/jpeg"),
-        "png" => (FileKind::Image, "image/png"),
-        "webp" => (FileKind::Image, "image/webp"),
-        "gif" => (FileKind::Image, "image/gif"),
-        "bmp" => (FileKind::Image, "image/bmp"),
-        "tif" | "tiff" => (FileKind::Image, "image/tiff"),
-        "heic" => (FileKind::Image, "image/heic"),
-        "mp4" | "m4v" => (FileKind::Video, "video/mp4"),
-        "mov" => (FileKind::Video, "video/quicktime"),
-        "webm" => (FileKind::Video, "video/webm"),
-        "mkv" => (FileKind::Video, "video/x-matroska"),
-        "mp3" => (FileKind::Audio, "audio/mpeg"),
-        "m4a" => (FileKind::Audio, "audio/mp4"),
-        "wav" => (FileKind::Audio, "audio/wav"),
-        "flac" => (FileKind::Audio, "audio/flac"),
-        "ogg" | "oga" => (FileKind::Audio, "audio/ogg"),
-        "pdf" => (FileKind::Pdf, "application/pdf"),
-        "txt" | "log" => (FileKind::Text, "text/plain"),
-        "md" => (FileKind::Text, "text/markdown"),
-        "csv" => (FileKind::Text, "text/csv"),
-        "json" => (FileKind::Text, "application/json"),
-        "html" | "htm" => (FileKind::Text, "text/html"),
-        "zip" => (FileKind::Archive, "application/zip"),
-        "gz" | "tgz" => (FileKind::Archive, "application/gzip"),
-        "tar" => (FileKind::Archive, "application/x-tar"),
-        _ => (FileKind::Other, MimeType::OCTET_STREAM),
-    }
-}
+pub use drive_kinds::for_name as guess_type;
 
 /// The rules of a name people give a file or a folder: 1 to 255 characters, not blank, not
 /// `.` or `..`, no slash or backslash (either would read as a path somewhere: in a zip entry,
@@ -277,7 +205,7 @@ impl From<MimeType> for String {
 }
 
 impl MimeType {
-    pub const OCTET_STREAM: &'static str = "application/octet-stream";
+    pub const OCTET_STREAM: &'static str = drive_kinds::OCTET_STREAM;
 
     pub fn as_str(&self) -> &str {
         &self.0

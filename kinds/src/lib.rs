@@ -1,0 +1,140 @@
+//! File kinds and the one table from a name's extension to a kind and a media type, shared by
+//! the drive (files its jobs make, entries of an unzipped archive) and its clients (what they
+//! send as `type` and `mimeType`), so the two never disagree about a file.
+
+/// The kind of a file. The spec names Video, Audio and Image and says PDFs and text files are
+/// handled too; everything else is `Other`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub enum FileKind {
+    Video,
+    Audio,
+    Image,
+    Pdf,
+    Text,
+    Archive,
+    Other,
+}
+
+impl FileKind {
+    pub const ALL: [FileKind; 7] = [
+        FileKind::Video,
+        FileKind::Audio,
+        FileKind::Image,
+        FileKind::Pdf,
+        FileKind::Text,
+        FileKind::Archive,
+        FileKind::Other,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FileKind::Video => "Video",
+            FileKind::Audio => "Audio",
+            FileKind::Image => "Image",
+            FileKind::Pdf => "Pdf",
+            FileKind::Text => "Text",
+            FileKind::Archive => "Archive",
+            FileKind::Other => "Other",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<FileKind> {
+        FileKind::ALL.into_iter().find(|k| k.as_str() == s)
+    }
+}
+
+/// The media type of bytes nothing more is known about.
+pub const OCTET_STREAM: &str = "application/octet-stream";
+
+/// Extension (lower case), kind and media type. Anything not listed is `Other`, sent as
+/// [`OCTET_STREAM`].
+const BY_EXTENSION: &[(&str, FileKind, &str)] = &[
+    ("mp4", FileKind::Video, "video/mp4"),
+    ("m4v", FileKind::Video, "video/x-m4v"),
+    ("mov", FileKind::Video, "video/quicktime"),
+    ("webm", FileKind::Video, "video/webm"),
+    ("mkv", FileKind::Video, "video/x-matroska"),
+    ("avi", FileKind::Video, "video/x-msvideo"),
+    ("mp3", FileKind::Audio, "audio/mpeg"),
+    ("m4a", FileKind::Audio, "audio/mp4"),
+    ("aac", FileKind::Audio, "audio/aac"),
+    ("wav", FileKind::Audio, "audio/wav"),
+    ("flac", FileKind::Audio, "audio/flac"),
+    ("ogg", FileKind::Audio, "audio/ogg"),
+    ("oga", FileKind::Audio, "audio/ogg"),
+    ("opus", FileKind::Audio, "audio/opus"),
+    ("jpg", FileKind::Image, "image/jpeg"),
+    ("jpeg", FileKind::Image, "image/jpeg"),
+    ("png", FileKind::Image, "image/png"),
+    ("gif", FileKind::Image, "image/gif"),
+    ("webp", FileKind::Image, "image/webp"),
+    ("bmp", FileKind::Image, "image/bmp"),
+    ("heic", FileKind::Image, "image/heic"),
+    ("avif", FileKind::Image, "image/avif"),
+    ("tif", FileKind::Image, "image/tiff"),
+    ("tiff", FileKind::Image, "image/tiff"),
+    ("svg", FileKind::Image, "image/svg+xml"),
+    ("pdf", FileKind::Pdf, "application/pdf"),
+    ("txt", FileKind::Text, "text/plain"),
+    ("log", FileKind::Text, "text/plain"),
+    ("md", FileKind::Text, "text/markdown"),
+    ("csv", FileKind::Text, "text/csv"),
+    ("json", FileKind::Text, "application/json"),
+    ("html", FileKind::Text, "text/html"),
+    ("htm", FileKind::Text, "text/html"),
+    ("srt", FileKind::Text, "application/x-subrip"),
+    ("vtt", FileKind::Text, "text/vtt"),
+    ("zip", FileKind::Archive, "application/zip"),
+    ("tar", FileKind::Archive, "application/x-tar"),
+    ("gz", FileKind::Archive, "application/gzip"),
+    ("tgz", FileKind::Archive, "application/gzip"),
+    ("7z", FileKind::Archive, "application/x-7z-compressed"),
+    ("rar", FileKind::Archive, "application/vnd.rar"),
+];
+
+/// The kind and media type of a file named `name`, from its extension.
+pub fn for_name(name: &str) -> (FileKind, &'static str) {
+    let extension = name
+        .rsplit_once('.')
+        .map(|(_, e)| e.to_ascii_lowercase())
+        .unwrap_or_default();
+    BY_EXTENSION
+        .iter()
+        .find(|(e, _, _)| *e == extension)
+        .map_or((FileKind::Other, OCTET_STREAM), |&(_, kind, mime)| (kind, mime))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn extensions_tell_kind_and_media_type() {
+        assert_eq!(for_name("Clip.MP4"), (FileKind::Video, "video/mp4"));
+        assert_eq!(for_name("clip.avi"), (FileKind::Video, "video/x-msvideo"));
+        assert_eq!(for_name("notes.txt"), (FileKind::Text, "text/plain"));
+        assert_eq!(for_name("scan.pdf"), (FileKind::Pdf, "application/pdf"));
+        assert_eq!(for_name("a.tar.gz"), (FileKind::Archive, "application/gzip"));
+        assert_eq!(for_name("blob.bin"), (FileKind::Other, OCTET_STREAM));
+        assert_eq!(for_name("README"), (FileKind::Other, OCTET_STREAM));
+    }
+
+    #[test]
+    fn every_extension_is_listed_once() {
+        for (i, (extension, _, _)) in BY_EXTENSION.iter().enumerate() {
+            assert!(
+                !BY_EXTENSION[i + 1..].iter().any(|(e, _, _)| e == extension),
+                "{extension}"
+            );
+        }
+    }
+
+    #[test]
+    fn kinds_read_back() {
+        for kind in FileKind::ALL {
+            assert_eq!(FileKind::parse(kind.as_str()), Some(kind));
+        }
+    }
+}
