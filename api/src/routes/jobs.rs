@@ -126,11 +126,10 @@ pub(crate) async fn submit(
     dry_run: bool,
 ) -> ApiResult<CreatedJob> {
     let bytes: i64 = request.inputs.iter().map(|f| f.file_size).sum();
-    let job_type = request.spec.job_type();
     let downloaded: i64 = request
         .inputs
         .iter()
-        .filter(|f| job_type.downloads(f.kind()))
+        .filter(|f| request.spec.downloads(f.kind()))
         .map(|f| f.file_size)
         .sum();
     let limit = state.settings.job_download_limit;
@@ -234,8 +233,7 @@ async fn owned_inputs(
     spec: &JobSpec,
     ids: &[Uuid],
 ) -> ApiResult<Vec<FileRow>> {
-    let job_type = spec.job_type();
-    let (min, max) = job_type.input_count();
+    let (min, max) = spec.input_count();
     id_count("fileIds", ids, min, max)?;
     for (n, id) in ids.iter().enumerate() {
         if ids[..n].contains(id) {
@@ -256,7 +254,7 @@ async fn owned_inputs(
                 "fileIds",
                 format!(
                     "{} takes {}; {:?} (file {}) is not one",
-                    job_type.as_str(),
+                    spec.job_type().as_str(),
                     spec.takes_what(),
                     file.file_name,
                     n + 1

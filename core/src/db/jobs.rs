@@ -119,7 +119,7 @@ pub async fn queue_metadata_reading(
     conn: &mut PgConnection,
     file: &FileRow,
 ) -> Result<Option<Uuid>, sqlx::Error> {
-    let spec = JobSpec::ReadMetadata(crate::job::NoSettings {});
+    let spec = JobSpec::ReadMetadata(crate::job::ReadMetadata {});
     if !spec.takes(file.kind(), &file.file_name) {
         return Ok(None);
     }

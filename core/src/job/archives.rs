@@ -1,0 +1,71 @@
+//! Zip and unzip: archives written and read as streams, never downloaded whole.
+
+use serde::{Deserialize, Serialize};
+
+use super::{MB, Rates, Settings, SettingsError, check_name};
+use crate::file::FileKind;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Zip {
+    /// The archive's name without `.zip`; default the folder's name, or `Archive`.
+    pub name: Option<String>,
+}
+
+/// Unzip takes no settings.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct Unzip {}
+
+const ARCHIVING: Rates = Rates {
+    per_file: 0.05,
+    bytes_per_second: 150.0 * MB,
+};
+
+impl Settings for Zip {
+    fn kinds(&self) -> Option<&'static [FileKind]> {
+        None
+    }
+
+    fn check(&self) -> Result<(), SettingsError> {
+        check_name("options.name", self.name.as_deref())
+    }
+
+    fn rates(&self) -> Rates {
+        ARCHIVING
+    }
+
+    fn input_count(&self) -> (usize, usize) {
+        (1, 1000)
+    }
+
+    fn downloads(&self) -> bool {
+        false
+    }
+}
+
+impl Settings for Unzip {
+    fn kinds(&self) -> Option<&'static [FileKind]> {
+        None
+    }
+
+    fn rates(&self) -> Rates {
+        ARCHIVING
+    }
+
+    fn input_count(&self) -> (usize, usize) {
+        (1, 1)
+    }
+
+    fn takes(&self, _kind: FileKind, name: &str) -> bool {
+        name.to_ascii_lowercase().ends_with(".zip")
+    }
+
+    fn takes_what(&self) -> String {
+        "a .zip file".to_string()
+    }
+
+    fn downloads(&self) -> bool {
+        false
+    }
+}

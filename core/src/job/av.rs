@@ -1,0 +1,550 @@
+//! Jobs on audio and video (and the picture-taking ones that read videos): their settings,
+//! ranges and rates. Convert, which also takes pictures, is in `convert`.
+
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use super::{MB, Rates, Settings, SettingsError, check_text, one_kind, out_of_range};
+use crate::file::FileKind;
+use crate::job::{AudioFormat, PictureFormat, Seconds};
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Cut {
+    #[serde(default)]
+    pub start: Seconds,
+    /// Default the end of the file.
+    pub end: Option<Seconds>,
+    /// Frame-exact start (re-encodes); otherwise the cut starts at the keyframe before `start`
+    /// and copies the streams as they are.
+    #[serde(default)]
+    pub exact: bool,
+    /// Fades of the sound, up to 10 seconds each (re-encodes the sound).
+    #[serde(default)]
+    pub fade_in: Seconds,
+    #[serde(default)]
+    pub fade_out: Seconds,
+}
+
+fn p1080() -> u32 {
+    1080
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Proxy {
+    /// 720 or 1080 (default).
+    #[serde(default = "p1080")]
+    pub height: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Shrink {
+    /// The result's size at most, in megabytes (1,000,000 bytes).
+    #[serde(rename = "targetMB")]
+    pub target_mb: f64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub enum Aspect {
+    #[serde(rename = "9:16")]
+    Portrait,
+    #[serde(rename = "1:1")]
+    Square,
+    #[serde(rename = "4:5")]
+    Tall,
+    #[serde(rename = "16:9")]
+    Wide,
+}
+
+impl Aspect {
+    /// Width over height.
+    pub fn ratio(self) -> (u32, u32) {
+        match self {
+            Aspect::Portrait => (9, 16),
+            Aspect::Square => (1, 1),
+            Aspect::Tall => (4, 5),
+            Aspect::Wide => (16, 9),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Reframe {
+    /// Cropped from the middle to this shape, after any rotation.
+    pub aspect: Option<Aspect>,
+    /// Clockwise: 90, 180 or 270.
+    pub rotate: Option<u32>,
+}
+
+fn five_seconds() -> Seconds {
+    Seconds(5.0)
+}
+
+fn gif_width() -> u32 {
+    480
+}
+
+fn gif_fps() -> u32 {
+    12
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Gif {
+    #[serde(default)]
+    pub start: Seconds,
+    /// Up to 15 seconds; default 5.
+    #[serde(default = "five_seconds")]
+    pub length: Seconds,
+    /// 120 to 960 pixels; default 480.
+    #[serde(default = "gif_width")]
+    pub width: u32,
+    /// 5 to 24; default 12.
+    #[serde(default = "gif_fps")]
+    pub fps: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct BurnIn {
+    /// The running time (hours:minutes:seconds.frames), top left.
+    #[serde(default)]
+    pub timecode: bool,
+    /// A line of text, bottom centre.
+    pub text: Option<String>,
+    /// What was read of the file; comes with content reading.
+    #[serde(default)]
+    pub captions: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Join {
+    /// Audio only: mp3 (default), m4a, wav or flac. Videos join into an mp4.
+    pub format: Option<AudioFormat>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Stills {
+    /// One moment.
+    pub at: Option<Seconds>,
+    /// Several moments (1 to 100), in the order wanted.
+    pub moments: Option<Vec<Seconds>>,
+    /// A still every so many seconds from the start (at least 0.5).
+    pub every: Option<Seconds>,
+    /// jpg (default), png or webp.
+    #[serde(default = "jpg")]
+    pub format: PictureFormat,
+}
+
+fn jpg() -> PictureFormat {
+    PictureFormat::Jpg
+}
+
+/// Stills one job may make.
+pub const MAX_STILLS: usize = 1000;
+
+fn twelve() -> u32 {
+    12
+}
+
+fn four() -> u32 {
+    4
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ContactSheet {
+    /// Frames taken from a video, evenly spaced: 2 to 100; default 12.
+    #[serde(default = "twelve")]
+    pub count: u32,
+    /// 1 to 12; default 4.
+    #[serde(default = "four")]
+    pub columns: u32,
+}
+
+fn mp3() -> AudioFormat {
+    AudioFormat::Mp3
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ExtractAudio {
+    /// mp3 (default), m4a, wav or flac.
+    #[serde(default = "mp3")]
+    pub format: AudioFormat,
+}
+
+fn minus_fourteen() -> i32 {
+    -14
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Loudness {
+    /// Integrated loudness in LUFS: -14 (default), -16 or -23.
+    #[serde(default = "minus_fourteen")]
+    pub target: i32,
+}
+
+fn one_second() -> Seconds {
+    Seconds(1.0)
+}
+
+fn minus_forty() -> f64 {
+    -40.0
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Split {
+    /// A quiet stretch at least this long separates pieces: 0.1 to 30 seconds; default 1.
+    #[serde(default = "one_second")]
+    pub silence: Seconds,
+    /// Quieter than this (dBFS) is silence: -90 to -10; default -40.
+    #[serde(default = "minus_forty")]
+    pub threshold: f64,
+}
+
+/// stripMetadata takes no settings.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct StripMetadata {}
+
+/// The drive's own reading of a new file takes no settings.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct ReadMetadata {}
+
+const VIDEOS: Option<&[FileKind]> = Some(&[FileKind::Video]);
+const VIDEOS_OR_AUDIO: Option<&[FileKind]> = Some(&[FileKind::Video, FileKind::Audio]);
+
+/// Encoding video: a few megabytes of input a second on this farm's cores.
+pub(super) const ENCODING: Rates = Rates {
+    per_file: 0.5,
+    bytes_per_second: 2.0 * MB,
+};
+
+const SOUND: Rates = Rates {
+    per_file: 0.3,
+    bytes_per_second: 10.0 * MB,
+};
+
+const TAKING_PICTURES: Rates = Rates {
+    per_file: 1.0,
+    bytes_per_second: 200.0 * MB,
+};
+
+fn check_fade(field: &str, fade: Seconds) -> Result<(), SettingsError> {
+    if fade.0 > 10.0 {
+        return Err(out_of_range(field, "a fade is up to 10 seconds"));
+    }
+    Ok(())
+}
+
+/// A joined audio file and an extracted sound are written as mp3, m4a, wav or flac.
+fn check_audio_format(format: AudioFormat) -> Result<(), SettingsError> {
+    match format {
+        AudioFormat::Ogg => Err(out_of_range("options.format", "format is mp3, m4a, wav or flac")),
+        _ => Ok(()),
+    }
+}
+
+impl Settings for Cut {
+    fn kinds(&self) -> Option<&'static [FileKind]> {
+        VIDEOS_OR_AUDIO
+    }
+
+    fn check(&self) -> Result<(), SettingsError> {
+        if let Some(end) = self.end
+            && end <= self.start
+        {
+            return Err(out_of_range("options.end", "end comes after start"));
+        }
+        check_fade("options.fadeIn", self.fade_in)?;
+        check_fade("options.fadeOut", self.fade_out)
+    }
+
+    fn rates(&self) -> Rates {
+        if !self.exact && self.fade_in.0 == 0.0 && self.fade_out.0 == 0.0 {
+            // Streams copied, not encoded.
+            return Rates {
+                per_file: 0.2,
+                bytes_per_second: 150.0 * MB,
+            };
+        }
+        ENCODING
+    }
+}
+
+impl Settings for Proxy {
+    fn kinds(&self) -> Option<&'static [FileKind]> {
+        VIDEOS
+    }
+
+    fn check(&self) -> Result<(), SettingsError> {
+        if self.height != 720 && self.height != 1080 {
+            return Err(out_of_range("options.height", "height is 720 or 1080"));
+        }
+        Ok(())
+    }
+
+    fn rates(&self) -> Rates {
+        ENCODING
+    }
+}
+
+impl Settings for Shrink {
+    fn kinds(&self) -> Option<&'static [FileKind]> {
+        VIDEOS
+    }
+
+    fn check(&self) -> Result<(), SettingsError> {
+        if !(self.target_mb.is_finite() && (0.1..=1_000_000.0).contains(&self.target_mb)) {
+            return Err(out_of_range("options.targetMB", "targetMB is 0.1 to 1000000"));
+        }
+        Ok(())
+    }
+
+    fn rates(&self) -> Rates {
+        ENCODING
+    }
+}
+
+impl Settings for Reframe {
+    fn kinds(&self) -> Option<&'static [FileKind]> {
+        VIDEOS
+    }
+
+    fn check(&self) -> Result<(), SettingsError> {
+        match self.rotate {
+            Some(90 | 180 | 270) => Ok(()),
+            Some(_) => Err(out_of_range("options.rotate", "rotate is 90, 180 or 270")),
+            None if self.aspect.is_none() => Err(out_of_range(
+                "options.aspect",
+                "give an aspect (9:16, 1:1, 4:5, 16:9), a rotation or both",
+            )),
+            None => Ok(()),
+        }
+    }
+
+    fn rates(&self) -> Rates {
+        ENCODING
+    }
+}
+
+impl Settings for Gif {
+    fn kinds(&self) -> Option<&'static [FileKind]> {
+        VIDEOS
+    }
+
+    fn check(&self) -> Result<(), SettingsError> {
+        if !(self.length.0 > 0.0 && self.length.0 <= 15.0) {
+            return Err(out_of_range("options.length", "length is up to 15 seconds"));
+        }
+        if !(120..=960).contains(&self.width) {
+            return Err(out_of_range("options.width", "width is 120 to 960 pixels"));
+        }
+        if !(5..=24).contains(&self.fps) {
+            return Err(out_of_range("options.fps", "fps is 5 to 24"));
+        }
+        Ok(())
+    }
+
+    fn rates(&self) -> Rates {
+        ENCODING
+    }
+}
+
+impl Settings for BurnIn {
+    fn kinds(&self) -> Option<&'static [FileKind]> {
+        VIDEOS
+    }
+
+    fn check(&self) -> Result<(), SettingsError> {
+        if self.captions {
+            return Err(out_of_range(
+                "options.captions",
+                "captions are not available yet: they come with reading what is said in a file",
+            ));
+        }
+        match &self.text {
+            Some(text) => check_text("options.text", text),
+            None if !self.timecode => Err(out_of_range("options.text", "give text, timecode or both")),
+            None => Ok(()),
+        }
+    }
+
+    fn rates(&self) -> Rates {
+        ENCODING
+    }
+}
+
+impl Settings for Join {
+    fn kinds(&self) -> Option<&'static [FileKind]> {
+        VIDEOS_OR_AUDIO
+    }
+
+    fn check(&self) -> Result<(), SettingsError> {
+        self.format.map_or(Ok(()), check_audio_format)
+    }
+
+    fn rates(&self) -> Rates {
+        ENCODING
+    }
+
+    fn input_count(&self) -> (usize, usize) {
+        (2, 50)
+    }
+
+    fn check_inputs(&self, kinds: &[FileKind]) -> Result<(), SettingsError> {
+        one_kind(kinds)?;
+        if self.format.is_some() && kinds.first() == Some(&FileKind::Video) {
+            return Err(out_of_range(
+                "options.format",
+                "format is for joining audio; videos join into an mp4",
+            ));
+        }
+        Ok(())
+    }
+}
+
+impl Settings for Stills {
+    fn kinds(&self) -> Option<&'static [FileKind]> {
+        VIDEOS
+    }
+
+    fn check(&self) -> Result<(), SettingsError> {
+        let given = [self.at.is_some(), self.moments.is_some(), self.every.is_some()];
+        if given.iter().filter(|g| **g).count() != 1 {
+            return Err(out_of_range(
+                "options.at",
+                "give one of at (a moment), moments (a list) or every (seconds)",
+            ));
+        }
+        if let Some(moments) = &self.moments
+            && !(1..=100).contains(&moments.len())
+        {
+            return Err(out_of_range("options.moments", "moments lists 1 to 100 times"));
+        }
+        if let Some(every) = self.every
+            && every.0 < 0.5
+        {
+            return Err(out_of_range("options.every", "every is at least 0.5 seconds"));
+        }
+        Ok(())
+    }
+
+    fn rates(&self) -> Rates {
+        TAKING_PICTURES
+    }
+}
+
+impl Settings for ContactSheet {
+    fn kinds(&self) -> Option<&'static [FileKind]> {
+        Some(&[FileKind::Video, FileKind::Image])
+    }
+
+    fn check(&self) -> Result<(), SettingsError> {
+        if !(2..=100).contains(&self.count) {
+            return Err(out_of_range("options.count", "count is 2 to 100"));
+        }
+        if !(1..=12).contains(&self.columns) {
+            return Err(out_of_range("options.columns", "columns is 1 to 12"));
+        }
+        Ok(())
+    }
+
+    fn rates(&self) -> Rates {
+        TAKING_PICTURES
+    }
+
+    fn check_inputs(&self, kinds: &[FileKind]) -> Result<(), SettingsError> {
+        one_kind(kinds)
+    }
+}
+
+impl Settings for ExtractAudio {
+    fn kinds(&self) -> Option<&'static [FileKind]> {
+        VIDEOS
+    }
+
+    fn check(&self) -> Result<(), SettingsError> {
+        check_audio_format(self.format)
+    }
+
+    fn rates(&self) -> Rates {
+        SOUND
+    }
+}
+
+impl Settings for Loudness {
+    fn kinds(&self) -> Option<&'static [FileKind]> {
+        VIDEOS_OR_AUDIO
+    }
+
+    fn check(&self) -> Result<(), SettingsError> {
+        if ![-14, -16, -23].contains(&self.target) {
+            return Err(out_of_range("options.target", "target is -14, -16 or -23 (LUFS)"));
+        }
+        Ok(())
+    }
+
+    fn rates(&self) -> Rates {
+        SOUND
+    }
+}
+
+impl Settings for Split {
+    fn kinds(&self) -> Option<&'static [FileKind]> {
+        Some(&[FileKind::Audio])
+    }
+
+    fn check(&self) -> Result<(), SettingsError> {
+        if !(0.1..=30.0).contains(&self.silence.0) {
+            return Err(out_of_range("options.silence", "silence is 0.1 to 30 seconds"));
+        }
+        if !(-90.0..=-10.0).contains(&self.threshold) {
+            return Err(out_of_range("options.threshold", "threshold is -90 to -10 dB"));
+        }
+        Ok(())
+    }
+
+    fn rates(&self) -> Rates {
+        SOUND
+    }
+}
+
+impl Settings for StripMetadata {
+    fn kinds(&self) -> Option<&'static [FileKind]> {
+        Some(&[FileKind::Image, FileKind::Video, FileKind::Audio])
+    }
+
+    fn rates(&self) -> Rates {
+        Rates {
+            per_file: 0.3,
+            bytes_per_second: 30.0 * MB,
+        }
+    }
+
+    fn check_inputs(&self, kinds: &[FileKind]) -> Result<(), SettingsError> {
+        one_kind(kinds)
+    }
+}
+
+impl Settings for ReadMetadata {
+    fn kinds(&self) -> Option<&'static [FileKind]> {
+        Some(&[FileKind::Video, FileKind::Audio, FileKind::Image])
+    }
+
+    fn rates(&self) -> Rates {
+        Rates {
+            per_file: 1.0,
+            bytes_per_second: 20.0 * MB,
+        }
+    }
+}

@@ -1,0 +1,527 @@
+//! File jobs: the types a job can be, the settings each takes with their ranges, and which
+//! files each accepts. The API validates a request with these; the worker reads the same
+//! settings back from the job row, so the two can never disagree about what a setting means.
+//!
+//! Every type is listed once, in [`job_types!`] below: its name and its settings struct. Each
+//! struct lives with its family (`av`, `convert`, `pictures`, `pdf`, `archives`, `checksum`) and
+//! says there, through [`Settings`], what it takes, which ranges it checks and how fast it runs.
+//! Adding a type: a struct in its family with its `Settings`, a line here, and its pipeline in
+//! the worker's `perform` (the compiler points at the match).
+
+mod archives;
+mod av;
+mod checksum;
+mod convert;
+mod pdf;
+mod pictures;
+mod times;
+
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+pub use self::archives::{Unzip, Zip};
+pub use self::av::{
+    Aspect, BurnIn, ContactSheet, Cut, ExtractAudio, Gif, Join, Loudness, MAX_STILLS, Proxy, ReadMetadata,
+    Reframe, Shrink, Split, Stills, StripMetadata,
+};
+pub use self::checksum::{Checksum, DigestAlgorithm};
+pub use self::convert::{AudioFormat, Convert, MediaFormat, VideoCodec, VideoFormat};
+pub use self::pdf::{
+    CompressPdf, ExtractPages, MakePdf, MergePdf, PageSize, PdfQuality, PdfToImages, SplitPdf,
+    parse_page_list,
+};
+pub use self::pictures::{PictureFormat, Position, Watermark};
+pub use self::times::{Seconds, parse_clock};
+use crate::file::FileKind;
+
+/// Declares the job types: each one's name on the wire and its settings struct, then the types
+/// named by the spec that this farm does not run yet. `JobType`, `JobSpec` and the dispatch to
+/// each struct's [`Settings`] all come from this one list.
+macro_rules! job_types {
+    (
+        $($(#[$doc:meta])* $variant:ident($settings:ty) = $name:literal,)*
+        ; not yet: $($later:ident = $later_name:literal,)*
+    ) => {
+        /// Every job type the spec names. Those whose pipelines have not landed yet are refused
+        /// at creation with a 400 saying so ([`JobType::is_available`]).
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+        pub enum JobType {
+            $($(#[$doc])* #[serde(rename = $name)] $variant,)*
+            $(#[serde(rename = $later_name)] $later,)*
+        }
+
+        impl JobType {
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $(JobType::$variant => $name,)*
+                    $(JobType::$later => $later_name,)*
+                }
+            }
+        }
+
+        /// A job's settings, by type, with every default filled in: what the job row stores.
+        #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+        #[serde(tag = "jobType", content = "options")]
+        pub enum JobSpec {
+            $(#[serde(rename = $name)] $variant($settings),)*
+        }
+
+        impl JobSpec {
+            pub fn job_type(&self) -> JobType {
+                match self {
+                    $(JobSpec::$variant(_) => JobType::$variant,)*
+                }
+            }
+
+            fn settings(&self) -> &dyn Settings {
+                match self {
+                    $(JobSpec::$variant(settings) => settings,)*
+                }
+            }
+
+            /// `options` read as `job_type`'s settings; `None` for a type not run yet.
+            fn read(job_type: JobType, options: serde_json::Value) -> Option<Result<JobSpec, SettingsError>> {
+                match job_type {
+                    $(JobType::$variant => Some(read_settings(options).map(JobSpec::$variant)),)*
+                    $(JobType::$later => None,)*
+                }
+            }
+        }
+    };
+}
+
+job_types! {
+    Cut(Cut) = "cut",
+    Proxy(Proxy) = "proxy",
+    Convert(Convert) = "convert",
+    Shrink(Shrink) = "shrink",
+    Reframe(Reframe) = "reframe",
+    Gif(Gif) = "gif",
+    BurnIn(BurnIn) = "burnIn",
+    Join(Join) = "join",
+    Stills(Stills) = "stills",
+    ContactSheet(ContactSheet) = "contactSheet",
+    ExtractAudio(ExtractAudio) = "extractAudio",
+    Loudness(Loudness) = "loudness",
+    Split(Split) = "split",
+    StripMetadata(StripMetadata) = "stripMetadata",
+    Watermark(Watermark) = "watermark",
+    MakePdf(MakePdf) = "makePdf",
+    MergePdf(MergePdf) = "mergePdf",
+    SplitPdf(SplitPdf) = "splitPdf",
+    ExtractPages(ExtractPages) = "extractPages",
+    CompressPdf(CompressPdf) = "compressPdf",
+    PdfToImages(PdfToImages) = "pdfToImages",
+    Zip(Zip) = "zip",
+    Unzip(Unzip) = "unzip",
+    Checksum(Checksum) = "checksum",
+    /// Run by the drive itself on every new audio, video and picture file; never by a caller.
+    ReadMetadata(ReadMetadata) = "readMetadata",
+    ; not yet:
+    Captions = "captions",
+}
+
+/// What one job type's settings say about the job, beside the struct that holds them.
+trait Settings {
+    /// The kinds of file the job takes (`None`: any file).
+    fn kinds(&self) -> Option<&'static [FileKind]>;
+
+    /// Ranges serde cannot express.
+    fn check(&self) -> Result<(), SettingsError> {
+        Ok(())
+    }
+
+    /// How fast this farm runs it, for the dry run's estimate.
+    fn rates(&self) -> Rates;
+
+    /// How many input files it takes.
+    fn input_count(&self) -> (usize, usize) {
+        (1, 100)
+    }
+
+    /// Whether a file of `kind` named `name` can be an input.
+    fn takes(&self, kind: FileKind, _name: &str) -> bool {
+        self.kinds().is_none_or(|kinds| kinds.contains(&kind))
+    }
+
+    /// What [`Settings::takes`] wants, in words, for the 400 that refuses another file.
+    fn takes_what(&self) -> String {
+        match self.kinds() {
+            Some(kinds) => kinds_in_words(kinds),
+            None => "any files".to_string(),
+        }
+    }
+
+    /// Rules across the inputs, once each is known to be one it takes.
+    fn check_inputs(&self, _kinds: &[FileKind]) -> Result<(), SettingsError> {
+        Ok(())
+    }
+
+    /// Whether it downloads its pictures and PDFs to work on them (limited to
+    /// [`download_limit`] in all) rather than reading every input as a stream.
+    fn downloads(&self) -> bool {
+        true
+    }
+}
+
+/// Seconds of work per file and input bytes a second: this farm's measured throughputs,
+/// rounded down.
+#[derive(Debug, Clone, Copy)]
+struct Rates {
+    per_file: f64,
+    bytes_per_second: f64,
+}
+
+const MB: f64 = 1_000_000.0;
+
+impl JobType {
+    /// Whether a caller may submit the type: captions come with content reading, and the
+    /// reading of metadata is the drive's own.
+    pub fn is_available(self) -> bool {
+        !matches!(self, JobType::Captions | JobType::ReadMetadata)
+    }
+}
+
+/// Pictures and PDFs one job downloads to work on may total 2 GB.
+pub const DOWNLOAD_LIMIT_BYTES: i64 = 2 * 1000 * 1000 * 1000;
+
+/// The download limit in force: `DRIVE_JOB_DOWNLOAD_LIMIT_BYTES`, default the spec's 2 GB. The
+/// API refuses jobs past it and workers stop downloading at it, so both must read the same.
+pub fn download_limit() -> Result<i64, crate::ConfigError> {
+    crate::config::parsed_or("DRIVE_JOB_DOWNLOAD_LIMIT_BYTES", DOWNLOAD_LIMIT_BYTES)
+}
+
+/// A byte count as people read sizes: `2 GB`, `1.5 MB`, `700 bytes`.
+pub fn decimal_size(bytes: i64) -> String {
+    let value = bytes as f64;
+    match bytes {
+        b if b >= 1_000_000_000 => format!("{} GB", trimmed(value / 1e9)),
+        b if b >= 1_000_000 => format!("{} MB", trimmed(value / 1e6)),
+        b if b >= 1_000 => format!("{} kB", trimmed(value / 1e3)),
+        b => format!("{b} bytes"),
+    }
+}
+
+fn trimmed(x: f64) -> String {
+    let s = format!("{x:.2}");
+    s.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
+/// One job may run for two hours.
+pub const TIME_LIMIT_SECONDS: u64 = 2 * 60 * 60;
+
+fn kinds_in_words(kinds: &[FileKind]) -> String {
+    let words: Vec<&str> = kinds.iter().map(|k| kind_in_words(*k)).collect();
+    match words.split_last() {
+        Some((last, [])) => last.to_string(),
+        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+        None => "nothing".to_string(),
+    }
+}
+
+fn kind_in_words(kind: FileKind) -> &'static str {
+    match kind {
+        FileKind::Video => "videos",
+        FileKind::Audio => "audio files",
+        FileKind::Image => "pictures",
+        FileKind::Pdf => "PDFs",
+        FileKind::Text => "text files",
+        FileKind::Archive => "archives",
+        FileKind::Other => "other files",
+    }
+}
+
+/// A setting that is present but wrong: `field` is its path under `options`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SettingError {
+    pub field: String,
+    pub message: String,
+}
+
+/// Why a job's settings were refused.
+#[derive(Debug)]
+pub enum SettingsError {
+    /// The settings object did not parse (unknown field, wrong type, missing field).
+    Shape(serde_path_to_error::Error<serde_json::Error>),
+    /// A value out of its range.
+    Range(SettingError),
+}
+
+fn out_of_range(field: &str, message: impl Into<String>) -> SettingsError {
+    SettingsError::Range(SettingError {
+        field: field.to_string(),
+        message: message.into(),
+    })
+}
+
+impl JobSpec {
+    /// Reads `options` (null or missing means all defaults) for an available job type.
+    pub fn parse(job_type: JobType, options: serde_json::Value) -> Result<JobSpec, SettingsError> {
+        let options = if options.is_null() {
+            serde_json::json!({})
+        } else {
+            options
+        };
+        if job_type == JobType::ReadMetadata {
+            return Err(out_of_range(
+                "jobType",
+                "readMetadata runs by itself on every new audio, video and picture file",
+            ));
+        }
+        let spec = JobSpec::read(job_type, options).ok_or_else(|| {
+            out_of_range(
+                "jobType",
+                format!(
+                    "{} jobs are not available yet: they come with reading what is said in a file",
+                    job_type.as_str()
+                ),
+            )
+        })??;
+        spec.settings().check()?;
+        Ok(spec)
+    }
+
+    /// How many input files the job takes.
+    pub fn input_count(&self) -> (usize, usize) {
+        self.settings().input_count()
+    }
+
+    /// Whether a file of `kind` named `name` can be an input: a convert takes the kind its
+    /// format is for, an unzip a `.zip`, other types the kinds listed for them in the spec.
+    pub fn takes(&self, kind: FileKind, name: &str) -> bool {
+        self.settings().takes(kind, name)
+    }
+
+    /// What [`JobSpec::takes`] wants, for the 400 that refuses another kind.
+    pub fn takes_what(&self) -> String {
+        self.settings().takes_what()
+    }
+
+    /// Rules across the inputs, once each is known to be one [`JobSpec::takes`].
+    pub fn check_inputs(&self, kinds: &[FileKind]) -> Result<(), SettingsError> {
+        self.settings().check_inputs(kinds)
+    }
+
+    /// Whether the job downloads an input of `kind` to work on it (pictures and PDFs, limited
+    /// to [`download_limit`] in all) rather than reading it as a stream (audio and video, and
+    /// every file of a checksum, zip or unzip).
+    pub fn downloads(&self, kind: FileKind) -> bool {
+        self.settings().downloads() && matches!(kind, FileKind::Image | FileKind::Pdf)
+    }
+
+    /// The settings as the job row keeps them (every default filled in).
+    pub fn options(&self) -> serde_json::Value {
+        serde_json::to_value(self)
+            .ok()
+            .and_then(|mut v| v.get_mut("options").map(serde_json::Value::take))
+            .unwrap_or_default()
+    }
+
+    /// Reads back what [`JobSpec::options`] stored.
+    pub fn from_row(job_type: &str, options: serde_json::Value) -> Result<JobSpec, serde_json::Error> {
+        serde_json::from_value(serde_json::json!({ "jobType": job_type, "options": options }))
+    }
+
+    /// Roughly how long the job should take on `bytes` of input across `files` files: the
+    /// `dryRun` answer.
+    pub fn estimate_seconds(&self, files: usize, bytes: i64) -> u64 {
+        let rates = self.settings().rates();
+        // Starting a job (a queue hop and a fresh process) costs about a second.
+        (1.0 + rates.per_file * files as f64 + bytes as f64 / rates.bytes_per_second).ceil() as u64
+    }
+}
+
+fn read_settings<T: DeserializeOwned>(options: serde_json::Value) -> Result<T, SettingsError> {
+    serde_path_to_error::deserialize(options).map_err(SettingsError::Shape)
+}
+
+/// The rule of a job whose inputs are all of one kind (the first input's).
+fn one_kind(kinds: &[FileKind]) -> Result<(), SettingsError> {
+    match kinds.iter().position(|k| *k != kinds[0]) {
+        Some(n) => Err(out_of_range(
+            "fileIds",
+            format!(
+                "the first file makes this a job on {}, so every file must be one (file {} is not)",
+                kind_in_words(kinds[0]),
+                n + 1
+            ),
+        )),
+        None => Ok(()),
+    }
+}
+
+/// An output name given by the caller: a file name without the extension rules (the job adds
+/// the right extension), at most 200 characters.
+fn check_name(field: &str, name: Option<&str>) -> Result<(), SettingsError> {
+    let Some(name) = name else { return Ok(()) };
+    if name.chars().count() > 200 {
+        return Err(out_of_range(field, "name is at most 200 characters"));
+    }
+    crate::file::check_name(name).map_err(|why| out_of_range(field, format!("name {why}")))
+}
+
+/// A line drawn on a picture or video: 1 to 200 characters, none of them control or
+/// invisible characters.
+fn check_text(field: &str, text: &str) -> Result<(), SettingsError> {
+    let chars = text.chars().count();
+    if chars == 0 || chars > 200 {
+        return Err(out_of_range(field, "text is 1 to 200 characters"));
+    }
+    crate::input::check_chars(text, false).map_err(|why| out_of_range(field, format!("text {why}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn range_error(job_type: JobType, options: serde_json::Value) -> String {
+        match JobSpec::parse(job_type, options) {
+            Err(SettingsError::Range(e)) => e.field,
+            other => panic!("not a range error: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn defaults_are_filled_in_and_survive_the_row() {
+        let spec = JobSpec::parse(JobType::PdfToImages, serde_json::Value::Null).unwrap();
+        assert_eq!(
+            spec.options(),
+            json!({ "format": "png", "dpi": 150, "pages": null })
+        );
+        assert_eq!(JobSpec::from_row("pdfToImages", spec.options()).unwrap(), spec);
+    }
+
+    #[test]
+    fn ranges_name_the_setting() {
+        assert_eq!(
+            range_error(JobType::Convert, json!({ "format": "png", "maxEdge": 8 })),
+            "options.maxEdge"
+        );
+        assert_eq!(
+            range_error(JobType::Watermark, json!({ "text": "x", "opacity": 1.5 })),
+            "options.opacity"
+        );
+        assert_eq!(
+            range_error(JobType::PdfToImages, json!({ "dpi": 1000 })),
+            "options.dpi"
+        );
+        assert_eq!(
+            range_error(JobType::ExtractPages, json!({ "pages": "3-1" })),
+            "options.pages"
+        );
+        assert_eq!(range_error(JobType::Captions, json!({})), "jobType");
+        assert_eq!(range_error(JobType::ReadMetadata, json!({})), "jobType");
+        assert_eq!(
+            range_error(JobType::Cut, json!({ "start": 5, "end": "0:04" })),
+            "options.end"
+        );
+        assert_eq!(
+            range_error(JobType::Cut, json!({ "fadeOut": 11 })),
+            "options.fadeOut"
+        );
+        assert_eq!(
+            range_error(JobType::Proxy, json!({ "height": 480 })),
+            "options.height"
+        );
+        assert_eq!(
+            range_error(JobType::Shrink, json!({ "targetMB": 0 })),
+            "options.targetMB"
+        );
+        assert_eq!(range_error(JobType::Reframe, json!({})), "options.aspect");
+        assert_eq!(
+            range_error(JobType::Reframe, json!({ "rotate": 45 })),
+            "options.rotate"
+        );
+        assert_eq!(
+            range_error(JobType::Gif, json!({ "length": 16 })),
+            "options.length"
+        );
+        assert_eq!(
+            range_error(JobType::Gif, json!({ "width": 100 })),
+            "options.width"
+        );
+        assert_eq!(range_error(JobType::Gif, json!({ "fps": 30 })), "options.fps");
+        assert_eq!(range_error(JobType::BurnIn, json!({})), "options.text");
+        assert_eq!(
+            range_error(JobType::BurnIn, json!({ "captions": true })),
+            "options.captions"
+        );
+        assert_eq!(
+            range_error(JobType::Join, json!({ "format": "ogg" })),
+            "options.format"
+        );
+        assert_eq!(range_error(JobType::Stills, json!({})), "options.at");
+        assert_eq!(
+            range_error(JobType::Stills, json!({ "at": 1, "every": 2 })),
+            "options.at"
+        );
+        assert_eq!(
+            range_error(JobType::Stills, json!({ "every": 0.1 })),
+            "options.every"
+        );
+        assert_eq!(
+            range_error(JobType::ContactSheet, json!({ "count": 1 })),
+            "options.count"
+        );
+        assert_eq!(
+            range_error(JobType::Loudness, json!({ "target": -20 })),
+            "options.target"
+        );
+        assert_eq!(
+            range_error(JobType::Split, json!({ "threshold": 0 })),
+            "options.threshold"
+        );
+        assert_eq!(
+            range_error(JobType::Convert, json!({ "format": "webm", "codec": "hevc" })),
+            "options.codec"
+        );
+        assert_eq!(
+            range_error(JobType::Convert, json!({ "format": "mp4", "maxEdge": 100 })),
+            "options.maxEdge"
+        );
+    }
+
+    #[test]
+    fn inputs_are_taken_by_kind() {
+        let to_mp3 = JobSpec::parse(JobType::Convert, json!({ "format": "mp3" })).unwrap();
+        assert!(to_mp3.takes(FileKind::Audio, "a.wav"));
+        assert!(!to_mp3.takes(FileKind::Video, "a.mp4"));
+        assert_eq!(to_mp3.takes_what(), "audio files");
+        let cut = JobSpec::parse(JobType::Cut, json!({})).unwrap();
+        assert_eq!(cut.takes_what(), "videos or audio files");
+        let join = JobSpec::parse(JobType::Join, json!({ "format": "flac" })).unwrap();
+        assert!(join.check_inputs(&[FileKind::Audio, FileKind::Audio]).is_ok());
+        assert!(matches!(
+            join.check_inputs(&[FileKind::Video, FileKind::Video]),
+            Err(SettingsError::Range(SettingError { field, .. })) if field == "options.format"
+        ));
+        assert!(matches!(
+            join.check_inputs(&[FileKind::Audio, FileKind::Video]),
+            Err(SettingsError::Range(SettingError { field, .. })) if field == "fileIds"
+        ));
+        let to_png = JobSpec::parse(JobType::Convert, json!({ "format": "png" })).unwrap();
+        assert!(to_png.downloads(FileKind::Image));
+        assert!(!to_mp3.downloads(FileKind::Video));
+        let zip = JobSpec::parse(JobType::Zip, json!({})).unwrap();
+        assert!(!zip.downloads(FileKind::Image));
+        assert_eq!((zip.input_count(), join.input_count()), ((1, 1000), (2, 50)));
+    }
+
+    #[test]
+    fn unknown_settings_are_refused_with_their_path() {
+        match JobSpec::parse(JobType::Checksum, json!({ "algorithm": "sha1" })) {
+            Err(SettingsError::Shape(e)) => assert_eq!(e.path().to_string(), "algorithm"),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn sizes_read_like_people_write_them() {
+        assert_eq!(decimal_size(2_000_000_000), "2 GB");
+        assert_eq!(decimal_size(2_150_000_000), "2.15 GB");
+        assert_eq!(decimal_size(1_500_000), "1.5 MB");
+        assert_eq!(decimal_size(700), "700 bytes");
+    }
+}
