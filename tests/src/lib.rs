@@ -412,6 +412,27 @@ impl TestApp {
         }
     }
 
+    /// The job once it has made at least `n` files, while it still runs (failing the test
+    /// should it end first).
+    pub async fn wait_made(&self, user: &TestUser, id: &Value, n: usize) -> Value {
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
+        loop {
+            let job = self.job(user, id).await;
+            if job["files"].as_array().map_or(0, Vec::len) >= n {
+                return job;
+            }
+            assert!(
+                !matches!(job["state"].as_str(), Some("done" | "failed" | "stopped")),
+                "the job ended before it made {n} files: {job}"
+            );
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "the job never made {n} files: {job}"
+            );
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    }
+
     /// Creates a job and waits for its end.
     pub async fn run_job(&self, user: &TestUser, body: Value) -> Value {
         let job = self.create_job(user, body).await;
@@ -509,12 +530,24 @@ impl Drop for TestApp {
             .status();
         let admin_url = env("DRIVE_TEST_DATABASE_URL");
         let database = self.database.clone();
+        let database_url = self.database_url.clone();
         // Drop runs inside the test's runtime; a separate thread may block on its own.
         let _ = std::thread::spawn(move || {
             let runtime = tokio::runtime::Builder::new_current_thread()
                 .enable_all()
                 .build()?;
             runtime.block_on(async {
+                // A job left waiting or running is a test that ended before its work did.
+                let mut own = PgConnection::connect(&database_url).await?;
+                let unfinished: Vec<(Uuid, String, String)> = sqlx::query_as(
+                    "select id, job_type, state from file_jobs where state in ('queued', 'running') order by created_at",
+                )
+                .fetch_all(&mut own)
+                .await?;
+                for (id, job_type, state) in unfinished {
+                    eprintln!("the test ended with job {id} ({job_type}) still {state}");
+                }
+                drop(own);
                 let mut admin = PgConnection::connect(&admin_url).await?;
                 sqlx::query(&format!("drop database if exists {database} with (force)"))
                     .execute(&mut admin)

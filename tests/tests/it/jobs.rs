@@ -582,16 +582,7 @@ async fn a_canceled_job_stops_and_keeps_what_it_made() {
     let job = app
         .create_job(&user, json!({ "jobType": "unzip", "fileIds": [id] }))
         .await;
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
-    loop {
-        let now = app.job(&user, &job["id"]).await;
-        if now["files"].as_array().unwrap().len() >= 2 {
-            break;
-        }
-        assert_ne!(now["state"], "done", "the job ended before it could be stopped");
-        assert!(tokio::time::Instant::now() < deadline);
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    app.wait_made(&user, &job["id"], 2).await;
     let canceled = app
         .call(&user, "/cancel-file-job", Some(json!({ "id": job["id"] })))
         .await;
@@ -777,16 +768,7 @@ async fn a_worker_killed_mid_job_loses_nothing_and_leaves_no_duplicates() {
     let job = app
         .create_job(&user, json!({ "jobType": "unzip", "fileIds": [id] }))
         .await;
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
-    loop {
-        let now = app.job(&user, &job["id"]).await;
-        if now["files"].as_array().unwrap().len() >= 3 {
-            break;
-        }
-        assert_ne!(now["state"], "done", "the job ended before the kill");
-        assert!(tokio::time::Instant::now() < deadline);
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
+    app.wait_made(&user, &job["id"], 3).await;
     app.kill_worker(first);
     app.start_worker(&[]).await;
 

@@ -242,15 +242,7 @@ async fn the_feed_narrows_to_events_about_files_in_a_folder_and_below() {
         let user = &user;
         async move {
             let since = "2000-01-01T00:00:00Z";
-            for _ in 0..200 {
-                let all = app
-                    .call(user, "/select-drive-events", Some(json!({ "since": since })))
-                    .await;
-                if all.body["events"].as_array().unwrap().len() == 3 {
-                    break;
-                }
-                tokio::time::sleep(std::time::Duration::from_millis(25)).await;
-            }
+            app.wait_events(user, json!({ "since": since }), 3).await;
             let reply = app
                 .call(
                     user,

@@ -16,19 +16,8 @@ async fn feed(app: &TestApp, user: &TestUser, body: Option<Value>) -> Reply {
 /// before it has ended (tests share the database server, so that can take a moment); once shown
 /// it stays, so checks after this see every event written so far.
 async fn settled(app: &TestApp, user: &TestUser, n: usize) {
-    let since = json!({ "since": "2000-01-01T00:00:00Z", "limit": 100 });
-    for _ in 0..200 {
-        if feed(app, user, Some(since.clone())).await.body["events"]
-            .as_array()
-            .unwrap()
-            .len()
-            >= n
-        {
-            return;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(25)).await;
-    }
-    panic!("the feed never showed {n} events");
+    app.wait_events(user, json!({ "since": "2000-01-01T00:00:00Z", "limit": 100 }), n)
+        .await;
 }
 
 fn file_ids(reply: &Reply) -> Vec<Uuid> {

@@ -67,21 +67,9 @@ async fn opens_by_others_are_counted_and_each_viewer_makes_one_event_a_day() {
         "nobody is named: the file was shared with no one"
     );
 
-    let mut events = Vec::new();
-    for _ in 0..200 {
-        let feed = app
-            .call(
-                &owner,
-                "/select-drive-events",
-                Some(json!({ "kinds": ["view"], "fileId": file })),
-            )
-            .await;
-        events = feed.body["events"].as_array().unwrap().clone();
-        if events.len() >= 2 {
-            break;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(25)).await;
-    }
+    let events = app
+        .wait_events(&owner, json!({ "kinds": ["view"], "fileId": file }), 2)
+        .await;
     assert_eq!(
         events.len(),
         2,

@@ -1,0 +1,23 @@
+//! The end-to-end suite, one module per area, in one binary: every area links the whole stack,
+//! and linking it once instead of once per area saves minutes on two cores.
+
+mod auth;
+mod cli;
+mod collections;
+mod errors;
+mod events;
+mod files;
+mod folders;
+mod hardening;
+mod isolation;
+mod job_av;
+mod job_media;
+mod jobs;
+mod metadata;
+mod multipart;
+mod openapi;
+mod search;
+mod sweep;
+mod tags;
+mod upload_form;
+mod views;
