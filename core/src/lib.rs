@@ -5,6 +5,7 @@
 pub mod access;
 pub mod config;
 pub mod db;
+pub mod entry;
 pub mod file;
 pub mod folder;
 pub mod input;

@@ -4,9 +4,11 @@
 
 use axum::extract::State;
 use chrono::{DateTime, Utc};
+use drive_core::db::events::EventKind;
+use drive_core::db::files;
 use drive_core::db::reservations::{self, Reserve};
 use drive_core::db::uploads::{self, UploadRow, UploadState};
-use drive_core::db::{files, jobs};
+use drive_core::entry::{self, Entered};
 use drive_core::file::{FileKind, FileName, FileSize, MAX_FORM_UPLOAD_SIZE, MimeType, ObjectKey};
 use drive_core::input::{Bounded, Line};
 use drive_core::multipart::{
@@ -282,14 +284,11 @@ async fn insert_file(
         folder_id: None,
         derivative_of: None,
     };
-    let (row, reading) = match files::insert_and_announce(&mut tx, &new, limit).await? {
-        files::Insert::New(row) => {
-            let reading = jobs::queue_metadata_reading(&mut tx, &row).await?;
-            (row, reading)
-        }
-        files::Insert::Existing(row) => (row, None),
+    let (row, reading) = match entry::enter(&mut tx, &new, limit, EventKind::File).await? {
+        Entered::New { file, reading } => (file, reading),
+        Entered::Existing(file) => (file, None),
         // Dropping the transaction rolls the insert back.
-        files::Insert::OverQuota { used } => return Err(storage_limit_reached(limit, used, stored)),
+        Entered::OverQuota { used } => return Err(storage_limit_reached(limit, used, stored)),
     };
     reservations::release(&mut tx, key).await?;
     tx.commit().await?;

@@ -1,0 +1,52 @@
+//! The one way a file enters the drive, whatever brings it (an upload, a job's result, an
+//! unzipped entry, and to come a request's arrival, an import, a generated image): in the
+//! caller's transaction the file is recorded with its bytes counted against the account, its
+//! drive event is written, and an audio, video or picture file gets its metadata reading queued.
+//! The caller pushes the reading on the queue after its commit (or the farm's re-push does).
+
+use sqlx::PgConnection;
+use uuid::Uuid;
+
+use crate::db::events::{self, EventKind};
+use crate::db::files::{self, FileRow, Insert, NewFile};
+use crate::db::jobs;
+use crate::records::FileRecord;
+
+/// What [`enter`] did.
+#[derive(Debug)]
+pub enum Entered {
+    /// A new file; `reading` is the metadata reading queued for it, to push after commit.
+    New { file: FileRow, reading: Option<Uuid> },
+    /// The file already recorded under that key (a re-sent insert, a retried job): nothing
+    /// changed.
+    Existing(FileRow),
+    /// Recording it would take the account past its limit; nothing changed once the caller
+    /// rolls the transaction back. `used` is what the account stores.
+    OverQuota { used: i64 },
+}
+
+/// Records `file` as entering the drive, announced as an event of `kind` (`file` for uploads
+/// and job results).
+pub async fn enter(
+    conn: &mut PgConnection,
+    file: &NewFile<'_>,
+    limit: i64,
+    kind: EventKind,
+) -> Result<Entered, sqlx::Error> {
+    let row = match files::insert(&mut *conn, file, limit).await? {
+        Insert::New(row) => row,
+        Insert::Existing(row) => return Ok(Entered::Existing(row)),
+        Insert::OverQuota { used } => return Ok(Entered::OverQuota { used }),
+    };
+    let record = FileRecord::with_url(&row, None);
+    events::record(
+        &mut *conn,
+        row.user_id,
+        kind,
+        row.id,
+        serde_json::json!({ "file": record }),
+    )
+    .await?;
+    let reading = jobs::queue_metadata_reading(conn, &row).await?;
+    Ok(Entered::New { file: row, reading })
+}
