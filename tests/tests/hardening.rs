@@ -531,11 +531,19 @@ async fn public_files_a_browser_would_run_are_served_as_downloads() {
         .unwrap();
         assert_eq!(served.status(), StatusCode::OK);
         let header = |h: &str| served.headers().get(h).map(|v| v.to_str().unwrap().to_string());
-        assert!(header("content-disposition").unwrap_or_default().starts_with("attachment"), "{name}");
+        assert!(
+            header("content-disposition")
+                .unwrap_or_default()
+                .starts_with("attachment"),
+            "{name}"
+        );
         // The store (SeaweedFS) types a key by its extension whatever it was sent, so only a
         // key without an active extension shows the type the drive stored.
         if name == "app.bin" {
-            assert_eq!(header("content-type").as_deref(), Some("application/octet-stream"));
+            assert_eq!(
+                header("content-type").as_deref(),
+                Some("application/octet-stream")
+            );
         }
         assert_eq!(served.bytes().await.unwrap().to_vec(), page);
     }
@@ -559,4 +567,3 @@ async fn public_files_a_browser_would_run_are_served_as_downloads() {
     .unwrap();
     assert_eq!(served.headers()["content-type"], "image/png");
 }
-

@@ -147,7 +147,11 @@ async fn opens_through_the_permanent_public_link_are_counted_too() {
     let feed = app
         .wait_events(&owner, json!({ "kinds": ["view"], "fileId": file }), 1)
         .await;
-    assert_eq!(feed.len(), 1, "one view event a day for the anonymous viewers: {feed:?}");
+    assert_eq!(
+        feed.len(),
+        1,
+        "one view event a day for the anonymous viewers: {feed:?}"
+    );
 
     // A private, trashed or unknown file's link answers 404 and counts nothing.
     app.call(&owner, "/toggle-file-access", Some(json!({ "id": file })))
