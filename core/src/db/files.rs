@@ -12,7 +12,8 @@ use crate::file::FileKind;
 use crate::records::FileRecord;
 use crate::storage::Bucket;
 
-#[derive(Debug, Clone, sqlx::FromRow)]
+/// Serializable because a worker hands it to the job process it supervises.
+#[derive(Debug, Clone, sqlx::FromRow, serde::Serialize, serde::Deserialize)]
 pub struct FileRow {
     pub id: Uuid,
     pub user_id: Uuid,
