@@ -23,7 +23,8 @@ pub mod proxy;
 
 /// The application id every file-service call carries in `X-Drive-App`.
 pub const APP_ID: &str = "drive-test-app";
-const SECRET: &str = "drive-test-secret-for-upload-tokens";
+/// The `DRIVE_SECRET` of every test app.
+pub const SECRET: &str = "drive-test-secret-for-upload-tokens";
 
 pub fn env(name: &str) -> String {
     std::env::var(name).unwrap_or_else(|_| panic!("{name} is not set: run the tests with scripts/test"))

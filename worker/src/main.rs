@@ -3,8 +3,9 @@
 //! - `drive-worker work` takes job ids from the Redis queue (apalis) and supervises each job
 //!   in a child process of its own; it also re-pushes jobs whose worker died and runs the
 //!   scheduled sweep. Run as many as you like, on as many machines.
-//! - `drive-worker run-job` is that child: it gets ready, reads the id of one claimed job from
-//!   stdin, runs it and exits. It is not meant to be started by hand.
+//! - `drive-worker run-job` is that child: started with no credential, it reads one claimed
+//!   job from stdin, runs it (asking its supervisor for whatever needs a key) and exits. It
+//!   is not meant to be started by hand.
 
 mod archive;
 mod av;
@@ -15,8 +16,10 @@ mod metadata;
 mod objects;
 mod pdfs;
 mod pictures;
+mod protocol;
 mod run;
 mod settings;
+mod steward;
 
 use std::process::ExitCode;
 
@@ -33,8 +36,8 @@ struct Cli {
 enum Command {
     /// Take jobs from the queue until stopped (SIGTERM or Ctrl-C).
     Work,
-    /// Run one claimed job, its id read from stdin (the supervisor starts this; not for use
-    /// by hand).
+    /// Run one claimed job handed over on stdin (the supervisor starts this; not for use by
+    /// hand).
     #[command(hide = true)]
     RunJob,
 }
