@@ -3,7 +3,7 @@
 //! requests ([`crate::steward`]), renews the heartbeat, and kills the child when a stop is
 //! asked for or the time limit passes. A crash, a hang or a memory blow-up inside a job
 //! therefore ends that job alone, and an exploit inside one finds no credential: the child
-//! is started with an empty environment and no new privileges, and this process makes itself
+//! is started with an empty environment and narrowed ([`crate::confine`]), and this process makes itself
 //! non-dumpable so the child cannot read its environment or memory either. One child is kept
 //! started ahead (the spare), waiting for a job, so a job does not wait for a process.
 //!
@@ -33,6 +33,7 @@ use tokio::signal::unix::{SignalKind, signal};
 use tokio::task::JoinHandle;
 use uuid::Uuid;
 
+use crate::confine;
 use crate::protocol::Start;
 use crate::run::EXIT_RETRY;
 use crate::settings::{MAX_ATTEMPTS, Settings};
@@ -295,22 +296,13 @@ impl Farm {
         }
         let memory_limit = self.settings.memory_limit;
         let disk_limit = self.settings.disk_limit;
+        let filter = confine::filter();
         // SAFETY: between fork and exec only async-signal-safe calls (prctl, setrlimit).
         unsafe {
             command.pre_exec(move || {
                 // The job dies with its supervisor: a killed worker leaves no job running
                 // unwatched (another worker picks the job up again).
                 libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
-                // Nothing it runs gains privileges (setuid programs, file capabilities).
-                if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 {
-                    return Err(std::io::Error::last_os_error());
-                }
-                // A worker run as root would hand its job processes every capability at
-                // exec (reading any process's memory among them): empty the bounding set so
-                // they get none. Refused (and needless) for a worker that is not root.
-                for capability in 0..64 {
-                    libc::prctl(libc::PR_CAPBSET_DROP, capability, 0, 0, 0);
-                }
                 for (resource, limit) in [(libc::RLIMIT_AS, memory_limit), (libc::RLIMIT_FSIZE, disk_limit)] {
                     let limit = libc::rlimit {
                         rlim_cur: limit,
@@ -318,7 +310,7 @@ impl Farm {
                     };
                     libc::setrlimit(resource, &limit);
                 }
-                Ok(())
+                confine::narrow(&filter)
             });
         }
         command.spawn().context("starting the job's process")

@@ -10,6 +10,7 @@
 mod archive;
 mod av;
 mod checksum;
+mod confine;
 mod context;
 mod farm;
 mod metadata;
