@@ -27,7 +27,7 @@ use drive_core::job::JobType;
 use drive_core::storage::{Bucket, ByteStream, Storage, StoredHeaders};
 use serde::Serialize;
 use serde_json::Value;
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{ChildStdin, ChildStdout};
 use uuid::Uuid;
 
@@ -38,6 +38,10 @@ use crate::settings::Settings;
 /// Parts of one upload at most, and bytes in one part: the store's own limits.
 const MAX_PARTS: i32 = 10_000;
 const MAX_PART_BYTES: i64 = 5 << 30;
+
+/// The longest request a job process may send: a job's end with its result (a checksum of
+/// thousands of files) is the longest there is.
+const MAX_REQUEST: u64 = 64 << 20;
 
 /// How long a part URL stays valid: a part is sent as soon as it is asked for.
 const PART_URL_LIFETIME: TimeDelta = TimeDelta::hours(1);
@@ -127,9 +131,21 @@ impl Steward {
     /// Answers the job process's requests until it closes its pipe (it exited or was killed);
     /// answers the readings to push. Uploads it left open are aborted.
     pub async fn serve(mut self, mut to_child: ChildStdin, from_child: ChildStdout) -> Vec<Uuid> {
-        let mut lines = BufReader::new(from_child).lines();
-        while let Ok(Some(line)) = lines.next_line().await {
-            let answer = match serde_json::from_str::<Request>(&line) {
+        let mut from_child = BufReader::new(from_child);
+        let mut line = Vec::new();
+        loop {
+            line.clear();
+            // A line past the limit ends the conversation (and so the job's attempt) rather
+            // than the supervisor's memory.
+            match (&mut from_child)
+                .take(MAX_REQUEST)
+                .read_until(b'\n', &mut line)
+                .await
+            {
+                Ok(_) if line.ends_with(b"\n") => {}
+                _ => break,
+            }
+            let answer = match serde_json::from_slice::<Request>(&line) {
                 Ok(request) => self.answer(request).await,
                 Err(e) => Err(JobError::Server(format!(
                     "a request the supervisor cannot read: {e}"
@@ -138,9 +154,9 @@ impl Steward {
             if let Err(JobError::Server(why)) = &answer {
                 tracing::warn!(job.id = %self.job.id, "a job process's request failed: {why}");
             }
-            let mut line = serde_json::to_string(&answer).unwrap_or_default();
-            line.push('\n');
-            if to_child.write_all(line.as_bytes()).await.is_err() {
+            let mut answer = serde_json::to_vec(&answer).unwrap_or_default();
+            answer.push(b'\n');
+            if to_child.write_all(&answer).await.is_err() {
                 break;
             }
         }
