@@ -331,9 +331,11 @@ impl Supervisor {
     }
 
     /// The job this process is to run; `None` when the supervisor stopped before handing one.
-    pub async fn start(&self) -> Option<Start> {
-        let mut line = self.line.lock().await;
-        let text = line.1.next_line().await.ok()??;
+    /// Read before the runtime starts; the answers that follow are read through the same
+    /// buffered stdin, so nothing read ahead is lost.
+    pub fn start(&self) -> Option<Start> {
+        let mut text = String::new();
+        std::io::stdin().read_line(&mut text).ok()?;
         serde_json::from_str(&text)
             .inspect_err(|e| tracing::error!("the job's start does not read: {e}"))
             .ok()

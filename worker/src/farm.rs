@@ -286,11 +286,10 @@ impl Farm {
             .stdout(Stdio::piped())
             .kill_on_drop(true)
             // Nothing of this process's environment: no database URL, no store keys, no
-            // Redis URL, no DRIVE_SECRET. Only where programs are, where to put temporary
-            // files, and how much to log.
+            // Redis URL, no DRIVE_SECRET. Only where programs are and how much to log (it
+            // points TMPDIR at its job's folder itself).
             .env_clear()
-            .env("PATH", "/usr/local/bin:/usr/bin:/bin")
-            .env("TMPDIR", &self.settings.work_dir);
+            .env("PATH", "/usr/local/bin:/usr/bin:/bin");
         if let Ok(filter) = std::env::var("RUST_LOG") {
             command.env("RUST_LOG", filter);
         }

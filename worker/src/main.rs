@@ -43,8 +43,7 @@ enum Command {
     RunJob,
 }
 
-#[tokio::main]
-async fn main() -> ExitCode {
+fn main() -> ExitCode {
     tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env()
@@ -53,13 +52,21 @@ async fn main() -> ExitCode {
         .with_writer(std::io::stderr)
         .init();
     match Cli::parse().command {
-        Command::Work => match farm::work().await {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(e) => {
-                tracing::error!("the worker stopped: {e:#}");
-                ExitCode::FAILURE
+        Command::Work => {
+            let worked = runtime().and_then(|runtime| runtime.block_on(farm::work()));
+            match worked {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    tracing::error!("the worker stopped: {e:#}");
+                    ExitCode::FAILURE
+                }
             }
-        },
-        Command::RunJob => run::run_job().await,
+        }
+        // Its runtime is started by `run_job`, once the process is narrowed to its job.
+        Command::RunJob => run::run_job(),
     }
+}
+
+pub fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+    Ok(tokio::runtime::Builder::new_multi_thread().enable_all().build()?)
 }

@@ -12,13 +12,14 @@ use std::time::Instant;
 
 use drive_core::job::JobSpec;
 
+use crate::confine;
 use crate::context::{JobContext, JobError, Supervisor};
 use crate::{archive, av, checksum, metadata, pdfs, pictures};
 
 /// The exit code that asks the supervisor to run the job again (sysexits' EX_TEMPFAIL).
 pub const EXIT_RETRY: i32 = 75;
 
-pub async fn run_job() -> ExitCode {
+pub fn run_job() -> ExitCode {
     let supervisor = match Supervisor::attach() {
         Ok(supervisor) => supervisor,
         Err(e) => {
@@ -26,13 +27,34 @@ pub async fn run_job() -> ExitCode {
             return ExitCode::from(EXIT_RETRY as u8);
         }
     };
-    let Some(start) = supervisor.start().await else {
+    let Some(start) = supervisor.start() else {
         // The supervisor stopped before handing this process a job.
         return ExitCode::SUCCESS;
     };
+    // Before the runtime starts a thread, so that every thread is bound by it.
+    match confine::restrict_files(&start.dir, &start.font) {
+        Ok(true) => {}
+        Ok(false) => {
+            tracing::warn!("no Landlock in this kernel: the job may read and write any file its user can")
+        }
+        Err(e) => {
+            tracing::error!("a job process could not restrict its files: {e}");
+            return ExitCode::from(EXIT_RETRY as u8);
+        }
+    }
+    // SAFETY: no other thread runs yet. What a library writes to temporary files lands in
+    // the job's own folder, the only one it may write to.
+    unsafe { std::env::set_var("TMPDIR", &start.dir) };
+    let runtime = match crate::runtime() {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            tracing::error!("a job process could not start its runtime: {e}");
+            return ExitCode::from(EXIT_RETRY as u8);
+        }
+    };
     let context = JobContext::new(supervisor, start);
     let id = context.job.id;
-    match run(&context).await {
+    match runtime.block_on(run(&context)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             tracing::error!(job.id = %id, "the job hit a server-side failure: {e}");
