@@ -3,9 +3,10 @@
 //! requests ([`crate::steward`]), renews the heartbeat, and kills the child when a stop is
 //! asked for or the time limit passes. A crash, a hang or a memory blow-up inside a job
 //! therefore ends that job alone, and an exploit inside one finds no credential: the child
-//! is started with an empty environment and narrowed ([`crate::confine`]), and this process makes itself
-//! non-dumpable so the child cannot read its environment or memory either. One child is kept
-//! started ahead (the spare), waiting for a job, so a job does not wait for a process.
+//! is started with an empty environment and narrowed ([`crate::confine`]), and this process
+//! makes itself non-dumpable so the child cannot read its environment or memory either. One
+//! child is kept started ahead (the spare), waiting for a job, so a job does not wait for a
+//! process.
 //!
 //! Beside the queue it runs two loops: one pushes again the jobs whose worker died (or whose
 //! message Redis lost), one runs the scheduled sweep.
@@ -168,10 +169,10 @@ impl Farm {
         let (steward, start) =
             Steward::prepare(self.db.clone(), self.storage.clone(), job.clone(), &self.settings).await?;
         let mut child = self.start_child(&start).await?;
-        let steward = match (child.stdin.take(), child.stdout.take()) {
-            (Some(to_child), Some(from_child)) => tokio::spawn(steward.serve(to_child, from_child)),
-            _ => tokio::spawn(async { Vec::new() }),
+        let (Some(to_child), Some(from_child)) = (child.stdin.take(), child.stdout.take()) else {
+            anyhow::bail!("the job process's pipes were taken");
         };
+        let steward = tokio::spawn(steward.serve(to_child, from_child));
         // Checking often keeps a cancel quick; the heartbeat itself is one small UPDATE.
         let mut tick = tokio::time::interval(self.settings.queue.heartbeat.min(Duration::from_secs(1)));
         let mut minutes_checked: Option<tokio::time::Instant> = None;
