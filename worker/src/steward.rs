@@ -11,7 +11,7 @@
 
 use std::collections::HashMap;
 use std::os::fd::AsRawFd;
-use std::os::unix::fs::OpenOptionsExt;
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
 use chrono::TimeDelta;
@@ -288,7 +288,8 @@ impl Steward {
     /// Stores the file at `path`, which must be a regular file inside the work folder, under
     /// `key`, to be downloaded (`disposition`) as `name`.
     async fn put(&self, path: &Path, key: &str, name: &str, disposition: &str) -> JobResult<()> {
-        let file = self.open_in_work_folder(path)?;
+        let file = open_within(&self.dir, path)
+            .ok_or_else(|| refused(&format!("{} as a file of the job's work folder", path.display())))?;
         let (_, mime) = guess_type(name);
         let headers = StoredHeaders::new(mime, name, disposition);
         let body = ByteStream::read_from()
@@ -306,29 +307,6 @@ impl Steward {
             )
             .await?;
         Ok(())
-    }
-
-    /// Opens `path` without following a last symbolic link (nor waiting on a pipe), then checks
-    /// that what was opened is a regular file inside the work folder, by the name the kernel
-    /// gives the open file: a job process cannot have the supervisor read a file of its own,
-    /// not even by swapping names around the check.
-    fn open_in_work_folder(&self, path: &Path) -> JobResult<std::fs::File> {
-        let outside = || {
-            refused(&format!(
-                "{} is not a file in the job's work folder",
-                path.display()
-            ))
-        };
-        let file = std::fs::OpenOptions::new()
-            .read(true)
-            .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
-            .open(path)
-            .map_err(|_| outside())?;
-        let opened = std::fs::read_link(format!("/proc/self/fd/{}", file.as_raw_fd()))?;
-        if !opened.starts_with(&self.dir) || opened == self.dir || !file.metadata()?.is_file() {
-            return Err(outside());
-        }
-        Ok(file)
     }
 
     /// The size of what was stored under `key`, as the store has it: what the job process
@@ -527,11 +505,7 @@ impl Steward {
             .ok_or_else(|| refused("an entry folder before the unzip's folder"))?;
         let path = FolderPath::try_from(path.to_string())
             .map_err(|why| JobError::Input(format!("an entry cannot be a file here: {why}")))?;
-        let within = path
-            .stored()
-            .strip_prefix(unzip.path.as_str())
-            .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'));
-        if !within {
+        if !at_or_below(&path.stored(), &unzip.path) {
             return Err(refused("an entry folder outside the unzip's folder"));
         }
         let mut conn = self.db.acquire().await?;
@@ -549,6 +523,28 @@ impl Steward {
     }
 }
 
+/// `path` opened for reading when it is a regular file of one link inside `dir` (a canonical
+/// path). It is opened without following a last symbolic link (nor waiting on a pipe), then
+/// checked by the name the kernel gives the open file: a job process cannot have the
+/// supervisor read a file not its own, not by a link, nor by swapping names around the check.
+fn open_within(dir: &Path, path: &Path) -> Option<std::fs::File> {
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(path)
+        .ok()?;
+    let opened = std::fs::read_link(format!("/proc/self/fd/{}", file.as_raw_fd())).ok()?;
+    let metadata = file.metadata().ok()?;
+    let inside = opened.starts_with(dir) && opened != dir;
+    (inside && metadata.is_file() && metadata.nlink() == 1).then_some(file)
+}
+
+/// Whether the stored folder path `path` is `folder` or below it.
+fn at_or_below(path: &str, folder: &str) -> bool {
+    path.strip_prefix(folder)
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+}
+
 fn json(value: impl Serialize) -> Answer {
     serde_json::to_value(value)
         .map_err(|e| JobError::Server(format!("an answer that does not serialize: {e}")))
@@ -558,4 +554,41 @@ fn json(value: impl Serialize) -> Answer {
 /// so the job is retried and, persisting, fails.
 fn refused(what: &str) -> JobError {
     JobError::Server(format!("the supervisor refused {what}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_regular_file_of_the_work_folder_is_opened() {
+        let base = std::env::temp_dir().join(format!("drive-steward-{}", Uuid::new_v4().simple()));
+        let work = base.join("work");
+        std::fs::create_dir_all(&work).unwrap();
+        let work = work.canonicalize().unwrap();
+        let secret = base.join("secret");
+        std::fs::write(&secret, b"not the job's").unwrap();
+        std::fs::write(work.join("result"), b"made").unwrap();
+        std::os::unix::fs::symlink(&secret, work.join("symlink")).unwrap();
+        std::os::unix::fs::symlink(&base, work.join("up")).unwrap();
+        std::fs::hard_link(&secret, work.join("hard link")).unwrap();
+        let fifo = std::ffi::CString::new(work.join("fifo").as_os_str().as_encoded_bytes()).unwrap();
+        // SAFETY: a NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
+
+        assert!(open_within(&work, &work.join("result")).is_some());
+        for refused in ["symlink", "up/secret", "hard link", "fifo", "../secret", "."] {
+            assert!(open_within(&work, &work.join(refused)).is_none(), "{refused}");
+        }
+        assert!(open_within(&work, &secret).is_none());
+        std::fs::remove_dir_all(&base).unwrap();
+    }
+
+    #[test]
+    fn a_folder_is_at_or_below_only_itself_and_its_subfolders() {
+        assert!(at_or_below("/a", "/a"));
+        assert!(at_or_below("/a/b/c", "/a"));
+        assert!(!at_or_below("/ab", "/a"));
+        assert!(!at_or_below("/b/a", "/a"));
+    }
 }
