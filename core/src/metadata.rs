@@ -5,7 +5,8 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 /// Everything extraction may know; each field stays empty when the file does not say.
-#[derive(Debug, Clone, Default, PartialEq)]
+/// Serializable because a job process hands it to its supervisor, which stores it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Metadata {
     pub title: Option<String>,
     pub artists: Vec<String>,
@@ -55,7 +56,7 @@ impl Mode {
 }
 
 /// A key: a pitch class (0 = C … 11 = B, so C# and Db are one key) and maybe a mode.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MusicalKey {
     pub pitch: u8,
     pub mode: Option<Mode>,

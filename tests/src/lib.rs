@@ -23,7 +23,8 @@ pub mod proxy;
 
 /// The application id every file-service call carries in `X-Drive-App`.
 pub const APP_ID: &str = "drive-test-app";
-const SECRET: &str = "drive-test-secret-for-upload-tokens";
+/// The `DRIVE_SECRET` of every test app.
+pub const SECRET: &str = "drive-test-secret-for-upload-tokens";
 
 pub fn env(name: &str) -> String {
     std::env::var(name).unwrap_or_else(|_| panic!("{name} is not set: run the tests with scripts/test"))
@@ -180,7 +181,7 @@ impl TestApp {
             .arg("work")
             .envs(self.environment.iter().map(|(k, v)| (k, v)))
             .envs(extra.iter().copied())
-            .env("RUST_LOG", "info")
+            .env("DRIVE_LOG", "info")
             .stdout(Stdio::piped())
             .stderr(std::fs::File::create(&log).expect("worker log file"));
         let mut child = command.spawn().expect("start drive-worker");

@@ -1,25 +1,25 @@
 //! zip and unzip, streamed: a zip's entries are read from the store and written into a
 //! multipart upload part by part; an unzip reads the archive with ranged GETs and streams each
-//! entry into an object of its own. Neither holds more than a part in memory.
+//! entry into an object of its own. Neither holds more than a part in memory. Folders are
+//! looked up and made by the supervisor, on request.
 
 use std::collections::HashSet;
 use std::io::{self, Read, Write};
 
 use drive_core::db::files::FileRow;
-use drive_core::db::folders::{self, free_variant};
-use drive_core::db::jobs;
-use drive_core::file::{FileKind, FileName, guess_type, safe_name, stem};
+use drive_core::db::folders::free_variant;
+use drive_core::file::{FileKind, FileName, safe_name};
 use drive_core::folder::FolderPath;
 use drive_core::job::Zip;
-use drive_core::storage::{self, StoredHeaders};
+use futures::TryStreamExt;
 use serde_json::json;
 use tokio::runtime::Handle;
-use tokio_util::io::SyncIoBridge;
+use tokio_util::io::{StreamReader, SyncIoBridge};
 use zip::write::SimpleFileOptions;
 use zip::{CompressionMethod, ZipArchive, ZipWriter};
 
 use crate::context::{JobContext, JobError, JobResult};
-use crate::objects::{ObjectReader, ObjectWriter, Target};
+use crate::objects::{ObjectReader, ResultWriter, is_server_side};
 
 const MIB: u64 = 1024 * 1024;
 /// Parts of 64 MiB, larger when an object would need more than this many.
@@ -38,7 +38,7 @@ fn part_size_for(bytes: u64) -> usize {
 
 pub async fn zip(context: &JobContext, settings: &Zip) -> JobResult<serde_json::Value> {
     let inputs = context.inputs().await?;
-    let source = folders::path_of(&context.db, context.job.source_folder_id).await?;
+    let source = context.folder_path(context.job.source_folder_id).await?;
     let stem = match (&settings.name, &source) {
         (Some(name), _) => name.clone(),
         (None, Some(path)) => path.rsplit('/').next().unwrap_or("Archive").to_string(),
@@ -50,27 +50,20 @@ pub async fn zip(context: &JobContext, settings: &Zip) -> JobResult<serde_json::
     if let Some(saved) = context.saved(0).await? {
         return Ok(json!({ "entries": inputs.len(), "bytes": saved.file_size }));
     }
-    let key = context.output_key(0, &name);
-    let free = folders::free_file_name(&context.db, context.job.user_id, folder_id, &name).await?;
-    let disposition = storage::content_disposition("attachment", &free);
     let total: u64 = inputs.iter().map(|f| f.file_size as u64).sum();
     let handle = Handle::current();
-    let size = tokio::task::block_in_place(|| -> JobResult<u64> {
-        let target = Target {
-            storage: &context.storage,
-            key: &key,
-            content_type: "application/zip",
-            content_disposition: &disposition,
-        };
-        let mut zip = ZipWriter::new_stream(ObjectWriter::new(target, part_size_for(total + total / 100)));
+    let saved = tokio::task::block_in_place(|| -> JobResult<FileRow> {
+        let writer = ResultWriter::new(context, 0, &name, folder_id, part_size_for(total + total / 100));
+        let mut zip = ZipWriter::new_stream(writer);
         let mut done = 0u64;
         for (file, entry) in inputs.iter().zip(&entries) {
             let options = SimpleFileOptions::default()
                 .compression_method(compression_for(file.kind()))
                 .large_file(file.file_size as u64 >= u32::MAX as u64);
             zip.start_file(entry.as_str(), options).map_err(zip_write_error)?;
-            let body = handle.block_on(context.read(file))?;
-            let mut reader = SyncIoBridge::new_with_handle(body.into_async_read(), handle.clone());
+            let body = handle.block_on(context.read(file))?.bytes_stream();
+            let body = StreamReader::new(body.map_err(std::io::Error::other));
+            let mut reader = SyncIoBridge::new_with_handle(body, handle.clone());
             let copied = copy_with_progress(&mut reader, &mut zip, |n| {
                 handle.block_on(context.progress((done + n) as f32 / total.max(1) as f32));
             })?;
@@ -83,10 +76,9 @@ pub async fn zip(context: &JobContext, settings: &Zip) -> JobResult<serde_json::
             done += copied;
         }
         let writer = zip.finish().map_err(zip_write_error)?;
-        Ok(writer.into_inner().finish()?)
+        writer.into_inner().finish()
     })?;
-    context.record(0, &key, &free, size as i64, folder_id).await?;
-    Ok(json!({ "entries": inputs.len(), "bytes": size }))
+    Ok(json!({ "entries": inputs.len(), "bytes": saved.file_size }))
 }
 
 /// Pictures, audio, video and archives are compressed already: deflating them again costs
@@ -112,7 +104,8 @@ async fn entry_names(
     let mut names = Vec::with_capacity(inputs.len());
     for file in inputs {
         let below = match source {
-            Some(source) => folders::path_of(&context.db, file.folder_id)
+            Some(source) => context
+                .folder_path(file.folder_id)
                 .await?
                 .and_then(|p| {
                     p.strip_prefix(source)
@@ -166,17 +159,11 @@ fn copy_with_progress(
 
 pub async fn unzip(context: &JobContext) -> JobResult<serde_json::Value> {
     let archive = context.inputs().await?.remove(0);
-    let folder = unzip_folder(context, &archive).await?;
-    let folder_path = folder.path.clone();
+    let folder_path = context.unzip_folder().await?.path;
     let handle = Handle::current();
     let quota_left = context.quota_left().await?;
     let (count, skipped) = tokio::task::block_in_place(|| -> JobResult<(usize, Vec<String>)> {
-        let reader = ObjectReader::new(
-            &context.storage,
-            archive.bucket(),
-            &archive.object_key,
-            archive.file_size as u64,
-        );
+        let reader = ObjectReader::new(context, &archive);
         let mut zip = ZipArchive::new(reader).map_err(|e| unreadable(&archive, e))?;
         check_bomb(&mut zip, &archive, quota_left)?;
         let mut count = 0;
@@ -202,29 +189,11 @@ pub async fn unzip(context: &JobContext) -> JobResult<serde_json::Value> {
                 count += 1;
                 continue;
             }
-            let entry_folder = handle.block_on(async {
-                let mut conn = context.db.acquire().await?;
-                folders::ensure(&mut conn, context.job.user_id, &path).await
-            })?;
-            let folder_id = entry_folder.map(|f| f.id);
+            let folder_id = handle.block_on(context.entry_folder(&path.stored()))?;
             let file_name = file_name.as_str();
-            let key = context.output_key(position, file_name);
-            let (_, mime) = guess_type(file_name);
-            let free = handle.block_on(folders::free_file_name(
-                &context.db,
-                context.job.user_id,
-                folder_id,
-                file_name,
-            ))?;
-            let headers = StoredHeaders::new(mime, &free, "attachment");
             let declared = entry.size();
-            let target = Target {
-                storage: &context.storage,
-                key: &key,
-                content_type: &headers.content_type,
-                content_disposition: &headers.content_disposition,
-            };
-            let mut writer = ObjectWriter::new(target, part_size_for(declared));
+            let mut writer =
+                ResultWriter::new(context, position, file_name, folder_id, part_size_for(declared));
             // Never more than the entry says it holds: a lying header is a bomb too.
             let copied = io::copy(&mut (&mut entry).take(declared + 1), &mut writer)
                 .map_err(|e| unreadable_entry(file_name, e))?;
@@ -233,8 +202,7 @@ pub async fn unzip(context: &JobContext) -> JobResult<serde_json::Value> {
                     "the entry {file_name:?} holds more than its header says"
                 )));
             }
-            let size = writer.finish()?;
-            handle.block_on(context.record(position, &key, &free, size as i64, folder_id))?;
+            writer.finish()?;
             count += 1;
             handle.block_on(context.progress((index + 1) as f32 / entries as f32));
         }
@@ -264,29 +232,6 @@ fn entry_place(
         .join("/");
     let path = FolderPath::try_from(path).map_err(|why| format!("cannot be a folder: {why}"))?;
     Ok((path, file_name))
-}
-
-/// The new folder an unzip fills: beside the archive (or in the job's folder), named after
-/// it; a retry reuses the one it made.
-async fn unzip_folder(context: &JobContext, archive: &FileRow) -> JobResult<folders::FolderRow> {
-    if let Some(made) = context.job.output_folder_id
-        && let Some(path) = folders::path_of(&context.db, Some(made)).await?
-    {
-        return Ok(folders::FolderRow { id: made, path });
-    }
-    let parent = folders::path_of(&context.db, context.job.folder_id)
-        .await?
-        .unwrap_or_default();
-    let wanted = format!("{parent}/{}", stem(&archive.file_name).trim());
-    let path = folders::free_folder_path(&context.db, context.job.user_id, &wanted).await?;
-    let path = FolderPath::try_from(path)
-        .map_err(|why| JobError::Input(format!("cannot make the folder for the archive: {why}")))?;
-    let mut conn = context.db.acquire().await?;
-    let folder = folders::ensure(&mut conn, context.job.user_id, &path)
-        .await?
-        .ok_or_else(|| JobError::Server("the unzip folder is the top".to_string()))?;
-    jobs::set_output_folder(&context.db, context.job.id, folder.id).await?;
-    Ok(folder)
 }
 
 /// Refuses archives that unpack to too much, before anything is unpacked.
@@ -329,11 +274,7 @@ fn shown(raw: &[u8]) -> String {
 
 fn unreadable(archive: &FileRow, e: zip::result::ZipError) -> JobError {
     match e {
-        zip::result::ZipError::Io(io)
-            if io
-                .get_ref()
-                .is_some_and(|inner| inner.is::<storage::StorageError>()) =>
-        {
+        zip::result::ZipError::Io(io) if is_server_side(&io) => {
             JobError::Server(format!("reading {} from the store: {io}", archive.file_name))
         }
         other => JobError::Input(format!(
@@ -344,9 +285,7 @@ fn unreadable(archive: &FileRow, e: zip::result::ZipError) -> JobError {
 }
 
 fn unreadable_entry(name: &str, e: io::Error) -> JobError {
-    if e.get_ref()
-        .is_some_and(|inner| inner.is::<storage::StorageError>())
-    {
+    if is_server_side(&e) {
         JobError::Server(format!("the store failed while unpacking {name:?}: {e}"))
     } else {
         JobError::Input(format!("the entry {name:?} could not be unpacked: {e}"))

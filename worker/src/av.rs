@@ -5,7 +5,6 @@
 
 use std::path::{Path, PathBuf};
 
-use chrono::TimeDelta;
 use drive_core::db::files::FileRow;
 use drive_core::file::{FileKind, stem};
 use drive_core::job::{
@@ -21,9 +20,6 @@ use crate::pictures::format_of;
 
 /// What one input made: local files and the names they are saved under.
 type Made = Vec<(PathBuf, String)>;
-
-/// How long FFmpeg may go on reading through one presigned URL: the job's whole time limit.
-const LINK_LIFETIME: TimeDelta = TimeDelta::hours(2);
 
 /// The extension of a file's name, lower case ("" without one).
 fn extension(name: &str) -> String {
@@ -65,13 +61,6 @@ fn video_format(format: job::VideoFormat) -> VideoFormat {
     }
 }
 
-pub async fn location(context: &JobContext, file: &FileRow) -> JobResult<String> {
-    Ok(context
-        .storage
-        .presign_get(file.bucket(), &file.object_key, &file.file_name, LINK_LIFETIME)
-        .await?)
-}
-
 /// Runs `make` on each input in a blocking section, with progress from the media clock, and
 /// saves what it made.
 async fn each_input(
@@ -83,7 +72,7 @@ async fn each_input(
     let handle = Handle::current();
     let mut files = Vec::new();
     for (index, file) in inputs.iter().enumerate() {
-        let location = location(context, file).await?;
+        let location = context.location(file)?;
         let dir = context.dir.join(format!("input-{index}"));
         tokio::fs::create_dir_all(&dir).await?;
         let made = tokio::task::block_in_place(|| {
@@ -414,7 +403,7 @@ pub async fn join(context: &JobContext, j: &Join) -> JobResult<serde_json::Value
     }
     let mut locations = Vec::with_capacity(inputs.len());
     for file in &inputs {
-        locations.push(location(context, file).await?);
+        locations.push(context.location(file)?);
     }
     let path = context.dir.join("joined");
     let handle = Handle::current();

@@ -50,7 +50,7 @@ async fn digest<D: Digest + Send + 'static>(
     });
     let mut read = 0i64;
     while let Some(chunk) = body
-        .try_next()
+        .chunk()
         .await
         .map_err(|e| JobError::Server(format!("reading {} from the store: {e}", file.file_name)))?
     {

@@ -1,28 +1,28 @@
-//! What a running job works with: its row, its inputs (read as streams, or downloaded within
-//! the 2 GB limit), its work folder, progress reporting, and saving results as new files.
-//!
-//! Results are saved under keys fixed by the job and the result's position, and each is
-//! recorded together with its place in the job's outputs: a retried job finds the results it
-//! already made and skips them, so it never duplicates a file.
+//! What a running job works with: its row, its inputs (read as streams through their
+//! presigned URLs, or downloaded within the 2 GB limit), its work folder, progress reporting,
+//! and saving results as new files. The job process holds no credential: every call here
+//! that needs one is a request to its supervisor ([`crate::protocol`]), which checks it
+//! against the job and does it.
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use drive_core::db::PgPool;
-use drive_core::db::files::{self, FileRow, Insert, NewFile};
+use bytes::Bytes;
+use drive_core::db::files::FileRow;
+use drive_core::db::folders::FolderRow;
 use drive_core::db::jobs::JobRow;
-use drive_core::db::{folders, jobs, users};
-use drive_core::file::guess_type;
 use drive_core::job::decimal_size;
-use drive_core::storage::{self, ByteStream, Storage, StorageError, StoredHeaders};
-use tokio::io::AsyncWriteExt;
+use drive_core::metadata::Metadata;
+use drive_core::storage::StorageError;
+use serde::de::DeserializeOwned;
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
 use uuid::Uuid;
 
-use crate::settings::Settings;
+use crate::protocol::{Answer, Input, Request, Start};
 
-/// Why a job could not finish.
-#[derive(Debug, thiserror::Error)]
+/// Why a job could not finish. Serializable: the supervisor answers a request with one.
+#[derive(Debug, thiserror::Error, serde::Serialize, serde::Deserialize)]
 pub enum JobError {
     /// Something about the inputs or settings: the job fails with this sentence.
     #[error("{0}")]
@@ -99,63 +99,43 @@ impl From<tokio::task::JoinError> for JobError {
 }
 
 pub struct JobContext {
-    pub db: PgPool,
-    pub storage: Storage,
+    supervisor: Supervisor,
+    http: reqwest::Client,
     pub job: JobRow,
+    inputs: Result<Vec<Input>, String>,
     /// This job's own scratch folder, emptied when it ends.
     pub dir: PathBuf,
     pub font: PathBuf,
-    quota: i64,
     download_limit: i64,
     downloaded: Mutex<i64>,
     last_progress: Mutex<Option<Instant>>,
-    /// The readings queued for the files the job made, announced once the job has ended.
-    readings: Mutex<Vec<Uuid>>,
 }
 
 /// Progress is written at most this often.
 const PROGRESS_EVERY: Duration = Duration::from_millis(500);
 
 impl JobContext {
-    pub async fn new(
-        db: PgPool,
-        storage: Storage,
-        job: JobRow,
-        settings: &Settings,
-    ) -> JobResult<JobContext> {
-        let plan = users::plan_of(&db, job.user_id).await?;
-        let quota = plan.map_or(0, |p| settings.quotas.for_plan(p));
-        let dir = settings.work_dir.join(job.id.to_string());
-        // A retry starts from a clean folder; what it already saved is in the store.
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir)?;
-        Ok(JobContext {
-            db,
-            storage,
-            job,
-            dir,
-            font: settings.font.clone(),
-            quota,
-            download_limit: settings.download_limit,
+    pub fn new(supervisor: Supervisor, start: Start) -> JobContext {
+        JobContext {
+            supervisor,
+            http: reqwest::Client::new(),
+            job: start.job,
+            inputs: start.inputs,
+            dir: start.dir,
+            font: start.font,
+            download_limit: start.download_limit,
             downloaded: Mutex::new(0),
             last_progress: Mutex::new(None),
-            readings: Mutex::new(Vec::new()),
-        })
+        }
     }
 
     /// The job's input files in the order given. A file trashed or deleted since the job was
     /// made fails the job: it would otherwise make something the caller did not ask for.
     pub async fn inputs(&self) -> JobResult<Vec<FileRow>> {
-        let found = files::find_many(&self.db, self.job.user_id, &self.job.input_ids, true).await?;
-        self.job
-            .input_ids
-            .iter()
-            .map(|id| {
-                found.iter().find(|f| f.id == *id).cloned().ok_or_else(|| {
-                    JobError::Input(format!("the file {id} was trashed or deleted before the job ran"))
-                })
-            })
-            .collect()
+        match &self.inputs {
+            Ok(inputs) => Ok(inputs.iter().map(|input| input.file.clone()).collect()),
+            Err(why) => Err(JobError::Input(why.clone())),
+        }
     }
 
     /// Where results land: the folder the job names, or beside its first input.
@@ -172,14 +152,47 @@ impl JobContext {
             }
             *last = Some(Instant::now());
         }
-        if let Err(e) = jobs::set_progress(&self.db, self.job.id, fraction).await {
+        if let Err(e) = self.supervisor.ask::<()>(&Request::Progress { fraction }).await {
             tracing::warn!(job.id = %self.job.id, "writing progress failed: {e}");
         }
     }
 
+    /// The presigned GET the supervisor gave for an input: FFmpeg reads it as it seeks.
+    pub fn location(&self, file: &FileRow) -> JobResult<String> {
+        self.inputs
+            .iter()
+            .flatten()
+            .find(|input| input.file.id == file.id)
+            .map(|input| input.url.clone())
+            .ok_or_else(|| JobError::Server(format!("no link for {}", file.file_name)))
+    }
+
+    /// A file's bytes from `from` on (all of them when `len` is `None`, else `len` of them),
+    /// as a response whose body is read as it comes.
+    async fn get(&self, file: &FileRow, from: u64, len: Option<u64>) -> JobResult<reqwest::Response> {
+        let mut request = self.http.get(self.location(file)?);
+        if let Some(len) = len {
+            request = request.header("Range", format!("bytes={from}-{}", from + len.max(1) - 1));
+        }
+        request
+            .send()
+            .await
+            .and_then(reqwest::Response::error_for_status)
+            .map_err(|e| JobError::Server(format!("reading {} from the store: {e}", file.file_name)))
+    }
+
     /// A file's bytes as a stream from the store.
-    pub async fn read(&self, file: &FileRow) -> JobResult<ByteStream> {
-        Ok(self.storage.read(file.bucket(), &file.object_key, 0).await?)
+    pub async fn read(&self, file: &FileRow) -> JobResult<reqwest::Response> {
+        self.get(file, 0, None).await
+    }
+
+    /// `len` bytes of a file from `from` (a ranged GET).
+    pub async fn read_span(&self, file: &FileRow, from: u64, len: u64) -> JobResult<Bytes> {
+        self.get(file, from, Some(len))
+            .await?
+            .bytes()
+            .await
+            .map_err(|e| JobError::Server(format!("reading {} from the store: {e}", file.file_name)))
     }
 
     /// Downloads a picture or PDF into the work folder, counting it against the job's limit.
@@ -198,7 +211,7 @@ impl JobContext {
         let mut body = self.read(file).await?;
         let mut out = tokio::fs::File::create(&path).await?;
         while let Some(chunk) = body
-            .try_next()
+            .chunk()
             .await
             .map_err(|e| JobError::Server(format!("reading {} from the store: {e}", file.file_name)))?
         {
@@ -210,20 +223,12 @@ impl JobContext {
 
     /// Bytes the account can still store.
     pub async fn quota_left(&self) -> JobResult<i64> {
-        Ok(self.quota - users::used_bytes(&self.db, self.job.user_id).await?)
+        self.supervisor.ask(&Request::QuotaLeft).await
     }
 
     /// The result already saved at `position` by an earlier attempt of this job.
     pub async fn saved(&self, position: i32) -> JobResult<Option<FileRow>> {
-        Ok(jobs::output_at(&self.db, self.job.id, position).await?)
-    }
-
-    /// The key a result at `position` is stored under: the same on every attempt.
-    pub fn output_key(&self, position: i32, name: &str) -> String {
-        format!(
-            "users/{}/jobs/{}/{position}/{name}",
-            self.job.user_id, self.job.id
-        )
+        self.supervisor.ask(&Request::Saved { position }).await
     }
 
     /// Saves a local file as the job's `position`th result named `name` (a free variant of
@@ -235,118 +240,121 @@ impl JobContext {
         name: &str,
         folder_id: Option<Uuid>,
     ) -> JobResult<FileRow> {
-        if let Some(saved) = self.saved(position).await? {
-            return Ok(saved);
-        }
-        let key = self.output_key(position, name);
-        let free = folders::free_file_name(&self.db, self.job.user_id, folder_id, name).await?;
-        let size = self.upload(path, &key, &free, "attachment").await?;
-        self.record(position, &key, &free, size, folder_id).await
-    }
-
-    /// Puts a local file in the private bucket under `key`, to be downloaded (`disposition`)
-    /// as `name`; answers its size.
-    async fn upload(&self, path: &Path, key: &str, name: &str, disposition: &str) -> JobResult<i64> {
-        let (_, mime) = guess_type(name);
-        let headers = StoredHeaders::new(mime, name, disposition);
-        let body = ByteStream::from_path(path)
-            .await
-            .map_err(|e| JobError::Server(format!("reading the result {}: {e}", path.display())))?;
-        self.storage
-            .write(
-                storage::Bucket::Private,
-                key,
-                body,
-                &headers.content_type,
-                &headers.content_disposition,
-            )
-            .await?;
-        Ok(tokio::fs::metadata(path).await?.len() as i64)
-    }
-
-    /// Saves a picture extracted from `of` (its album art or poster) as a derivative file:
-    /// stored under a key of its own (the same on a retry, which then finds it recorded),
-    /// counted in storage, kept out of listings. Skipped when it would pass the quota.
-    pub async fn save_derivative(&self, of: &FileRow, path: &Path, name: &str) -> JobResult<Option<FileRow>> {
-        let key = format!("users/{}/derivatives/{}/{name}", of.user_id, of.id);
-        let (kind, mime) = guess_type(name);
-        let new = NewFile {
-            user_id: of.user_id,
-            file_name: name,
-            file_size: self.upload(path, &key, name, "inline").await?,
-            mime_type: mime,
-            kind,
-            bucket: storage::Bucket::Private,
-            object_key: &key,
-            modified_time: None,
-            folder_id: None,
-            derivative_of: Some(of.id),
-        };
-        let mut tx = self.db.begin().await?;
-        match files::insert(&mut tx, &new, self.quota).await? {
-            Insert::New(row) | Insert::Existing(row) => {
-                tx.commit().await?;
-                Ok(Some(row))
-            }
-            Insert::OverQuota { .. } => {
-                drop(tx);
-                let _ = self.storage.delete(storage::Bucket::Private, &key).await;
-                Ok(None)
-            }
-        }
-    }
-
-    /// Records an object already stored under `key` as the job's `position`th result.
-    pub async fn record(
-        &self,
-        position: i32,
-        key: &str,
-        name: &str,
-        size: i64,
-        folder_id: Option<Uuid>,
-    ) -> JobResult<FileRow> {
-        let (kind, mime) = guess_type(name);
-        let new = NewFile {
-            user_id: self.job.user_id,
-            file_name: name,
-            file_size: size,
-            mime_type: mime,
-            kind,
-            bucket: storage::Bucket::Private,
-            object_key: key,
-            modified_time: None,
+        let request = Request::Save {
+            position,
+            path: path.to_path_buf(),
+            name: name.to_string(),
             folder_id,
-            derivative_of: None,
         };
-        let mut tx = self.db.begin().await?;
-        let (row, reading) = match files::insert_and_announce(&mut tx, &new, self.quota).await? {
-            // A result is a new file like an upload: its metadata is read too.
-            Insert::New(row) => {
-                let reading = jobs::queue_metadata_reading(&mut tx, &row).await?;
-                (row, reading)
-            }
-            Insert::Existing(row) => (row, None),
-            Insert::OverQuota { used } => {
-                drop(tx);
-                // The object is not a file; remove it rather than leave bytes nobody owns.
-                let _ = self.storage.delete(storage::Bucket::Private, key).await;
-                return Err(JobError::Input(format!(
-                    "the results do not fit in the storage quota ({used} of {} bytes used)",
-                    self.quota
-                )));
-            }
-        };
-        jobs::add_output(&mut tx, self.job.id, position, row.id).await?;
-        tx.commit().await?;
-        if let Some(id) = reading {
-            self.readings.lock().unwrap_or_else(|e| e.into_inner()).push(id);
-        }
-        Ok(row)
+        self.supervisor.ask(&request).await
     }
 
-    /// The readings queued for what the job made, to be pushed to the queue. The job's own
-    /// end does not wait for them, nor for a connection to Redis: they are pushed after it.
-    pub fn take_readings(&self) -> Vec<Uuid> {
-        std::mem::take(&mut self.readings.lock().unwrap_or_else(|e| e.into_inner()))
+    /// Saves a picture extracted from `of` (its album art or poster) as a derivative file,
+    /// kept out of listings; `None` when it would pass the quota.
+    pub async fn save_derivative(&self, of: &FileRow, path: &Path, name: &str) -> JobResult<Option<FileRow>> {
+        let request = Request::SaveDerivative {
+            of: of.id,
+            path: path.to_path_buf(),
+            name: name.to_string(),
+        };
+        self.supervisor.ask(&request).await
+    }
+
+    /// The path of one of the account's folders (`None` for the top).
+    pub async fn folder_path(&self, folder_id: Option<Uuid>) -> JobResult<Option<String>> {
+        self.supervisor.ask(&Request::FolderPath { folder_id }).await
+    }
+
+    /// The folder an unzip fills (made by its first attempt).
+    pub async fn unzip_folder(&self) -> JobResult<FolderRow> {
+        self.supervisor.ask(&Request::UnzipFolder).await
+    }
+
+    /// The folder at `path`, at or below the unzip's folder, made when missing.
+    pub async fn entry_folder(&self, path: &str) -> JobResult<Option<Uuid>> {
+        let request = Request::EntryFolder {
+            path: path.to_string(),
+        };
+        self.supervisor.ask(&request).await
+    }
+
+    /// Stores what a readMetadata job read from its file.
+    pub async fn store_metadata(&self, metadata: Metadata) -> JobResult<()> {
+        self.supervisor.ask(&Request::StoreMetadata { metadata }).await
+    }
+
+    /// Records why a readMetadata job's file could not be read.
+    pub async fn metadata_unreadable(&self, why: &str) -> JobResult<()> {
+        let request = Request::MetadataUnreadable { why: why.to_string() };
+        self.supervisor.ask(&request).await
+    }
+
+    /// Ends the job: done with its result, or failed with a sentence for the caller.
+    pub async fn end(&self, outcome: Result<serde_json::Value, String>) -> JobResult<()> {
+        self.supervisor.ask(&Request::End { outcome }).await
+    }
+
+    /// Asks the supervisor something for a streamed write ([`crate::objects`]).
+    pub async fn ask<T: DeserializeOwned>(&self, request: &Request) -> JobResult<T> {
+        self.supervisor.ask(request).await
+    }
+
+    pub fn http(&self) -> &reqwest::Client {
+        &self.http
+    }
+}
+
+/// The job process's line to its supervisor: requests out on the pipe that was its stdout,
+/// answers in on stdin. One request at a time.
+pub struct Supervisor {
+    line: tokio::sync::Mutex<(tokio::fs::File, Lines<BufReader<tokio::io::Stdin>>)>,
+}
+
+impl Supervisor {
+    /// Takes this process's stdout for the protocol and points fd 1 at stderr instead, so
+    /// that nothing a library prints can be read as a request.
+    pub fn attach() -> std::io::Result<Supervisor> {
+        use std::os::fd::FromRawFd;
+        // SAFETY: dup and dup2 on this process's own standard descriptors; the new
+        // descriptor is owned by the `File` alone.
+        let requests = unsafe {
+            let fd = libc::dup(1);
+            if fd < 0 || libc::dup2(2, 1) < 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            std::fs::File::from_raw_fd(fd)
+        };
+        let answers = BufReader::new(tokio::io::stdin()).lines();
+        Ok(Supervisor {
+            line: tokio::sync::Mutex::new((tokio::fs::File::from_std(requests), answers)),
+        })
+    }
+
+    /// The job this process is to run; `None` when the supervisor stopped before handing one.
+    /// Read before the runtime starts; the answers that follow are read through the same
+    /// buffered stdin, so nothing read ahead is lost.
+    pub fn start(&self) -> Option<Start> {
+        let mut text = String::new();
+        std::io::stdin().read_line(&mut text).ok()?;
+        serde_json::from_str(&text)
+            .inspect_err(|e| tracing::error!("the job's start does not read: {e}"))
+            .ok()
+    }
+
+    async fn ask<T: DeserializeOwned>(&self, request: &Request) -> JobResult<T> {
+        let lost = |e: &dyn std::fmt::Display| JobError::Server(format!("the supervisor's line: {e}"));
+        let mut line = self.line.lock().await;
+        let mut text = serde_json::to_string(request).map_err(|e| lost(&e))?;
+        text.push('\n');
+        line.0.write_all(text.as_bytes()).await.map_err(|e| lost(&e))?;
+        line.0.flush().await.map_err(|e| lost(&e))?;
+        let answer = line
+            .1
+            .next_line()
+            .await
+            .map_err(|e| lost(&e))?
+            .ok_or_else(|| lost(&"closed"))?;
+        let answer: Answer = serde_json::from_str(&answer).map_err(|e| lost(&e))?;
+        serde_json::from_value(answer?).map_err(|e| lost(&e))
     }
 }

@@ -1,8 +1,12 @@
 //! The supervising side of a worker: apalis hands it job ids from Redis; for each it claims
-//! the job row, hands the id to a `drive-worker run-job` child process, renews the heartbeat,
-//! and kills the child when a stop is asked for or the time limit passes. A crash, a hang or
-//! a memory blow-up inside a job therefore ends that job alone. One child is kept started
-//! ahead (the spare), ready and waiting for an id, so a job does not wait for a process.
+//! the job row, hands the job to a `drive-worker run-job` child process, answers the child's
+//! requests ([`crate::steward`]), renews the heartbeat, and kills the child when a stop is
+//! asked for or the time limit passes. A crash, a hang or a memory blow-up inside a job
+//! therefore ends that job alone, and an exploit inside one finds no credential: the child
+//! is started with an empty environment and narrowed ([`crate::confine`]), and this process
+//! makes itself non-dumpable so the child cannot read its environment or memory either. One
+//! child is kept started ahead (the spare), waiting for a job, so a job does not wait for a
+//! process.
 //!
 //! Beside the queue it runs two loops: one pushes again the jobs whose worker died (or whose
 //! message Redis lost), one runs the scheduled sweep.
@@ -27,10 +31,14 @@ use drive_core::storage::Storage;
 use tokio::io::AsyncWriteExt;
 use tokio::process::{Child, Command};
 use tokio::signal::unix::{SignalKind, signal};
+use tokio::task::JoinHandle;
 use uuid::Uuid;
 
+use crate::confine;
+use crate::protocol::Start;
 use crate::run::EXIT_RETRY;
 use crate::settings::{MAX_ATTEMPTS, Settings};
+use crate::steward::Steward;
 
 /// What every supervised job shares.
 pub struct Farm {
@@ -40,12 +48,17 @@ pub struct Farm {
     storage: Storage,
     queue: JobQueue,
     settings: Settings,
-    /// A job process started ahead: settings read, database connected, waiting on stdin for
-    /// the id of the next job this worker claims.
+    /// A job process started ahead, waiting on stdin for the next job this worker claims.
     spare: Mutex<Option<Child>>,
 }
 
 pub async fn work() -> Result<()> {
+    // Job processes run as this process's user: not dumpable, its environment (every key)
+    // and memory are closed to them (/proc/PID/environ, /proc/PID/mem, ptrace).
+    // SAFETY: prctl on this process, no pointers.
+    if unsafe { libc::prctl(libc::PR_SET_DUMPABLE, 0) } != 0 {
+        return Err(std::io::Error::last_os_error()).context("making the worker non-dumpable");
+    }
     let settings = Settings::from_environment()?;
     let db = db::connect(&settings.database_url)
         .await
@@ -153,7 +166,13 @@ impl Farm {
         }
         tracing::info!(job.id = %id, job.r#type = %job.job_type, attempt = job.attempts, "running");
         let started = tokio::time::Instant::now();
-        let mut child = self.start_child(id).await?;
+        let (steward, start) =
+            Steward::prepare(self.db.clone(), self.storage.clone(), job.clone(), &self.settings).await?;
+        let mut child = self.start_child(&start).await?;
+        let (Some(to_child), Some(from_child)) = (child.stdin.take(), child.stdout.take()) else {
+            anyhow::bail!("the job process's pipes were taken");
+        };
+        let steward = tokio::spawn(steward.serve(to_child, from_child));
         // Checking often keeps a cancel quick; the heartbeat itself is one small UPDATE.
         let mut tick = tokio::time::interval(self.settings.queue.heartbeat.min(Duration::from_secs(1)));
         let mut minutes_checked: Option<tokio::time::Instant> = None;
@@ -164,12 +183,16 @@ impl Farm {
                     let verdict = match jobs::heartbeat(&self.db, id, &self.name).await {
                         Ok(Some(true)) => Some(End::Stopped),
                         Ok(Some(false)) => None,
-                        // No longer running as ours. Ended: by its own process, which is
-                        // only left to push the readings of what it made, so let it.
-                        // Otherwise another worker claimed it: stop working on it.
+                        // No longer running as ours. Ended: at its own process's request, which
+                        // is only left to exit, so let it. Otherwise another worker claimed it:
+                        // stop working on it.
                         Ok(None) => match jobs::find(&self.db, id).await? {
                             Some(job) if job.state().has_ended() => break last_words(&mut child).await?,
-                            _ => { kill(&mut child).await; return Ok(()); }
+                            _ => {
+                                kill(&mut child).await;
+                                self.announce(steward).await;
+                                return Ok(());
+                            }
                         },
                         Err(e) => { tracing::warn!(job.id = %id, "heartbeat failed: {e}"); None }
                     };
@@ -187,6 +210,7 @@ impl Farm {
                     };
                     if let Some(end) = verdict {
                         kill(&mut child).await;
+                        self.announce(steward).await;
                         self.clean_up(id);
                         self.end(id, end).await?;
                         return Ok(());
@@ -195,6 +219,7 @@ impl Farm {
             }
         };
         tracing::info!(job.id = %id, %status, process_ms = started.elapsed().as_millis() as u64, "job process exited");
+        self.announce(steward).await;
         self.clean_up(id);
         let job = jobs::find(&self.db, id).await?.context("the job row vanished")?;
         if job.state().has_ended() {
@@ -211,19 +236,32 @@ impl Farm {
         self.end(id, End::Failed(describe(status))).await
     }
 
-    /// The process that runs job `id`: the spare, or a new one when there is none or it died.
-    async fn start_child(&self, id: Uuid) -> Result<Child> {
+    /// The process that runs the job: the spare, or a new one when there is none or it died.
+    async fn start_child(&self, start: &Start) -> Result<Child> {
+        let id = start.job.id;
         let spare = self.spare.lock().unwrap_or_else(|e| e.into_inner()).take();
         if let Some(mut child) = spare {
-            match hand_over(&mut child, id).await {
+            match hand_over(&mut child, start).await {
                 Ok(()) => return Ok(child),
                 Err(e) => tracing::warn!(job.id = %id, "the spare job process was gone ({e}); starting one"),
             }
         }
         let mut child = self.spawn_child()?;
-        // Should the id not go through, the process has ended: its exit status says why.
-        let _ = hand_over(&mut child, id).await;
+        // Should the job not go through, the process has ended: its exit status says why.
+        let _ = hand_over(&mut child, start).await;
         Ok(child)
+    }
+
+    /// Waits for the steward of a job whose process has exited or been killed, and pushes the
+    /// readings of the files the job made. They are queued in the database already: a push
+    /// lost here is made again by the re-push loop.
+    async fn announce(&self, steward: JoinHandle<Vec<Uuid>>) {
+        let readings = steward.await.unwrap_or_default();
+        for id in readings {
+            if let Err(cause) = self.queue.push(id).await {
+                tracing::warn!(%cause, "a reading recorded but not queued; the re-push loop will push it");
+            }
+        }
     }
 
     /// Starts a spare job process unless a live one is waiting.
@@ -243,9 +281,22 @@ impl Farm {
 
     fn spawn_child(&self) -> Result<Child> {
         let mut command = Command::new(std::env::current_exe()?);
-        command.arg("run-job").stdin(Stdio::piped()).kill_on_drop(true);
+        command
+            .arg("run-job")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .kill_on_drop(true)
+            // Nothing of this process's environment: no database URL, no store keys, no
+            // Redis URL, no DRIVE_SECRET. Only where programs are and how much to log (it
+            // points TMPDIR at its job's folder itself).
+            .env_clear()
+            .env("PATH", "/usr/local/bin:/usr/bin:/bin");
+        if let Ok(filter) = std::env::var("DRIVE_LOG") {
+            command.env("DRIVE_LOG", filter);
+        }
         let memory_limit = self.settings.memory_limit;
         let disk_limit = self.settings.disk_limit;
+        let filter = confine::filter();
         // SAFETY: between fork and exec only async-signal-safe calls (prctl, setrlimit).
         unsafe {
             command.pre_exec(move || {
@@ -259,7 +310,7 @@ impl Farm {
                     };
                     libc::setrlimit(resource, &limit);
                 }
-                Ok(())
+                confine::narrow(&filter)
             });
         }
         command.spawn().context("starting the job's process")
@@ -306,13 +357,16 @@ impl Farm {
     }
 }
 
-/// Writes the job's id to a job process's stdin and closes it.
-async fn hand_over(child: &mut Child, id: Uuid) -> std::io::Result<()> {
-    let mut stdin = child
+/// Writes the job's start to a job process's stdin, where its answers follow.
+async fn hand_over(child: &mut Child, start: &Start) -> std::io::Result<()> {
+    let stdin = child
         .stdin
-        .take()
+        .as_mut()
         .ok_or_else(|| std::io::Error::other("its stdin was taken"))?;
-    stdin.write_all(format!("{id}\n").as_bytes()).await
+    let mut line = serde_json::to_string(start).map_err(std::io::Error::other)?;
+    line.push('\n');
+    stdin.write_all(line.as_bytes()).await?;
+    stdin.flush().await
 }
 
 async fn kill(child: &mut Child) {

@@ -3,20 +3,24 @@
 //! - `drive-worker work` takes job ids from the Redis queue (apalis) and supervises each job
 //!   in a child process of its own; it also re-pushes jobs whose worker died and runs the
 //!   scheduled sweep. Run as many as you like, on as many machines.
-//! - `drive-worker run-job` is that child: it gets ready, reads the id of one claimed job from
-//!   stdin, runs it and exits. It is not meant to be started by hand.
+//! - `drive-worker run-job` is that child: started with no credential, it reads one claimed
+//!   job from stdin, runs it (asking its supervisor for whatever needs a key) and exits. It
+//!   is not meant to be started by hand.
 
 mod archive;
 mod av;
 mod checksum;
+mod confine;
 mod context;
 mod farm;
 mod metadata;
 mod objects;
 mod pdfs;
 mod pictures;
+mod protocol;
 mod run;
 mod settings;
+mod steward;
 
 use std::process::ExitCode;
 
@@ -33,29 +37,36 @@ struct Cli {
 enum Command {
     /// Take jobs from the queue until stopped (SIGTERM or Ctrl-C).
     Work,
-    /// Run one claimed job, its id read from stdin (the supervisor starts this; not for use
-    /// by hand).
+    /// Run one claimed job handed over on stdin (the supervisor starts this; not for use by
+    /// hand).
     #[command(hide = true)]
     RunJob,
 }
 
-#[tokio::main]
-async fn main() -> ExitCode {
+fn main() -> ExitCode {
     tracing_subscriber::fmt()
         .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
+            tracing_subscriber::EnvFilter::try_from_env("DRIVE_LOG")
                 .unwrap_or_else(|_| "info,apalis=warn,apalis_core=warn,apalis_redis=warn".into()),
         )
         .with_writer(std::io::stderr)
         .init();
     match Cli::parse().command {
-        Command::Work => match farm::work().await {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(e) => {
-                tracing::error!("the worker stopped: {e:#}");
-                ExitCode::FAILURE
+        Command::Work => {
+            let worked = runtime().and_then(|runtime| runtime.block_on(farm::work()));
+            match worked {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    tracing::error!("the worker stopped: {e:#}");
+                    ExitCode::FAILURE
+                }
             }
-        },
-        Command::RunJob => run::run_job().await,
+        }
+        // Its runtime is started by `run_job`, once the process is narrowed to its job.
+        Command::RunJob => run::run_job(),
     }
+}
+
+pub fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+    Ok(tokio::runtime::Builder::new_multi_thread().enable_all().build()?)
 }

@@ -1,11 +1,11 @@
 //! readMetadata: what a new audio, video or picture file is, read by FFmpeg from the store
-//! (and a photo's EXIF from its first megabyte), stored where `/search-files` filters on it.
+//! (and a photo's EXIF from its first megabyte), stored (by the supervisor) where
+//! `/search-files` filters on it.
 //! A file that cannot be read gets its failure recorded and the job ends done: nothing to
 //! retry. The machine's failures are retried like any job's.
 
 use chrono::{DateTime, NaiveDateTime, Utc};
 use drive_core::db::files::FileRow;
-use drive_core::db::search::store_metadata;
 use drive_core::file::FileKind;
 use drive_core::metadata::{Location, Metadata, Mode, MusicalKey};
 use drive_media::analysis::Analyzer;
@@ -16,7 +16,6 @@ use drive_media::picture::PictureFormat;
 use drive_media::picture::taken;
 use serde_json::json;
 
-use crate::av::location;
 use crate::context::{JobContext, JobError, JobResult};
 
 /// Bytes of a photo read for its EXIF.
@@ -29,28 +28,20 @@ pub async fn read(context: &JobContext) -> JobResult<serde_json::Value> {
         .ok_or_else(|| JobError::Input("the file is gone".to_string()))?;
     let head = if file.kind() == FileKind::Image {
         let len = EXIF_HEAD.min(file.file_size.max(0) as u64);
-        let body = context
-            .storage
-            .read_span(file.bucket(), &file.object_key, 0, len)
-            .await?;
-        body.collect()
-            .await
-            .map_err(|e| JobError::Server(format!("reading {} from the store: {e}", file.file_name)))?
-            .into_bytes()
-            .to_vec()
+        context.read_span(file, 0, len).await?.to_vec()
     } else {
         Vec::new()
     };
-    let location = location(context, file).await?;
+    let location = context.location(file)?;
     let kind = file.kind();
     match tokio::task::block_in_place(|| facts(kind, &location, &head)) {
         Ok(metadata) => {
             let artwork = artwork(context, file, &location, &metadata).await?;
-            store_metadata(&context.db, file.id, &metadata).await?;
+            context.store_metadata(metadata).await?;
             Ok(json!({ "read": true, "artworkId": artwork }))
         }
         Err(AvError::Input(why)) => {
-            drive_core::db::files::metadata_unreadable(&context.db, &[file.id], &why).await?;
+            context.metadata_unreadable(&why).await?;
             Ok(json!({ "read": false, "error": why }))
         }
         Err(machine) => Err(machine.into()),

@@ -1,27 +1,42 @@
 //! Blocking `Read + Seek` and `Write` over the object store, for the `zip` crate, which is
-//! synchronous. Used from `block_in_place` sections of a job: each call into the store runs
-//! on the job's runtime through its handle.
+//! synchronous. Used from `block_in_place` sections of a job: each call runs on the job's
+//! runtime through its handle. Neither holds a credential: reads are ranged GETs on the
+//! input's presigned URL, writes are PUTs on part URLs the supervisor presigns.
 //!
 //! - [`ObjectReader`] serves reads from a window fetched with one ranged GET at a time, so a
 //!   zip's central directory and its entries are read without downloading the whole archive.
-//! - [`ObjectWriter`] collects bytes into parts and sends each as a multipart part when it
-//!   fills, while the next fills; memory stays at a few parts however large the object grows.
+//! - [`ResultWriter`] collects bytes into parts and sends each as a multipart part when it
+//!   fills, while the next fills; memory stays at a few parts however large the result grows.
 
 use std::collections::VecDeque;
 use std::io::{self, Read, Seek, SeekFrom, Write};
 
-use drive_core::storage::{Bucket, ByteStream, Storage, StorageError, StoredPart};
+use drive_core::db::files::FileRow;
 use tokio::runtime::Handle;
 use tokio::task::JoinHandle;
+use uuid::Uuid;
+
+use crate::context::{JobContext, JobError, JobResult};
+use crate::protocol::Request;
 
 /// Bytes fetched per ranged GET.
 const WINDOW: u64 = 8 * 1024 * 1024;
 
+/// A failure of the store or the supervisor inside an `io::Error`, told apart from the
+/// input's own faults by [`is_server_side`].
+fn server_side(e: JobError) -> io::Error {
+    io::Error::other(e)
+}
+
+/// Whether an `io::Error` from a reader or writer here is the server side's, not the file's.
+pub fn is_server_side(e: &io::Error) -> bool {
+    e.get_ref().is_some_and(|inner| inner.is::<JobError>())
+}
+
 pub struct ObjectReader<'a> {
     handle: Handle,
-    storage: &'a Storage,
-    bucket: Bucket,
-    key: &'a str,
+    context: &'a JobContext,
+    file: &'a FileRow,
     size: u64,
     position: u64,
     window_start: u64,
@@ -29,13 +44,12 @@ pub struct ObjectReader<'a> {
 }
 
 impl<'a> ObjectReader<'a> {
-    pub fn new(storage: &'a Storage, bucket: Bucket, key: &'a str, size: u64) -> ObjectReader<'a> {
+    pub fn new(context: &'a JobContext, file: &'a FileRow) -> ObjectReader<'a> {
         ObjectReader {
             handle: Handle::current(),
-            storage,
-            bucket,
-            key,
-            size,
+            context,
+            file,
+            size: file.file_size.max(0) as u64,
             position: 0,
             window_start: 0,
             window: Vec::new(),
@@ -44,15 +58,10 @@ impl<'a> ObjectReader<'a> {
 
     fn fill(&mut self) -> io::Result<()> {
         let len = WINDOW.min(self.size - self.position);
-        let body = self
-            .handle
-            .block_on(self.storage.read_span(self.bucket, self.key, self.position, len))
-            .map_err(io::Error::other)?;
         self.window = self
             .handle
-            .block_on(body.collect())
-            .map_err(io::Error::other)?
-            .into_bytes()
+            .block_on(self.context.read_span(self.file, self.position, len))
+            .map_err(server_side)?
             .to_vec();
         self.window_start = self.position;
         if self.window.is_empty() {
@@ -96,61 +105,62 @@ impl Seek for ObjectReader<'_> {
     }
 }
 
-/// Where an [`ObjectWriter`] puts its object.
-pub struct Target<'a> {
-    pub storage: &'a Storage,
-    pub key: &'a str,
-    pub content_type: &'a str,
-    pub content_disposition: &'a str,
-}
-
-pub struct ObjectWriter<'a> {
+/// Writes the job's result at a position as it is made: a multipart upload the supervisor
+/// opens under the result's key, or, for a result that fits in one part, a file in the work
+/// folder that the supervisor stores. Either way [`ResultWriter::finish`] records it.
+pub struct ResultWriter<'a> {
     handle: Handle,
-    target: Target<'a>,
+    context: &'a JobContext,
+    position: i32,
+    name: &'a str,
+    folder_id: Option<Uuid>,
     part_size: usize,
     upload_id: Option<String>,
     buffer: Vec<u8>,
     /// Parts on their way to the store, oldest first; at most [`PARTS_IN_FLIGHT`].
-    sending: VecDeque<JoinHandle<Result<StoredPart, StorageError>>>,
-    parts: Vec<StoredPart>,
-    written: u64,
+    sending: VecDeque<JoinHandle<JobResult<()>>>,
+    parts: i32,
 }
 
 /// Parts sent while the next one fills: the store's write and the job's read overlap, for at
 /// most this many parts of memory beyond the one filling.
 const PARTS_IN_FLIGHT: usize = 2;
 
-impl<'a> ObjectWriter<'a> {
+impl<'a> ResultWriter<'a> {
     /// `part_size` at least 5 MiB (the store's minimum for all parts but the last).
-    pub fn new(target: Target<'a>, part_size: usize) -> ObjectWriter<'a> {
-        ObjectWriter {
+    pub fn new(
+        context: &'a JobContext,
+        position: i32,
+        name: &'a str,
+        folder_id: Option<Uuid>,
+        part_size: usize,
+    ) -> ResultWriter<'a> {
+        ResultWriter {
             handle: Handle::current(),
-            target,
+            context,
+            position,
+            name,
+            folder_id,
             part_size,
             upload_id: None,
             buffer: Vec::new(),
             sending: VecDeque::new(),
-            parts: Vec::new(),
-            written: 0,
+            parts: 0,
         }
     }
 
     /// Starts sending the filled buffer as the next part, first waiting for the oldest part in
     /// flight when there are [`PARTS_IN_FLIGHT`] already.
-    fn send_part(&mut self) -> io::Result<()> {
-        let storage = self.target.storage;
+    fn send_part(&mut self) -> JobResult<()> {
         let upload_id = match &self.upload_id {
             Some(id) => id.clone(),
             None => {
-                let id = self
-                    .handle
-                    .block_on(storage.create_multipart(
-                        Bucket::Private,
-                        self.target.key,
-                        self.target.content_type,
-                        self.target.content_disposition,
-                    ))
-                    .map_err(io::Error::other)?;
+                let request = Request::StartUpload {
+                    position: self.position,
+                    name: self.name.to_string(),
+                    folder_id: self.folder_id,
+                };
+                let id: String = self.handle.block_on(self.context.ask(&request))?;
                 self.upload_id = Some(id.clone());
                 id
             }
@@ -159,43 +169,41 @@ impl<'a> ObjectWriter<'a> {
             self.wait_for_oldest()?;
         }
         let bytes = std::mem::replace(&mut self.buffer, Vec::with_capacity(self.part_size));
-        let number = (self.parts.len() + self.sending.len()) as i32 + 1;
-        let (storage, key) = (storage.clone(), self.target.key.to_string());
+        self.parts += 1;
+        let request = Request::PartUrl {
+            upload_id,
+            number: self.parts,
+            length: bytes.len() as i64,
+        };
+        let url: String = self.handle.block_on(self.context.ask(&request))?;
+        let sent = self.context.http().put(url).body(bytes).send();
         self.sending.push_back(self.handle.spawn(async move {
-            storage
-                .upload_part(Bucket::Private, &key, &upload_id, number, bytes)
-                .await
+            sent.await
+                .and_then(reqwest::Response::error_for_status)
+                .map(drop)
+                .map_err(|e| JobError::Server(format!("sending a part to the store: {e}")))
         }));
         Ok(())
     }
 
-    fn wait_for_oldest(&mut self) -> io::Result<()> {
+    fn wait_for_oldest(&mut self) -> JobResult<()> {
         if let Some(oldest) = self.sending.pop_front() {
-            let part = self
-                .handle
-                .block_on(oldest)
-                .map_err(io::Error::other)?
-                .map_err(io::Error::other)?;
-            self.parts.push(part);
+            self.handle.block_on(oldest)??;
         }
         Ok(())
     }
 
-    /// Stores what was written (one PUT when it fit in a part); answers its length.
-    pub fn finish(mut self) -> io::Result<u64> {
-        let storage = self.target.storage;
+    /// Stores and records what was written.
+    pub fn finish(mut self) -> JobResult<FileRow> {
         match self.upload_id.clone() {
             None => {
-                let body = ByteStream::from(std::mem::take(&mut self.buffer));
-                self.handle
-                    .block_on(storage.write(
-                        Bucket::Private,
-                        self.target.key,
-                        body,
-                        self.target.content_type,
-                        self.target.content_disposition,
-                    ))
-                    .map_err(io::Error::other)?;
+                let path = self.context.dir.join(format!("result-{}", self.position));
+                std::fs::write(&path, std::mem::take(&mut self.buffer))?;
+                let saved =
+                    self.handle
+                        .block_on(self.context.save(self.position, &path, self.name, self.folder_id));
+                let _ = std::fs::remove_file(&path);
+                saved
             }
             Some(upload_id) => {
                 if !self.buffer.is_empty() {
@@ -204,29 +212,21 @@ impl<'a> ObjectWriter<'a> {
                 while !self.sending.is_empty() {
                     self.wait_for_oldest()?;
                 }
-                self.handle
-                    .block_on(storage.complete_multipart(
-                        Bucket::Private,
-                        self.target.key,
-                        &upload_id,
-                        &self.parts,
-                    ))
-                    .map_err(io::Error::other)?;
                 self.upload_id = None;
+                self.handle
+                    .block_on(self.context.ask(&Request::CompleteUpload { upload_id }))
             }
         }
-        Ok(self.written)
     }
 }
 
-impl Write for ObjectWriter<'_> {
+impl Write for ResultWriter<'_> {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         let room = self.part_size - self.buffer.len();
         let n = buf.len().min(room);
         self.buffer.extend_from_slice(&buf[..n]);
-        self.written += n as u64;
         if self.buffer.len() == self.part_size {
-            self.send_part()?;
+            self.send_part().map_err(server_side)?;
         }
         Ok(n)
     }
@@ -236,17 +236,16 @@ impl Write for ObjectWriter<'_> {
     }
 }
 
-impl Drop for ObjectWriter<'_> {
+impl Drop for ResultWriter<'_> {
     /// An unfinished multipart upload is discarded rather than left to the 7-day sweep.
     fn drop(&mut self) {
         for part in self.sending.drain(..) {
             part.abort();
         }
         if let Some(upload_id) = self.upload_id.take() {
-            let storage = self.target.storage;
-            let _ =
-                self.handle
-                    .block_on(storage.abort_multipart(Bucket::Private, self.target.key, &upload_id));
+            let _ = self
+                .handle
+                .block_on(self.context.ask::<()>(&Request::AbortUpload { upload_id }));
         }
     }
 }

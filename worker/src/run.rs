@@ -1,46 +1,60 @@
-//! The child side: `drive-worker run-job` readies what a job needs (its settings and a database
-//! connection), then reads the id of the job its supervisor claimed from stdin,
-//! runs it, ends it done or failed, and exits. A server-side failure exits with
-//! [`EXIT_RETRY`] instead, and the supervisor decides whether to try again. Because the
-//! readying comes before the id, the supervisor keeps one such process started ahead: a job
-//! starts without paying for a process start, its settings or a connection.
+//! The child side: `drive-worker run-job`, the process that parses uploaded bytes. It is
+//! started with an empty environment and no new privileges, and holds no credential: it
+//! waits for the job its supervisor claimed (the row, its inputs with presigned URLs, a work
+//! folder) on stdin, runs it, and asks the supervisor for everything that needs a key
+//! ([`crate::protocol`]): saving results, folders, progress, the end. A server-side failure
+//! exits with [`EXIT_RETRY`] instead of ending the job, and the supervisor decides whether to
+//! try again. Because it waits before it is given anything, the supervisor keeps one such
+//! process started ahead: a job starts without paying for a process start.
 
 use std::process::ExitCode;
 use std::time::Instant;
 
-use drive_core::db::jobs::{self, End, JobState};
-use drive_core::db::{self, PgPool};
 use drive_core::job::JobSpec;
-use drive_core::queue::JobQueue;
-use drive_core::storage::Storage;
-use tokio::io::AsyncBufReadExt;
-use uuid::Uuid;
 
-use crate::context::{JobContext, JobError};
-use crate::settings::Settings;
+use crate::confine;
+use crate::context::{JobContext, JobError, Supervisor};
 use crate::{archive, av, checksum, metadata, pdfs, pictures};
 
 /// The exit code that asks the supervisor to run the job again (sysexits' EX_TEMPFAIL).
 pub const EXIT_RETRY: i32 = 75;
 
-pub async fn run_job() -> ExitCode {
-    let ready = async {
-        let settings = Settings::from_environment().map_err(|e| JobError::Server(e.to_string()))?;
-        let db = db::connect(&settings.database_url).await?;
-        Ok::<_, JobError>((settings, db))
-    };
-    let (settings, db) = match ready.await {
-        Ok(ready) => ready,
+pub fn run_job() -> ExitCode {
+    let supervisor = match Supervisor::attach() {
+        Ok(supervisor) => supervisor,
         Err(e) => {
-            tracing::error!("a job process could not get ready: {e}");
+            tracing::error!("a job process could not take its pipes: {e}");
             return ExitCode::from(EXIT_RETRY as u8);
         }
     };
-    let Some(id) = job_id().await else {
+    let Some(start) = supervisor.start() else {
         // The supervisor stopped before handing this process a job.
         return ExitCode::SUCCESS;
     };
-    match run(id, &settings, db).await {
+    // Before the runtime starts a thread, so that every thread is bound by it.
+    match confine::restrict_files(&start.dir, &start.font) {
+        Ok(true) => {}
+        Ok(false) => {
+            tracing::warn!("no Landlock in this kernel: the job may read and write any file its user can")
+        }
+        Err(e) => {
+            tracing::error!("a job process could not restrict its files: {e}");
+            return ExitCode::from(EXIT_RETRY as u8);
+        }
+    }
+    // SAFETY: no other thread runs yet. What a library writes to temporary files lands in
+    // the job's own folder, the only one it may write to.
+    unsafe { std::env::set_var("TMPDIR", &start.dir) };
+    let runtime = match crate::runtime() {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            tracing::error!("a job process could not start its runtime: {e}");
+            return ExitCode::from(EXIT_RETRY as u8);
+        }
+    };
+    let context = JobContext::new(supervisor, start);
+    let id = context.job.id;
+    match runtime.block_on(run(&context)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             tracing::error!(job.id = %id, "the job hit a server-side failure: {e}");
@@ -49,68 +63,30 @@ pub async fn run_job() -> ExitCode {
     }
 }
 
-/// The job id the supervisor writes on stdin; `None` when stdin closes without one.
-async fn job_id() -> Option<Uuid> {
-    let mut line = String::new();
-    tokio::io::BufReader::new(tokio::io::stdin())
-        .read_line(&mut line)
-        .await
-        .ok()?;
-    line.trim().parse().ok()
-}
-
-async fn run(id: Uuid, settings: &Settings, db: PgPool) -> Result<(), JobError> {
+async fn run(context: &JobContext) -> Result<(), JobError> {
     let started = Instant::now();
-    let storage = Storage::new(settings.storage.clone());
-    let Some(job) = jobs::find(&db, id).await? else {
-        return Ok(());
-    };
-    if job.state() != JobState::Running {
-        return Ok(());
-    }
-    let spec = job
+    let spec = context
+        .job
         .spec()
         .map_err(|e| JobError::Server(format!("the job's settings do not read back: {e}")))?;
-    let context = JobContext::new(db.clone(), storage.clone(), job, settings).await?;
-    let ready = started.elapsed();
-    let outcome = perform(&context, &spec).await;
+    let outcome = perform(context, &spec).await;
     let worked = started.elapsed();
     let _ = std::fs::remove_dir_all(&context.dir);
-    let end = match outcome {
-        Ok(result) => End::Done(result),
-        Err(JobError::Input(why)) => End::Failed(why),
+    let outcome = match outcome {
+        Ok(result) => Ok(result),
+        Err(JobError::Input(why)) => Err(why),
         Err(server) => return Err(server),
     };
-    jobs::finish(&db, &storage, id, end).await?;
-    // Where a job's time went, for whoever tunes the farm: its own setup (the row, the plan,
-    // the work folder), the pipeline with its reads and saves, and the end's transaction.
+    context.end(outcome).await?;
+    // Where a job's time went, for whoever tunes the farm: the pipeline with its reads and
+    // saves, and the end's transaction.
     tracing::info!(
-        job.id = %id,
-        setup_ms = ready.as_millis() as u64,
-        work_ms = (worked - ready).as_millis() as u64,
+        job.id = %context.job.id,
+        work_ms = worked.as_millis() as u64,
         end_ms = (started.elapsed() - worked).as_millis() as u64,
         "ended"
     );
-    announce(settings, context.take_readings()).await;
     Ok(())
-}
-
-/// Pushes the readings of the files a job made. They are queued in the database already: a
-/// push lost here is made again by the farm's re-push loop.
-async fn announce(settings: &Settings, readings: Vec<Uuid>) {
-    if readings.is_empty() {
-        return;
-    }
-    let pushed = async {
-        let queue = JobQueue::connect(&settings.queue).await?;
-        for id in readings {
-            queue.push(id).await?;
-        }
-        Ok::<(), drive_core::queue::QueueError>(())
-    };
-    if let Err(cause) = pushed.await {
-        tracing::warn!(%cause, "readings recorded but not queued; the farm will re-push them");
-    }
 }
 
 /// Runs the job's pipeline; answers its `result`.

@@ -42,7 +42,7 @@ pub struct Settings {
 pub const MAX_ATTEMPTS: i32 = 3;
 
 impl Settings {
-    /// Reads `DATABASE_URL`, the object store's and the queue's variables, the plan quotas,
+    /// Reads `DRIVE_DATABASE_URL`, the object store's and the queue's variables, the plan quotas,
     /// `DRIVE_WORKER_CONCURRENCY` (default: the number of CPUs), `DRIVE_JOB_TIME_LIMIT_SECONDS`
     /// (default 7200), `DRIVE_JOB_MEMORY_LIMIT_BYTES` (default 8 GiB),
     /// `DRIVE_JOB_DOWNLOAD_LIMIT_BYTES` (default 2 GB), `DRIVE_JOB_DISK_LIMIT_BYTES` (default

@@ -6,13 +6,12 @@ use chrono::{DateTime, Utc};
 use sqlx::{PgConnection, PgPool};
 use uuid::Uuid;
 
-use crate::db::events::{self, EventKind};
 use crate::db::locks;
 use crate::file::FileKind;
-use crate::records::FileRecord;
 use crate::storage::Bucket;
 
-#[derive(Debug, Clone, sqlx::FromRow)]
+/// Serializable because a worker hands it to the job process it supervises.
+#[derive(Debug, Clone, sqlx::FromRow, serde::Serialize, serde::Deserialize)]
 pub struct FileRow {
     pub id: Uuid,
     pub user_id: Uuid,
@@ -128,28 +127,6 @@ pub async fn insert(conn: &mut PgConnection, file: &NewFile<'_>, limit: i64) -> 
         .fetch_one(conn)
         .await?;
     Ok(Insert::OverQuota { used })
-}
-
-/// [`insert`], plus the `file` drive event when the record is new: how every new file
-/// (an upload, a job's result) enters the drive.
-pub async fn insert_and_announce(
-    conn: &mut PgConnection,
-    file: &NewFile<'_>,
-    limit: i64,
-) -> Result<Insert, sqlx::Error> {
-    let inserted = insert(&mut *conn, file, limit).await?;
-    if let Insert::New(row) = &inserted {
-        let record = FileRecord::with_url(row, None);
-        events::record(
-            conn,
-            row.user_id,
-            EventKind::File,
-            row.id,
-            serde_json::json!({ "file": record }),
-        )
-        .await?;
-    }
-    Ok(inserted)
 }
 
 /// Records that the pending metadata reading of `file_ids` could not be done, and why.

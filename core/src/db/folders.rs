@@ -6,7 +6,7 @@ use uuid::Uuid;
 use crate::file::stem;
 use crate::folder::FolderPath;
 
-#[derive(Debug, Clone, sqlx::FromRow)]
+#[derive(Debug, Clone, sqlx::FromRow, serde::Serialize, serde::Deserialize)]
 pub struct FolderRow {
     pub id: Uuid,
     /// Stored form, `/a/b`.

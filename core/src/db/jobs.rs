@@ -51,7 +51,8 @@ impl JobState {
     }
 }
 
-#[derive(Debug, Clone, sqlx::FromRow)]
+/// Serializable because a worker hands it to the job process it supervises.
+#[derive(Debug, Clone, sqlx::FromRow, Serialize, serde::Deserialize)]
 pub struct JobRow {
     pub id: Uuid,
     pub user_id: Uuid,

@@ -669,6 +669,95 @@ async fn spare_of(app: &TestApp, not: Option<u32>) -> u32 {
     }
 }
 
+/// Asserts that job process `pid` has none of the worker's credentials in its environment,
+/// by name or by value, and can gain no privilege: no new privileges, no capabilities, under a
+/// seccomp filter.
+fn assert_holds_no_credential(app: &TestApp, pid: u32) {
+    let credentials = [
+        ("DRIVE_DATABASE_URL", app.database_url.clone()),
+        ("DRIVE_S3_ACCESS_KEY_ID", env("DRIVE_S3_ACCESS_KEY_ID")),
+        ("DRIVE_S3_SECRET_ACCESS_KEY", env("DRIVE_S3_SECRET_ACCESS_KEY")),
+        ("DRIVE_SECRET", drive_tests::SECRET.to_string()),
+        ("DRIVE_REDIS_URL", env("DRIVE_TEST_REDIS_URL")),
+    ];
+    let environ = std::fs::read(format!("/proc/{pid}/environ")).expect("the job process's environment");
+    let environ = String::from_utf8_lossy(&environ);
+    for variable in environ.split('\0').filter(|v| !v.is_empty()) {
+        for (name, value) in &credentials {
+            assert!(
+                !variable.starts_with(&format!("{name}=")),
+                "the job process {pid} holds {name}"
+            );
+            assert!(
+                !variable.contains(value.as_str()),
+                "the job process {pid} holds the value of {name}: {variable}"
+            );
+        }
+    }
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("the job process's status");
+    let field = |name: &str| {
+        status
+            .lines()
+            .find_map(|line| line.strip_prefix(name))
+            .map(str::trim)
+            .unwrap_or_default()
+            .to_string()
+    };
+    assert_eq!(field("NoNewPrivs:"), "1", "{status}");
+    assert_eq!(field("CapEff:"), "0000000000000000", "{status}");
+    assert_eq!(field("CapBnd:"), "0000000000000000", "{status}");
+    // A seccomp filter (mode 2) refuses what parsing never needs.
+    assert_eq!(field("Seccomp:"), "2", "{status}");
+}
+
+#[tokio::test]
+async fn a_job_process_holds_no_credential_while_it_parses_uploads() {
+    let (app, user) = app_with_worker().await;
+    // The spare, waiting for a job.
+    let spare = spare_of(&app, None).await;
+    assert_holds_no_credential(&app, spare);
+
+    // A job of seconds, caught once it has read and saved stills of some of the videos.
+    let video = video_of("testsrc2=size=320x240:rate=25", 10.0, &[]);
+    let mut ids = Vec::new();
+    for n in 0..20 {
+        let name = format!("clip {n}.mp4");
+        ids.push(
+            app.upload(&user, &name, "Video", "video/mp4", video.clone())
+                .await,
+        );
+    }
+    // Their readings ended, so the only job process left is the one caught below.
+    for id in &ids {
+        app.reading(&user, *id).await;
+    }
+    let created = app
+        .create_job(
+            &user,
+            json!({ "jobType": "stills", "fileIds": ids, "options": { "at": 5 } }),
+        )
+        .await;
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let job = app.job(&user, &created["id"]).await;
+        if job["state"] == "running" && job["progress"].as_f64() > Some(0.0) {
+            break;
+        }
+        assert!(
+            (job["state"] == "queued" || job["state"] == "running") && Instant::now() < deadline,
+            "the job was not caught running: {job}"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let running = app.job_processes(0);
+    assert_eq!(running.len(), 1, "the job's process alone: {running:?}");
+    assert_holds_no_credential(&app, running[0]);
+
+    let job = app.wait_job(&user, &created["id"]).await;
+    assert_eq!(job["state"], "done", "{job}");
+    assert_eq!(job["files"].as_array().map(Vec::len), Some(20), "{job}");
+}
+
 #[tokio::test]
 async fn a_job_process_waits_ahead_and_a_dead_one_is_replaced() {
     let (app, user) = app_with_worker().await;

@@ -1,0 +1,110 @@
+//! What a job process and its supervisor say to each other, one JSON object a line: the
+//! supervisor writes the job's [`Start`] to the process's stdin, then the process asks
+//! [`Request`]s on its protocol pipe (the stdout it was started with) and reads each
+//! [`Answer`] on stdin. The job process holds no credential, so everything that needs one
+//! (the database, the store's keys, the queue) is a request here, which the supervisor checks
+//! against the job it claimed before doing it.
+
+use std::path::PathBuf;
+
+use drive_core::db::files::FileRow;
+use drive_core::db::jobs::JobRow;
+use drive_core::metadata::Metadata;
+use serde::{Deserialize, Serialize};
+use uuid::Uuid;
+
+use crate::context::JobError;
+
+/// Everything a job process starts its job with.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct Start {
+    pub job: JobRow,
+    /// The inputs in the order given, or why the job cannot have them (one was trashed).
+    pub inputs: Result<Vec<Input>, String>,
+    /// The job's work folder, made empty for it.
+    pub dir: PathBuf,
+    pub font: PathBuf,
+    /// Pictures and PDFs the job may download, in bytes.
+    pub download_limit: i64,
+}
+
+/// An input file and a presigned GET for its bytes, valid as long as the job may run.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Input {
+    pub file: FileRow,
+    pub url: String,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(tag = "ask", rename_all = "camelCase", rename_all_fields = "camelCase")]
+pub enum Request {
+    /// The job's progress, 0 to 1.
+    Progress {
+        fraction: f32,
+    },
+    /// Bytes the account can still store.
+    QuotaLeft,
+    /// The result an earlier attempt saved at `position`: a `FileRow` or null.
+    Saved {
+        position: i32,
+    },
+    /// Store the file at `path` (in the work folder) as the result at `position` named `name`
+    /// (a free variant of it) in `folder_id`, and record it: a `FileRow`.
+    Save {
+        position: i32,
+        path: PathBuf,
+        name: String,
+        folder_id: Option<Uuid>,
+    },
+    /// Store the picture at `path` as a derivative of the input `of`: a `FileRow` or null
+    /// when it would pass the quota.
+    SaveDerivative {
+        of: Uuid,
+        path: PathBuf,
+        name: String,
+    },
+    /// Open a multipart upload for the result at `position` (a streamed write): its id.
+    StartUpload {
+        position: i32,
+        name: String,
+        folder_id: Option<Uuid>,
+    },
+    /// A presigned PUT for part `number` of an upload started here, `length` bytes.
+    PartUrl {
+        upload_id: String,
+        number: i32,
+        length: i64,
+    },
+    /// Complete an upload started here and record it as its result: a `FileRow`.
+    CompleteUpload {
+        upload_id: String,
+    },
+    AbortUpload {
+        upload_id: String,
+    },
+    /// The path of one of the account's folders (null for the top): a string or null.
+    FolderPath {
+        folder_id: Option<Uuid>,
+    },
+    /// The folder an unzip fills, made on its first attempt: a `FolderRow`.
+    UnzipFolder,
+    /// Ensure a folder at `path`, at or below the unzip's folder: its id or null.
+    EntryFolder {
+        path: String,
+    },
+    /// What a readMetadata job read from its file.
+    StoreMetadata {
+        metadata: Metadata,
+    },
+    /// Why a readMetadata job's file could not be read.
+    MetadataUnreadable {
+        why: String,
+    },
+    /// End the job: done with its result, or failed with the sentence for the caller.
+    End {
+        outcome: Result<serde_json::Value, String>,
+    },
+}
+
+/// The answer to a request: what it asked for, or why not.
+pub type Answer = Result<serde_json::Value, JobError>;

@@ -1,0 +1,593 @@
+//! The supervisor's side of the [protocol](crate::protocol): it does, for one job, what the
+//! job process holds no credential to do, and nothing else. It treats the process as
+//! hostile: a file to store must be a regular file inside the job's work folder, results go
+//! only under the job's own keys and into the account's own folders within its quota, an
+//! upload must be one it opened for this job, and metadata is stored only for the file a
+//! readMetadata job reads. It never parses the bytes of an upload.
+//!
+//! Results are saved under keys fixed by the job and the result's position, and each is
+//! recorded together with its place in the job's outputs: a retried job finds the results it
+//! already made and skips them, so it never duplicates a file.
+
+use std::collections::HashMap;
+use std::os::fd::AsRawFd;
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+
+use chrono::TimeDelta;
+use drive_core::db::PgPool;
+use drive_core::db::events::EventKind;
+use drive_core::db::files::{self, FileRow, Insert, NewFile};
+use drive_core::db::folders::{self, FolderRow};
+use drive_core::db::jobs::{self, End, JobRow};
+use drive_core::db::search::store_metadata;
+use drive_core::db::users;
+use drive_core::entry::{self, Entered};
+use drive_core::file::{FileName, guess_type, stem};
+use drive_core::folder::FolderPath;
+use drive_core::job::JobType;
+use drive_core::storage::{Bucket, ByteStream, Storage, StoredHeaders};
+use serde::Serialize;
+use serde_json::Value;
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::process::{ChildStdin, ChildStdout};
+use uuid::Uuid;
+
+use crate::context::{JobError, JobResult};
+use crate::protocol::{Answer, Input, Request, Start};
+use crate::settings::Settings;
+
+/// Parts of one upload at most, and bytes in one part: the store's own limits.
+const MAX_PARTS: i32 = 10_000;
+const MAX_PART_BYTES: i64 = 5 << 30;
+
+/// The longest request a job process may send: a job's end with its result (a checksum of
+/// thousands of files) is the longest there is.
+const MAX_REQUEST: u64 = 64 << 20;
+
+/// How long a part URL stays valid: a part is sent as soon as it is asked for.
+const PART_URL_LIFETIME: TimeDelta = TimeDelta::hours(1);
+
+pub struct Steward {
+    db: PgPool,
+    storage: Storage,
+    job: JobRow,
+    inputs: Vec<FileRow>,
+    /// The job's work folder, as the kernel names it (symbolic links resolved).
+    dir: PathBuf,
+    quota: i64,
+    /// Multipart uploads opened for this job and not yet completed or aborted, by id.
+    uploads: HashMap<String, Upload>,
+    /// The readings queued for the files the job made, pushed once the job has ended.
+    readings: Vec<Uuid>,
+}
+
+struct Upload {
+    position: i32,
+    key: String,
+    name: String,
+    folder_id: Option<Uuid>,
+}
+
+impl Steward {
+    /// Readies job `job`: its quota, its inputs with a presigned GET each (valid for the
+    /// job's whole time limit) and an empty work folder. Answers the steward and what the job
+    /// process starts with.
+    pub async fn prepare(
+        db: PgPool,
+        storage: Storage,
+        job: JobRow,
+        settings: &Settings,
+    ) -> JobResult<(Steward, Start)> {
+        let plan = users::plan_of(&db, job.user_id).await?;
+        let quota = plan.map_or(0, |p| settings.quotas.for_plan(p));
+        let found = files::find_many(&db, job.user_id, &job.input_ids, true).await?;
+        // A file trashed or deleted since the job was made fails the job: it would otherwise
+        // make something the caller did not ask for.
+        let inputs: Result<Vec<FileRow>, String> = job
+            .input_ids
+            .iter()
+            .map(|id| {
+                found
+                    .iter()
+                    .find(|f| f.id == *id)
+                    .cloned()
+                    .ok_or_else(|| format!("the file {id} was trashed or deleted before the job ran"))
+            })
+            .collect();
+        let lifetime = TimeDelta::from_std(settings.time_limit).unwrap_or(TimeDelta::hours(2));
+        let mut given = Vec::new();
+        for file in inputs.iter().flatten() {
+            let url = storage
+                .presign_get(file.bucket(), &file.object_key, &file.file_name, lifetime)
+                .await?;
+            given.push(Input {
+                file: file.clone(),
+                url,
+            });
+        }
+        let dir = settings.work_dir.join(job.id.to_string());
+        // A retry starts from a clean folder; what it already saved is in the store.
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir)?;
+        let start = Start {
+            job: job.clone(),
+            inputs: inputs.as_ref().map(|_| given).map_err(String::clone),
+            dir: dir.clone(),
+            font: settings.font.clone(),
+            download_limit: settings.download_limit,
+        };
+        let steward = Steward {
+            db,
+            storage,
+            job,
+            inputs: inputs.unwrap_or_default(),
+            dir: dir.canonicalize()?,
+            quota,
+            uploads: HashMap::new(),
+            readings: Vec::new(),
+        };
+        Ok((steward, start))
+    }
+
+    /// Answers the job process's requests until it closes its pipe (it exited or was killed);
+    /// answers the readings to push. Uploads it left open are aborted.
+    pub async fn serve(mut self, mut to_child: ChildStdin, from_child: ChildStdout) -> Vec<Uuid> {
+        let mut from_child = BufReader::new(from_child);
+        let mut line = Vec::new();
+        loop {
+            line.clear();
+            // A line past the limit ends the conversation (and so the job's attempt) rather
+            // than the supervisor's memory.
+            match (&mut from_child)
+                .take(MAX_REQUEST)
+                .read_until(b'\n', &mut line)
+                .await
+            {
+                Ok(_) if line.ends_with(b"\n") => {}
+                _ => break,
+            }
+            let answer = match serde_json::from_slice::<Request>(&line) {
+                Ok(request) => self.answer(request).await,
+                Err(e) => Err(JobError::Server(format!(
+                    "a request the supervisor cannot read: {e}"
+                ))),
+            };
+            if let Err(JobError::Server(why)) = &answer {
+                tracing::warn!(job.id = %self.job.id, "a job process's request failed: {why}");
+            }
+            let mut answer = serde_json::to_vec(&answer).unwrap_or_default();
+            answer.push(b'\n');
+            if to_child.write_all(&answer).await.is_err() {
+                break;
+            }
+        }
+        for (id, upload) in std::mem::take(&mut self.uploads) {
+            let _ = self
+                .storage
+                .abort_multipart(Bucket::Private, &upload.key, &id)
+                .await;
+        }
+        self.readings
+    }
+
+    async fn answer(&mut self, request: Request) -> Answer {
+        match request {
+            Request::Progress { fraction } => {
+                jobs::set_progress(&self.db, self.job.id, fraction.clamp(0.0, 1.0)).await?;
+                Ok(Value::Null)
+            }
+            Request::QuotaLeft => json(self.quota - users::used_bytes(&self.db, self.job.user_id).await?),
+            Request::Saved { position } => json(jobs::output_at(&self.db, self.job.id, position).await?),
+            Request::Save {
+                position,
+                path,
+                name,
+                folder_id,
+            } => json(self.save(position, &path, &name, folder_id).await?),
+            Request::SaveDerivative { of, path, name } => json(self.save_derivative(of, &path, &name).await?),
+            Request::StartUpload {
+                position,
+                name,
+                folder_id,
+            } => json(self.start_upload(position, &name, folder_id).await?),
+            Request::PartUrl {
+                upload_id,
+                number,
+                length,
+            } => {
+                let upload = self.upload(&upload_id)?;
+                if !(1..=MAX_PARTS).contains(&number) || !(0..=MAX_PART_BYTES).contains(&length) {
+                    return Err(refused("a part number or length out of range"));
+                }
+                let url = self
+                    .storage
+                    .presign_part(
+                        Bucket::Private,
+                        &upload.key,
+                        &upload_id,
+                        number,
+                        length,
+                        PART_URL_LIFETIME,
+                    )
+                    .await?;
+                json(url)
+            }
+            Request::CompleteUpload { upload_id } => json(self.complete_upload(&upload_id).await?),
+            Request::AbortUpload { upload_id } => {
+                let upload = self.upload(&upload_id)?;
+                self.storage
+                    .abort_multipart(Bucket::Private, &upload.key, &upload_id)
+                    .await?;
+                self.uploads.remove(&upload_id);
+                Ok(Value::Null)
+            }
+            Request::FolderPath { folder_id } => json(self.folder(folder_id).await?.map(|f| f.path)),
+            Request::UnzipFolder => json(self.unzip_folder().await?),
+            Request::EntryFolder { path } => json(self.entry_folder(&path).await?),
+            Request::StoreMetadata { metadata } => {
+                store_metadata(&self.db, self.read_metadata_of()?, &metadata).await?;
+                Ok(Value::Null)
+            }
+            Request::MetadataUnreadable { why } => {
+                files::metadata_unreadable(&self.db, &[self.read_metadata_of()?], &why).await?;
+                Ok(Value::Null)
+            }
+            Request::End { outcome } => {
+                let end = match outcome {
+                    Ok(result) => End::Done(result),
+                    Err(why) => End::Failed(why),
+                };
+                jobs::finish(&self.db, &self.storage, self.job.id, end).await?;
+                Ok(Value::Null)
+            }
+        }
+    }
+
+    /// The key a result at `position` is stored under: the same on every attempt.
+    fn output_key(&self, position: i32, name: &str) -> JobResult<String> {
+        if position < 0 {
+            return Err(refused("a negative position"));
+        }
+        // A name comes from the input (an archive's entry): one that cannot be a file's is
+        // the input's fault.
+        let name = FileName::try_from(name.to_string())
+            .map_err(|why| JobError::Input(format!("a result cannot be named {name:?}: it {why}")))?;
+        Ok(format!(
+            "users/{}/jobs/{}/{position}/{}",
+            self.job.user_id,
+            self.job.id,
+            name.as_str()
+        ))
+    }
+
+    /// The folder `id`, when it is the account's own (`None` for the top).
+    async fn folder(&self, id: Option<Uuid>) -> JobResult<Option<FolderRow>> {
+        let Some(id) = id else { return Ok(None) };
+        match folders::find_owned(&self.db, self.job.user_id, id).await? {
+            Some(folder) => Ok(Some(folder)),
+            None => Err(refused("a folder that is not the account's")),
+        }
+    }
+
+    async fn save(
+        &mut self,
+        position: i32,
+        path: &Path,
+        name: &str,
+        folder_id: Option<Uuid>,
+    ) -> JobResult<FileRow> {
+        if let Some(saved) = jobs::output_at(&self.db, self.job.id, position).await? {
+            return Ok(saved);
+        }
+        let key = self.output_key(position, name)?;
+        self.folder(folder_id).await?;
+        let free = folders::free_file_name(&self.db, self.job.user_id, folder_id, name).await?;
+        self.put(path, &key, &free, "attachment").await?;
+        self.record(position, &key, &free, folder_id).await
+    }
+
+    /// Stores the file at `path`, which must be a regular file inside the work folder, under
+    /// `key`, to be downloaded (`disposition`) as `name`.
+    async fn put(&self, path: &Path, key: &str, name: &str, disposition: &str) -> JobResult<()> {
+        let file = open_within(&self.dir, path)
+            .ok_or_else(|| refused(&format!("{} as a file of the job's work folder", path.display())))?;
+        let (_, mime) = guess_type(name);
+        let headers = StoredHeaders::new(mime, name, disposition);
+        let body = ByteStream::read_from()
+            .file(tokio::fs::File::from_std(file))
+            .build()
+            .await
+            .map_err(|e| JobError::Server(format!("reading the result {}: {e}", path.display())))?;
+        self.storage
+            .write(
+                Bucket::Private,
+                key,
+                body,
+                &headers.content_type,
+                &headers.content_disposition,
+            )
+            .await?;
+        Ok(())
+    }
+
+    /// The size of what was stored under `key`, as the store has it: what the job process
+    /// wrote there is not taken on its word.
+    async fn stored_size(&self, key: &str) -> JobResult<i64> {
+        self.storage
+            .object_size(Bucket::Private, key)
+            .await?
+            .ok_or_else(|| JobError::Server(format!("{key} is not in the store")))
+    }
+
+    /// Records the object stored under `key` as the job's
+    /// `position`th result, with the reading of its metadata queued.
+    async fn record(
+        &mut self,
+        position: i32,
+        key: &str,
+        name: &str,
+        folder_id: Option<Uuid>,
+    ) -> JobResult<FileRow> {
+        let size = self.stored_size(key).await?;
+        let (kind, mime) = guess_type(name);
+        let new = NewFile {
+            user_id: self.job.user_id,
+            file_name: name,
+            file_size: size,
+            mime_type: mime,
+            kind,
+            bucket: Bucket::Private,
+            object_key: key,
+            modified_time: None,
+            folder_id,
+            derivative_of: None,
+        };
+        let mut tx = self.db.begin().await?;
+        // A result enters the drive like an upload: counted, announced, its metadata read.
+        let (row, reading) = match entry::enter(&mut tx, &new, self.quota, EventKind::File).await? {
+            Entered::New { file, reading } => (file, reading),
+            Entered::Existing(file) => (file, None),
+            Entered::OverQuota { used } => {
+                drop(tx);
+                // The object is not a file; remove it rather than leave bytes nobody owns.
+                let _ = self.storage.delete(Bucket::Private, key).await;
+                return Err(JobError::Input(format!(
+                    "the results do not fit in the storage quota ({used} of {} bytes used)",
+                    self.quota
+                )));
+            }
+        };
+        jobs::add_output(&mut tx, self.job.id, position, row.id).await?;
+        tx.commit().await?;
+        self.readings.extend(reading);
+        Ok(row)
+    }
+
+    /// Saves a picture extracted from the input `of` (its album art or poster) as a
+    /// derivative file: stored under a key of its own (the same on a retry, which then finds
+    /// it recorded), counted in storage, kept out of listings. Skipped when it would pass the
+    /// quota.
+    async fn save_derivative(&self, of: Uuid, path: &Path, name: &str) -> JobResult<Option<FileRow>> {
+        let of = self
+            .inputs
+            .iter()
+            .find(|f| f.id == of)
+            .ok_or_else(|| refused("a derivative of a file the job does not read"))?;
+        let name =
+            FileName::try_from(name.to_string()).map_err(|why| refused(&format!("a name that {why}")))?;
+        let name = name.as_str();
+        let key = format!("users/{}/derivatives/{}/{name}", of.user_id, of.id);
+        self.put(path, &key, name, "inline").await?;
+        let size = self.stored_size(&key).await?;
+        let (kind, mime) = guess_type(name);
+        let new = NewFile {
+            user_id: of.user_id,
+            file_name: name,
+            file_size: size,
+            mime_type: mime,
+            kind,
+            bucket: Bucket::Private,
+            object_key: &key,
+            modified_time: None,
+            folder_id: None,
+            derivative_of: Some(of.id),
+        };
+        let mut tx = self.db.begin().await?;
+        match files::insert(&mut tx, &new, self.quota).await? {
+            Insert::New(row) | Insert::Existing(row) => {
+                tx.commit().await?;
+                Ok(Some(row))
+            }
+            Insert::OverQuota { .. } => {
+                drop(tx);
+                let _ = self.storage.delete(Bucket::Private, &key).await;
+                Ok(None)
+            }
+        }
+    }
+
+    async fn start_upload(
+        &mut self,
+        position: i32,
+        name: &str,
+        folder_id: Option<Uuid>,
+    ) -> JobResult<String> {
+        let key = self.output_key(position, name)?;
+        self.folder(folder_id).await?;
+        let free = folders::free_file_name(&self.db, self.job.user_id, folder_id, name).await?;
+        let (_, mime) = guess_type(&free);
+        let headers = StoredHeaders::new(mime, &free, "attachment");
+        let id = self
+            .storage
+            .create_multipart(
+                Bucket::Private,
+                &key,
+                &headers.content_type,
+                &headers.content_disposition,
+            )
+            .await?;
+        let upload = Upload {
+            position,
+            key,
+            name: free,
+            folder_id,
+        };
+        self.uploads.insert(id.clone(), upload);
+        Ok(id)
+    }
+
+    fn upload(&self, id: &str) -> JobResult<&Upload> {
+        self.uploads
+            .get(id)
+            .ok_or_else(|| refused("an upload the supervisor did not open for this job"))
+    }
+
+    /// Completes an upload with the parts the store holds (never ETags from the job process)
+    /// and records it.
+    async fn complete_upload(&mut self, id: &str) -> JobResult<FileRow> {
+        let upload = self.upload(id)?;
+        let (position, key, name, folder_id) = (
+            upload.position,
+            upload.key.clone(),
+            upload.name.clone(),
+            upload.folder_id,
+        );
+        let parts = self
+            .storage
+            .list_parts(Bucket::Private, &key, id)
+            .await?
+            .ok_or_else(|| JobError::Server(format!("the upload of {key} is gone")))?;
+        self.storage
+            .complete_multipart(Bucket::Private, &key, id, &parts)
+            .await?;
+        self.uploads.remove(id);
+        self.record(position, &key, &name, folder_id).await
+    }
+
+    /// The new folder an unzip fills: beside the archive (or in the job's folder), named after
+    /// it; a retry reuses the one it made.
+    async fn unzip_folder(&mut self) -> JobResult<FolderRow> {
+        if self.job.job_type != JobType::Unzip.as_str() {
+            return Err(refused("an unzip folder for a job that is no unzip"));
+        }
+        if let Some(made) = self.job.output_folder_id
+            && let Some(folder) = folders::find_owned(&self.db, self.job.user_id, made).await?
+        {
+            return Ok(folder);
+        }
+        let archive = self
+            .inputs
+            .first()
+            .ok_or_else(|| JobError::Server("the unzip has no archive".to_string()))?;
+        let parent = folders::path_of(&self.db, self.job.folder_id)
+            .await?
+            .unwrap_or_default();
+        let wanted = format!("{parent}/{}", stem(&archive.file_name).trim());
+        let path = folders::free_folder_path(&self.db, self.job.user_id, &wanted).await?;
+        let path = FolderPath::try_from(path)
+            .map_err(|why| JobError::Input(format!("cannot make the folder for the archive: {why}")))?;
+        let mut conn = self.db.acquire().await?;
+        let folder = folders::ensure(&mut conn, self.job.user_id, &path)
+            .await?
+            .ok_or_else(|| JobError::Server("the unzip folder is the top".to_string()))?;
+        jobs::set_output_folder(&self.db, self.job.id, folder.id).await?;
+        self.job.output_folder_id = Some(folder.id);
+        Ok(folder)
+    }
+
+    /// Ensures the folder at `path`, which must be the unzip's folder or below it.
+    async fn entry_folder(&self, path: &str) -> JobResult<Option<Uuid>> {
+        let unzip = self
+            .folder(self.job.output_folder_id)
+            .await?
+            .ok_or_else(|| refused("an entry folder before the unzip's folder"))?;
+        let path = FolderPath::try_from(path.to_string())
+            .map_err(|why| JobError::Input(format!("an entry cannot be a file here: {why}")))?;
+        if !at_or_below(&path.stored(), &unzip.path) {
+            return Err(refused("an entry folder outside the unzip's folder"));
+        }
+        let mut conn = self.db.acquire().await?;
+        Ok(folders::ensure(&mut conn, self.job.user_id, &path)
+            .await?
+            .map(|f| f.id))
+    }
+
+    /// The file a readMetadata job reads, the only one whose metadata it may store.
+    fn read_metadata_of(&self) -> JobResult<Uuid> {
+        match self.inputs.first() {
+            Some(file) if self.job.job_type == JobType::ReadMetadata.as_str() => Ok(file.id),
+            _ => Err(refused("metadata from a job that reads none")),
+        }
+    }
+}
+
+/// `path` opened for reading when it is a regular file of one link inside `dir` (a canonical
+/// path). It is opened without following a last symbolic link (nor waiting on a pipe), then
+/// checked by the name the kernel gives the open file: a job process cannot have the
+/// supervisor read a file not its own, not by a link, nor by swapping names around the check.
+fn open_within(dir: &Path, path: &Path) -> Option<std::fs::File> {
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(path)
+        .ok()?;
+    let opened = std::fs::read_link(format!("/proc/self/fd/{}", file.as_raw_fd())).ok()?;
+    let metadata = file.metadata().ok()?;
+    let inside = opened.starts_with(dir) && opened != dir;
+    (inside && metadata.is_file() && metadata.nlink() == 1).then_some(file)
+}
+
+/// Whether the stored folder path `path` is `folder` or below it.
+fn at_or_below(path: &str, folder: &str) -> bool {
+    path.strip_prefix(folder)
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+}
+
+fn json(value: impl Serialize) -> Answer {
+    serde_json::to_value(value)
+        .map_err(|e| JobError::Server(format!("an answer that does not serialize: {e}")))
+}
+
+/// A request the job process had no business making: it is refused as a server-side failure,
+/// so the job is retried and, persisting, fails.
+fn refused(what: &str) -> JobError {
+    JobError::Server(format!("the supervisor refused {what}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_regular_file_of_the_work_folder_is_opened() {
+        let base = std::env::temp_dir().join(format!("drive-steward-{}", Uuid::new_v4().simple()));
+        let work = base.join("work");
+        std::fs::create_dir_all(&work).unwrap();
+        let work = work.canonicalize().unwrap();
+        let secret = base.join("secret");
+        std::fs::write(&secret, b"not the job's").unwrap();
+        std::fs::write(work.join("result"), b"made").unwrap();
+        std::os::unix::fs::symlink(&secret, work.join("symlink")).unwrap();
+        std::os::unix::fs::symlink(&base, work.join("up")).unwrap();
+        std::fs::hard_link(&secret, work.join("hard link")).unwrap();
+        let fifo = std::ffi::CString::new(work.join("fifo").as_os_str().as_encoded_bytes()).unwrap();
+        // SAFETY: a NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
+
+        assert!(open_within(&work, &work.join("result")).is_some());
+        for refused in ["symlink", "up/secret", "hard link", "fifo", "../secret", "."] {
+            assert!(open_within(&work, &work.join(refused)).is_none(), "{refused}");
+        }
+        assert!(open_within(&work, &secret).is_none());
+        std::fs::remove_dir_all(&base).unwrap();
+    }
+
+    #[test]
+    fn a_folder_is_at_or_below_only_itself_and_its_subfolders() {
+        assert!(at_or_below("/a", "/a"));
+        assert!(at_or_below("/a/b/c", "/a"));
+        assert!(!at_or_below("/ab", "/a"));
+        assert!(!at_or_below("/b/a", "/a"));
+    }
+}
