@@ -76,6 +76,7 @@ pub fn app(state: AppState) -> Router {
     let (router, mut doc) = OpenApiRouter::with_openapi(ApiDoc::openapi())
         .merge(routes::auth::router())
         .merge(routes::upload::router())
+        .merge(routes::multipart::router())
         .merge(routes::download::router())
         .merge(routes::library::router())
         .merge(routes::trash::router())

@@ -6,6 +6,7 @@ pub mod download;
 pub mod events;
 pub mod jobs;
 pub mod library;
+pub mod multipart;
 pub mod organize;
 pub mod search;
 pub mod trash;
