@@ -7,7 +7,8 @@ use ffmpeg::util::channel_layout::ChannelLayout;
 use ffmpeg::util::format::{Pixel, Sample};
 use ffmpeg::{Dictionary, Packet, Rational, codec, encoder, format, media};
 
-use super::graph::{AudioShape, Filtered, Flow, Outputs, Pipeline, Source, all_threads};
+use super::graph::{AudioShape, Filtered, Flow, Outputs, Pipeline, all_threads};
+use super::source::Source;
 use super::{AvError, Input, ffmpeg};
 
 /// A video encoder by FFmpeg's name (`libx264`, `libx265`, `libvpx-vp9`, `gif`) with its
@@ -271,8 +272,8 @@ pub fn remux(
     keep_metadata: bool,
     progress: &mut dyn FnMut(f64),
 ) -> Result<(), AvError> {
-    let mut context = super::graph::open(&input.location)?;
-    let length = super::graph::duration_of(&context);
+    let mut context = super::source::open(&input.location)?;
+    let length = super::source::duration_of(&context);
     if length > 0.0 && input.start >= length {
         return Err(AvError::Input(format!(
             "it starts at {:.2} s but the file is {length:.2} s long",
@@ -310,7 +311,7 @@ pub fn remux(
         return Err(AvError::Input("it has neither picture nor sound".to_string()));
     }
     let used: Vec<usize> = (0..mapping.len()).filter(|&i| mapping[i].is_some()).collect();
-    super::graph::read_only(&mut context, &used);
+    super::source::read_only(&mut context, &used);
     if keep_metadata {
         output.set_metadata(context.metadata().to_owned());
     }

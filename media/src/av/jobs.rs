@@ -11,8 +11,9 @@ use ffmpeg::util::channel_layout::ChannelLayout;
 use ffmpeg::util::format::{Pixel, Sample, sample};
 
 use super::encode::{AudioEncoding, Target, VideoEncoding, Written, remux, transcode};
-use super::graph::{AudioShape, Filtered, Flow, Outputs, Pipeline, Source};
+use super::graph::{AudioShape, Filtered, Flow, Outputs, Pipeline};
 use super::probe::Probe;
+use super::source::Source;
 use super::{AvError, Input, ffmpeg};
 
 /// Every sound this module makes runs at this rate.

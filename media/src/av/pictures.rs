@@ -92,7 +92,7 @@ pub fn contact_sheet(cells: &[RgbImage], columns: u32) -> RgbImage {
 /// Writes the cover art a file carries (the bytes it was stored as) to `path`; answers its
 /// extension (`png` or `jpg`), or `None` when there is none.
 pub fn cover_art(location: &str, path: &Path) -> Result<Option<&'static str>, AvError> {
-    let mut context = super::graph::open(location)?;
+    let mut context = super::source::open(location)?;
     let cover = context.streams().find(|s| {
         // SAFETY: reads the disposition of an opened stream.
         unsafe { (*s.as_ptr()).disposition & ffmpeg::ffi::AV_DISPOSITION_ATTACHED_PIC != 0 }

@@ -4,7 +4,7 @@
 
 use ffmpeg::media;
 
-use super::graph::{Source, duration_of};
+use super::source::{Source, duration_of};
 use super::{AvError, Input, ffmpeg};
 
 #[derive(Debug, Clone, Default, PartialEq)]
