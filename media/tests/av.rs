@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use drive_media::av::jobs::{self, AudioFormat, Form, VideoCodec, VideoFormat};
+use drive_media::av::sound;
 use drive_media::av::{pictures, probe};
 use serde_json::Value;
 
@@ -197,12 +198,12 @@ fn loudness_is_measured_and_set_within_one_lu() {
             "6",
         ],
     );
-    let (measured, peak) = jobs::measure_loudness(&quiet, &mut |_| {}).unwrap();
+    let (measured, peak) = sound::measure_loudness(&quiet, &mut |_| {}).unwrap();
     assert!(measured < -30.0, "{measured}");
     let louder = out(dir.path(), "l.wav");
-    let filters = jobs::loudness_filters(measured, peak, -16.0);
+    let filters = sound::loudness_filters(measured, peak, -16.0);
     jobs::convert_audio(&quiet, AudioFormat::Wav, &filters, &louder, &mut |_| {}).unwrap();
-    let (after, _) = jobs::measure_loudness(&louder.to_string_lossy(), &mut |_| {}).unwrap();
+    let (after, _) = sound::measure_loudness(&louder.to_string_lossy(), &mut |_| {}).unwrap();
     assert!((after + 16.0).abs() <= 1.0, "{after} LUFS");
 }
 
@@ -219,7 +220,7 @@ fn sound_is_split_at_silences() {
             "aevalsrc='if(lt(mod(t,2.5),1),0.5*sin(2*PI*440*t),0)':s=48000:d=6",
         ],
     );
-    let segments = jobs::sound_segments(&pieces, 1.0, -40.0, &mut |_| {}).unwrap();
+    let segments = sound::sound_segments(&pieces, 1.0, -40.0, &mut |_| {}).unwrap();
     assert_eq!(segments.len(), 3, "{segments:?}");
     for (n, (start, end)) in segments.iter().enumerate() {
         assert!((start - n as f64 * 2.5).abs() < 0.02, "{segments:?}");

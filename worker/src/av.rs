@@ -11,6 +11,7 @@ use drive_core::job::{
     self, BurnIn, ContactSheet, Cut, Gif, Join, Loudness, MAX_STILLS, Proxy, Reframe, Shrink, Split, Stills,
 };
 use drive_media::av::jobs::{self as av, AudioFormat, Form, VideoCodec, VideoFormat};
+use drive_media::av::sound;
 use drive_media::av::{AvError, pictures};
 use serde_json::json;
 use tokio::runtime::Handle;
@@ -232,8 +233,8 @@ pub async fn loudness(context: &JobContext, l: &Loudness) -> JobResult<serde_jso
             dir,
             format!("{} {} LUFS.{}", stem(&file.file_name), l.target, form.extension()),
         );
-        let (measured, peak) = av::measure_loudness(location, &mut |p| progress(p / 2.0))?;
-        let filters = av::loudness_filters(measured, peak, f64::from(l.target));
+        let (measured, peak) = sound::measure_loudness(location, &mut |p| progress(p / 2.0))?;
+        let filters = sound::loudness_filters(measured, peak, f64::from(l.target));
         let mut second_half = |p: f64| progress(0.5 + p / 2.0);
         match form {
             Form::Audio(format) => av::convert_audio(location, format, &filters, &made.0, &mut second_half)?,
@@ -254,7 +255,7 @@ pub async fn loudness(context: &JobContext, l: &Loudness) -> JobResult<serde_jso
 
 pub async fn split(context: &JobContext, s: &Split) -> JobResult<serde_json::Value> {
     each_input(context, |file, location, dir, progress| {
-        let segments = av::sound_segments(location, s.silence.0, s.threshold, &mut |p| progress(p / 2.0))?;
+        let segments = sound::sound_segments(location, s.silence.0, s.threshold, &mut |p| progress(p / 2.0))?;
         if segments.is_empty() {
             return Err(AvError::Input(
                 "it is silent throughout at that threshold".to_string(),

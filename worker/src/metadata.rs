@@ -10,7 +10,7 @@ use drive_core::file::FileKind;
 use drive_core::metadata::{Location, Metadata, Mode, MusicalKey};
 use drive_media::analysis::Analyzer;
 use drive_media::av::Input;
-use drive_media::av::jobs::mono_samples;
+use drive_media::av::sound::mono_samples;
 use drive_media::av::{AvError, pictures};
 use drive_media::picture::PictureFormat;
 use drive_media::picture::taken;

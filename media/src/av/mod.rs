@@ -15,6 +15,7 @@ pub mod graph;
 pub mod jobs;
 pub mod pictures;
 pub mod probe;
+pub mod sound;
 pub mod source;
 
 use std::sync::Once;
