@@ -1,8 +1,17 @@
 //! The object store: two buckets (private, and public with anonymous read), presigned URLs
 //! for every byte transfer so bytes never pass through the API, and the few server-side
-//! operations the API needs (head, move between buckets, delete, multipart bookkeeping).
+//! operations the API needs (head, move between buckets, delete). The presigned POST form is in
+//! `policy`, multipart bookkeeping in `multipart`, the headers objects are stored with in
+//! `headers`.
 
-use std::collections::BTreeMap;
+mod headers;
+mod multipart;
+mod policy;
+
+pub use self::headers::{StoredHeaders, content_disposition};
+pub use self::multipart::StoredPart;
+pub use self::policy::{PostForm, PostRules};
+
 use std::time::Duration;
 
 use aws_credential_types::Credentials;
@@ -12,11 +21,8 @@ use aws_sdk_s3::error::{ProvideErrorMetadata, SdkError};
 use aws_sdk_s3::presigning::PresigningConfig;
 pub use aws_sdk_s3::primitives::ByteStream;
 use aws_sdk_s3::types::{CompletedMultipartUpload, CompletedPart};
-use base64::Engine;
-use chrono::{DateTime, TimeDelta, Utc};
-use hmac::{Hmac, Mac};
+use chrono::TimeDelta;
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
-use sha2::Sha256;
 
 use uuid::Uuid;
 
@@ -149,51 +155,12 @@ impl HasStatus for aws_sdk_s3::config::http::HttpResponse {
     }
 }
 
-/// A part an open multipart upload already holds.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct StoredPart {
-    pub part_number: i32,
-    pub size: i64,
-    pub etag: String,
-    pub last_modified: Option<DateTime<Utc>>,
-}
-
-/// The headers a presigned POST pins; the store refuses an upload that differs in any.
-#[derive(Debug, Clone)]
-pub struct PostRules {
-    pub content_length: i64,
-    pub content_type: String,
-    pub content_disposition: String,
-    pub cache_control: String,
-}
-
-#[derive(Debug, Clone)]
-pub struct PostForm {
-    pub url: String,
-    pub fields: BTreeMap<String, String>,
-}
-
 /// Characters kept as they are in a copy source: the key's slashes must survive.
 const KEY_ENCODE: &AsciiSet = &NON_ALPHANUMERIC
     .remove(b'/')
     .remove(b'-')
     .remove(b'_')
     .remove(b'.')
-    .remove(b'~');
-
-/// RFC 5987 `attr-char`s stay as they are in a `filename*` parameter; the rest is encoded.
-const ATTR_CHAR_ENCODE: &AsciiSet = &NON_ALPHANUMERIC
-    .remove(b'!')
-    .remove(b'#')
-    .remove(b'$')
-    .remove(b'&')
-    .remove(b'+')
-    .remove(b'-')
-    .remove(b'.')
-    .remove(b'^')
-    .remove(b'_')
-    .remove(b'`')
-    .remove(b'|')
     .remove(b'~');
 
 /// Objects up to this size are copied in one request; S3 refuses a single copy above 5 GiB.
@@ -297,68 +264,6 @@ impl Storage {
         Ok(())
     }
 
-    /// A presigned POST form for one object (AWS Signature Version 4 POST policy). The
-    /// policy pins the key, the exact length and the three headers, so the store refuses a
-    /// body one byte off or sent under another type.
-    pub fn presign_post(
-        &self,
-        bucket: Bucket,
-        key: &str,
-        rules: &PostRules,
-        expires_in: TimeDelta,
-        now: DateTime<Utc>,
-    ) -> PostForm {
-        let bucket_name = self.bucket_name(bucket);
-        let day = now.format("%Y%m%d").to_string();
-        let amz_date = now.format("%Y%m%dT%H%M%SZ").to_string();
-        let credential = format!(
-            "{}/{day}/{}/s3/aws4_request",
-            self.config.access_key_id, self.config.region
-        );
-        let policy = serde_json::json!({
-            "expiration": (now + expires_in).format("%Y-%m-%dT%H:%M:%S%.3fZ").to_string(),
-            "conditions": [
-                {"bucket": bucket_name},
-                {"key": key},
-                {"Content-Type": rules.content_type},
-                {"Content-Disposition": rules.content_disposition},
-                {"Cache-Control": rules.cache_control},
-                ["content-length-range", rules.content_length, rules.content_length],
-                {"x-amz-algorithm": "AWS4-HMAC-SHA256"},
-                {"x-amz-credential": credential},
-                {"x-amz-date": amz_date},
-            ],
-        });
-        let policy = base64::engine::general_purpose::STANDARD.encode(policy.to_string());
-        let signature = hex::encode(hmac(&self.signing_key(&day), policy.as_bytes()));
-        let fields = [
-            ("key", key),
-            ("Content-Type", &rules.content_type),
-            ("Content-Disposition", &rules.content_disposition),
-            ("Cache-Control", &rules.cache_control),
-            ("x-amz-algorithm", "AWS4-HMAC-SHA256"),
-            ("x-amz-credential", &credential),
-            ("x-amz-date", &amz_date),
-            ("policy", &policy),
-            ("x-amz-signature", &signature),
-        ]
-        .into_iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect();
-        PostForm {
-            url: format!("{}/{bucket_name}", self.config.endpoint),
-            fields,
-        }
-    }
-
-    /// SigV4's derived key: HMAC chained over the day, region, service and terminator.
-    fn signing_key(&self, day: &str) -> Vec<u8> {
-        let secret = format!("AWS4{}", self.config.secret_access_key);
-        [day, &self.config.region, "s3", "aws4_request"]
-            .iter()
-            .fold(secret.into_bytes(), |key, part| hmac(&key, part.as_bytes()))
-    }
-
     /// A presigned GET that downloads under `file_name`.
     pub async fn presign_get(
         &self,
@@ -455,35 +360,6 @@ impl Storage {
             .await
             .map_err(failed("put object"))?;
         Ok(())
-    }
-
-    /// Sends one part of a multipart upload from this process.
-    pub async fn upload_part(
-        &self,
-        bucket: Bucket,
-        key: &str,
-        upload_id: &str,
-        part_number: i32,
-        bytes: Vec<u8>,
-    ) -> Result<StoredPart, StorageError> {
-        let size = bytes.len() as i64;
-        let part = self
-            .client
-            .upload_part()
-            .bucket(self.bucket_name(bucket))
-            .key(key)
-            .upload_id(upload_id)
-            .part_number(part_number)
-            .body(ByteStream::from(bytes))
-            .send()
-            .await
-            .map_err(failed("upload part"))?;
-        Ok(StoredPart {
-            part_number,
-            size,
-            etag: part.e_tag().unwrap_or_default().to_string(),
-            last_modified: None,
-        })
     }
 
     /// Deletes an object; deleting one that is not there succeeds.
@@ -588,144 +464,6 @@ impl Storage {
             .map_err(failed("complete multipart copy"))?;
         Ok(())
     }
-
-    pub async fn create_multipart(
-        &self,
-        bucket: Bucket,
-        key: &str,
-        content_type: &str,
-        content_disposition: &str,
-    ) -> Result<String, StorageError> {
-        let created = self
-            .client
-            .create_multipart_upload()
-            .bucket(self.bucket_name(bucket))
-            .key(key)
-            .content_type(content_type)
-            .content_disposition(content_disposition)
-            .send()
-            .await
-            .map_err(failed("create multipart upload"))?;
-        Ok(created.upload_id().unwrap_or_default().to_string())
-    }
-
-    /// The parts an upload holds, by number; `None` when the store no longer has the upload.
-    pub async fn list_parts(
-        &self,
-        bucket: Bucket,
-        key: &str,
-        upload_id: &str,
-    ) -> Result<Option<Vec<StoredPart>>, StorageError> {
-        let mut parts = Vec::new();
-        let mut marker: Option<String> = None;
-        loop {
-            let page = match self
-                .client
-                .list_parts()
-                .bucket(self.bucket_name(bucket))
-                .key(key)
-                .upload_id(upload_id)
-                .set_part_number_marker(marker.clone())
-                .send()
-                .await
-            {
-                Ok(page) => page,
-                Err(e) if status_of(&e) == Some(404) => return Ok(None),
-                Err(e) => return Err(failed("list parts")(e)),
-            };
-            parts.extend(page.parts().iter().map(|p| {
-                StoredPart {
-                    part_number: p.part_number().unwrap_or_default(),
-                    size: p.size().unwrap_or_default(),
-                    etag: p.e_tag().unwrap_or_default().to_string(),
-                    last_modified: p
-                        .last_modified()
-                        .and_then(|t| DateTime::from_timestamp(t.secs(), t.subsec_nanos())),
-                }
-            }));
-            match page.next_part_number_marker() {
-                Some(next) if page.is_truncated() == Some(true) => marker = Some(next.to_string()),
-                _ => break,
-            }
-        }
-        parts.sort_by_key(|p| p.part_number);
-        parts.dedup_by_key(|p| p.part_number);
-        Ok(Some(parts))
-    }
-
-    /// A presigned PUT for one part, signed for its exact length.
-    pub async fn presign_part(
-        &self,
-        bucket: Bucket,
-        key: &str,
-        upload_id: &str,
-        part_number: i32,
-        length: i64,
-        expires_in: TimeDelta,
-    ) -> Result<String, StorageError> {
-        let request = self
-            .client
-            .upload_part()
-            .bucket(self.bucket_name(bucket))
-            .key(key)
-            .upload_id(upload_id)
-            .part_number(part_number)
-            .content_length(length)
-            .presigned(presigning(expires_in)?)
-            .await
-            .map_err(failed("presign part"))?;
-        Ok(request.uri().to_string())
-    }
-
-    pub async fn complete_multipart(
-        &self,
-        bucket: Bucket,
-        key: &str,
-        upload_id: &str,
-        parts: &[StoredPart],
-    ) -> Result<(), StorageError> {
-        let parts = parts
-            .iter()
-            .map(|p| {
-                CompletedPart::builder()
-                    .part_number(p.part_number)
-                    .e_tag(&p.etag)
-                    .build()
-            })
-            .collect();
-        self.client
-            .complete_multipart_upload()
-            .bucket(self.bucket_name(bucket))
-            .key(key)
-            .upload_id(upload_id)
-            .multipart_upload(CompletedMultipartUpload::builder().set_parts(Some(parts)).build())
-            .send()
-            .await
-            .map_err(failed("complete multipart upload"))?;
-        Ok(())
-    }
-
-    /// Discards an upload and its parts; an upload already gone is not an error.
-    pub async fn abort_multipart(
-        &self,
-        bucket: Bucket,
-        key: &str,
-        upload_id: &str,
-    ) -> Result<(), StorageError> {
-        match self
-            .client
-            .abort_multipart_upload()
-            .bucket(self.bucket_name(bucket))
-            .key(key)
-            .upload_id(upload_id)
-            .send()
-            .await
-        {
-            Ok(_) => Ok(()),
-            Err(e) if status_of(&e) == Some(404) => Ok(()),
-            Err(e) => Err(failed("abort multipart upload")(e)),
-        }
-    }
 }
 
 fn presigning(expires_in: TimeDelta) -> Result<PresigningConfig, StorageError> {
@@ -735,86 +473,9 @@ fn presigning(expires_in: TimeDelta) -> Result<PresigningConfig, StorageError> {
     })
 }
 
-fn hmac(key: &[u8], data: &[u8]) -> Vec<u8> {
-    let mut mac = Hmac::<Sha256>::new_from_slice(key).expect("HMAC takes any key length");
-    mac.update(data);
-    mac.finalize().into_bytes().to_vec()
-}
-
-/// The Content-Type and Content-Disposition an object is stored with, and so served with by
-/// the store (public objects, and private ones through presigned links). A file of a type a
-/// browser would run (HTML, SVG, XML, CSS, JavaScript, by MIME type or name) is stored as an
-/// opaque download, so an upload cannot run script on the store's origin.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct StoredHeaders {
-    pub content_type: String,
-    pub content_disposition: String,
-}
-
-impl StoredHeaders {
-    /// Headers for a file named `file_name` of `mime_type`, shown `disposition` (`inline` or
-    /// `attachment`) unless it is of an active type.
-    pub fn new(mime_type: &str, file_name: &str, disposition: &str) -> StoredHeaders {
-        let essence = mime_type
-            .split(';')
-            .next()
-            .unwrap_or("")
-            .trim()
-            .to_ascii_lowercase();
-        let extension = file_name.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase());
-        let active_type = ["html", "xml", "javascript", "ecmascript", "svg", "css"]
-            .iter()
-            .any(|word| essence.contains(word));
-        let active_name = extension.as_deref().is_some_and(|e| {
-            matches!(
-                e,
-                "html" | "htm" | "shtml" | "xhtml" | "svg" | "svgz" | "xml" | "xsl" | "js" | "mjs" | "css"
-            )
-        });
-        if active_type || active_name {
-            StoredHeaders {
-                content_type: "application/octet-stream".to_string(),
-                content_disposition: content_disposition("attachment", file_name),
-            }
-        } else {
-            StoredHeaders {
-                content_type: mime_type.to_string(),
-                content_disposition: content_disposition(disposition, file_name),
-            }
-        }
-    }
-}
-
-/// A Content-Disposition header naming the file, readable by old and new clients: an ASCII
-/// fallback plus the RFC 5987 UTF-8 form.
-pub fn content_disposition(disposition: &str, file_name: &str) -> String {
-    let fallback: String = file_name
-        .chars()
-        .map(|c| {
-            if c.is_ascii_graphic() && c != '"' && c != '\\' || c == ' ' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    format!(
-        "{disposition}; filename=\"{fallback}\"; filename*=UTF-8''{}",
-        utf8_percent_encode(file_name, ATTR_CHAR_ENCODE)
-    )
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn content_disposition_keeps_unicode_names_readable() {
-        assert_eq!(
-            content_disposition("inline", "été \"1\".mp4"),
-            "inline; filename=\"_t_ _1_.mp4\"; filename*=UTF-8''%C3%A9t%C3%A9%20%221%22.mp4"
-        );
-    }
 
     #[test]
     fn the_settings_never_print_the_secret_key() {
@@ -832,20 +493,6 @@ mod tests {
         assert!(
             printed.contains("key-id") && !printed.contains("very-secret"),
             "{printed}"
-        );
-    }
-
-    #[test]
-    fn active_types_are_stored_as_downloads() {
-        let html = StoredHeaders::new("text/html", "a.html", "inline");
-        assert_eq!(html.content_type, "application/octet-stream");
-        assert!(html.content_disposition.starts_with("attachment"));
-        let named = StoredHeaders::new("text/plain", "x.SVG", "inline");
-        assert_eq!(named.content_type, "application/octet-stream");
-        let png = StoredHeaders::new("image/png", "a.png", "inline");
-        assert_eq!(
-            (png.content_type.as_str(), &png.content_disposition[..6]),
-            ("image/png", "inline")
         );
     }
 }
