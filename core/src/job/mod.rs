@@ -45,13 +45,19 @@ macro_rules! job_types {
     ) => {
         /// Every job type the spec names. Those whose pipelines have not landed yet are refused
         /// at creation with a 400 saying so ([`JobType::is_available`]).
+        // Names on the wire are the variants' names in camelCase (`rename_all`, which the
+        // OpenAPI derive reads too); `as_str` spells the same names out, and a test holds
+        // the two together.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+        #[serde(rename_all = "camelCase")]
         pub enum JobType {
-            $($(#[$doc])* #[serde(rename = $name)] $variant,)*
-            $(#[serde(rename = $later_name)] $later,)*
+            $($(#[$doc])* $variant,)*
+            $($later,)*
         }
 
         impl JobType {
+            pub const ALL: &[JobType] = &[$(JobType::$variant,)* $(JobType::$later,)*];
+
             pub fn as_str(self) -> &'static str {
                 match self {
                     $(JobType::$variant => $name,)*
@@ -62,9 +68,9 @@ macro_rules! job_types {
 
         /// A job's settings, by type, with every default filled in: what the job row stores.
         #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-        #[serde(tag = "jobType", content = "options")]
+        #[serde(tag = "jobType", content = "options", rename_all = "camelCase")]
         pub enum JobSpec {
-            $(#[serde(rename = $name)] $variant($settings),)*
+            $($variant($settings),)*
         }
 
         impl JobSpec {
@@ -481,6 +487,15 @@ mod tests {
             range_error(JobType::Convert, json!({ "format": "mp4", "maxEdge": 100 })),
             "options.maxEdge"
         );
+    }
+
+    #[test]
+    fn every_type_is_named_alike_on_the_wire_and_in_words() {
+        for job_type in JobType::ALL {
+            assert_eq!(serde_json::to_value(job_type).unwrap(), json!(job_type.as_str()));
+        }
+        let schema = serde_json::to_value(<JobType as utoipa::PartialSchema>::schema()).unwrap();
+        assert!(schema.to_string().contains("\"burnIn\""), "{schema}");
     }
 
     #[test]
