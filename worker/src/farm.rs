@@ -165,7 +165,7 @@ impl Farm {
             self.end(id, end).await?;
             return Ok(());
         }
-        tracing::info!(job.id = %id, job.r#type = %job.job_type, attempt = job.attempts, "running");
+        tracing::info!(job.id = %id, job.r#type = job.job_type.as_str(), attempt = job.attempts, "running");
         let started = tokio::time::Instant::now();
         let (steward, start) =
             Steward::prepare(self.db.clone(), self.storage.clone(), job.clone(), &self.settings).await?;
@@ -201,7 +201,7 @@ impl Farm {
                         Some(end) => Some(end),
                         // The month's minutes, once a heartbeat: a job stops, keeping what it
                         // made, when its account's run out (its own time counts as it runs).
-                        None if job.job_type != JobType::ReadMetadata.as_str()
+                        None if job.job_type != JobType::ReadMetadata
                             && minutes_checked.is_none_or(|at| at.elapsed() >= self.settings.queue.heartbeat) =>
                         {
                             minutes_checked = Some(tokio::time::Instant::now());

@@ -468,7 +468,7 @@ impl Steward {
     /// The new folder an unzip fills: beside the archive (or in the job's folder), named after
     /// it; a retry reuses the one it made.
     async fn unzip_folder(&mut self) -> JobResult<FolderRow> {
-        if self.job.job_type != JobType::Unzip.as_str() {
+        if self.job.job_type != JobType::Unzip {
             return Err(refused("an unzip folder for a job that is no unzip"));
         }
         if let Some(made) = self.job.output_folder_id
@@ -516,7 +516,7 @@ impl Steward {
     /// The file a readMetadata job reads, the only one whose metadata it may store.
     fn read_metadata_of(&self) -> JobResult<FileId> {
         match self.inputs.first() {
-            Some(file) if self.job.job_type == JobType::ReadMetadata.as_str() => Ok(file.id),
+            Some(file) if self.job.job_type == JobType::ReadMetadata => Ok(file.id),
             _ => Err(refused("metadata from a job that reads none")),
         }
     }

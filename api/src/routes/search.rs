@@ -8,7 +8,7 @@ use drive_core::file::FileKind;
 use drive_core::folder::{self, FolderPath};
 use drive_core::id::{FileId, FolderId};
 use drive_core::input::{Bounded, Line, MAX_OFFSET};
-use drive_core::metadata::{Location, Mode, MusicalKey};
+use drive_core::metadata::{Location, MetadataState, MusicalKey};
 use drive_core::storage::Bucket;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -114,7 +114,7 @@ pub struct SearchResult {
     audio_codec: Option<String>,
     /// Audio, video and pictures: `pending` until the drive has read the file, then `read`,
     /// or `failed` with `metadataError`; null for other files.
-    metadata_state: Option<String>,
+    metadata_state: Option<MetadataState>,
     metadata_error: Option<String>,
     /// A video's poster or a track's cover art, extracted as a file of its own (reached with
     /// `/generate-download-url`, never listed).
@@ -263,7 +263,7 @@ fn result(hit: Hit, state: &AppState) -> SearchResult {
         key: hit.key_pitch.map(|pitch| {
             MusicalKey {
                 pitch: pitch as u8,
-                mode: hit.key_mode.as_deref().and_then(Mode::parse),
+                mode: hit.key_mode,
             }
             .name()
         }),

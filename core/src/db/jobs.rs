@@ -58,7 +58,7 @@ crate::db::text_column!(JobState, "job state");
 pub struct JobRow {
     pub id: JobId,
     pub user_id: UserId,
-    pub job_type: String,
+    pub job_type: JobType,
     pub options: serde_json::Value,
     pub input_ids: Vec<FileId>,
     pub source_folder_id: Option<FolderId>,
@@ -78,7 +78,7 @@ pub struct JobRow {
 
 impl JobRow {
     pub fn spec(&self) -> Result<JobSpec, serde_json::Error> {
-        JobSpec::from_row(&self.job_type, self.options.clone())
+        JobSpec::from_row(self.job_type, self.options.clone())
     }
 }
 
@@ -360,7 +360,7 @@ pub async fn finish(
     let Some(job) = ended else {
         return Ok(None);
     };
-    if job.job_type == JobType::ReadMetadata.as_str() {
+    if job.job_type == JobType::ReadMetadata {
         // Reading a file's metadata is the drive's own work: no event, no minutes; a reading
         // that could not finish is recorded on the file.
         if job.state == JobState::Failed {
@@ -439,7 +439,7 @@ pub async fn needing_a_push(
 #[serde(rename_all = "camelCase")]
 pub struct JobRecord {
     pub id: JobId,
-    pub job_type: String,
+    pub job_type: JobType,
     pub state: JobState,
     /// Why it failed; null otherwise.
     pub error: Option<String>,
@@ -489,7 +489,7 @@ impl JobRecord {
                 let folder_id = job.output_folder_id.or(job.folder_id);
                 JobRecord {
                     id: job.id,
-                    job_type: job.job_type.clone(),
+                    job_type: job.job_type,
                     state: job.state,
                     error: job.error.clone(),
                     result: job.result.clone(),

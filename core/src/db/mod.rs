@@ -76,6 +76,8 @@ mod tests {
     use crate::db::events::EventKind;
     use crate::db::jobs::JobState;
     use crate::db::uploads::UploadState;
+    use crate::job::JobType;
+    use crate::metadata::{MetadataState, Mode};
     use crate::plan::Plan;
     use crate::storage::Bucket;
 
@@ -88,5 +90,8 @@ mod tests {
         assert!("".parse::<UploadState>().is_err());
         assert!("files".parse::<EventKind>().is_err());
         assert!("Gold".parse::<Plan>().is_err());
+        assert!("readmetadata".parse::<JobType>().is_err());
+        assert!("unread".parse::<MetadataState>().is_err());
+        assert!("Major".parse::<Mode>().is_err());
     }
 }

@@ -7,7 +7,7 @@ use crate::storage::Bucket;
 use chrono::{DateTime, Utc};
 use sqlx::{PgConnection, PgPool, Postgres, QueryBuilder};
 
-use crate::metadata::{Metadata, MusicalKey};
+use crate::metadata::{Metadata, MetadataState, Mode, MusicalKey};
 
 /// Stores what extraction found about a file, and that it was read: the one path by which
 /// metadata arrives.
@@ -129,14 +129,14 @@ pub struct Hit {
     pub duration_seconds: Option<f64>,
     pub tempo_bpm: Option<f64>,
     pub key_pitch: Option<i16>,
-    pub key_mode: Option<String>,
+    pub key_mode: Option<Mode>,
     pub latitude: Option<f64>,
     pub longitude: Option<f64>,
     pub width: Option<i32>,
     pub height: Option<i32>,
     pub video_codec: Option<String>,
     pub audio_codec: Option<String>,
-    pub metadata_state: Option<String>,
+    pub metadata_state: Option<MetadataState>,
     pub metadata_error: Option<String>,
     pub artwork_id: Option<FileId>,
 }
