@@ -32,8 +32,8 @@ macro_rules! ids {
                 $name(Uuid::new_v4())
             }
 
-            /// The bare uuid, for what is not a record of this kind (object keys, an event's
-            /// subject, lock keys).
+            /// The bare uuid, where a column is not one kind of record (a view's viewer, nil
+            /// for anyone).
             pub fn as_uuid(self) -> Uuid {
                 self.0
             }
