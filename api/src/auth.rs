@@ -8,8 +8,8 @@ use axum::http::header::AUTHORIZATION;
 use axum::http::request::Parts;
 use chrono::Utc;
 use drive_core::db::users;
+use drive_core::id::UserId;
 use drive_core::plan::Plan;
-use uuid::Uuid;
 
 use crate::error::ApiError;
 use crate::state::AppState;
@@ -18,7 +18,7 @@ pub const APP_HEADER: &str = "X-Drive-App";
 
 #[derive(Debug, Clone)]
 pub struct Caller {
-    pub user_id: Uuid,
+    pub user_id: UserId,
     plan: Option<Plan>,
 }
 
@@ -72,7 +72,7 @@ impl FromRequestParts<AppState> for Caller {
         }
         Ok(Caller {
             user_id: session.user_id,
-            plan: session.plan(),
+            plan: session.plan,
         })
     }
 }

@@ -14,12 +14,12 @@ use clap::{Parser, Subcommand};
 use drive_api::limits::RateLimits;
 use drive_api::state::{AppState, Settings};
 use drive_core::db::{self, users};
+use drive_core::id::{TokenId, UserId};
 use drive_core::plan::Plan;
 use drive_core::queue::{JobQueue, QueueConfig};
 use drive_core::storage::{DEFAULT_SITE_URL, Storage, StorageConfig};
 use drive_core::{config, maintenance, multipart};
 use tokio::signal::unix::{SignalKind, signal};
-use uuid::Uuid;
 
 #[derive(Parser)]
 #[command(
@@ -66,7 +66,7 @@ enum Admin {
         json: bool,
     },
     /// Revoke an API token by id; its sessions end at once.
-    RevokeToken { token_id: Uuid },
+    RevokeToken { token_id: TokenId },
     /// Abort multipart uploads idle for 7 days, remove objects whose deletion is queued, and
     /// forget sessions that expired over a day ago.
     Sweep {
@@ -190,7 +190,7 @@ async fn run_admin(pool: &db::PgPool, admin: Admin) -> Result<()> {
     Ok(())
 }
 
-fn print_token(json: bool, user_id: Uuid, token: users::NewApiToken) {
+fn print_token(json: bool, user_id: UserId, token: users::NewApiToken) {
     if json {
         println!(
             "{}",

@@ -8,13 +8,12 @@
 //! take turns ([`locks::try_lock_file`]), so two concurrent switches can never both copy from,
 //! or both remove, the same copy.
 
-use sqlx::PgPool;
-use uuid::Uuid;
-
 use crate::db::files::{self, FileRow};
 use crate::db::locks;
+use crate::id::{FileId, UserId};
 use crate::maintenance;
 use crate::storage::{Bucket, Storage, StorageError, StoredHeaders};
+use sqlx::PgPool;
 
 /// How long a move waits for the ones before it on the same file.
 const TURN_WAIT: std::time::Duration = std::time::Duration::from_secs(30);
@@ -49,8 +48,8 @@ pub enum MoveError {
 pub async fn move_file(
     db: &PgPool,
     storage: &Storage,
-    user_id: Uuid,
-    file_id: Uuid,
+    user_id: UserId,
+    file_id: FileId,
     how: Move,
 ) -> Result<FileRow, MoveError> {
     // Waiting turns without holding a pooled connection: many switches of one file at once
@@ -73,7 +72,7 @@ pub async fn move_file(
         .await?
         .ok_or(MoveError::NotFound)?;
     let trashed = file.trashed_at.is_some();
-    let from = file.bucket();
+    let from = file.bucket;
     let (to, trash) = match how {
         Move::Toggle if trashed => return Err(MoveError::Trashed),
         Move::Toggle => (from.other(), false),

@@ -5,18 +5,18 @@
 //! The caller pushes the reading on the queue after its commit (or the farm's re-push does).
 
 use sqlx::PgConnection;
-use uuid::Uuid;
 
 use crate::db::events::{self, EventKind};
 use crate::db::files::{self, FileRow, Insert, NewFile};
 use crate::db::jobs;
+use crate::id::JobId;
 use crate::records::FileRecord;
 
 /// What [`enter`] did.
 #[derive(Debug)]
 pub enum Entered {
     /// A new file; `reading` is the metadata reading queued for it, to push after commit.
-    New { file: FileRow, reading: Option<Uuid> },
+    New { file: FileRow, reading: Option<JobId> },
     /// The file already recorded under that key (a re-sent insert, a retried job): nothing
     /// changed.
     Existing(FileRow),

@@ -5,6 +5,8 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use uuid::Uuid;
 
+use crate::id::UserId;
+
 /// The largest file the drive takes: 2 TB, counted as 2 TiB.
 pub const MAX_FILE_SIZE: i64 = 2 * 1024 * 1024 * 1024 * 1024;
 
@@ -168,11 +170,11 @@ impl ObjectKey {
         &self.0
     }
 
-    pub fn belongs_to(&self, user: Uuid) -> bool {
+    pub fn belongs_to(&self, user: UserId) -> bool {
         self.0
             .strip_prefix("users/")
             .and_then(|rest| rest.split('/').next())
-            .and_then(|id| Uuid::parse_str(id).ok())
+            .and_then(|id| id.parse().ok())
             == Some(user)
     }
 }
@@ -218,10 +220,10 @@ mod tests {
 
     #[test]
     fn object_keys_must_sit_under_a_user() {
-        let user = Uuid::new_v4();
+        let user = UserId::random();
         let key = ObjectKey::try_from(format!("users/{user}/a/b.mp4")).unwrap();
         assert!(key.belongs_to(user));
-        assert!(!key.belongs_to(Uuid::new_v4()));
+        assert!(!key.belongs_to(UserId::random()));
         for bad in [
             "a/b".to_string(),
             format!("users/{user}/"),
@@ -229,9 +231,9 @@ mod tests {
             format!("users/{user}//x"),
             "users/not-a-uuid/x".to_string(),
             format!("users/{}/x", user.to_string().to_uppercase()),
-            format!("users/{}/x", user.simple()),
+            format!("users/{}/x", user.as_uuid().simple()),
             format!("users/{{{user}}}/x"),
-            format!("users/{}/x", user.urn()),
+            format!("users/{}/x", user.as_uuid().urn()),
             format!("users/{user}/a\u{202E}b"),
         ] {
             assert!(ObjectKey::try_from(bad.clone()).is_err(), "{bad} was accepted");

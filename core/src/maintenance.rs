@@ -2,12 +2,11 @@
 //! (and by the worker farm on a schedule once it exists). Every step is idempotent: running
 //! it twice, or on two machines at once, does no harm.
 
+use crate::db::{files, reservations, uploads, users};
+use crate::id::UploadId;
+use crate::storage::{Bucket, Storage, StorageError};
 use chrono::{DateTime, TimeDelta, Utc};
 use sqlx::PgPool;
-use uuid::Uuid;
-
-use crate::db::{files, reservations, uploads, users};
-use crate::storage::{Bucket, Storage, StorageError};
 
 /// What one [`sweep`] did.
 #[derive(Debug, Default)]
@@ -55,7 +54,7 @@ pub async fn abort_idle_uploads(
     storage: &Storage,
     idle_for: TimeDelta,
     now: DateTime<Utc>,
-) -> Result<Vec<Uuid>, SweepError> {
+) -> Result<Vec<UploadId>, SweepError> {
     let mut aborted = Vec::new();
     for upload in uploads::all_open(db).await? {
         let parts = storage
@@ -86,8 +85,7 @@ pub async fn abort_idle_uploads(
 pub async fn retry_object_deletions(db: &PgPool, storage: &Storage) -> Result<usize, SweepError> {
     let mut removed = 0;
     for queued in files::queued_deletions(db).await? {
-        let bucket = Bucket::parse(&queued.bucket).unwrap_or(Bucket::Private);
-        if remove_object(db, storage, bucket, &queued.object_key).await? {
+        if remove_object(db, storage, queued.bucket, &queued.object_key).await? {
             removed += 1;
         }
     }

@@ -4,6 +4,29 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
+/// How far the drive got reading a file's metadata (`files.metadata_state`): `pending` until
+/// its reading ends, then `read`, or `failed`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum MetadataState {
+    Pending,
+    Read,
+    Failed,
+}
+
+impl MetadataState {
+    pub fn parse(s: &str) -> Option<MetadataState> {
+        match s {
+            "pending" => Some(MetadataState::Pending),
+            "read" => Some(MetadataState::Read),
+            "failed" => Some(MetadataState::Failed),
+            _ => None,
+        }
+    }
+}
+
+crate::db::text_column!(MetadataState, "metadata state");
+
 /// Everything extraction may know; each field stays empty when the file does not say.
 /// Serializable because a job process hands it to its supervisor, which stores it.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -54,6 +77,8 @@ impl Mode {
         }
     }
 }
+
+crate::db::text_column!(Mode, "key mode");
 
 /// A key: a pitch class (0 = C … 11 = B, so C# and Db are one key) and maybe a mode.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -5,14 +5,13 @@
 //! upload's row id and expiry signed with the server secret, so a forged or stale token is
 //! refused before any database or storage call.
 
+use crate::id::UploadId;
+use crate::storage::StoredPart;
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use chrono::{DateTime, TimeDelta, Utc};
 use hmac::{Hmac, Mac};
 use sha2::Sha256;
-use uuid::Uuid;
-
-use crate::storage::StoredPart;
 
 pub const MIB: i64 = 1024 * 1024;
 pub const DEFAULT_PART_SIZE: i64 = 64 * MIB;
@@ -99,14 +98,14 @@ impl UploadTokens {
         mac
     }
 
-    pub fn issue(&self, upload: Uuid, expires_at: DateTime<Utc>) -> String {
+    pub fn issue(&self, upload: UploadId, expires_at: DateTime<Utc>) -> String {
         let payload = format!("{upload}.{}", expires_at.timestamp());
         let signature = URL_SAFE_NO_PAD.encode(self.mac(&payload).finalize().into_bytes());
         format!("{payload}.{signature}")
     }
 
     /// The upload a token names, when the signature holds and it has not expired.
-    pub fn verify(&self, token: &str, now: DateTime<Utc>) -> Result<Uuid, TokenError> {
+    pub fn verify(&self, token: &str, now: DateTime<Utc>) -> Result<UploadId, TokenError> {
         let (payload, signature) = token.rsplit_once('.').ok_or(TokenError::Invalid)?;
         let signature = URL_SAFE_NO_PAD
             .decode(signature)
@@ -115,7 +114,7 @@ impl UploadTokens {
             .verify_slice(&signature)
             .map_err(|_| TokenError::Invalid)?;
         let (upload, expires) = payload.split_once('.').ok_or(TokenError::Invalid)?;
-        let upload = Uuid::parse_str(upload).map_err(|_| TokenError::Invalid)?;
+        let upload: UploadId = upload.parse().map_err(|_| TokenError::Invalid)?;
         let expires: i64 = expires.parse().map_err(|_| TokenError::Invalid)?;
         if now.timestamp() >= expires {
             return Err(TokenError::Expired);
@@ -151,14 +150,14 @@ mod tests {
     fn tokens_refuse_tampering_and_age() {
         let tokens = UploadTokens::new("secret");
         let now = Utc::now();
-        let id = Uuid::new_v4();
+        let id = UploadId::random();
         let token = tokens.issue(id, now + UPLOAD_LIFETIME);
         assert_eq!(tokens.verify(&token, now), Ok(id));
         assert_eq!(
             tokens.verify(&token, now + UPLOAD_LIFETIME),
             Err(TokenError::Expired)
         );
-        let forged = token.replacen(&id.to_string(), &Uuid::new_v4().to_string(), 1);
+        let forged = token.replacen(&id.to_string(), &UploadId::random().to_string(), 1);
         assert_eq!(tokens.verify(&forged, now), Err(TokenError::Invalid));
         assert_eq!(
             UploadTokens::new("other").verify(&token, now),

@@ -28,6 +28,8 @@ impl Plan {
     }
 }
 
+crate::db::text_column!(Plan, "plan");
+
 const GIB: i64 = 1024 * 1024 * 1024;
 
 /// Storage quota per plan, in bytes.

@@ -4,18 +4,17 @@
 
 use std::time::Duration;
 
+use crate::config::{self, ConfigError};
+use crate::id::JobId;
+use crate::job;
 use apalis_core::backend::TaskSink;
 use apalis_redis::{ConnectionManager, RedisStorage};
 use serde::{Deserialize, Serialize};
-use uuid::Uuid;
-
-use crate::config::{self, ConfigError};
-use crate::job;
 
 /// What a queue message holds.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct JobMessage {
-    pub job_id: Uuid,
+    pub job_id: JobId,
 }
 
 #[derive(Debug, Clone)]
@@ -96,7 +95,7 @@ impl JobQueue {
         })
     }
 
-    pub async fn push(&self, job_id: Uuid) -> Result<(), QueueError> {
+    pub async fn push(&self, job_id: JobId) -> Result<(), QueueError> {
         let mut storage = self.storage.clone();
         storage
             .push(JobMessage { job_id })

@@ -1,22 +1,21 @@
 //! The shapes answers and drive events share: the file record, a folder reference and the
 //! job record. They live in core because the worker writes them into events too.
 
-use chrono::{DateTime, Utc};
-use serde::Serialize;
-use utoipa::ToSchema;
-use uuid::Uuid;
-
 use crate::db::files::FileRow;
 use crate::db::folders::FolderRow;
 use crate::file::FileKind;
 use crate::folder;
+use crate::id::{FileId, FolderId};
 use crate::storage::Storage;
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+use utoipa::ToSchema;
 
 /// A file as the service answers it.
 #[derive(Debug, Clone, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct FileRecord {
-    pub id: Uuid,
+    pub id: FileId,
     pub file_name: String,
     pub file_size: i64,
     pub mime_type: String,
@@ -41,7 +40,7 @@ impl FileRecord {
             file_name: row.file_name.clone(),
             file_size: row.file_size,
             mime_type: row.mime_type.clone(),
-            kind: row.kind(),
+            kind: row.kind,
             is_public: row.is_public(),
             download_url,
             insert_time: row.created_at,
@@ -60,7 +59,7 @@ impl FileRecord {
 /// A folder as answers show it; `path` ends in a slash, as listings write it.
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct FolderRef {
-    pub id: Uuid,
+    pub id: FolderId,
     pub path: String,
 }
 

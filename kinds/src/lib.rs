@@ -45,6 +45,27 @@ impl FileKind {
     }
 }
 
+/// How the drive reads a stored kind: a name it does not know is an error, never `Other`.
+impl TryFrom<String> for FileKind {
+    type Error = UnknownKind;
+
+    fn try_from(s: String) -> Result<FileKind, UnknownKind> {
+        FileKind::parse(&s).ok_or(UnknownKind(s))
+    }
+}
+
+/// A kind's name [`FileKind::parse`] does not know.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnknownKind(pub String);
+
+impl std::fmt::Display for UnknownKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "unknown file kind {:?}", self.0)
+    }
+}
+
+impl std::error::Error for UnknownKind {}
+
 /// The media type of bytes nothing more is known about.
 pub const OCTET_STREAM: &str = "application/octet-stream";
 
@@ -119,6 +140,13 @@ mod tests {
         assert_eq!(for_name("a.tar.gz"), (FileKind::Archive, "application/gzip"));
         assert_eq!(for_name("blob.bin"), (FileKind::Other, OCTET_STREAM));
         assert_eq!(for_name("README"), (FileKind::Other, OCTET_STREAM));
+    }
+
+    #[test]
+    fn a_stored_kind_it_does_not_know_is_an_error_not_other() {
+        assert_eq!(FileKind::try_from("Audio".to_string()), Ok(FileKind::Audio));
+        let bogus = FileKind::try_from("Bogus".to_string()).unwrap_err();
+        assert_eq!(bogus.to_string(), r#"unknown file kind "Bogus""#);
     }
 
     #[test]

@@ -5,13 +5,13 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
+use drive_core::id::{FileId, JobId};
 use serde_json::{Value, json};
-use uuid::Uuid;
 
 use crate::{TestApp, TestUser, raw_store};
 
 /// Puts a local file in the store under the user's key and records it through `/insert-file`.
-pub async fn add_file(app: &TestApp, user: &TestUser, path: &Path, kind: &str, mime: &str) -> Uuid {
+pub async fn add_file(app: &TestApp, user: &TestUser, path: &Path, kind: &str, mime: &str) -> FileId {
     let name = path.file_name().unwrap().to_str().unwrap();
     let key = user.key(name);
     let size = std::fs::metadata(path).unwrap().len();
@@ -37,7 +37,7 @@ pub async fn add_file(app: &TestApp, user: &TestUser, path: &Path, kind: &str, m
 }
 
 /// A 6-hour link to the file's object in the store, as `/generate-download-url` hands it out.
-pub async fn link(app: &TestApp, user: &TestUser, id: Uuid) -> String {
+pub async fn link(app: &TestApp, user: &TestUser, id: FileId) -> String {
     let reply = app
         .call(user, "/generate-download-url", Some(json!({ "id": id })))
         .await;
@@ -50,7 +50,7 @@ pub async fn link(app: &TestApp, user: &TestUser, id: Uuid) -> String {
 
 /// Waits until the drive's readings (`readMetadata` jobs) of `files` have ended, and answers
 /// the seconds each took (none for files it does not read).
-async fn readings_of(app: &TestApp, files: &[Uuid]) -> Vec<f64> {
+async fn readings_of(app: &TestApp, files: &[FileId]) -> Vec<f64> {
     let mut db = app.db().await;
     loop {
         let readings: Vec<(String, Option<f64>)> = sqlx::query_as(
@@ -75,7 +75,7 @@ async fn readings_of(app: &TestApp, files: &[Uuid]) -> Vec<f64> {
 }
 
 /// The seconds the drive's reading of a new file took, once it has ended.
-pub async fn reading_seconds(app: &TestApp, file: Uuid) -> f64 {
+pub async fn reading_seconds(app: &TestApp, file: FileId) -> f64 {
     let seconds = readings_of(app, &[file]).await;
     assert_eq!(seconds.len(), 1, "one reading of {file}");
     seconds[0]
@@ -102,8 +102,8 @@ pub async fn timed_job(app: &TestApp, user: &TestUser, body: Value) -> (f64, f64
     let seconds = |d: chrono::TimeDelta| d.num_microseconds().unwrap() as f64 / 1e6;
     let own = seconds(time("endTime") - time("startTime"));
     let end_to_end = seconds(time("endTime").with_timezone(&chrono::Utc) - submitted);
-    let id: Uuid = job["id"].as_str().unwrap().parse().unwrap();
-    let made: Vec<Uuid> = sqlx::query_scalar("select file_id from file_job_outputs where job_id = $1")
+    let id: JobId = job["id"].as_str().unwrap().parse().unwrap();
+    let made: Vec<FileId> = sqlx::query_scalar("select file_id from file_job_outputs where job_id = $1")
         .bind(id)
         .fetch_all(&mut app.db().await)
         .await

@@ -12,6 +12,7 @@ use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
+use drive_core::id::{FileId, JobId, UserId};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 use sqlx::{Connection, PgConnection};
@@ -320,7 +321,14 @@ impl TestApp {
     }
 
     /// Uploads `bytes` through the presigned form and records the file; answers its id.
-    pub async fn upload(&self, user: &TestUser, name: &str, kind: &str, mime: &str, bytes: Vec<u8>) -> Uuid {
+    pub async fn upload(
+        &self,
+        user: &TestUser,
+        name: &str,
+        kind: &str,
+        mime: &str,
+        bytes: Vec<u8>,
+    ) -> FileId {
         self.upload_at(user, &user.key(name), name, kind, mime, bytes)
             .await
     }
@@ -334,7 +342,7 @@ impl TestApp {
         kind: &str,
         mime: &str,
         bytes: Vec<u8>,
-    ) -> Uuid {
+    ) -> FileId {
         let input = json!({
             "type": kind, "fileName": name, "fileSize": bytes.len(), "objectKey": key, "mimeType": mime,
         });
@@ -351,7 +359,7 @@ impl TestApp {
     }
 
     /// The object key a file is stored under.
-    pub async fn object_key(&self, file: Uuid) -> String {
+    pub async fn object_key(&self, file: FileId) -> String {
         sqlx::query_scalar("select object_key from files where id = $1")
             .bind(file)
             .fetch_one(&mut self.db().await)
@@ -442,7 +450,7 @@ impl TestApp {
 
     /// The file as `/search-files` shows it once the drive's reading of its metadata has
     /// ended (read or failed).
-    pub async fn reading(&self, user: &TestUser, id: Uuid) -> Value {
+    pub async fn reading(&self, user: &TestUser, id: FileId) -> Value {
         let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
         loop {
             let found = self
@@ -540,7 +548,7 @@ impl Drop for TestApp {
             runtime.block_on(async {
                 // A job left waiting or running is a test that ended before its work did.
                 let mut own = PgConnection::connect(&database_url).await?;
-                let unfinished: Vec<(Uuid, String, String)> = sqlx::query_as(
+                let unfinished: Vec<(JobId, String, String)> = sqlx::query_as(
                     "select id, job_type, state from file_jobs where state in ('queued', 'running') order by created_at",
                 )
                 .fetch_all(&mut own)
@@ -571,7 +579,7 @@ fn with_database(url: &str, database: &str) -> String {
 }
 
 pub struct TestUser {
-    pub id: Uuid,
+    pub id: UserId,
     pub handle: String,
     pub token_id: String,
     pub api_token: String,

@@ -58,7 +58,7 @@ pub async fn zip(context: &JobContext, settings: &Zip) -> JobResult<serde_json::
         let mut done = 0u64;
         for (file, entry) in inputs.iter().zip(&entries) {
             let options = SimpleFileOptions::default()
-                .compression_method(compression_for(file.kind()))
+                .compression_method(compression_for(file.kind))
                 .large_file(file.file_size as u64 >= u32::MAX as u64);
             zip.start_file(entry.as_str(), options).map_err(zip_write_error)?;
             let body = handle.block_on(context.read(file))?.bytes_stream();

@@ -34,7 +34,7 @@ fn extension(name: &str) -> String {
 /// one of ours, mp4 or m4a otherwise.
 fn form_of(file: &FileRow) -> Form {
     let ext = extension(&file.file_name);
-    match file.kind() {
+    match file.kind {
         FileKind::Video => Form::Video(match ext.as_str() {
             "webm" => VideoFormat::Webm,
             "mov" => VideoFormat::Mov,
@@ -290,7 +290,7 @@ pub async fn split(context: &JobContext, s: &Split) -> JobResult<serde_json::Val
 /// stripMetadata: pictures through [`crate::pictures::strip_metadata`]; videos and audio
 /// (inputs are of one kind) with their streams copied and the tags and cover art left behind.
 pub async fn strip_metadata(context: &JobContext) -> JobResult<serde_json::Value> {
-    if context.inputs().await?.first().map(FileRow::kind) == Some(FileKind::Image) {
+    if context.inputs().await?.first().map(|file| file.kind) == Some(FileKind::Image) {
         return crate::pictures::strip_metadata(context).await;
     }
     each_input(context, |file, location, dir, progress| {
@@ -350,7 +350,7 @@ pub async fn stills(context: &JobContext, s: &Stills) -> JobResult<serde_json::V
 pub async fn contact_sheet(context: &JobContext, c: &ContactSheet) -> JobResult<serde_json::Value> {
     const CELL_WIDTH: u32 = 320;
     let inputs = context.inputs().await?;
-    if inputs.first().map(FileRow::kind) != Some(FileKind::Image) {
+    if inputs.first().map(|file| file.kind) != Some(FileKind::Image) {
         return each_input(context, |file, location, dir, progress| {
             let info = drive_media::av::probe::probe(location)?;
             let duration = info
@@ -409,7 +409,7 @@ pub async fn join(context: &JobContext, j: &Join) -> JobResult<serde_json::Value
     let path = context.dir.join("joined");
     let handle = Handle::current();
     let mut progress = |done: f64| handle.block_on(context.progress(done as f32));
-    let name = if inputs[0].kind() == FileKind::Video {
+    let name = if inputs[0].kind == FileKind::Video {
         tokio::task::block_in_place(|| av::join_videos(&locations, &path, &mut progress))?;
         format!("{} joined.mp4", stem(&inputs[0].file_name))
     } else {

@@ -12,12 +12,12 @@ use bytes::Bytes;
 use drive_core::db::files::FileRow;
 use drive_core::db::folders::FolderRow;
 use drive_core::db::jobs::JobRow;
+use drive_core::id::FolderId;
 use drive_core::job::decimal_size;
 use drive_core::metadata::Metadata;
 use drive_core::storage::StorageError;
 use serde::de::DeserializeOwned;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
-use uuid::Uuid;
 
 use crate::protocol::{Answer, Input, Request, Start};
 
@@ -139,7 +139,7 @@ impl JobContext {
     }
 
     /// Where results land: the folder the job names, or beside its first input.
-    pub fn folder_id(&self) -> Option<Uuid> {
+    pub fn folder_id(&self) -> Option<FolderId> {
         self.job.output_folder_id.or(self.job.folder_id)
     }
 
@@ -238,7 +238,7 @@ impl JobContext {
         position: i32,
         path: &Path,
         name: &str,
-        folder_id: Option<Uuid>,
+        folder_id: Option<FolderId>,
     ) -> JobResult<FileRow> {
         let request = Request::Save {
             position,
@@ -261,7 +261,7 @@ impl JobContext {
     }
 
     /// The path of one of the account's folders (`None` for the top).
-    pub async fn folder_path(&self, folder_id: Option<Uuid>) -> JobResult<Option<String>> {
+    pub async fn folder_path(&self, folder_id: Option<FolderId>) -> JobResult<Option<String>> {
         self.supervisor.ask(&Request::FolderPath { folder_id }).await
     }
 
@@ -271,7 +271,7 @@ impl JobContext {
     }
 
     /// The folder at `path`, at or below the unzip's folder, made when missing.
-    pub async fn entry_folder(&self, path: &str) -> JobResult<Option<Uuid>> {
+    pub async fn entry_folder(&self, path: &str) -> JobResult<Option<FolderId>> {
         let request = Request::EntryFolder {
             path: path.to_string(),
         };

@@ -24,6 +24,7 @@ use chrono::Utc;
 use drive_core::db::jobs::{self, End};
 use drive_core::db::users;
 use drive_core::db::{self, PgPool};
+use drive_core::id::{JobId, UserId};
 use drive_core::job::JobType;
 use drive_core::maintenance;
 use drive_core::queue::{JobMessage, JobQueue};
@@ -129,7 +130,7 @@ async fn handle(message: JobMessage, farm: Data<Arc<Farm>>) -> Result<(), BoxDyn
 }
 
 impl Farm {
-    async fn supervise(&self, id: Uuid) -> Result<()> {
+    async fn supervise(&self, id: JobId) -> Result<()> {
         let stale = self.settings.stale_after().as_secs_f64();
         let Some(job) = jobs::claim(&self.db, id, &self.name, stale).await? else {
             // Ended, stopped while queued, or running healthily elsewhere: a repeated message.
@@ -164,7 +165,7 @@ impl Farm {
             self.end(id, end).await?;
             return Ok(());
         }
-        tracing::info!(job.id = %id, job.r#type = %job.job_type, attempt = job.attempts, "running");
+        tracing::info!(job.id = %id, job.r#type = job.job_type.as_str(), attempt = job.attempts, "running");
         let started = tokio::time::Instant::now();
         let (steward, start) =
             Steward::prepare(self.db.clone(), self.storage.clone(), job.clone(), &self.settings).await?;
@@ -187,7 +188,7 @@ impl Farm {
                         // is only left to exit, so let it. Otherwise another worker claimed it:
                         // stop working on it.
                         Ok(None) => match jobs::find(&self.db, id).await? {
-                            Some(job) if job.state().has_ended() => break last_words(&mut child).await?,
+                            Some(job) if job.state.has_ended() => break last_words(&mut child).await?,
                             _ => {
                                 kill(&mut child).await;
                                 self.announce(steward).await;
@@ -200,7 +201,7 @@ impl Farm {
                         Some(end) => Some(end),
                         // The month's minutes, once a heartbeat: a job stops, keeping what it
                         // made, when its account's run out (its own time counts as it runs).
-                        None if job.job_type != JobType::ReadMetadata.as_str()
+                        None if job.job_type != JobType::ReadMetadata
                             && minutes_checked.is_none_or(|at| at.elapsed() >= self.settings.queue.heartbeat) =>
                         {
                             minutes_checked = Some(tokio::time::Instant::now());
@@ -222,7 +223,7 @@ impl Farm {
         self.announce(steward).await;
         self.clean_up(id);
         let job = jobs::find(&self.db, id).await?.context("the job row vanished")?;
-        if job.state().has_ended() {
+        if job.state.has_ended() {
             return Ok(());
         }
         if status.code() == Some(EXIT_RETRY) && job.attempts < MAX_ATTEMPTS {
@@ -255,7 +256,7 @@ impl Farm {
     /// Waits for the steward of a job whose process has exited or been killed, and pushes the
     /// readings of the files the job made. They are queued in the database already: a push
     /// lost here is made again by the re-push loop.
-    async fn announce(&self, steward: JoinHandle<Vec<Uuid>>) {
+    async fn announce(&self, steward: JoinHandle<Vec<JobId>>) {
         let readings = steward.await.unwrap_or_default();
         for id in readings {
             if let Err(cause) = self.queue.push(id).await {
@@ -317,7 +318,7 @@ impl Farm {
     }
 
     /// A failure when job `id`'s work folder holds more than the disk limit.
-    fn over_disk(&self, id: Uuid) -> Option<End> {
+    fn over_disk(&self, id: JobId) -> Option<End> {
         let used = folder_size(&self.settings.work_dir.join(id.to_string()));
         (used > self.settings.disk_limit).then(|| {
             End::Failed(format!(
@@ -329,7 +330,7 @@ impl Farm {
 
     /// Whether the account has used up this month's job minutes (a database error answers
     /// no: the next heartbeat asks again).
-    async fn minutes_ran_out(&self, user_id: Uuid) -> bool {
+    async fn minutes_ran_out(&self, user_id: UserId) -> bool {
         let checked = async {
             let plan = users::plan_of(&self.db, user_id).await?;
             let used = jobs::seconds_this_month(&self.db, user_id).await?;
@@ -341,7 +342,7 @@ impl Farm {
             .unwrap_or(false)
     }
 
-    fn clean_up(&self, id: Uuid) {
+    fn clean_up(&self, id: JobId) {
         let dir = self.settings.work_dir.join(id.to_string());
         if let Err(e) = std::fs::remove_dir_all(&dir)
             && e.kind() != std::io::ErrorKind::NotFound
@@ -350,7 +351,7 @@ impl Farm {
         }
     }
 
-    async fn end(&self, id: Uuid, end: End) -> Result<()> {
+    async fn end(&self, id: JobId, end: End) -> Result<()> {
         tracing::info!(job.id = %id, ?end, "ended");
         jobs::finish(&self.db, &self.storage, id, end).await?;
         Ok(())
@@ -435,14 +436,14 @@ const REPUSH_QUEUED_AFTER: Duration = Duration::from_secs(600);
 async fn repush(farm: &Farm, stale: Duration) -> Result<()> {
     let jobs = jobs::needing_a_push(&farm.db, stale.as_secs_f64(), REPUSH_QUEUED_AFTER.as_secs_f64()).await?;
     for job in jobs {
-        if job.attempts >= MAX_ATTEMPTS && job.state() == jobs::JobState::Running {
+        if job.attempts >= MAX_ATTEMPTS && job.state == jobs::JobState::Running {
             let why = format!(
                 "the job's worker stopped while running it, {} times; giving up",
                 job.attempts
             );
             farm.end(job.id, End::Failed(why)).await?;
         } else {
-            tracing::info!(job.id = %job.id, state = %job.state, "pushing the job again");
+            tracing::info!(job.id = %job.id, state = job.state.as_str(), "pushing the job again");
             farm.queue.push(job.id).await?;
         }
     }

@@ -7,6 +7,7 @@
 use chrono::{DateTime, NaiveDateTime, Utc};
 use drive_core::db::files::FileRow;
 use drive_core::file::FileKind;
+use drive_core::id::FileId;
 use drive_core::metadata::{Location, Metadata, Mode, MusicalKey};
 use drive_media::analysis::Analyzer;
 use drive_media::av::Input;
@@ -26,14 +27,14 @@ pub async fn read(context: &JobContext) -> JobResult<serde_json::Value> {
     let file = inputs
         .first()
         .ok_or_else(|| JobError::Input("the file is gone".to_string()))?;
-    let head = if file.kind() == FileKind::Image {
+    let head = if file.kind == FileKind::Image {
         let len = EXIF_HEAD.min(file.file_size.max(0) as u64);
         context.read_span(file, 0, len).await?.to_vec()
     } else {
         Vec::new()
     };
     let location = context.location(file)?;
-    let kind = file.kind();
+    let kind = file.kind;
     match tokio::task::block_in_place(|| facts(kind, &location, &head)) {
         Ok(metadata) => {
             let artwork = artwork(context, file, &location, &metadata).await?;
@@ -55,10 +56,10 @@ async fn artwork(
     file: &FileRow,
     location: &str,
     metadata: &Metadata,
-) -> JobResult<Option<uuid::Uuid>> {
+) -> JobResult<Option<FileId>> {
     let path = context.dir.join("artwork");
     let name = tokio::task::block_in_place(|| -> Result<Option<&str>, AvError> {
-        match file.kind() {
+        match file.kind {
             FileKind::Video if metadata.video_codec.is_some() => {
                 let at = metadata.duration_seconds.map_or(0.0, |d| (d / 10.0).min(1.0));
                 let frame = pictures::frame_at(location, at)?;

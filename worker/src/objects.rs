@@ -12,9 +12,9 @@ use std::collections::VecDeque;
 use std::io::{self, Read, Seek, SeekFrom, Write};
 
 use drive_core::db::files::FileRow;
+use drive_core::id::FolderId;
 use tokio::runtime::Handle;
 use tokio::task::JoinHandle;
-use uuid::Uuid;
 
 use crate::context::{JobContext, JobError, JobResult};
 use crate::protocol::Request;
@@ -113,7 +113,7 @@ pub struct ResultWriter<'a> {
     context: &'a JobContext,
     position: i32,
     name: &'a str,
-    folder_id: Option<Uuid>,
+    folder_id: Option<FolderId>,
     part_size: usize,
     upload_id: Option<String>,
     buffer: Vec<u8>,
@@ -132,7 +132,7 @@ impl<'a> ResultWriter<'a> {
         context: &'a JobContext,
         position: i32,
         name: &'a str,
-        folder_id: Option<Uuid>,
+        folder_id: Option<FolderId>,
         part_size: usize,
     ) -> ResultWriter<'a> {
         ResultWriter {

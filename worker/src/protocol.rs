@@ -9,9 +9,9 @@ use std::path::PathBuf;
 
 use drive_core::db::files::FileRow;
 use drive_core::db::jobs::JobRow;
+use drive_core::id::{FileId, FolderId};
 use drive_core::metadata::Metadata;
 use serde::{Deserialize, Serialize};
-use uuid::Uuid;
 
 use crate::context::JobError;
 
@@ -54,12 +54,12 @@ pub enum Request {
         position: i32,
         path: PathBuf,
         name: String,
-        folder_id: Option<Uuid>,
+        folder_id: Option<FolderId>,
     },
     /// Store the picture at `path` as a derivative of the input `of`: a `FileRow` or null
     /// when it would pass the quota.
     SaveDerivative {
-        of: Uuid,
+        of: FileId,
         path: PathBuf,
         name: String,
     },
@@ -67,7 +67,7 @@ pub enum Request {
     StartUpload {
         position: i32,
         name: String,
-        folder_id: Option<Uuid>,
+        folder_id: Option<FolderId>,
     },
     /// A presigned PUT for part `number` of an upload started here, `length` bytes.
     PartUrl {
@@ -84,7 +84,7 @@ pub enum Request {
     },
     /// The path of one of the account's folders (null for the top): a string or null.
     FolderPath {
-        folder_id: Option<Uuid>,
+        folder_id: Option<FolderId>,
     },
     /// The folder an unzip fills, made on its first attempt: a `FolderRow`.
     UnzipFolder,

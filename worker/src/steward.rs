@@ -25,13 +25,13 @@ use drive_core::db::users;
 use drive_core::entry::{self, Entered};
 use drive_core::file::{FileName, guess_type, stem};
 use drive_core::folder::FolderPath;
+use drive_core::id::{FileId, FolderId, JobId};
 use drive_core::job::JobType;
 use drive_core::storage::{Bucket, ByteStream, Storage, StoredHeaders};
 use serde::Serialize;
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{ChildStdin, ChildStdout};
-use uuid::Uuid;
 
 use crate::context::{JobError, JobResult};
 use crate::protocol::{Answer, Input, Request, Start};
@@ -59,14 +59,14 @@ pub struct Steward {
     /// Multipart uploads opened for this job and not yet completed or aborted, by id.
     uploads: HashMap<String, Upload>,
     /// The readings queued for the files the job made, pushed once the job has ended.
-    readings: Vec<Uuid>,
+    readings: Vec<JobId>,
 }
 
 struct Upload {
     position: i32,
     key: String,
     name: String,
-    folder_id: Option<Uuid>,
+    folder_id: Option<FolderId>,
 }
 
 impl Steward {
@@ -99,7 +99,7 @@ impl Steward {
         let mut given = Vec::new();
         for file in inputs.iter().flatten() {
             let url = storage
-                .presign_get(file.bucket(), &file.object_key, &file.file_name, lifetime)
+                .presign_get(file.bucket, &file.object_key, &file.file_name, lifetime)
                 .await?;
             given.push(Input {
                 file: file.clone(),
@@ -132,7 +132,7 @@ impl Steward {
 
     /// Answers the job process's requests until it closes its pipe (it exited or was killed);
     /// answers the readings to push. Uploads it left open are aborted.
-    pub async fn serve(mut self, mut to_child: ChildStdin, from_child: ChildStdout) -> Vec<Uuid> {
+    pub async fn serve(mut self, mut to_child: ChildStdin, from_child: ChildStdout) -> Vec<JobId> {
         let mut from_child = BufReader::new(from_child);
         let mut line = Vec::new();
         loop {
@@ -262,7 +262,7 @@ impl Steward {
     }
 
     /// The folder `id`, when it is the account's own (`None` for the top).
-    async fn folder(&self, id: Option<Uuid>) -> JobResult<Option<FolderRow>> {
+    async fn folder(&self, id: Option<FolderId>) -> JobResult<Option<FolderRow>> {
         let Some(id) = id else { return Ok(None) };
         match folders::find_owned(&self.db, self.job.user_id, id).await? {
             Some(folder) => Ok(Some(folder)),
@@ -275,7 +275,7 @@ impl Steward {
         position: i32,
         path: &Path,
         name: &str,
-        folder_id: Option<Uuid>,
+        folder_id: Option<FolderId>,
     ) -> JobResult<FileRow> {
         if let Some(saved) = jobs::output_at(&self.db, self.job.id, position).await? {
             return Ok(saved);
@@ -327,7 +327,7 @@ impl Steward {
         position: i32,
         key: &str,
         name: &str,
-        folder_id: Option<Uuid>,
+        folder_id: Option<FolderId>,
     ) -> JobResult<FileRow> {
         let size = self.stored_size(key).await?;
         let (kind, mime) = guess_type(name);
@@ -368,7 +368,7 @@ impl Steward {
     /// derivative file: stored under a key of its own (the same on a retry, which then finds
     /// it recorded), counted in storage, kept out of listings. Skipped when it would pass the
     /// quota.
-    async fn save_derivative(&self, of: Uuid, path: &Path, name: &str) -> JobResult<Option<FileRow>> {
+    async fn save_derivative(&self, of: FileId, path: &Path, name: &str) -> JobResult<Option<FileRow>> {
         let of = self
             .inputs
             .iter()
@@ -411,7 +411,7 @@ impl Steward {
         &mut self,
         position: i32,
         name: &str,
-        folder_id: Option<Uuid>,
+        folder_id: Option<FolderId>,
     ) -> JobResult<String> {
         let key = self.output_key(position, name)?;
         self.folder(folder_id).await?;
@@ -468,7 +468,7 @@ impl Steward {
     /// The new folder an unzip fills: beside the archive (or in the job's folder), named after
     /// it; a retry reuses the one it made.
     async fn unzip_folder(&mut self) -> JobResult<FolderRow> {
-        if self.job.job_type != JobType::Unzip.as_str() {
+        if self.job.job_type != JobType::Unzip {
             return Err(refused("an unzip folder for a job that is no unzip"));
         }
         if let Some(made) = self.job.output_folder_id
@@ -497,7 +497,7 @@ impl Steward {
     }
 
     /// Ensures the folder at `path`, which must be the unzip's folder or below it.
-    async fn entry_folder(&self, path: &str) -> JobResult<Option<Uuid>> {
+    async fn entry_folder(&self, path: &str) -> JobResult<Option<FolderId>> {
         let unzip = self
             .folder(self.job.output_folder_id)
             .await?
@@ -514,9 +514,9 @@ impl Steward {
     }
 
     /// The file a readMetadata job reads, the only one whose metadata it may store.
-    fn read_metadata_of(&self) -> JobResult<Uuid> {
+    fn read_metadata_of(&self) -> JobResult<FileId> {
         match self.inputs.first() {
-            Some(file) if self.job.job_type == JobType::ReadMetadata.as_str() => Ok(file.id),
+            Some(file) if self.job.job_type == JobType::ReadMetadata => Ok(file.id),
             _ => Err(refused("metadata from a job that reads none")),
         }
     }
@@ -558,6 +558,7 @@ fn refused(what: &str) -> JobError {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use uuid::Uuid;
 
     #[test]
     fn only_a_regular_file_of_the_work_folder_is_opened() {

@@ -6,11 +6,11 @@ use axum::Json;
 use axum::extract::{ConnectInfo, State};
 use axum::http::HeaderMap;
 use drive_core::db::users::{self, SESSION_LIFETIME};
+use drive_core::id::UserId;
 use serde::Serialize;
 use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
-use uuid::Uuid;
 
 use crate::auth::bearer;
 use crate::error::{ApiError, ApiResult};
@@ -29,7 +29,7 @@ pub struct SessionGrant {
     /// Seconds until the session ends (86400).
     expires_in: i64,
     /// Object keys of new files begin `users/{userId}/`.
-    user_id: Uuid,
+    user_id: UserId,
 }
 
 /// Exchange an API token (as bearer) for a session token.

@@ -10,12 +10,12 @@ use axum::extract::State;
 use drive_core::db::collections::{self, CollectionKind, CollectionRow};
 use drive_core::db::{folders, tags};
 use drive_core::folder;
+use drive_core::id::{CollectionId, FileId, FolderId, TagId};
 use drive_core::input::{Line, Text};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
-use uuid::Uuid;
 
 use crate::auth::Caller;
 use crate::error::{ApiError, ApiResult};
@@ -37,7 +37,7 @@ pub fn router() -> OpenApiRouter<AppState> {
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Collection {
-    id: Uuid,
+    id: CollectionId,
     title: String,
     /// Galleries only.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -49,16 +49,16 @@ pub struct Collection {
     #[serde(skip_serializing_if = "Option::is_none")]
     featured_count: Option<i64>,
     /// Every file in it, in order (a gallery's featured images first).
-    file_ids: Vec<Uuid>,
+    file_ids: Vec<FileId>,
     /// Ids given that it does not hold: not admissible, not the caller's to see, or unknown.
-    skipped: Vec<Uuid>,
+    skipped: Vec<FileId>,
 }
 
 /// The answer of the reorder routes.
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Reordered {
-    id: Uuid,
+    id: CollectionId,
     title: String,
     is_public: bool,
     file_count: i64,
@@ -88,10 +88,10 @@ async fn append_and_answer(
     conn: &mut sqlx::PgConnection,
     caller: &Caller,
     kind: CollectionKind,
-    id: Uuid,
+    id: CollectionId,
     is_public: bool,
-    file_ids: &[Uuid],
-    featured: &[Uuid],
+    file_ids: &[FileId],
+    featured: &[FileId],
 ) -> ApiResult<Collection> {
     collections::append(conn, caller.user_id, kind, id, is_public, file_ids, featured).await?;
     let row: CollectionRow = collections::summary(conn, id).await?;
@@ -118,8 +118,8 @@ struct NewCollection<'a> {
     title: &'a str,
     description: Option<&'a str>,
     is_public: bool,
-    file_ids: &'a [Uuid],
-    featured: &'a [Uuid],
+    file_ids: &'a [FileId],
+    featured: &'a [FileId],
 }
 
 async fn create(
@@ -149,9 +149,9 @@ async fn add(
     state: &AppState,
     caller: &Caller,
     kind: CollectionKind,
-    id: Uuid,
-    file_ids: &[Uuid],
-    featured: &[Uuid],
+    id: CollectionId,
+    file_ids: &[FileId],
+    featured: &[FileId],
 ) -> ApiResult<Collection> {
     let file_ids = id_count("fileIds", file_ids, 1, 500)?;
     let mut tx = state.db.begin().await?;
@@ -167,9 +167,9 @@ async fn reorder(
     state: &AppState,
     caller: &Caller,
     kind: CollectionKind,
-    id: Uuid,
-    file_ids: &[Uuid],
-    featured: Option<&[Uuid]>,
+    id: CollectionId,
+    file_ids: &[FileId],
+    featured: Option<&[FileId]>,
 ) -> ApiResult<Reordered> {
     let file_ids = id_count("fileIds", file_ids, 1, 10_000)?;
     let mut tx = state.db.begin().await?;
@@ -193,7 +193,7 @@ pub struct CreatePlaylistInput {
     title: Line,
     /// Up to 500, in order.
     #[serde(default)]
-    file_ids: Vec<Uuid>,
+    file_ids: Vec<FileId>,
     #[serde(default)]
     is_public: bool,
 }
@@ -221,9 +221,9 @@ async fn create_playlist(
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct AddToPlaylistInput {
-    playlist_id: Uuid,
+    playlist_id: CollectionId,
     /// 1 to 500, appended in order.
-    file_ids: Vec<Uuid>,
+    file_ids: Vec<FileId>,
 }
 
 /// Append files to a playlist; files already in stay where they are.
@@ -249,9 +249,9 @@ async fn add_to_playlist(
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ReorderPlaylistInput {
-    playlist_id: Uuid,
+    playlist_id: CollectionId,
     /// 1 to 10000: these first, in this order.
-    file_ids: Vec<Uuid>,
+    file_ids: Vec<FileId>,
 }
 
 /// Put named files first in the order given; the others follow in their prior order.
@@ -282,10 +282,10 @@ pub struct CreateGalleryInput {
     description: Option<Text>,
     /// Up to 500 images, in order.
     #[serde(default)]
-    file_ids: Vec<Uuid>,
+    file_ids: Vec<FileId>,
     /// Which of `fileIds` go up front.
     #[serde(default)]
-    featured_ids: Vec<Uuid>,
+    featured_ids: Vec<FileId>,
     #[serde(default)]
     is_public: bool,
 }
@@ -323,12 +323,12 @@ async fn create_gallery(
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct AddToGalleryInput {
-    gallery_id: Uuid,
+    gallery_id: CollectionId,
     /// 1 to 500, appended in order.
-    file_ids: Vec<Uuid>,
+    file_ids: Vec<FileId>,
     /// Which of the new images go up front.
     #[serde(default)]
-    featured_ids: Vec<Uuid>,
+    featured_ids: Vec<FileId>,
 }
 
 /// Append images to a gallery; images already in, and those featured, stay.
@@ -355,12 +355,12 @@ async fn add_to_gallery(
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ReorderGalleryInput {
-    gallery_id: Uuid,
+    gallery_id: CollectionId,
     /// 1 to 10000: these first, in this order.
-    file_ids: Vec<Uuid>,
+    file_ids: Vec<FileId>,
     /// With it, the named images listed here are featured and the other named ones are not;
     /// without it, featuring stays.
-    featured_ids: Option<Vec<Uuid>>,
+    featured_ids: Option<Vec<FileId>>,
 }
 
 /// Reorder a gallery, and optionally change which named images are featured.
@@ -390,7 +390,7 @@ async fn reorder_gallery(
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct FolderSummary {
-    id: Uuid,
+    id: FolderId,
     /// With a trailing slash, like `/a/b/`.
     path: String,
     /// Files directly in it, not trashed.
@@ -400,7 +400,7 @@ pub struct FolderSummary {
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct PlaylistSummary {
-    id: Uuid,
+    id: CollectionId,
     title: String,
     is_public: bool,
     file_count: i64,
@@ -409,7 +409,7 @@ pub struct PlaylistSummary {
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct GallerySummary {
-    id: Uuid,
+    id: CollectionId,
     title: String,
     description: Option<String>,
     is_public: bool,
@@ -420,7 +420,7 @@ pub struct GallerySummary {
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct TagSummary {
-    id: Uuid,
+    id: TagId,
     text: String,
     /// Files carrying it, not trashed.
     file_count: i64,

@@ -57,7 +57,7 @@ async fn generate_download_url(
             Some(_) => ApiError::forbidden("file_not_found", "no file of yours has that id"),
         });
     };
-    let url = match file.bucket() {
+    let url = match file.bucket {
         Bucket::Public => state.storage.public_link(file.id),
         Bucket::Private => {
             state

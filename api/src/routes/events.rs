@@ -5,6 +5,7 @@ use axum::extract::State;
 use chrono::{DateTime, TimeDelta, Utc};
 use drive_core::db::events::{self, Cursor, EventKind, Filter, Since};
 use drive_core::folder::FolderPath;
+use drive_core::id::{FileId, JobId};
 use drive_core::input::{Bounded, Line};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -36,11 +37,11 @@ pub struct EventsInput {
     /// Only notes on this review.
     review_id: Option<Uuid>,
     /// Only views of this file.
-    file_id: Option<Uuid>,
+    file_id: Option<FileId>,
     /// Only this generation finishing.
     generation_id: Option<Uuid>,
     /// Only this job ending.
-    job_id: Option<Uuid>,
+    job_id: Option<JobId>,
     /// 1 to 100; default 50.
     limit: Option<Bounded<1, 100>>,
 }
@@ -84,9 +85,9 @@ async fn select_drive_events(
     let subjects = [
         (EventKind::Drop, input.request_id),
         (EventKind::Note, input.review_id),
-        (EventKind::View, input.file_id),
+        (EventKind::View, input.file_id.map(Uuid::from)),
         (EventKind::Generation, input.generation_id),
-        (EventKind::Job, input.job_id),
+        (EventKind::Job, input.job_id.map(Uuid::from)),
     ]
     .into_iter()
     .filter_map(|(kind, id)| id.map(|id| (kind, id)))

@@ -8,13 +8,13 @@ use drive_core::db::files::{self, FileRow};
 use drive_core::db::folders;
 use drive_core::db::jobs::{self, JobRecord, JobRow, NewJob};
 use drive_core::folder::FolderPath;
+use drive_core::id::{FileId, FolderId, JobId};
 use drive_core::input::{Bounded, MAX_OFFSET};
 use drive_core::job::{self, JobSpec, JobType, SettingsError};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
-use uuid::Uuid;
 
 use crate::auth::Caller;
 use crate::error::{ApiError, ApiResult};
@@ -34,9 +34,9 @@ pub struct CreateJobInput {
     #[schema(value_type = String)]
     job_type: JobType,
     /// The caller's files, each once, in order; or `fromFolderId` for a zip.
-    file_ids: Option<Vec<Uuid>>,
+    file_ids: Option<Vec<FileId>>,
     /// zip only: every file in this folder of the caller's and the folders inside it.
-    from_folder_id: Option<Uuid>,
+    from_folder_id: Option<FolderId>,
     /// Settings by type; leave out for the defaults.
     #[serde(default)]
     options: serde_json::Value,
@@ -47,7 +47,7 @@ pub struct CreateJobInput {
     /// beside the folder).
     folder: Option<FolderPath>,
     /// One of the caller's folders for the results; or `folder`.
-    folder_id: Option<Uuid>,
+    folder_id: Option<FolderId>,
 }
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -65,10 +65,10 @@ pub struct CreatedJob {
 pub(crate) struct JobRequest {
     pub spec: JobSpec,
     pub inputs: Vec<FileRow>,
-    pub source_folder_id: Option<Uuid>,
+    pub source_folder_id: Option<FolderId>,
     /// `None`: beside the first input (or the source folder).
     pub folder: Option<FolderPath>,
-    pub folder_id: Option<Uuid>,
+    pub folder_id: Option<FolderId>,
 }
 
 /// Start a file job, or with `dryRun` check it and estimate its time.
@@ -129,7 +129,7 @@ pub(crate) async fn submit(
     let downloaded: i64 = request
         .inputs
         .iter()
-        .filter(|f| request.spec.downloads(f.kind()))
+        .filter(|f| request.spec.downloads(f.kind))
         .map(|f| f.file_size)
         .sum();
     let limit = state.settings.job_download_limit;
@@ -198,7 +198,7 @@ pub(crate) async fn submit(
             .map(|f| f.id),
         None => existing_folder,
     };
-    let input_ids: Vec<Uuid> = request.inputs.iter().map(|f| f.id).collect();
+    let input_ids: Vec<FileId> = request.inputs.iter().map(|f| f.id).collect();
     let row = jobs::create(
         &mut tx,
         &NewJob {
@@ -231,7 +231,7 @@ async fn owned_inputs(
     state: &AppState,
     caller: &Caller,
     spec: &JobSpec,
-    ids: &[Uuid],
+    ids: &[FileId],
 ) -> ApiResult<Vec<FileRow>> {
     let (min, max) = spec.input_count();
     id_count("fileIds", ids, min, max)?;
@@ -249,7 +249,7 @@ async fn owned_inputs(
         let file = found.iter().find(|f| f.id == *id).ok_or_else(|| {
             ApiError::not_found("file_not_found", format!("no file of yours has the id {id}"))
         })?;
-        if !spec.takes(file.kind(), &file.file_name) {
+        if !spec.takes(file.kind, &file.file_name) {
             return Err(ApiError::invalid(
                 "fileIds",
                 format!(
@@ -263,7 +263,7 @@ async fn owned_inputs(
         }
         inputs.push(file.clone());
     }
-    let kinds: Vec<_> = inputs.iter().map(FileRow::kind).collect();
+    let kinds: Vec<_> = inputs.iter().map(|file| file.kind).collect();
     spec.check_inputs(&kinds).map_err(settings_error)?;
     Ok(inputs)
 }
@@ -287,7 +287,7 @@ fn job_not_found() -> ApiError {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct SelectJobsInput {
     /// 1 to 100 job ids; default all the caller's jobs.
-    ids: Option<Vec<Uuid>>,
+    ids: Option<Vec<JobId>>,
     /// 1 to 100, default 25.
     limit: Option<Bounded<1, 100>>,
     /// Default 0.
@@ -351,7 +351,7 @@ async fn select_file_jobs(
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CancelJobInput {
-    id: Uuid,
+    id: JobId,
 }
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -375,17 +375,17 @@ async fn cancel_file_job(
         .await?
         .filter(|j| j.user_id == caller.user_id)
         .ok_or_else(job_not_found)?;
-    if job.state().has_ended() {
+    if job.state.has_ended() {
         return Err(ApiError::conflict(
             "job_ended",
-            format!("the job has already ended ({})", job.state().as_str()),
+            format!("the job has already ended ({})", job.state.as_str()),
         ));
     }
     let mut job = jobs::request_stop(&state.db, &state.storage, caller.user_id, input.id)
         .await?
         .ok_or_else(job_not_found)?;
     let deadline = tokio::time::Instant::now() + STOP_WAIT;
-    while !job.state().has_ended() && tokio::time::Instant::now() < deadline {
+    while !job.state.has_ended() && tokio::time::Instant::now() < deadline {
         tokio::time::sleep(Duration::from_millis(100)).await;
         job = jobs::find(&state.db, input.id).await?.ok_or_else(job_not_found)?;
     }

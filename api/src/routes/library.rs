@@ -8,6 +8,7 @@ use drive_core::access::{self, Move};
 use drive_core::db::collections::{self, CollectionKind};
 use drive_core::db::files;
 use drive_core::file::FileKind;
+use drive_core::id::{CollectionId, FileId};
 use drive_core::input::Line;
 use drive_core::job::{self, JobSpec};
 use drive_core::plan::Plan;
@@ -16,7 +17,6 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
-use uuid::Uuid;
 
 use crate::auth::Caller;
 use crate::error::{ApiError, ApiResult};
@@ -105,8 +105,8 @@ async fn get_user_storage_usage(
         .collect();
     for row in &rows {
         for tally in [
-            buckets.entry(row.bucket.clone()).or_default(),
-            kinds.entry(row.kind.clone()).or_default(),
+            buckets.entry(row.bucket.as_str().to_string()).or_default(),
+            kinds.entry(row.kind.as_str().to_string()).or_default(),
         ] {
             tally.bytes += row.bytes;
             tally.objects += row.objects;
@@ -130,11 +130,11 @@ async fn get_user_storage_usage(
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ArchiveRequestInput {
     /// 1 to 1000 of the caller's files; or `galleryId` or `playlistId`.
-    file_ids: Option<Vec<Uuid>>,
+    file_ids: Option<Vec<FileId>>,
     /// One of the caller's galleries: its images in display order.
-    gallery_id: Option<Uuid>,
+    gallery_id: Option<CollectionId>,
     /// One of the caller's playlists: its tracks in order.
-    playlist_id: Option<Uuid>,
+    playlist_id: Option<CollectionId>,
     /// The archive's name (`.zip` is added); default `Archive`.
     title: Option<Line>,
 }
@@ -198,8 +198,8 @@ async fn collection_files(
     state: &AppState,
     caller: &Caller,
     kind: CollectionKind,
-    id: Uuid,
-) -> ApiResult<Vec<Uuid>> {
+    id: CollectionId,
+) -> ApiResult<Vec<FileId>> {
     let mut tx = state.db.begin().await?;
     if collections::lock_owned(&mut tx, caller.user_id, kind, id)
         .await?

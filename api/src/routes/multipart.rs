@@ -262,7 +262,7 @@ async fn sign_upload_parts(
     id_count("partNumbers", &input.part_numbers, 1, 1000)?;
     let row = upload_for(&state, &caller, &input.token)
         .await?
-        .filter(|row| row.state() == UploadState::Open)
+        .filter(|row| row.state == UploadState::Open)
         .ok_or_else(upload_not_found)?;
     if files::key_is_recorded(&state.db, &row.object_key).await? {
         return Err(key_taken());
@@ -294,7 +294,7 @@ async fn complete_multipart_upload(
 ) -> ApiResult<axum::Json<CompletedUpload>> {
     let row = upload_for(&state, &caller, &input.token)
         .await?
-        .filter(|row| row.state() != UploadState::Aborted)
+        .filter(|row| row.state != UploadState::Aborted)
         .ok_or_else(upload_not_found)?;
     let completed = || CompletedUpload {
         bucket: state.storage.bucket_name(Bucket::Private).to_string(),
@@ -306,11 +306,11 @@ async fn complete_multipart_upload(
     // and once the key is a file nothing completes over it.
     let mut tx = state.db.begin().await?;
     if reservations::lock(&mut tx, caller.user_id, key).await?.is_none() {
-        if row.state() == UploadState::Complete && files::key_is_recorded(&mut *tx, key).await? {
+        if row.state == UploadState::Complete && files::key_is_recorded(&mut *tx, key).await? {
             // A repeated complete after the insert: the object made is the file.
             return Ok(axum::Json(completed()));
         }
-        if row.state() == UploadState::Open {
+        if row.state == UploadState::Open {
             state
                 .storage
                 .abort_multipart(Bucket::Private, key, &row.upload_id)
@@ -324,7 +324,7 @@ async fn complete_multipart_upload(
         });
     }
 
-    if row.state() == UploadState::Open
+    if row.state == UploadState::Open
         && let Some(stored) = state
             .storage
             .list_parts(Bucket::Private, key, &row.upload_id)
@@ -408,7 +408,7 @@ async fn abort_multipart_upload(
 ) -> ApiResult<axum::Json<Aborted>> {
     let Some(row) = upload_for(&state, &caller, &input.token)
         .await?
-        .filter(|row| row.state() == UploadState::Open)
+        .filter(|row| row.state == UploadState::Open)
     else {
         return Ok(axum::Json(Aborted { aborted: false }));
     };

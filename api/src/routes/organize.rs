@@ -6,12 +6,12 @@ use axum::extract::State;
 use drive_core::db::folders::{self, MoveSource};
 use drive_core::db::tags::{self, TagRow};
 use drive_core::folder::FolderPath;
+use drive_core::id::{FileId, FolderId, TagId};
 use drive_core::input::{Line, Text};
 use serde::{Deserialize, Deserializer, Serialize};
 use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
-use uuid::Uuid;
 
 use crate::auth::Caller;
 use crate::error::{ApiError, ApiResult};
@@ -36,20 +36,20 @@ fn present<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Optio
 #[serde(rename_all = "camelCase")]
 pub struct MoveInput {
     /// 1 to 500 of the caller's files; or `fromFolderId`.
-    file_ids: Option<Vec<Uuid>>,
+    file_ids: Option<Vec<FileId>>,
     /// Every file in this folder of the caller's, trashed ones included; or `fileIds`.
-    from_folder_id: Option<Uuid>,
+    from_folder_id: Option<FolderId>,
     /// The destination path, at most 32 deep, made on the way (`/` is the top); or `folderId`.
     folder: Option<FolderPath>,
     /// One of the caller's folders, or null for the top; or `folder`.
     #[serde(default, deserialize_with = "present")]
     #[schema(value_type = Option<Uuid>)]
-    folder_id: Option<Option<Uuid>>,
+    folder_id: Option<Option<FolderId>>,
 }
 
 #[derive(Debug, Serialize, ToSchema)]
 pub struct Moved {
-    moved: Vec<Uuid>,
+    moved: Vec<FileId>,
     /// Where the files now sit; null for the top.
     folder: Option<FolderRef>,
 }
@@ -126,7 +126,7 @@ pub enum TagAction {
 
 #[derive(Debug, Serialize, ToSchema)]
 pub struct Tag {
-    id: Uuid,
+    id: TagId,
     text: String,
 }
 
@@ -143,7 +143,7 @@ impl From<TagRow> for Tag {
 #[serde(rename_all = "camelCase")]
 pub struct TagFilesInput {
     /// 1 to 500 of the caller's files.
-    file_ids: Vec<Uuid>,
+    file_ids: Vec<FileId>,
     /// 1 to 20 tag names, each 1 to 100 characters.
     tags: Vec<Line>,
     /// Default add.
@@ -154,7 +154,7 @@ pub struct TagFilesInput {
 #[derive(Debug, Serialize, ToSchema)]
 pub struct TaggedFiles {
     /// The caller's files among those given.
-    updated: Vec<Uuid>,
+    updated: Vec<FileId>,
     tags: Vec<Tag>,
 }
 
@@ -188,7 +188,7 @@ async fn tag_files(
         TagAction::Add => tags::ensure(&mut tx, caller.user_id, &names).await?,
         TagAction::Remove => tags::find(&mut tx, caller.user_id, &names).await?,
     };
-    let tag_ids: Vec<Uuid> = tags.iter().map(|t| t.id).collect();
+    let tag_ids: Vec<TagId> = tags.iter().map(|t| t.id).collect();
     tags::apply(&mut tx, &updated, &tag_ids, input.action == TagAction::Add).await?;
     tx.commit().await?;
     Ok(axum::Json(TaggedFiles {
@@ -200,15 +200,15 @@ async fn tag_files(
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct UpdateFileTagsInput {
-    file_ids: Vec<Uuid>,
-    tag_id: Uuid,
+    file_ids: Vec<FileId>,
+    tag_id: TagId,
     action: TagAction,
 }
 
 #[derive(Debug, Serialize, ToSchema)]
 pub struct UpdatedFileTags {
     /// The caller's files among those given.
-    updated: Vec<Uuid>,
+    updated: Vec<FileId>,
     tag: Tag,
 }
 
@@ -240,14 +240,14 @@ async fn update_file_tags(
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct DescriptionInput {
-    file_id: Uuid,
+    file_id: FileId,
     /// Up to 5000 characters; empty clears it. Line feeds and tabs are kept.
     description: Text,
 }
 
 #[derive(Debug, Serialize, ToSchema)]
 pub struct Described {
-    id: Uuid,
+    id: FileId,
     description: Option<String>,
 }
 

@@ -6,14 +6,14 @@ use chrono::{DateTime, Utc};
 use drive_core::db::search::{self, BoundingBox, Filters, Hit, Sort};
 use drive_core::file::FileKind;
 use drive_core::folder::{self, FolderPath};
+use drive_core::id::{FileId, FolderId};
 use drive_core::input::{Bounded, Line, MAX_OFFSET};
-use drive_core::metadata::{Location, Mode, MusicalKey};
+use drive_core::metadata::{Location, MetadataState, MusicalKey};
 use drive_core::storage::Bucket;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
-use uuid::Uuid;
 
 use crate::auth::Caller;
 use crate::error::{ApiError, ApiResult};
@@ -83,7 +83,7 @@ pub struct SearchInput {
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SearchResult {
-    id: Uuid,
+    id: FileId,
     file_name: String,
     file_size: i64,
     mime_type: String,
@@ -114,18 +114,18 @@ pub struct SearchResult {
     audio_codec: Option<String>,
     /// Audio, video and pictures: `pending` until the drive has read the file, then `read`,
     /// or `failed` with `metadataError`; null for other files.
-    metadata_state: Option<String>,
+    metadata_state: Option<MetadataState>,
     metadata_error: Option<String>,
     /// A video's poster or a track's cover art, extracted as a file of its own (reached with
     /// `/generate-download-url`, never listed).
-    artwork_id: Option<Uuid>,
+    artwork_id: Option<FileId>,
 }
 
 /// A folder found by name.
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct FolderHit {
-    id: Uuid,
+    id: FolderId,
     name: String,
     /// With a trailing slash; pass it back as `folder`.
     path: String,
@@ -237,14 +237,14 @@ fn words(text: &str) -> Vec<String> {
 }
 
 fn result(hit: Hit, state: &AppState) -> SearchResult {
-    let is_public = Bucket::parse(&hit.bucket) == Some(Bucket::Public);
+    let is_public = hit.bucket == Bucket::Public;
     SearchResult {
         id: hit.id,
         download_url: is_public.then(|| state.storage.public_link(hit.id)),
         file_name: hit.file_name,
         file_size: hit.file_size,
         mime_type: hit.mime_type,
-        kind: FileKind::parse(&hit.kind).unwrap_or(FileKind::Other),
+        kind: hit.kind,
         is_public,
         insert_time: hit.created_at,
         modified_time: hit.modified_time,
@@ -263,7 +263,7 @@ fn result(hit: Hit, state: &AppState) -> SearchResult {
         key: hit.key_pitch.map(|pitch| {
             MusicalKey {
                 pitch: pitch as u8,
-                mode: hit.key_mode.as_deref().and_then(Mode::parse),
+                mode: hit.key_mode,
             }
             .name()
         }),

@@ -3,13 +3,12 @@
 use axum::extract::State;
 use drive_core::access::{self, Move};
 use drive_core::db::files::{self, ObjectToDelete};
+use drive_core::id::FileId;
 use drive_core::maintenance;
-use drive_core::storage::Bucket;
 use serde::Serialize;
 use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
-use uuid::Uuid;
 
 use crate::auth::Caller;
 use crate::error::{ApiError, ApiResult};
@@ -27,7 +26,7 @@ pub fn router() -> OpenApiRouter<AppState> {
 }
 
 /// The ids of a file-reference array of `min..=max` items.
-fn ids(refs: &[FileRef], max: Option<usize>) -> ApiResult<Vec<Uuid>> {
+fn ids(refs: &[FileRef], max: Option<usize>) -> ApiResult<Vec<FileId>> {
     if refs.is_empty() || max.is_some_and(|max| refs.len() > max) {
         let range = max.map_or("at least 1".to_string(), |m| format!("1 to {m}"));
         return Err(ApiError::invalid("body", format!("send {range} file references")));
@@ -40,9 +39,9 @@ fn ids(refs: &[FileRef], max: Option<usize>) -> ApiResult<Vec<Uuid>> {
 async fn move_where_needed(
     state: &AppState,
     caller: &Caller,
-    ids: &[Uuid],
+    ids: &[FileId],
     how: Move,
-) -> ApiResult<Vec<Uuid>> {
+) -> ApiResult<Vec<FileId>> {
     let restoring = how == Move::Restore;
     let moving = files::needing_a_move(&state.db, caller.user_id, ids, restoring).await?;
     for &id in &moving {
@@ -53,7 +52,7 @@ async fn move_where_needed(
 
 #[derive(Debug, Serialize, ToSchema)]
 pub struct Trashed {
-    trashed: Vec<Uuid>,
+    trashed: Vec<FileId>,
 }
 
 /// Move 1 to 100 of the caller's files to the trash.
@@ -74,7 +73,7 @@ async fn trash_files(
 
 #[derive(Debug, Serialize, ToSchema)]
 pub struct Restored {
-    restored: Vec<Uuid>,
+    restored: Vec<FileId>,
 }
 
 /// Bring the caller's files back from the trash.
@@ -110,7 +109,7 @@ async fn select_trashed_files(
 
 #[derive(Debug, Serialize, ToSchema)]
 pub struct Deleted {
-    deleted: Vec<Uuid>,
+    deleted: Vec<FileId>,
 }
 
 /// Empty the trash for good.
@@ -144,12 +143,11 @@ async fn delete_files(
 /// Removes the stored objects of deleted records and answers the deleted ids (derivatives go
 /// too but are not named). An object the store fails to remove stays queued in
 /// `object_deletions` for the next sweep; the record is gone either way.
-async fn remove_objects(state: &AppState, gone: Vec<ObjectToDelete>) -> Vec<Uuid> {
+async fn remove_objects(state: &AppState, gone: Vec<ObjectToDelete>) -> Vec<FileId> {
     let mut deleted = Vec::new();
     for object in gone {
-        let bucket = Bucket::parse(&object.bucket).unwrap_or(Bucket::Private);
         if let Err(cause) =
-            maintenance::remove_object(&state.db, &state.storage, bucket, &object.object_key).await
+            maintenance::remove_object(&state.db, &state.storage, object.bucket, &object.object_key).await
         {
             tracing::warn!(%cause, key = %object.object_key, "object removal queued for retry");
         }

@@ -9,6 +9,7 @@ use drive_core::db::files;
 use drive_core::db::reservations::{self, Reserve};
 use drive_core::entry::{self, Entered};
 use drive_core::file::{FileKind, FileName, FileSize, MAX_FORM_UPLOAD_SIZE, MimeType, ObjectKey};
+use drive_core::id::{FileId, UserId};
 use drive_core::multipart::{PART_URL_LIFETIME, UPLOAD_LIFETIME};
 use drive_core::plan::Plan;
 use drive_core::storage::{Bucket, PostRules, StoredHeaders};
@@ -17,7 +18,6 @@ use std::collections::BTreeMap;
 use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
-use uuid::Uuid;
 
 use crate::auth::Caller;
 use crate::error::{ApiError, ApiResult};
@@ -189,7 +189,7 @@ async fn generate_file_urls(
 
 #[derive(Debug, Deserialize, ToSchema)]
 pub struct Creator {
-    id: Uuid,
+    id: UserId,
 }
 
 /// The fields `/insert-file` adds to the upload input.
@@ -220,7 +220,7 @@ pub struct InsertInput {
 
 #[derive(Debug, Serialize, ToSchema)]
 pub struct Inserted {
-    id: Uuid,
+    id: FileId,
 }
 
 /// Record an uploaded object as a file.

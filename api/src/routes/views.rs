@@ -4,13 +4,13 @@ use axum::extract::State;
 use chrono::{NaiveDate, TimeDelta, Utc};
 use drive_core::db::views;
 use drive_core::folder::FolderPath;
+use drive_core::id::FileId;
 use drive_core::input::Bounded;
 use drive_core::storage::Bucket;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
-use uuid::Uuid;
 
 use crate::auth::Caller;
 use crate::error::ApiResult;
@@ -25,7 +25,7 @@ pub fn router() -> OpenApiRouter<AppState> {
 #[serde(rename_all = "camelCase")]
 pub struct ViewsInput {
     /// 1 to 100 of the caller's files; without it, the files opened most since `since`.
-    file_ids: Option<Vec<Uuid>>,
+    file_ids: Option<Vec<FileId>>,
     /// Count opens from this day on; default 30 days ago.
     since: Option<NaiveDate>,
     /// 1 to 100; default 25.
@@ -47,7 +47,7 @@ pub struct Viewer {
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ViewEntry {
-    id: Uuid,
+    id: FileId,
     file_name: String,
     is_public: bool,
     /// Opens since `since`.
@@ -96,7 +96,7 @@ async fn select_file_views(
         .map(|c| ViewEntry {
             id: c.id,
             file_name: c.file_name,
-            is_public: Bucket::parse(&c.bucket) == Some(Bucket::Public),
+            is_public: c.bucket == Bucket::Public,
             views: c.views,
             all_views: c.all_views,
             last_view_time: c.last_view_time,

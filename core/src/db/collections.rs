@@ -1,8 +1,8 @@
 //! Playlists and galleries: ordered sets of files. A gallery shows its featured images first,
 //! then the rest, each part in position order; a playlist has no featured files.
 
+use crate::id::{CollectionId, FileId, UserId};
 use sqlx::{PgConnection, PgPool};
-use uuid::Uuid;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CollectionKind {
@@ -29,7 +29,7 @@ impl CollectionKind {
 
 #[derive(Debug, Clone, sqlx::FromRow)]
 pub struct CollectionRow {
-    pub id: Uuid,
+    pub id: CollectionId,
     pub title: String,
     pub description: Option<String>,
     pub is_public: bool,
@@ -44,17 +44,17 @@ const SUMMARY: &str = "select c.id, c.title, c.description, c.is_public,
 
 pub async fn create(
     conn: &mut PgConnection,
-    user_id: Uuid,
+    user_id: UserId,
     kind: CollectionKind,
     title: &str,
     description: Option<&str>,
     is_public: bool,
-) -> Result<Uuid, sqlx::Error> {
+) -> Result<CollectionId, sqlx::Error> {
     sqlx::query_scalar(
         "insert into collections (id, user_id, kind, title, description, is_public)
          values ($1, $2, $3, $4, $5, $6) returning id",
     )
-    .bind(Uuid::new_v4())
+    .bind(CollectionId::random())
     .bind(user_id)
     .bind(kind.as_str())
     .bind(title)
@@ -69,9 +69,9 @@ pub async fn create(
 /// has no such collection. Answers whether it is public.
 pub async fn lock_owned(
     conn: &mut PgConnection,
-    user_id: Uuid,
+    user_id: UserId,
     kind: CollectionKind,
-    id: Uuid,
+    id: CollectionId,
 ) -> Result<Option<bool>, sqlx::Error> {
     sqlx::query_scalar(
         "select is_public from collections where id = $1 and user_id = $2 and kind = $3 for update",
@@ -90,13 +90,13 @@ pub async fn lock_owned(
 /// Answers the ids added.
 pub async fn append(
     conn: &mut PgConnection,
-    user_id: Uuid,
+    user_id: UserId,
     kind: CollectionKind,
-    collection_id: Uuid,
+    collection_id: CollectionId,
     is_public: bool,
-    file_ids: &[Uuid],
-    featured: &[Uuid],
-) -> Result<Vec<Uuid>, sqlx::Error> {
+    file_ids: &[FileId],
+    featured: &[FileId],
+) -> Result<Vec<FileId>, sqlx::Error> {
     sqlx::query_scalar(
         "with wanted as (
              select f.id, min(w.n) as n
@@ -133,9 +133,9 @@ pub async fn append(
 /// featured exactly when listed there; unnamed files keep theirs.
 pub async fn reorder(
     conn: &mut PgConnection,
-    collection_id: Uuid,
-    file_ids: &[Uuid],
-    featured: Option<&[Uuid]>,
+    collection_id: CollectionId,
+    file_ids: &[FileId],
+    featured: Option<&[FileId]>,
 ) -> Result<(), sqlx::Error> {
     sqlx::query(
         "update collection_items i
@@ -160,7 +160,7 @@ pub async fn reorder(
     Ok(())
 }
 
-pub async fn summary(conn: &mut PgConnection, id: Uuid) -> Result<CollectionRow, sqlx::Error> {
+pub async fn summary(conn: &mut PgConnection, id: CollectionId) -> Result<CollectionRow, sqlx::Error> {
     sqlx::query_as(&format!("{SUMMARY} where c.id = $1"))
         .bind(id)
         .fetch_one(conn)
@@ -168,7 +168,7 @@ pub async fn summary(conn: &mut PgConnection, id: Uuid) -> Result<CollectionRow,
 }
 
 /// The files in display order: featured first, then by position.
-pub async fn file_ids(conn: &mut PgConnection, id: Uuid) -> Result<Vec<Uuid>, sqlx::Error> {
+pub async fn file_ids(conn: &mut PgConnection, id: CollectionId) -> Result<Vec<FileId>, sqlx::Error> {
     sqlx::query_scalar(
         "select file_id from collection_items where collection_id = $1 order by featured desc, position",
     )
@@ -180,7 +180,7 @@ pub async fn file_ids(conn: &mut PgConnection, id: Uuid) -> Result<Vec<Uuid>, sq
 /// The caller's collections of a kind, oldest first.
 pub async fn list(
     pool: &PgPool,
-    user_id: Uuid,
+    user_id: UserId,
     kind: CollectionKind,
 ) -> Result<Vec<CollectionRow>, sqlx::Error> {
     sqlx::query_as(&format!(

@@ -6,6 +6,8 @@ use serde::{Deserialize, Serialize};
 use sqlx::{PgPool, Postgres, QueryBuilder};
 use uuid::Uuid;
 
+use crate::id::{EventId, UserId};
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum EventKind {
@@ -28,26 +30,41 @@ impl EventKind {
             EventKind::Job => "job",
         }
     }
+
+    pub fn parse(s: &str) -> Option<EventKind> {
+        [
+            EventKind::Drop,
+            EventKind::Note,
+            EventKind::View,
+            EventKind::File,
+            EventKind::Generation,
+            EventKind::Job,
+        ]
+        .into_iter()
+        .find(|kind| kind.as_str() == s)
+    }
 }
+
+crate::db::text_column!(EventKind, "event kind");
 
 /// Records one event for `user_id`: `subject` is what it is about (see the migration), and
 /// `fields` are the kind's added fields exactly as the feed shows them (for a `file` event,
 /// `{ "file": … }`). Every feature emits its events through this one function.
 pub async fn record(
     conn: &mut sqlx::PgConnection,
-    user_id: Uuid,
+    user_id: UserId,
     kind: EventKind,
-    subject: Uuid,
+    subject: impl Into<Uuid>,
     fields: serde_json::Value,
-) -> Result<Uuid, sqlx::Error> {
+) -> Result<EventId, sqlx::Error> {
     sqlx::query_scalar(
         "insert into drive_events (id, user_id, kind, subject_id, fields)
          values ($1, $2, $3, $4, $5) returning id",
     )
-    .bind(Uuid::new_v4())
+    .bind(EventId::random())
     .bind(user_id)
     .bind(kind.as_str())
-    .bind(subject)
+    .bind(subject.into())
     .bind(fields)
     .fetch_one(conn)
     .await
@@ -94,8 +111,8 @@ pub struct Filter {
 
 #[derive(Debug, Clone, sqlx::FromRow)]
 pub struct EventRow {
-    pub id: Uuid,
-    pub kind: String,
+    pub id: EventId,
+    pub kind: EventKind,
     pub time: DateTime<Utc>,
     pub fields: serde_json::Value,
     /// The inserting transaction's id as text (sqlx has no xid8 type). Named apart from the
@@ -113,7 +130,7 @@ pub struct Page {
 /// One page of the caller's feed, oldest first.
 pub async fn page(
     pool: &PgPool,
-    user_id: Uuid,
+    user_id: UserId,
     since: Since,
     filter: &Filter,
     limit: i64,

@@ -2,42 +2,34 @@
 //! it is; trashed files keep their row with `trashed_at` set; derivatives (album art, video
 //! posters) point at the file they were taken from and stay out of listings.
 
-use chrono::{DateTime, Utc};
-use sqlx::{PgConnection, PgPool};
-use uuid::Uuid;
-
 use crate::db::locks;
 use crate::file::FileKind;
+use crate::id::{FileId, FolderId, UserId};
 use crate::storage::Bucket;
+use chrono::{DateTime, Utc};
+use sqlx::{PgConnection, PgPool};
 
 /// Serializable because a worker hands it to the job process it supervises.
 #[derive(Debug, Clone, sqlx::FromRow, serde::Serialize, serde::Deserialize)]
 pub struct FileRow {
-    pub id: Uuid,
-    pub user_id: Uuid,
+    pub id: FileId,
+    pub user_id: UserId,
     pub file_name: String,
     pub file_size: i64,
     pub mime_type: String,
-    pub kind: String,
-    pub bucket: String,
+    #[sqlx(try_from = "String")]
+    pub kind: FileKind,
+    pub bucket: Bucket,
     pub object_key: String,
     pub modified_time: Option<DateTime<Utc>>,
     pub trashed_at: Option<DateTime<Utc>>,
     pub created_at: DateTime<Utc>,
-    pub folder_id: Option<Uuid>,
+    pub folder_id: Option<FolderId>,
 }
 
 impl FileRow {
-    pub fn kind(&self) -> FileKind {
-        FileKind::parse(&self.kind).unwrap_or(FileKind::Other)
-    }
-
-    pub fn bucket(&self) -> Bucket {
-        Bucket::parse(&self.bucket).unwrap_or(Bucket::Private)
-    }
-
     pub fn is_public(&self) -> bool {
-        self.bucket() == Bucket::Public
+        self.bucket == Bucket::Public
     }
 }
 
@@ -51,7 +43,7 @@ pub(crate) const COLUMNS_OF_F: &str = "f.id, f.user_id, f.file_name, f.file_size
 
 #[derive(Debug, Clone)]
 pub struct NewFile<'a> {
-    pub user_id: Uuid,
+    pub user_id: UserId,
     pub file_name: &'a str,
     pub file_size: i64,
     pub mime_type: &'a str,
@@ -60,9 +52,9 @@ pub struct NewFile<'a> {
     pub object_key: &'a str,
     pub modified_time: Option<DateTime<Utc>>,
     /// Where it sits; `None` for the top.
-    pub folder_id: Option<Uuid>,
+    pub folder_id: Option<FolderId>,
     /// The file it was extracted from (album art, a video's poster): kept out of listings.
-    pub derivative_of: Option<Uuid>,
+    pub derivative_of: Option<FileId>,
 }
 
 /// What [`insert`] did.
@@ -89,7 +81,7 @@ pub async fn insert(conn: &mut PgConnection, file: &NewFile<'_>, limit: i64) -> 
          on conflict (object_key) do nothing
          returning {COLUMNS}"
     ))
-    .bind(Uuid::new_v4())
+    .bind(FileId::random())
     .bind(file.user_id)
     .bind(file.file_name)
     .bind(file.file_size)
@@ -132,7 +124,7 @@ pub async fn insert(conn: &mut PgConnection, file: &NewFile<'_>, limit: i64) -> 
 /// Records that the pending metadata reading of `file_ids` could not be done, and why.
 pub async fn metadata_unreadable<'e>(
     db: impl sqlx::PgExecutor<'e>,
-    file_ids: &[Uuid],
+    file_ids: &[FileId],
     why: &str,
 ) -> Result<(), sqlx::Error> {
     sqlx::query(
@@ -158,7 +150,7 @@ pub async fn key_is_recorded<'e>(
 }
 
 /// The caller's files in the library: not trashed, not derivatives, newest first.
-pub async fn library(pool: &PgPool, user_id: Uuid) -> Result<Vec<FileRow>, sqlx::Error> {
+pub async fn library(pool: &PgPool, user_id: UserId) -> Result<Vec<FileRow>, sqlx::Error> {
     sqlx::query_as(&format!(
         "select {COLUMNS} from files
          where user_id = $1 and trashed_at is null and derivative_of is null
@@ -170,7 +162,7 @@ pub async fn library(pool: &PgPool, user_id: Uuid) -> Result<Vec<FileRow>, sqlx:
 }
 
 /// The caller's trash, most recently trashed first.
-pub async fn trashed(pool: &PgPool, user_id: Uuid) -> Result<Vec<FileRow>, sqlx::Error> {
+pub async fn trashed(pool: &PgPool, user_id: UserId) -> Result<Vec<FileRow>, sqlx::Error> {
     sqlx::query_as(&format!(
         "select {COLUMNS} from files
          where user_id = $1 and trashed_at is not null and derivative_of is null
@@ -181,7 +173,7 @@ pub async fn trashed(pool: &PgPool, user_id: Uuid) -> Result<Vec<FileRow>, sqlx:
     .await
 }
 
-pub async fn find(pool: &PgPool, id: Uuid) -> Result<Option<FileRow>, sqlx::Error> {
+pub async fn find(pool: &PgPool, id: FileId) -> Result<Option<FileRow>, sqlx::Error> {
     sqlx::query_as(&format!("select {COLUMNS} from files where id = $1"))
         .bind(id)
         .fetch_optional(pool)
@@ -191,8 +183,8 @@ pub async fn find(pool: &PgPool, id: Uuid) -> Result<Option<FileRow>, sqlx::Erro
 /// One of the caller's files, trashed or not; another user's id finds nothing.
 pub async fn find_owned<'e>(
     db: impl sqlx::PgExecutor<'e>,
-    user_id: Uuid,
-    id: Uuid,
+    user_id: UserId,
+    id: FileId,
 ) -> Result<Option<FileRow>, sqlx::Error> {
     sqlx::query_as(&format!(
         "select {COLUMNS} from files where id = $1 and user_id = $2"
@@ -206,7 +198,7 @@ pub async fn find_owned<'e>(
 /// The caller's file recorded under `object_key`, trashed or not.
 pub async fn find_by_key<'e>(
     db: impl sqlx::PgExecutor<'e>,
-    user_id: Uuid,
+    user_id: UserId,
     object_key: &str,
 ) -> Result<Option<FileRow>, sqlx::Error> {
     sqlx::query_as(&format!(
@@ -222,8 +214,8 @@ pub async fn find_by_key<'e>(
 /// also anyone's public files when `with_public`; in no particular order.
 pub async fn find_many(
     pool: &PgPool,
-    user_id: Uuid,
-    ids: &[Uuid],
+    user_id: UserId,
+    ids: &[FileId],
     with_public: bool,
 ) -> Result<Vec<FileRow>, sqlx::Error> {
     sqlx::query_as(&format!(
@@ -241,7 +233,7 @@ pub async fn find_many(
 /// Moves the caller's private recorded files to the trash; answers the ids that moved. Public
 /// files are trashed by [`crate::access::move_file`], which first takes their bytes out of
 /// the public bucket.
-pub async fn trash(pool: &PgPool, user_id: Uuid, ids: &[Uuid]) -> Result<Vec<Uuid>, sqlx::Error> {
+pub async fn trash(pool: &PgPool, user_id: UserId, ids: &[FileId]) -> Result<Vec<FileId>, sqlx::Error> {
     sqlx::query_scalar(
         "update files set trashed_at = now()
          where user_id = $1 and id = any($2) and trashed_at is null and derivative_of is null
@@ -256,7 +248,7 @@ pub async fn trash(pool: &PgPool, user_id: Uuid, ids: &[Uuid]) -> Result<Vec<Uui
 
 /// Brings the caller's trashed files back, those that were private when trashed; answers the
 /// ids restored. Files that were public go back through [`crate::access::move_file`].
-pub async fn restore(pool: &PgPool, user_id: Uuid, ids: &[Uuid]) -> Result<Vec<Uuid>, sqlx::Error> {
+pub async fn restore(pool: &PgPool, user_id: UserId, ids: &[FileId]) -> Result<Vec<FileId>, sqlx::Error> {
     sqlx::query_scalar(
         "update files set trashed_at = null
          where user_id = $1 and id = any($2) and trashed_at is not null and not public_on_restore
@@ -273,10 +265,10 @@ pub async fn restore(pool: &PgPool, user_id: Uuid, ids: &[Uuid]) -> Result<Vec<U
 /// (`restoring` true).
 pub async fn needing_a_move(
     pool: &PgPool,
-    user_id: Uuid,
-    ids: &[Uuid],
+    user_id: UserId,
+    ids: &[FileId],
     restoring: bool,
-) -> Result<Vec<Uuid>, sqlx::Error> {
+) -> Result<Vec<FileId>, sqlx::Error> {
     sqlx::query_scalar(
         "select id from files
          where user_id = $1 and id = any($2) and derivative_of is null
@@ -293,10 +285,10 @@ pub async fn needing_a_move(
 /// A stored object whose record is gone and whose bytes are still to be removed.
 #[derive(Debug, Clone, sqlx::FromRow)]
 pub struct ObjectToDelete {
-    pub id: Uuid,
+    pub id: FileId,
     /// Derivatives go with the file they came from; they are not named in answers.
     pub is_derivative: bool,
-    pub bucket: String,
+    pub bucket: Bucket,
     pub object_key: String,
 }
 
@@ -306,8 +298,8 @@ pub struct ObjectToDelete {
 /// `which` selects the files: `ids` of the caller's, or every trashed file when `None`.
 pub async fn delete(
     pool: &PgPool,
-    user_id: Uuid,
-    ids: Option<&[Uuid]>,
+    user_id: UserId,
+    ids: Option<&[FileId]>,
 ) -> Result<Vec<ObjectToDelete>, sqlx::Error> {
     sqlx::query_as(
         "with chosen as (
@@ -337,7 +329,7 @@ pub async fn delete(
 
 #[derive(Debug, Clone, sqlx::FromRow)]
 pub struct QueuedDeletion {
-    pub bucket: String,
+    pub bucket: Bucket,
     pub object_key: String,
 }
 
@@ -397,14 +389,15 @@ pub async fn cancel_deletions(
 
 #[derive(Debug, Clone, sqlx::FromRow)]
 pub struct UsageRow {
-    pub bucket: String,
-    pub kind: String,
+    pub bucket: Bucket,
+    #[sqlx(try_from = "String")]
+    pub kind: FileKind,
     pub bytes: i64,
     pub objects: i64,
 }
 
 /// Bytes and object counts by bucket and kind.
-pub async fn usage(pool: &PgPool, user_id: Uuid) -> Result<Vec<UsageRow>, sqlx::Error> {
+pub async fn usage(pool: &PgPool, user_id: UserId) -> Result<Vec<UsageRow>, sqlx::Error> {
     sqlx::query_as(
         "select bucket, kind, sum(file_size)::bigint as bytes, count(*) as objects
          from files where user_id = $1

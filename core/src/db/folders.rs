@@ -1,14 +1,14 @@
 //! Folders and where files sit in them.
 
+use crate::id::{FileId, FolderId, UserId};
 use sqlx::{PgConnection, PgPool};
-use uuid::Uuid;
 
 use crate::file::stem;
 use crate::folder::FolderPath;
 
 #[derive(Debug, Clone, sqlx::FromRow, serde::Serialize, serde::Deserialize)]
 pub struct FolderRow {
-    pub id: Uuid,
+    pub id: FolderId,
     /// Stored form, `/a/b`.
     pub path: String,
 }
@@ -17,7 +17,7 @@ pub struct FolderRow {
 /// Concurrent calls for the same path agree on one folder (`folders_one_per_path`).
 pub async fn ensure(
     conn: &mut PgConnection,
-    user_id: Uuid,
+    user_id: UserId,
     path: &FolderPath,
 ) -> Result<Option<FolderRow>, sqlx::Error> {
     let mut parent: Option<FolderRow> = None;
@@ -26,7 +26,7 @@ pub async fn ensure(
             "insert into folders (id, user_id, path, parent_id) values ($1, $2, $3, $4)
              on conflict (user_id, path) do nothing",
         )
-        .bind(Uuid::new_v4())
+        .bind(FolderId::random())
         .bind(user_id)
         .bind(&level)
         .bind(parent.as_ref().map(|p| p.id))
@@ -44,7 +44,11 @@ pub async fn ensure(
 }
 
 /// One of the caller's folders; another user's id finds nothing.
-pub async fn find_owned(pool: &PgPool, user_id: Uuid, id: Uuid) -> Result<Option<FolderRow>, sqlx::Error> {
+pub async fn find_owned(
+    pool: &PgPool,
+    user_id: UserId,
+    id: FolderId,
+) -> Result<Option<FolderRow>, sqlx::Error> {
     sqlx::query_as("select id, path from folders where id = $1 and user_id = $2")
         .bind(id)
         .bind(user_id)
@@ -56,18 +60,18 @@ pub async fn find_owned(pool: &PgPool, user_id: Uuid, id: Uuid) -> Result<Option
 #[derive(Debug, Clone, Copy)]
 pub enum MoveSource<'a> {
     /// These of the caller's files (not derivatives).
-    Files(&'a [Uuid]),
+    Files(&'a [FileId]),
     /// Every file of the caller's in this folder, trashed ones included.
-    Folder(Uuid),
+    Folder(FolderId),
 }
 
 /// Puts files in `folder` (`None`: the top); answers the ids moved.
 pub async fn move_files(
     conn: &mut PgConnection,
-    user_id: Uuid,
+    user_id: UserId,
     source: MoveSource<'_>,
-    folder: Option<Uuid>,
-) -> Result<Vec<Uuid>, sqlx::Error> {
+    folder: Option<FolderId>,
+) -> Result<Vec<FileId>, sqlx::Error> {
     let (ids, from) = match source {
         MoveSource::Files(ids) => (Some(ids), None),
         MoveSource::Folder(id) => (None, Some(id)),
@@ -89,14 +93,14 @@ pub async fn move_files(
 
 #[derive(Debug, Clone, sqlx::FromRow)]
 pub struct FolderListing {
-    pub id: Uuid,
+    pub id: FolderId,
     pub path: String,
     /// Files directly in it, not trashed.
     pub file_count: i64,
 }
 
 /// The caller's folders by path.
-pub async fn list(pool: &PgPool, user_id: Uuid) -> Result<Vec<FolderListing>, sqlx::Error> {
+pub async fn list(pool: &PgPool, user_id: UserId) -> Result<Vec<FolderListing>, sqlx::Error> {
     sqlx::query_as(
         "select d.id, d.path,
                 (select count(*) from files f where f.folder_id = d.id and f.trashed_at is null) as file_count
@@ -109,7 +113,7 @@ pub async fn list(pool: &PgPool, user_id: Uuid) -> Result<Vec<FolderListing>, sq
 }
 
 /// The folder holding `folder_id`; `None` for a folder at the top.
-pub async fn parent_of(pool: &PgPool, folder_id: Uuid) -> Result<Option<Uuid>, sqlx::Error> {
+pub async fn parent_of(pool: &PgPool, folder_id: FolderId) -> Result<Option<FolderId>, sqlx::Error> {
     sqlx::query_scalar("select parent_id from folders where id = $1")
         .bind(folder_id)
         .fetch_optional(pool)
@@ -118,7 +122,7 @@ pub async fn parent_of(pool: &PgPool, folder_id: Uuid) -> Result<Option<Uuid>, s
 }
 
 /// The folder's stored path (`/a/b`), or `None` for the top.
-pub async fn path_of(pool: &PgPool, folder_id: Option<Uuid>) -> Result<Option<String>, sqlx::Error> {
+pub async fn path_of(pool: &PgPool, folder_id: Option<FolderId>) -> Result<Option<String>, sqlx::Error> {
     match folder_id {
         None => Ok(None),
         Some(id) => {
@@ -134,9 +138,9 @@ pub async fn path_of(pool: &PgPool, folder_id: Option<Uuid>) -> Result<Option<St
 /// inside it, ordered by folder path then name so a listing of them reads like a tree.
 pub async fn files_within(
     pool: &PgPool,
-    user_id: Uuid,
+    user_id: UserId,
     folder: &FolderRow,
-) -> Result<Vec<Uuid>, sqlx::Error> {
+) -> Result<Vec<FileId>, sqlx::Error> {
     sqlx::query_scalar(
         "select f.id from files f join folders d on d.id = f.folder_id
          where f.user_id = $1 and d.user_id = $1 and path_within(d.path, $2)
@@ -153,8 +157,8 @@ pub async fn files_within(
 /// the folder (`None`: the top) is called, so a job's result never takes an input's name.
 pub async fn free_file_name(
     pool: &PgPool,
-    user_id: Uuid,
-    folder_id: Option<Uuid>,
+    user_id: UserId,
+    folder_id: Option<FolderId>,
     name: &str,
 ) -> Result<String, sqlx::Error> {
     let taken: Vec<String> = sqlx::query_scalar(
@@ -173,7 +177,7 @@ pub async fn free_file_name(
 }
 
 /// `path`, or the first of `path (2)`, `path (3)`... that the caller has no folder at.
-pub async fn free_folder_path(pool: &PgPool, user_id: Uuid, path: &str) -> Result<String, sqlx::Error> {
+pub async fn free_folder_path(pool: &PgPool, user_id: UserId, path: &str) -> Result<String, sqlx::Error> {
     let taken: Vec<String> = sqlx::query_scalar(
         "select path from folders where user_id = $1 and lower(path) like lower($2) || '%'",
     )

@@ -2,10 +2,10 @@
 //! renews its heartbeat while it runs, records what it makes as it makes it, and ends it
 //! (done, failed or stopped) together with the `job` drive event.
 
+use crate::id::{FileId, FolderId, JobId, UserId};
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 use sqlx::{PgConnection, PgPool};
-use uuid::Uuid;
 
 use crate::db::events::{self, EventKind};
 use crate::db::files::{self, COLUMNS_OF_F, FileRow};
@@ -13,7 +13,7 @@ use crate::job::{JobSpec, JobType};
 use crate::records::{FileRecord, FolderRef};
 use crate::storage::Storage;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum JobState {
     Queued,
@@ -51,18 +51,20 @@ impl JobState {
     }
 }
 
+crate::db::text_column!(JobState, "job state");
+
 /// Serializable because a worker hands it to the job process it supervises.
 #[derive(Debug, Clone, sqlx::FromRow, Serialize, serde::Deserialize)]
 pub struct JobRow {
-    pub id: Uuid,
-    pub user_id: Uuid,
-    pub job_type: String,
+    pub id: JobId,
+    pub user_id: UserId,
+    pub job_type: JobType,
     pub options: serde_json::Value,
-    pub input_ids: Vec<Uuid>,
-    pub source_folder_id: Option<Uuid>,
-    pub folder_id: Option<Uuid>,
-    pub output_folder_id: Option<Uuid>,
-    pub state: String,
+    pub input_ids: Vec<FileId>,
+    pub source_folder_id: Option<FolderId>,
+    pub folder_id: Option<FolderId>,
+    pub output_folder_id: Option<FolderId>,
+    pub state: JobState,
     pub progress: f32,
     pub error: Option<String>,
     pub result: Option<serde_json::Value>,
@@ -75,12 +77,8 @@ pub struct JobRow {
 }
 
 impl JobRow {
-    pub fn state(&self) -> JobState {
-        JobState::parse(&self.state).unwrap_or(JobState::Failed)
-    }
-
     pub fn spec(&self) -> Result<JobSpec, serde_json::Error> {
-        JobSpec::from_row(&self.job_type, self.options.clone())
+        JobSpec::from_row(self.job_type, self.options.clone())
     }
 }
 
@@ -90,11 +88,11 @@ const COLUMNS: &str = "id, user_id, job_type, options, input_ids, source_folder_
 
 #[derive(Debug)]
 pub struct NewJob<'a> {
-    pub user_id: Uuid,
+    pub user_id: UserId,
     pub spec: &'a JobSpec,
-    pub input_ids: &'a [Uuid],
-    pub source_folder_id: Option<Uuid>,
-    pub folder_id: Option<Uuid>,
+    pub input_ids: &'a [FileId],
+    pub source_folder_id: Option<FolderId>,
+    pub folder_id: Option<FolderId>,
 }
 
 pub async fn create(conn: &mut PgConnection, job: &NewJob<'_>) -> Result<JobRow, sqlx::Error> {
@@ -103,7 +101,7 @@ pub async fn create(conn: &mut PgConnection, job: &NewJob<'_>) -> Result<JobRow,
          values ($1, $2, $3, $4, $5, $6, $7)
          returning {COLUMNS}"
     ))
-    .bind(Uuid::new_v4())
+    .bind(JobId::random())
     .bind(job.user_id)
     .bind(job.spec.job_type().as_str())
     .bind(job.spec.options())
@@ -119,9 +117,9 @@ pub async fn create(conn: &mut PgConnection, job: &NewJob<'_>) -> Result<JobRow,
 pub async fn queue_metadata_reading(
     conn: &mut PgConnection,
     file: &FileRow,
-) -> Result<Option<Uuid>, sqlx::Error> {
+) -> Result<Option<JobId>, sqlx::Error> {
     let spec = JobSpec::ReadMetadata(crate::job::ReadMetadata {});
-    if !spec.takes(file.kind(), &file.file_name) {
+    if !spec.takes(file.kind, &file.file_name) {
         return Ok(None);
     }
     sqlx::query("update files set metadata_state = 'pending' where id = $1")
@@ -142,7 +140,7 @@ pub async fn queue_metadata_reading(
     Ok(Some(job.id))
 }
 
-pub async fn find(pool: &PgPool, id: Uuid) -> Result<Option<JobRow>, sqlx::Error> {
+pub async fn find(pool: &PgPool, id: JobId) -> Result<Option<JobRow>, sqlx::Error> {
     sqlx::query_as(&format!("select {COLUMNS} from file_jobs where id = $1"))
         .bind(id)
         .fetch_optional(pool)
@@ -152,8 +150,8 @@ pub async fn find(pool: &PgPool, id: Uuid) -> Result<Option<JobRow>, sqlx::Error
 /// The caller's jobs, newest first; `ids` narrows them.
 pub async fn list(
     pool: &PgPool,
-    user_id: Uuid,
-    ids: Option<&[Uuid]>,
+    user_id: UserId,
+    ids: Option<&[JobId]>,
     limit: i64,
     offset: i64,
 ) -> Result<Vec<JobRow>, sqlx::Error> {
@@ -174,7 +172,7 @@ pub async fn list(
 /// Seconds of job time the account has used this calendar month (UTC): done and stopped
 /// jobs count by the time they took, running ones by the time they have run so far; failed
 /// ones cost nothing.
-pub async fn seconds_this_month(pool: &PgPool, user_id: Uuid) -> Result<f64, sqlx::Error> {
+pub async fn seconds_this_month(pool: &PgPool, user_id: UserId) -> Result<f64, sqlx::Error> {
     sqlx::query_scalar(
         "select coalesce(sum(case when state = 'running' then extract(epoch from now() - started_at)
                                   else seconds end), 0)::float8
@@ -192,7 +190,10 @@ pub async fn seconds_this_month(pool: &PgPool, user_id: Uuid) -> Result<f64, sql
 /// Locks the account's row for the rest of the transaction and counts its jobs waiting or
 /// running (the drive's own readings aside): submissions of one account take turns, so
 /// concurrent ones can never pass the cap together.
-pub async fn lock_and_count_active(conn: &mut sqlx::PgConnection, user_id: Uuid) -> Result<i64, sqlx::Error> {
+pub async fn lock_and_count_active(
+    conn: &mut sqlx::PgConnection,
+    user_id: UserId,
+) -> Result<i64, sqlx::Error> {
     sqlx::query("select 1 from users where id = $1 for update")
         .bind(user_id)
         .execute(&mut *conn)
@@ -212,7 +213,7 @@ pub async fn lock_and_count_active(conn: &mut sqlx::PgConnection, user_id: Uuid)
 /// delivered twice harmless.
 pub async fn claim(
     pool: &PgPool,
-    id: Uuid,
+    id: JobId,
     worker: &str,
     stale_seconds: f64,
 ) -> Result<Option<JobRow>, sqlx::Error> {
@@ -234,7 +235,7 @@ pub async fn claim(
 
 /// Renews a running job's heartbeat; answers whether a stop was asked for, or `None` when
 /// the job is no longer this worker's to run.
-pub async fn heartbeat(pool: &PgPool, id: Uuid, worker: &str) -> Result<Option<bool>, sqlx::Error> {
+pub async fn heartbeat(pool: &PgPool, id: JobId, worker: &str) -> Result<Option<bool>, sqlx::Error> {
     sqlx::query_scalar(
         "update file_jobs set heartbeat_at = now()
          where id = $1 and state = 'running' and worker = $2
@@ -246,7 +247,7 @@ pub async fn heartbeat(pool: &PgPool, id: Uuid, worker: &str) -> Result<Option<b
     .await
 }
 
-pub async fn set_progress(pool: &PgPool, id: Uuid, progress: f32) -> Result<(), sqlx::Error> {
+pub async fn set_progress(pool: &PgPool, id: JobId, progress: f32) -> Result<(), sqlx::Error> {
     sqlx::query("update file_jobs set progress = $2 where id = $1 and state = 'running'")
         .bind(id)
         .bind(progress.clamp(0.0, 1.0))
@@ -255,7 +256,7 @@ pub async fn set_progress(pool: &PgPool, id: Uuid, progress: f32) -> Result<(), 
     Ok(())
 }
 
-pub async fn set_output_folder(pool: &PgPool, id: Uuid, folder_id: Uuid) -> Result<(), sqlx::Error> {
+pub async fn set_output_folder(pool: &PgPool, id: JobId, folder_id: FolderId) -> Result<(), sqlx::Error> {
     sqlx::query("update file_jobs set output_folder_id = $2 where id = $1")
         .bind(id)
         .bind(folder_id)
@@ -268,9 +269,9 @@ pub async fn set_output_folder(pool: &PgPool, id: Uuid, folder_id: Uuid) -> Resu
 /// same files under the same keys, so the same position answers the same file.
 pub async fn add_output(
     conn: &mut PgConnection,
-    job_id: Uuid,
+    job_id: JobId,
     position: i32,
-    file_id: Uuid,
+    file_id: FileId,
 ) -> Result<(), sqlx::Error> {
     sqlx::query(
         "insert into file_job_outputs (job_id, position, file_id) values ($1, $2, $3)
@@ -285,7 +286,7 @@ pub async fn add_output(
 }
 
 /// The file the job made as its `position`th result, if it did.
-pub async fn output_at(pool: &PgPool, job_id: Uuid, position: i32) -> Result<Option<FileRow>, sqlx::Error> {
+pub async fn output_at(pool: &PgPool, job_id: JobId, position: i32) -> Result<Option<FileRow>, sqlx::Error> {
     sqlx::query_as(&format!(
         "select {COLUMNS_OF_F} from file_job_outputs o join files f on f.id = o.file_id
          where o.job_id = $1 and o.position = $2"
@@ -297,7 +298,10 @@ pub async fn output_at(pool: &PgPool, job_id: Uuid, position: i32) -> Result<Opt
 }
 
 /// The files each of `job_ids` made, in the order made.
-pub async fn outputs(conn: &mut PgConnection, job_ids: &[Uuid]) -> Result<Vec<(Uuid, FileRow)>, sqlx::Error> {
+pub async fn outputs(
+    conn: &mut PgConnection,
+    job_ids: &[JobId],
+) -> Result<Vec<(JobId, FileRow)>, sqlx::Error> {
     let rows: Vec<JobOutput> = sqlx::query_as(&format!(
         "select o.job_id, {COLUMNS_OF_F} from file_job_outputs o join files f on f.id = o.file_id
          where o.job_id = any($1)
@@ -311,7 +315,7 @@ pub async fn outputs(conn: &mut PgConnection, job_ids: &[Uuid]) -> Result<Vec<(U
 
 #[derive(sqlx::FromRow)]
 struct JobOutput {
-    job_id: Uuid,
+    job_id: JobId,
     #[sqlx(flatten)]
     file: FileRow,
 }
@@ -329,7 +333,7 @@ pub enum End {
 pub async fn finish(
     pool: &PgPool,
     storage: &Storage,
-    id: Uuid,
+    id: JobId,
     end: End,
 ) -> Result<Option<JobRow>, sqlx::Error> {
     let (state, error, result) = match end {
@@ -356,10 +360,10 @@ pub async fn finish(
     let Some(job) = ended else {
         return Ok(None);
     };
-    if job.job_type == JobType::ReadMetadata.as_str() {
+    if job.job_type == JobType::ReadMetadata {
         // Reading a file's metadata is the drive's own work: no event, no minutes; a reading
         // that could not finish is recorded on the file.
-        if job.state() == JobState::Failed {
+        if job.state == JobState::Failed {
             let why = job.error.as_deref().unwrap_or("the reading failed");
             files::metadata_unreadable(&mut *tx, &job.input_ids, why).await?;
         }
@@ -388,8 +392,8 @@ pub async fn finish(
 pub async fn request_stop(
     pool: &PgPool,
     storage: &Storage,
-    user_id: Uuid,
-    id: Uuid,
+    user_id: UserId,
+    id: JobId,
 ) -> Result<Option<JobRow>, sqlx::Error> {
     let job: Option<JobRow> = sqlx::query_as(&format!(
         "update file_jobs set stop_requested_at = coalesce(stop_requested_at, now())
@@ -401,7 +405,7 @@ pub async fn request_stop(
     .fetch_optional(pool)
     .await?;
     match job {
-        Some(job) if job.state() == JobState::Queued => {
+        Some(job) if job.state == JobState::Queued => {
             finish(pool, storage, id, End::Stopped).await?;
             find(pool, id).await
         }
@@ -434,8 +438,11 @@ pub async fn needing_a_push(
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct JobRecord {
-    pub id: Uuid,
-    pub job_type: String,
+    pub id: JobId,
+    /// Documented as the string it was: `JobType`'s own schema lists variant names, not the
+    /// wire names.
+    #[schema(value_type = String)]
+    pub job_type: JobType,
     pub state: JobState,
     /// Why it failed; null otherwise.
     pub error: Option<String>,
@@ -447,7 +454,7 @@ pub struct JobRecord {
     /// 0 to 1.
     pub progress: f32,
     /// The inputs, in order.
-    pub file_ids: Vec<Uuid>,
+    pub file_ids: Vec<FileId>,
     /// The settings, every default filled in.
     pub options: serde_json::Value,
     /// What it made so far, in order.
@@ -468,9 +475,9 @@ impl JobRecord {
         storage: &Storage,
         jobs: &[JobRow],
     ) -> Result<Vec<JobRecord>, sqlx::Error> {
-        let ids: Vec<Uuid> = jobs.iter().map(|j| j.id).collect();
+        let ids: Vec<JobId> = jobs.iter().map(|j| j.id).collect();
         let outputs = outputs(&mut *conn, &ids).await?;
-        let folder_ids: Vec<Uuid> = jobs
+        let folder_ids: Vec<FolderId> = jobs
             .iter()
             .filter_map(|j| j.output_folder_id.or(j.folder_id))
             .collect();
@@ -485,8 +492,8 @@ impl JobRecord {
                 let folder_id = job.output_folder_id.or(job.folder_id);
                 JobRecord {
                     id: job.id,
-                    job_type: job.job_type.clone(),
-                    state: job.state(),
+                    job_type: job.job_type,
+                    state: job.state,
                     error: job.error.clone(),
                     result: job.result.clone(),
                     folder: folders
@@ -515,7 +522,7 @@ impl JobRecord {
 
 /// Puts a running job back in the queue's hands after a server-side failure (its next
 /// message claims it as queued).
-pub async fn release(pool: &PgPool, id: Uuid) -> Result<(), sqlx::Error> {
+pub async fn release(pool: &PgPool, id: JobId) -> Result<(), sqlx::Error> {
     sqlx::query(
         "update file_jobs set state = 'queued', worker = null, pushed_at = now()
          where id = $1 and state = 'running'",

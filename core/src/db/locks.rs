@@ -6,8 +6,8 @@
 //! Order, where one transaction takes several: a file's lock, then an object's, then the
 //! account's row. Two ids whose hashes collide only wait for each other.
 
+use crate::id::FileId;
 use sqlx::PgConnection;
-use uuid::Uuid;
 
 use crate::storage::Bucket;
 
@@ -35,7 +35,7 @@ pub async fn try_lock_object(
 }
 
 /// Takes the lock on a file's bytes changing bucket if nobody holds it.
-pub async fn try_lock_file(conn: &mut PgConnection, file_id: Uuid) -> Result<bool, sqlx::Error> {
+pub async fn try_lock_file(conn: &mut PgConnection, file_id: FileId) -> Result<bool, sqlx::Error> {
     sqlx::query_scalar("select pg_try_advisory_xact_lock(hashtextextended($1::text, 2))")
         .bind(file_id)
         .fetch_one(conn)

@@ -8,9 +8,9 @@
 //! ([`locks::lock_object`]) while they work, so an object is never completed after its key
 //! became a file, and never removed while it is being recorded.
 
+use crate::id::UserId;
 use chrono::{DateTime, Utc};
 use sqlx::{PgConnection, PgPool};
-use uuid::Uuid;
 
 use crate::db::locks;
 use crate::storage::Bucket;
@@ -36,7 +36,7 @@ pub enum Reserve {
 /// How one upload asks for its reservation.
 #[derive(Debug, Clone, Copy)]
 pub struct Request<'a> {
-    pub user_id: Uuid,
+    pub user_id: UserId,
     pub object_key: &'a str,
     pub file_size: i64,
     /// Until when the issued form can write (a form upload), or `None` (multipart).
@@ -118,7 +118,7 @@ pub async fn reserve(pool: &PgPool, request: Request<'_>, limit: i64) -> Result<
 /// already, or expired and swept).
 pub async fn lock(
     conn: &mut PgConnection,
-    user_id: Uuid,
+    user_id: UserId,
     object_key: &str,
 ) -> Result<Option<i64>, sqlx::Error> {
     locks::lock_object(&mut *conn, Bucket::Private, object_key).await?;
@@ -165,7 +165,7 @@ pub async fn claim_expired(
     conn: &mut PgConnection,
     object_key: &str,
     now: DateTime<Utc>,
-) -> Result<Option<Uuid>, sqlx::Error> {
+) -> Result<Option<UserId>, sqlx::Error> {
     if !locks::try_lock_object(&mut *conn, Bucket::Private, object_key).await? {
         return Ok(None);
     }

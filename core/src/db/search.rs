@@ -1,15 +1,17 @@
 //! Library search by metadata (`/search-files` without `query`), and storing what metadata
 //! extraction finds, which is what the search filters read.
 
+use crate::file::FileKind;
+use crate::id::{FileId, FolderId, TagId, UserId};
+use crate::storage::Bucket;
 use chrono::{DateTime, Utc};
 use sqlx::{PgConnection, PgPool, Postgres, QueryBuilder};
-use uuid::Uuid;
 
-use crate::metadata::{Metadata, MusicalKey};
+use crate::metadata::{Metadata, MetadataState, Mode, MusicalKey};
 
 /// Stores what extraction found about a file, and that it was read: the one path by which
 /// metadata arrives.
-pub async fn store_metadata(pool: &PgPool, file_id: Uuid, m: &Metadata) -> Result<(), sqlx::Error> {
+pub async fn store_metadata(pool: &PgPool, file_id: FileId, m: &Metadata) -> Result<(), sqlx::Error> {
     sqlx::query(
         "update files set title = $2, artists = $3, album = $4, genre = $5, taken_time = $6,
                 duration_seconds = $7, tempo_bpm = $8, key_pitch = $9, key_mode = $10,
@@ -106,12 +108,13 @@ impl Filters {
 
 #[derive(Debug, Clone, sqlx::FromRow)]
 pub struct Hit {
-    pub id: Uuid,
+    pub id: FileId,
     pub file_name: String,
     pub file_size: i64,
     pub mime_type: String,
-    pub kind: String,
-    pub bucket: String,
+    #[sqlx(try_from = "String")]
+    pub kind: FileKind,
+    pub bucket: Bucket,
     pub object_key: String,
     pub created_at: DateTime<Utc>,
     pub modified_time: Option<DateTime<Utc>>,
@@ -126,16 +129,16 @@ pub struct Hit {
     pub duration_seconds: Option<f64>,
     pub tempo_bpm: Option<f64>,
     pub key_pitch: Option<i16>,
-    pub key_mode: Option<String>,
+    pub key_mode: Option<Mode>,
     pub latitude: Option<f64>,
     pub longitude: Option<f64>,
     pub width: Option<i32>,
     pub height: Option<i32>,
     pub video_codec: Option<String>,
     pub audio_codec: Option<String>,
-    pub metadata_state: Option<String>,
+    pub metadata_state: Option<MetadataState>,
     pub metadata_error: Option<String>,
-    pub artwork_id: Option<Uuid>,
+    pub artwork_id: Option<FileId>,
 }
 
 /// A pattern matching `word` anywhere, with LIKE's own characters taken literally.
@@ -161,7 +164,7 @@ fn has_trigram(word: &str) -> bool {
 /// can tell whether more follow.
 pub async fn files(
     pool: &PgPool,
-    user_id: Uuid,
+    user_id: UserId,
     filters: &Filters,
     sort: Sort,
     limit: i64,
@@ -332,9 +335,9 @@ pub async fn files(
 /// cost however many files a tag is on.
 async fn tags_rarest_first(
     conn: &mut PgConnection,
-    user_id: Uuid,
+    user_id: UserId,
     lowered: &[String],
-) -> Result<Vec<Uuid>, sqlx::Error> {
+) -> Result<Vec<TagId>, sqlx::Error> {
     sqlx::query_scalar(
         "select t.id from tags t
          where t.user_id = $1 and lower(t.text) = any($2)
@@ -354,7 +357,7 @@ enum Bound {
 
 #[derive(Debug, Clone, sqlx::FromRow)]
 pub struct FolderHit {
-    pub id: Uuid,
+    pub id: FolderId,
     pub path: String,
     pub file_count: i64,
 }
@@ -364,7 +367,7 @@ pub struct FolderHit {
 /// shallowest.
 pub async fn folders(
     pool: &PgPool,
-    user_id: Uuid,
+    user_id: UserId,
     words: &[String],
     exact: &str,
     within_folder: Option<&str>,

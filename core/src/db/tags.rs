@@ -1,11 +1,11 @@
 //! Tags on files, and file descriptions.
 
+use crate::id::{FileId, TagId, UserId};
 use sqlx::{PgConnection, PgPool};
-use uuid::Uuid;
 
 #[derive(Debug, Clone, sqlx::FromRow)]
 pub struct TagRow {
-    pub id: Uuid,
+    pub id: TagId,
     pub text: String,
 }
 
@@ -13,7 +13,7 @@ pub struct TagRow {
 /// given; in the order of `names`, each once.
 pub async fn ensure(
     conn: &mut PgConnection,
-    user_id: Uuid,
+    user_id: UserId,
     names: &[String],
 ) -> Result<Vec<TagRow>, sqlx::Error> {
     sqlx::query(
@@ -31,7 +31,7 @@ pub async fn ensure(
 /// The caller's existing tags of these names (case-insensitive), in the order of `names`.
 pub async fn find(
     conn: &mut PgConnection,
-    user_id: Uuid,
+    user_id: UserId,
     names: &[String],
 ) -> Result<Vec<TagRow>, sqlx::Error> {
     sqlx::query_as(
@@ -47,7 +47,7 @@ pub async fn find(
     .await
 }
 
-pub async fn find_owned(pool: &PgPool, user_id: Uuid, id: Uuid) -> Result<Option<TagRow>, sqlx::Error> {
+pub async fn find_owned(pool: &PgPool, user_id: UserId, id: TagId) -> Result<Option<TagRow>, sqlx::Error> {
     sqlx::query_as("select id, text from tags where id = $1 and user_id = $2")
         .bind(id)
         .bind(user_id)
@@ -58,9 +58,9 @@ pub async fn find_owned(pool: &PgPool, user_id: Uuid, id: Uuid) -> Result<Option
 /// The caller's files among `file_ids` (derivatives aside), trashed or not.
 pub async fn owned_files(
     conn: &mut PgConnection,
-    user_id: Uuid,
-    file_ids: &[Uuid],
-) -> Result<Vec<Uuid>, sqlx::Error> {
+    user_id: UserId,
+    file_ids: &[FileId],
+) -> Result<Vec<FileId>, sqlx::Error> {
     sqlx::query_scalar(
         "select id from files where user_id = $1 and id = any($2) and derivative_of is null order by id",
     )
@@ -73,8 +73,8 @@ pub async fn owned_files(
 /// Puts every tag on every file (`add`) or takes it off; files and tags must be the caller's.
 pub async fn apply(
     conn: &mut PgConnection,
-    files: &[Uuid],
-    tags: &[Uuid],
+    files: &[FileId],
+    tags: &[TagId],
     add: bool,
 ) -> Result<(), sqlx::Error> {
     let sql = if add {
@@ -92,8 +92,8 @@ pub async fn apply(
 /// caller has no such file.
 pub async fn set_description(
     pool: &PgPool,
-    user_id: Uuid,
-    file_id: Uuid,
+    user_id: UserId,
+    file_id: FileId,
     description: Option<&str>,
 ) -> Result<bool, sqlx::Error> {
     Ok(sqlx::query(
@@ -110,14 +110,14 @@ pub async fn set_description(
 
 #[derive(Debug, Clone, sqlx::FromRow)]
 pub struct TagListing {
-    pub id: Uuid,
+    pub id: TagId,
     pub text: String,
     /// Files carrying it, not trashed.
     pub file_count: i64,
 }
 
 /// The caller's tags by name.
-pub async fn list(pool: &PgPool, user_id: Uuid) -> Result<Vec<TagListing>, sqlx::Error> {
+pub async fn list(pool: &PgPool, user_id: UserId) -> Result<Vec<TagListing>, sqlx::Error> {
     sqlx::query_as(
         "select t.id, t.text,
                 (select count(*) from file_tags ft join files f on f.id = ft.file_id

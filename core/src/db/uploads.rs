@@ -2,9 +2,9 @@
 //! a row remembers the plan (size, part size) and whether the upload is open, complete or
 //! aborted, so a repeated complete or abort can answer as the spec says.
 
+use crate::id::{UploadId, UserId};
 use chrono::{DateTime, Utc};
 use sqlx::PgPool;
-use uuid::Uuid;
 
 use crate::multipart::PartPlan;
 
@@ -23,17 +23,25 @@ impl UploadState {
             UploadState::Aborted => "aborted",
         }
     }
+
+    pub fn parse(s: &str) -> Option<UploadState> {
+        [UploadState::Open, UploadState::Complete, UploadState::Aborted]
+            .into_iter()
+            .find(|state| state.as_str() == s)
+    }
 }
+
+crate::db::text_column!(UploadState, "upload state");
 
 #[derive(Debug, Clone, sqlx::FromRow)]
 pub struct UploadRow {
-    pub id: Uuid,
-    pub user_id: Uuid,
+    pub id: UploadId,
+    pub user_id: UserId,
     pub object_key: String,
     pub upload_id: String,
     pub file_size: i64,
     pub part_size: i64,
-    pub state: String,
+    pub state: UploadState,
     pub created_at: DateTime<Utc>,
 }
 
@@ -43,14 +51,6 @@ impl UploadRow {
         debug_assert_eq!(plan.part_size, self.part_size);
         plan
     }
-
-    pub fn state(&self) -> UploadState {
-        match self.state.as_str() {
-            "open" => UploadState::Open,
-            "complete" => UploadState::Complete,
-            _ => UploadState::Aborted,
-        }
-    }
 }
 
 const COLUMNS: &str = "id, user_id, object_key, upload_id, file_size, part_size, state, created_at";
@@ -58,7 +58,7 @@ const COLUMNS: &str = "id, user_id, object_key, upload_id, file_size, part_size,
 /// The open upload under a key, if the caller has one.
 pub async fn open_under_key(
     pool: &PgPool,
-    user_id: Uuid,
+    user_id: UserId,
     object_key: &str,
 ) -> Result<Option<UploadRow>, sqlx::Error> {
     sqlx::query_as(&format!(
@@ -71,7 +71,11 @@ pub async fn open_under_key(
 }
 
 /// One of the caller's uploads by id; another user's id finds nothing.
-pub async fn find_owned(pool: &PgPool, user_id: Uuid, id: Uuid) -> Result<Option<UploadRow>, sqlx::Error> {
+pub async fn find_owned(
+    pool: &PgPool,
+    user_id: UserId,
+    id: UploadId,
+) -> Result<Option<UploadRow>, sqlx::Error> {
     sqlx::query_as(&format!(
         "select {COLUMNS} from multipart_uploads where id = $1 and user_id = $2"
     ))
@@ -85,7 +89,7 @@ pub async fn find_owned(pool: &PgPool, user_id: Uuid, id: Uuid) -> Result<Option
 /// under the same key fails on the `multipart_uploads_one_open_per_key` index.
 pub async fn insert(
     pool: &PgPool,
-    user_id: Uuid,
+    user_id: UserId,
     object_key: &str,
     upload_id: &str,
     plan: PartPlan,
@@ -95,7 +99,7 @@ pub async fn insert(
          values ($1, $2, $3, $4, $5, $6, 'open')
          returning {COLUMNS}"
     ))
-    .bind(Uuid::new_v4())
+    .bind(UploadId::random())
     .bind(user_id)
     .bind(object_key)
     .bind(upload_id)
@@ -105,7 +109,7 @@ pub async fn insert(
     .await
 }
 
-pub async fn set_state(pool: &PgPool, id: Uuid, state: UploadState) -> Result<(), sqlx::Error> {
+pub async fn set_state(pool: &PgPool, id: UploadId, state: UploadState) -> Result<(), sqlx::Error> {
     sqlx::query("update multipart_uploads set state = $2 where id = $1")
         .bind(id)
         .bind(state.as_str())

@@ -2,8 +2,8 @@
 
 use chrono::{DateTime, TimeDelta, Utc};
 use sqlx::PgPool;
-use uuid::Uuid;
 
+use crate::id::{TokenId, UserId};
 use crate::plan::Plan;
 use crate::token;
 
@@ -12,33 +12,37 @@ pub const SESSION_LIFETIME: TimeDelta = TimeDelta::seconds(86_400);
 
 #[derive(Debug, Clone)]
 pub struct NewApiToken {
-    pub id: Uuid,
+    pub id: TokenId,
     /// Shown once; only its digest is stored.
     pub secret: String,
 }
 
-pub async fn create_user(pool: &PgPool, handle: &str, plan: Option<Plan>) -> Result<Uuid, sqlx::Error> {
+pub async fn create_user(pool: &PgPool, handle: &str, plan: Option<Plan>) -> Result<UserId, sqlx::Error> {
     sqlx::query_scalar("insert into users (id, handle, plan) values ($1, $2, $3) returning id")
-        .bind(Uuid::new_v4())
+        .bind(UserId::random())
         .bind(handle)
         .bind(plan.map(Plan::as_str))
         .fetch_one(pool)
         .await
 }
 
-pub async fn user_id_by_handle(pool: &PgPool, handle: &str) -> Result<Option<Uuid>, sqlx::Error> {
+pub async fn user_id_by_handle(pool: &PgPool, handle: &str) -> Result<Option<UserId>, sqlx::Error> {
     sqlx::query_scalar("select id from users where handle = $1")
         .bind(handle)
         .fetch_optional(pool)
         .await
 }
 
-pub async fn create_api_token(pool: &PgPool, user_id: Uuid, label: &str) -> Result<NewApiToken, sqlx::Error> {
+pub async fn create_api_token(
+    pool: &PgPool,
+    user_id: UserId,
+    label: &str,
+) -> Result<NewApiToken, sqlx::Error> {
     let secret = token::generate("drive_api_");
     let id = sqlx::query_scalar(
         "insert into api_tokens (id, user_id, token_hash, label) values ($1, $2, $3, $4) returning id",
     )
-    .bind(Uuid::new_v4())
+    .bind(TokenId::random())
     .bind(user_id)
     .bind(token::digest(&secret))
     .bind(label)
@@ -49,7 +53,7 @@ pub async fn create_api_token(pool: &PgPool, user_id: Uuid, label: &str) -> Resu
 
 /// Revokes an API token and ends every session exchanged for it. False when no live token
 /// has that id.
-pub async fn revoke_api_token(pool: &PgPool, token_id: Uuid) -> Result<bool, sqlx::Error> {
+pub async fn revoke_api_token(pool: &PgPool, token_id: TokenId) -> Result<bool, sqlx::Error> {
     let mut tx = pool.begin().await?;
     let revoked =
         sqlx::query("update api_tokens set revoked_at = now() where id = $1 and revoked_at is null")
@@ -68,7 +72,7 @@ pub async fn revoke_api_token(pool: &PgPool, token_id: Uuid) -> Result<bool, sql
 #[derive(Debug, Clone)]
 pub struct Session {
     pub token: String,
-    pub user_id: Uuid,
+    pub user_id: UserId,
     pub expires_at: DateTime<Utc>,
 }
 
@@ -76,7 +80,7 @@ pub struct Session {
 pub async fn exchange(pool: &PgPool, api_secret: &str) -> Result<Option<Session>, sqlx::Error> {
     let token = token::generate("drive_session_");
     let expires_at = Utc::now() + SESSION_LIFETIME;
-    let user_id: Option<Uuid> = sqlx::query_scalar(
+    let user_id: Option<UserId> = sqlx::query_scalar(
         "insert into sessions (token_hash, user_id, api_token_id, expires_at)
          select $2, user_id, id, $3 from api_tokens where token_hash = $1 and revoked_at is null
          returning user_id",
@@ -95,15 +99,9 @@ pub async fn exchange(pool: &PgPool, api_secret: &str) -> Result<Option<Session>
 
 #[derive(Debug, Clone, sqlx::FromRow)]
 pub struct SessionUser {
-    pub user_id: Uuid,
-    pub plan: Option<String>,
+    pub user_id: UserId,
+    pub plan: Option<Plan>,
     pub expires_at: DateTime<Utc>,
-}
-
-impl SessionUser {
-    pub fn plan(&self) -> Option<Plan> {
-        self.plan.as_deref().and_then(Plan::parse)
-    }
 }
 
 /// The account behind a session token, expired or not (the caller tells the two apart); a
@@ -122,7 +120,7 @@ pub async fn session_user(pool: &PgPool, session_secret: &str) -> Result<Option<
 }
 
 /// Bytes the account stores, trash included (kept by every insert and delete in `db::files`).
-pub async fn used_bytes(pool: &PgPool, user_id: Uuid) -> Result<i64, sqlx::Error> {
+pub async fn used_bytes(pool: &PgPool, user_id: UserId) -> Result<i64, sqlx::Error> {
     sqlx::query_scalar("select used_bytes from users where id = $1")
         .bind(user_id)
         .fetch_one(pool)
@@ -130,13 +128,12 @@ pub async fn used_bytes(pool: &PgPool, user_id: Uuid) -> Result<i64, sqlx::Error
 }
 
 /// The account's plan, `None` when it has none (or no such account).
-pub async fn plan_of(pool: &PgPool, user_id: Uuid) -> Result<Option<Plan>, sqlx::Error> {
-    let plan: Option<String> = sqlx::query_scalar("select plan from users where id = $1")
+pub async fn plan_of(pool: &PgPool, user_id: UserId) -> Result<Option<Plan>, sqlx::Error> {
+    Ok(sqlx::query_scalar("select plan from users where id = $1")
         .bind(user_id)
         .fetch_optional(pool)
         .await?
-        .flatten();
-    Ok(plan.as_deref().and_then(Plan::parse))
+        .flatten())
 }
 
 /// Removes sessions that ended before `now`; they can only answer 401 anyway.

@@ -5,16 +5,19 @@ use chrono::{DateTime, NaiveDate, Utc};
 use sqlx::{PgConnection, PgPool};
 use uuid::Uuid;
 
+use crate::id::{FileId, UserId};
+use crate::storage::Bucket;
+
 use crate::db::events::{self, EventKind};
 
 /// Records one open of `file` (owned by `owner`) by `viewer` (`None`: someone not signed in).
 /// Opens by the owner are not views and record nothing.
 pub async fn record(
     conn: &mut PgConnection,
-    owner: Uuid,
+    owner: UserId,
     file: serde_json::Value,
-    file_id: Uuid,
-    viewer: Option<Uuid>,
+    file_id: FileId,
+    viewer: Option<UserId>,
     now: DateTime<Utc>,
 ) -> Result<(), sqlx::Error> {
     if viewer == Some(owner) {
@@ -29,7 +32,7 @@ pub async fn record(
     )
     .bind(file_id)
     .bind(now.date_naive())
-    .bind(viewer.unwrap_or(Uuid::nil()))
+    .bind(viewer.map_or(Uuid::nil(), UserId::as_uuid))
     .bind(now)
     .fetch_one(&mut *conn)
     .await?;
@@ -43,9 +46,9 @@ pub async fn record(
 
 #[derive(Debug, Clone, sqlx::FromRow)]
 pub struct ViewCount {
-    pub id: Uuid,
+    pub id: FileId,
     pub file_name: String,
-    pub bucket: String,
+    pub bucket: Bucket,
     pub views: i64,
     pub all_views: i64,
     pub last_view_time: Option<DateTime<Utc>>,
@@ -55,8 +58,8 @@ pub struct ViewCount {
 /// since `since`; narrowed to a folder subtree (stored path) when given; at most `limit`.
 pub async fn counts(
     pool: &PgPool,
-    user_id: Uuid,
-    file_ids: Option<&[Uuid]>,
+    user_id: UserId,
+    file_ids: Option<&[FileId]>,
     since: NaiveDate,
     folder: Option<&str>,
     limit: i64,

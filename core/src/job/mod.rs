@@ -64,7 +64,17 @@ macro_rules! job_types {
                     $(JobType::$later => $later_name,)*
                 }
             }
+
+            pub fn parse(s: &str) -> Option<JobType> {
+                match s {
+                    $($name => Some(JobType::$variant),)*
+                    $($later_name => Some(JobType::$later),)*
+                    _ => None,
+                }
+            }
         }
+
+        $crate::db::text_column!(JobType, "job type");
 
         /// A job's settings, by type, with every default filled in: what the job row stores.
         #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -325,7 +335,7 @@ impl JobSpec {
     }
 
     /// Reads back what [`JobSpec::options`] stored.
-    pub fn from_row(job_type: &str, options: serde_json::Value) -> Result<JobSpec, serde_json::Error> {
+    pub fn from_row(job_type: JobType, options: serde_json::Value) -> Result<JobSpec, serde_json::Error> {
         serde_json::from_value(serde_json::json!({ "jobType": job_type, "options": options }))
     }
 
@@ -396,7 +406,10 @@ mod tests {
             spec.options(),
             json!({ "format": "png", "dpi": 150, "pages": null })
         );
-        assert_eq!(JobSpec::from_row("pdfToImages", spec.options()).unwrap(), spec);
+        assert_eq!(
+            JobSpec::from_row(JobType::PdfToImages, spec.options()).unwrap(),
+            spec
+        );
     }
 
     #[test]

@@ -72,6 +72,6 @@ mod tests {
         }
         let cut = JobSpec::parse(JobType::Cut, json!({ "start": "0:01.5", "end": 3 })).unwrap();
         assert_eq!(cut.options()["start"], 1.5);
-        assert_eq!(JobSpec::from_row("cut", cut.options()).unwrap(), cut);
+        assert_eq!(JobSpec::from_row(JobType::Cut, cut.options()).unwrap(), cut);
     }
 }

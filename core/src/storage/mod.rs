@@ -24,11 +24,12 @@ use aws_sdk_s3::types::{CompletedMultipartUpload, CompletedPart};
 use chrono::TimeDelta;
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 
-use uuid::Uuid;
-
 use crate::config::{self, ConfigError};
+use crate::id::FileId;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+/// Serializable because a file row, which holds one, is handed to a job process.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Bucket {
     Private,
     Public,
@@ -58,6 +59,8 @@ impl Bucket {
         }
     }
 }
+
+crate::db::text_column!(Bucket, "bucket");
 
 /// The API's address when nothing else says: its default `DRIVE_LISTEN`.
 pub const DEFAULT_SITE_URL: &str = "http://127.0.0.1:8080";
@@ -214,7 +217,7 @@ impl Storage {
     /// The permanent link of a public file: the API's `/p/{id}`, which counts the open and
     /// sends the reader on to [`Storage::public_object_url`]. It names the file, not the
     /// object, so it stays the same for as long as the file is public.
-    pub fn public_link(&self, file_id: Uuid) -> String {
+    pub fn public_link(&self, file_id: FileId) -> String {
         format!("{}/p/{file_id}", self.config.site_url)
     }
 

@@ -1,8 +1,8 @@
 //! Playlists, galleries and `/select-collections`.
 
+use drive_core::id::{CollectionId, FileId};
 use drive_tests::*;
 use serde_json::{Value, json};
-use uuid::Uuid;
 
 async fn ok(app: &TestApp, user: &TestUser, route: &str, body: Value) -> Value {
     let reply = app.call(user, route, Some(body)).await;
@@ -10,7 +10,7 @@ async fn ok(app: &TestApp, user: &TestUser, route: &str, body: Value) -> Value {
     reply.body
 }
 
-async fn file(app: &TestApp, user: &TestUser, name: &str, kind: &str) -> Uuid {
+async fn file(app: &TestApp, user: &TestUser, name: &str, kind: &str) -> FileId {
     let mime = match kind {
         "Audio" => "audio/mpeg",
         "Video" => "video/mp4",
@@ -21,7 +21,7 @@ async fn file(app: &TestApp, user: &TestUser, name: &str, kind: &str) -> Uuid {
         .await
 }
 
-fn ids(value: &Value) -> Vec<Uuid> {
+fn ids(value: &Value) -> Vec<FileId> {
     serde_json::from_value(value.clone()).unwrap()
 }
 
@@ -40,7 +40,7 @@ async fn playlists_take_audio_and_video_the_caller_can_see_in_order() {
     app.call(&other, "/toggle-file-access", Some(json!({ "id": shared })))
         .await;
     let hidden = file(&app, &other, "hidden.mp3", "Audio").await;
-    let missing = Uuid::new_v4();
+    let missing = FileId::random();
 
     let given = json!([clip, photo, shared, hidden, song, trashed, missing, clip]);
     let private = ok(
@@ -111,7 +111,7 @@ async fn adding_appends_keeps_what_is_in_and_reordering_puts_named_files_first()
         &app,
         &user,
         "/reorder-playlist",
-        json!({ "playlistId": id, "fileIds": [songs[3], Uuid::new_v4(), songs[1]] }),
+        json!({ "playlistId": id, "fileIds": [songs[3], FileId::random(), songs[1]] }),
     )
     .await;
     assert_eq!(
@@ -329,7 +329,7 @@ async fn bad_inputs_and_other_users_collections_are_refused() {
     call("/create-playlist", json!({ "title": "  " }))
         .await
         .assert_bad_field("invalid_field", "title");
-    let many: Vec<Uuid> = (0..501).map(|_| Uuid::new_v4()).collect();
+    let many: Vec<FileId> = (0..501).map(|_| FileId::random()).collect();
     call("/create-playlist", json!({ "title": "x", "fileIds": many }))
         .await
         .assert_bad_field("invalid_field", "fileIds");
@@ -363,7 +363,7 @@ async fn bad_inputs_and_other_users_collections_are_refused() {
         ),
         (
             "/add-to-playlist",
-            json!({ "playlistId": Uuid::new_v4(), "fileIds": [song] }),
+            json!({ "playlistId": CollectionId::random(), "fileIds": [song] }),
         ),
     ] {
         app.call(&stranger, route, Some(body))

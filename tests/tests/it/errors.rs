@@ -220,7 +220,7 @@ async fn names_and_keys_with_other_spellings_answer_400_naming_the_field() {
     let id = user.id;
     for key in [
         format!("users/{}/x", id.to_string().to_uppercase()),
-        format!("users/{}/x", id.simple()),
+        format!("users/{}/x", id.as_uuid().simple()),
         format!("users/{{{id}}}/x"),
     ] {
         app.call(&user, "/generate-file-urls", Some(upload("x", key.clone())))

@@ -2,9 +2,9 @@
 
 use std::collections::HashSet;
 
+use drive_core::id::{EventId, FileId, JobId};
 use drive_tests::*;
 use serde_json::{Value, json};
-use uuid::Uuid;
 
 async fn feed(app: &TestApp, user: &TestUser, body: Option<Value>) -> Reply {
     let reply = app.call(user, "/select-drive-events", body).await;
@@ -20,7 +20,7 @@ async fn settled(app: &TestApp, user: &TestUser, n: usize) {
         .await;
 }
 
-fn file_ids(reply: &Reply) -> Vec<Uuid> {
+fn file_ids(reply: &Reply) -> Vec<FileId> {
     reply.body["events"]
         .as_array()
         .unwrap()
@@ -46,7 +46,7 @@ async fn each_upload_adds_a_file_event_oldest_first_and_the_cursor_goes_on_from_
     assert_eq!(first.body["more"], false);
     let event = &first.body["events"][0];
     assert_eq!(event["kind"], "file");
-    assert!(event["id"].as_str().unwrap().parse::<Uuid>().is_ok());
+    assert!(event["id"].as_str().unwrap().parse::<EventId>().is_ok());
     assert!(
         event["time"]
             .as_str()
@@ -109,7 +109,7 @@ async fn paging_never_repeats_or_skips_an_event_while_others_are_inserted() {
         seen
     };
     let (uploaded, seen) = tokio::join!(uploads, reader);
-    let unique: HashSet<&Uuid> = seen.iter().collect();
+    let unique: HashSet<&FileId> = seen.iter().collect();
     assert_eq!(unique.len(), seen.len(), "an event was handed out twice");
     assert_eq!(
         unique,
@@ -139,7 +139,7 @@ async fn filters_narrow_the_feed_and_bad_ones_are_refused() {
     // fileId means views of that file; an upload is not a view.
     assert_eq!(count(feed(&app, &user, Some(json!({ "fileId": file }))).await), 0);
     assert_eq!(
-        count(feed(&app, &user, Some(json!({ "jobId": Uuid::new_v4() }))).await),
+        count(feed(&app, &user, Some(json!({ "jobId": JobId::random() }))).await),
         0
     );
     let an_hour_ago = (chrono::Utc::now() - chrono::TimeDelta::hours(1)).to_rfc3339();

@@ -1,10 +1,10 @@
 //! Files after upload: links, listing, public and private, trash, deletion and usage.
 
+use drive_core::id::FileId;
 use drive_tests::*;
 use serde_json::{Value, json};
-use uuid::Uuid;
 
-async fn link(app: &TestApp, user: Option<&TestUser>, id: Uuid) -> Reply {
+async fn link(app: &TestApp, user: Option<&TestUser>, id: FileId) -> Reply {
     let session = user.map(|u| u.session.as_str());
     let app_id = user.map(|_| APP_ID);
     app.send(
@@ -16,7 +16,7 @@ async fn link(app: &TestApp, user: Option<&TestUser>, id: Uuid) -> Reply {
     .await
 }
 
-fn ids(reply: &Reply, field: &str) -> Vec<Uuid> {
+fn ids(reply: &Reply, field: &str) -> Vec<FileId> {
     let list = if field.is_empty() {
         &reply.body
     } else {
@@ -34,7 +34,7 @@ fn ids(reply: &Reply, field: &str) -> Vec<Uuid> {
         .collect()
 }
 
-fn refs(ids: &[Uuid]) -> Value {
+fn refs(ids: &[FileId]) -> Value {
     json!(ids.iter().map(|id| json!({ "id": id })).collect::<Vec<_>>())
 }
 
@@ -68,10 +68,10 @@ async fn a_private_file_is_reached_through_a_six_hour_link() {
     link(&app, None, id)
         .await
         .assert_bad_field("sign_in_required", "Authorization");
-    link(&app, None, Uuid::new_v4())
+    link(&app, None, FileId::random())
         .await
         .assert_bad_field("sign_in_required", "Authorization");
-    link(&app, Some(&user), Uuid::new_v4())
+    link(&app, Some(&user), FileId::random())
         .await
         .assert_error(403, "file_not_found");
     app.call(&user, "/generate-download-url", Some(json!({})))
@@ -179,7 +179,7 @@ async fn trash_restore_and_purge_follow_the_file_state_table() {
             &app.call(&user, "/trash-files", Some(refs(&[a]))).await,
             "trashed"
         ),
-        Vec::<Uuid>::new()
+        Vec::<FileId>::new()
     );
     let trash = app.call(&user, "/select-trashed-files", None).await;
     let mut in_trash = ids(&trash, "");
@@ -203,7 +203,7 @@ async fn trash_restore_and_purge_follow_the_file_state_table() {
     assert_eq!(ids(&purged, "deleted"), [b]);
     assert_eq!(
         ids(&app.call(&user, "/select-trashed-files", None).await, ""),
-        Vec::<Uuid>::new()
+        Vec::<FileId>::new()
     );
     assert_eq!(get(&b_url).await.0, 404);
     app.call(&user, "/restore-files", Some(refs(&[b]))).await;
@@ -239,7 +239,7 @@ async fn delete_removes_recorded_and_trashed_files_with_their_objects() {
     app.call(&user, "/trash-files", Some(refs(&[b]))).await;
 
     let deleted = app
-        .call(&user, "/delete-files", Some(refs(&[a, b, Uuid::new_v4()])))
+        .call(&user, "/delete-files", Some(refs(&[a, b, FileId::random()])))
         .await;
     assert_eq!(deleted.status, 200, "{}", deleted.body);
     let mut gone = ids(&deleted, "deleted");
@@ -265,8 +265,8 @@ async fn delete_removes_recorded_and_trashed_files_with_their_objects() {
 async fn batch_routes_take_one_to_a_hundred_files() {
     let app = TestApp::spawn().await;
     let user = app.user(Some("Pro")).await;
-    let hundred: Vec<Uuid> = (0..100).map(|_| Uuid::new_v4()).collect();
-    let hundred_one: Vec<Uuid> = (0..101).map(|_| Uuid::new_v4()).collect();
+    let hundred: Vec<FileId> = (0..100).map(|_| FileId::random()).collect();
+    let hundred_one: Vec<FileId> = (0..101).map(|_| FileId::random()).collect();
     for route in ["/trash-files", "/delete-files"] {
         app.call(&user, route, Some(json!([])))
             .await
@@ -288,7 +288,7 @@ async fn batch_routes_take_one_to_a_hundred_files() {
     app.call(&user, "/trash-files", Some(json!([{ "id": "nope" }])))
         .await
         .assert_bad_field("invalid_field", "id");
-    app.call(&user, "/trash-files", Some(json!({ "id": Uuid::new_v4() })))
+    app.call(&user, "/trash-files", Some(json!({ "id": FileId::random() })))
         .await
         .assert_bad_field("invalid_field", "body");
 }

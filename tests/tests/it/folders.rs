@@ -1,9 +1,9 @@
 //! Folders: `/move-files` by ids or by folder, to a path or a folder id, and the feed's folder
 //! filter.
 
+use drive_core::id::FileId;
 use drive_tests::*;
 use serde_json::{Value, json};
-use uuid::Uuid;
 
 async fn moved(app: &TestApp, user: &TestUser, body: Value) -> Value {
     let reply = app.call(user, "/move-files", Some(body)).await;
@@ -11,7 +11,7 @@ async fn moved(app: &TestApp, user: &TestUser, body: Value) -> Value {
     reply.body
 }
 
-async fn folder_of(app: &TestApp, file: Uuid) -> Option<String> {
+async fn folder_of(app: &TestApp, file: FileId) -> Option<String> {
     sqlx::query_scalar("select d.path from files f left join folders d on d.id = f.folder_id where f.id = $1")
         .bind(file)
         .fetch_one(&mut app.db().await)
@@ -36,7 +36,7 @@ async fn files_move_to_a_path_made_on_the_way_then_by_id_then_to_the_top() {
         json!({ "fileIds": [a, b], "folder": "/Holidays/2026" }),
     )
     .await;
-    let mut ids: Vec<Uuid> = serde_json::from_value(first["moved"].clone()).unwrap();
+    let mut ids: Vec<FileId> = serde_json::from_value(first["moved"].clone()).unwrap();
     ids.sort();
     let mut expected = vec![a, b];
     expected.sort();
@@ -151,7 +151,7 @@ async fn folder_depth_stops_at_32_and_bad_moves_are_refused() {
     call(json!({ "fileIds": [], "folder": "/x" }))
         .await
         .assert_bad_field("invalid_field", "fileIds");
-    let many: Vec<Uuid> = (0..501).map(|_| Uuid::new_v4()).collect();
+    let many: Vec<FileId> = (0..501).map(|_| FileId::random()).collect();
     call(json!({ "fileIds": many, "folder": "/x" }))
         .await
         .assert_bad_field("invalid_field", "fileIds");
@@ -177,7 +177,7 @@ async fn another_users_files_and_folders_behave_like_missing_ones() {
     let folder =
         moved(&app, &owner, json!({ "fileIds": [file], "folder": "/private" })).await["folder"]["id"].clone();
 
-    for id in [file, Uuid::new_v4()] {
+    for id in [file, FileId::random()] {
         app.call(
             &stranger,
             "/move-files",
@@ -186,7 +186,7 @@ async fn another_users_files_and_folders_behave_like_missing_ones() {
         .await
         .assert_error(404, "file_not_found");
     }
-    for id in [folder.clone(), json!(Uuid::new_v4())] {
+    for id in [folder.clone(), json!(FileId::random())] {
         app.call(
             &stranger,
             "/move-files",
@@ -251,7 +251,7 @@ async fn the_feed_narrows_to_events_about_files_in_a_folder_and_below() {
                 )
                 .await;
             assert_eq!(reply.status, 200, "{}", reply.body);
-            let mut ids: Vec<Uuid> = reply.body["events"]
+            let mut ids: Vec<FileId> = reply.body["events"]
                 .as_array()
                 .unwrap()
                 .iter()
@@ -266,6 +266,6 @@ async fn the_feed_narrows_to_events_about_files_in_a_folder_and_below() {
     assert_eq!(files_in("/a").await, both);
     assert_eq!(files_in("/a/b/").await, [deep]);
     assert_eq!(files_in("/ab").await, [other]);
-    assert_eq!(files_in("/nowhere").await, Vec::<Uuid>::new());
+    assert_eq!(files_in("/nowhere").await, Vec::<FileId>::new());
     assert_eq!(files_in("/").await.len(), 3);
 }

@@ -3,6 +3,7 @@
 //! a queued deletion never takes newer bytes, a trashed public file is not public, and an
 //! archive request never lands in another user's folder.
 
+use drive_core::id::{FileId, FolderId, UserId};
 use drive_tests::proxy::TcpProxy;
 use drive_tests::*;
 use reqwest::StatusCode;
@@ -353,8 +354,8 @@ async fn an_archive_of_a_gallery_starting_with_another_users_file_lands_in_the_c
     let job = app.wait_job(&caller, &accepted.body["job"]["id"]).await;
     assert_done(&job);
 
-    let archive: Uuid = job["files"][0]["id"].as_str().unwrap().parse().unwrap();
-    let (owner_id, folder): (Uuid, Option<Uuid>) =
+    let archive: FileId = job["files"][0]["id"].as_str().unwrap().parse().unwrap();
+    let (owner_id, folder): (UserId, Option<FolderId>) =
         sqlx::query_as("select user_id, folder_id from files where id = $1")
             .bind(archive)
             .fetch_one(&mut app.db().await)

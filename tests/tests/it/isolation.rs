@@ -1,8 +1,8 @@
 //! Two users: another user's ids behave exactly like ids that do not exist, on every route.
 
+use drive_core::id::FileId;
 use drive_tests::*;
 use serde_json::json;
-use uuid::Uuid;
 
 #[tokio::test]
 async fn another_users_files_cannot_be_seen_or_touched_through_any_route() {
@@ -17,7 +17,7 @@ async fn another_users_files_cannot_be_seen_or_touched_through_any_route() {
         .await;
     app.call(&owner, "/trash-files", Some(json!([{ "id": trashed }])))
         .await;
-    let missing = Uuid::new_v4();
+    let missing = FileId::random();
 
     for id in [file, missing] {
         let one = json!({ "id": id });

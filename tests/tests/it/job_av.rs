@@ -6,6 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use drive_core::id::FileId;
 use drive_tests::media::{duration, ffmpeg, ffprobe as probe, ffprobe_with as probe_with, video_of};
 use drive_tests::proxy::TcpProxy;
 use drive_tests::*;
@@ -281,7 +282,7 @@ async fn result(app: &TestApp, user: &TestUser, job: &Value) -> (Vec<u8>, String
 }
 
 /// Uploads a video, a piece of audio or a picture with the kind and MIME type its name says.
-async fn media(app: &TestApp, user: &TestUser, name: &str, bytes: Vec<u8>) -> Uuid {
+async fn media(app: &TestApp, user: &TestUser, name: &str, bytes: Vec<u8>) -> FileId {
     let (kind, mime) = match extension(name) {
         "mp4" => ("Video", "video/mp4"),
         "mov" => ("Video", "video/quicktime"),

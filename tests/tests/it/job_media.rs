@@ -4,13 +4,13 @@
 
 use std::io::Cursor;
 
+use drive_core::id::FileId;
 use drive_tests::*;
 use image::codecs::jpeg::JpegEncoder;
 use image::{DynamicImage, ImageFormat, Rgb, RgbImage};
 use lopdf::content::{Content, Operation};
 use lopdf::{Dictionary, Document, Object, ObjectId, Stream, dictionary};
 use serde_json::{Value, json};
-use uuid::Uuid;
 
 // ---- inputs ----
 
@@ -189,7 +189,7 @@ fn is_webp(bytes: &[u8]) -> bool {
 }
 
 /// Uploads a picture with the MIME type its name says.
-async fn picture(app: &TestApp, user: &TestUser, name: &str, bytes: Vec<u8>) -> Uuid {
+async fn picture(app: &TestApp, user: &TestUser, name: &str, bytes: Vec<u8>) -> FileId {
     let mime = match name.rsplit('.').next() {
         Some("png") => "image/png",
         Some("webp") => "image/webp",
@@ -198,7 +198,7 @@ async fn picture(app: &TestApp, user: &TestUser, name: &str, bytes: Vec<u8>) -> 
     app.upload(user, name, "Image", mime, bytes).await
 }
 
-async fn pdf_file(app: &TestApp, user: &TestUser, name: &str, bytes: Vec<u8>) -> Uuid {
+async fn pdf_file(app: &TestApp, user: &TestUser, name: &str, bytes: Vec<u8>) -> FileId {
     app.upload(user, name, "Pdf", "application/pdf", bytes).await
 }
 
@@ -293,7 +293,7 @@ async fn convert_writes_the_format_and_size_asked_beside_the_picture() {
     assert_done(&job);
     assert_eq!(job["folder"]["path"], "/pics/", "{job}");
     assert_eq!(names(&job), ["inside (2).png"]);
-    let result: Uuid = made(&job)[0].0.parse().unwrap();
+    let result: FileId = made(&job)[0].0.parse().unwrap();
     let folder: Option<String> = sqlx::query_scalar(
         "select d.path from files f left join folders d on d.id = f.folder_id where f.id = $1",
     )
@@ -727,7 +727,8 @@ async fn damaged_inputs_fail_their_jobs_cleanly_while_others_finish() {
     let broken_pdf = pdf_file(&app, &user, "broken.pdf", noise(4000, 2)).await;
     let fine = picture(&app, &user, "fine.jpg", good).await;
 
-    let convert = |id: Uuid| json!({ "jobType": "convert", "fileIds": [id], "options": { "format": "png" } });
+    let convert =
+        |id: FileId| json!({ "jobType": "convert", "fileIds": [id], "options": { "format": "png" } });
     let jobs = [
         app.create_job(&user, convert(broken_picture)).await,
         app.create_job(&user, convert(cut)).await,

@@ -3,10 +3,10 @@
 
 use chrono::{TimeZone, Utc};
 use drive_core::db::search::store_metadata;
+use drive_core::id::FileId;
 use drive_core::metadata::{Location, Metadata, MusicalKey};
 use drive_tests::*;
 use serde_json::{Value, json};
-use uuid::Uuid;
 
 async fn search(app: &TestApp, user: &TestUser, body: Value) -> Value {
     let reply = app.call(user, "/search-files", Some(body)).await;
@@ -14,7 +14,7 @@ async fn search(app: &TestApp, user: &TestUser, body: Value) -> Value {
     reply.body
 }
 
-async fn found(app: &TestApp, user: &TestUser, body: Value) -> Vec<Uuid> {
+async fn found(app: &TestApp, user: &TestUser, body: Value) -> Vec<FileId> {
     let answer = search(app, user, body).await;
     answer["files"]
         .as_array()
@@ -24,31 +24,31 @@ async fn found(app: &TestApp, user: &TestUser, body: Value) -> Vec<Uuid> {
         .collect()
 }
 
-async fn sorted(app: &TestApp, user: &TestUser, body: Value) -> Vec<Uuid> {
+async fn sorted(app: &TestApp, user: &TestUser, body: Value) -> Vec<FileId> {
     let mut ids = found(app, user, body).await;
     ids.sort();
     ids
 }
 
-fn set(ids: &[Uuid]) -> Vec<Uuid> {
+fn set(ids: &[FileId]) -> Vec<FileId> {
     let mut ids = ids.to_vec();
     ids.sort();
     ids
 }
 
-async fn seed(app: &TestApp, id: Uuid, metadata: Metadata) {
+async fn seed(app: &TestApp, id: FileId, metadata: Metadata) {
     let pool = sqlx::PgPool::connect(&app.database_url).await.unwrap();
     store_metadata(&pool, id, &metadata).await.unwrap();
 }
 
 /// A small library: two tracks, a video, two photos and a document, with metadata.
 struct Library {
-    track: Uuid,
-    other_track: Uuid,
-    video: Uuid,
-    beach: Uuid,
-    fiji: Uuid,
-    notes: Uuid,
+    track: FileId,
+    other_track: FileId,
+    video: FileId,
+    beach: FileId,
+    fiji: FileId,
+    notes: FileId,
 }
 
 async fn library(app: &TestApp, user: &TestUser) -> Library {

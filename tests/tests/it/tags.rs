@@ -1,11 +1,11 @@
 //! Tags and descriptions.
 
+use drive_core::id::{FileId, TagId};
 use drive_tests::*;
 use serde_json::{Value, json};
-use uuid::Uuid;
 
 /// The tags on a file, as stored.
-async fn tags_of(app: &TestApp, file: Uuid) -> Vec<String> {
+async fn tags_of(app: &TestApp, file: FileId) -> Vec<String> {
     sqlx::query_scalar(
         "select t.text from file_tags ft join tags t on t.id = ft.tag_id where ft.file_id = $1 order by t.text",
     )
@@ -121,7 +121,7 @@ async fn tag_inputs_are_validated() {
     app.call(
         &user,
         "/update-file-tags",
-        Some(json!({ "fileIds": [file], "tagId": Uuid::new_v4() })),
+        Some(json!({ "fileIds": [file], "tagId": TagId::random() })),
     )
     .await
     .assert_bad_field("missing_field", "action");
@@ -188,7 +188,7 @@ async fn another_users_files_and_tags_behave_like_missing_ones() {
     .await["tags"][0]["id"]
         .clone();
 
-    for id in [file, Uuid::new_v4()] {
+    for id in [file, FileId::random()] {
         app.call(
             &stranger,
             "/tag-files",
@@ -204,7 +204,7 @@ async fn another_users_files_and_tags_behave_like_missing_ones() {
         .await
         .assert_error(404, "file_not_found");
     }
-    for id in [tag.clone(), json!(Uuid::new_v4())] {
+    for id in [tag.clone(), json!(FileId::random())] {
         app.call(
             &stranger,
             "/update-file-tags",

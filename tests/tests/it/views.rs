@@ -1,11 +1,11 @@
 //! Views: opens by anyone but the owner are counted, once a day each in the feed, and answered
 //! by `/select-file-views`.
 
+use drive_core::id::FileId;
 use drive_tests::*;
 use serde_json::{Value, json};
-use uuid::Uuid;
 
-async fn open(app: &TestApp, user: Option<&TestUser>, id: Uuid) {
+async fn open(app: &TestApp, user: Option<&TestUser>, id: FileId) {
     let reply = app
         .send(
             user.map(|u| u.session.as_str()),
@@ -23,7 +23,7 @@ async fn views(app: &TestApp, user: &TestUser, body: Value) -> Value {
     reply.body
 }
 
-async fn public_file(app: &TestApp, user: &TestUser, name: &str) -> Uuid {
+async fn public_file(app: &TestApp, user: &TestUser, name: &str) -> FileId {
     let id = app.upload(user, name, "Text", "text/plain", bytes(10, 1)).await;
     app.call(user, "/toggle-file-access", Some(json!({ "id": id })))
         .await;
@@ -146,7 +146,7 @@ async fn opens_through_the_permanent_public_link_are_counted_too() {
         .await;
     assert_eq!(follow(&app, None, &link).await.0, 404);
     assert_eq!(
-        follow(&app, None, &format!("{}/p/{}", app.url, Uuid::new_v4()))
+        follow(&app, None, &format!("{}/p/{}", app.url, FileId::random()))
             .await
             .0,
         404
@@ -204,7 +204,7 @@ async fn since_counts_from_a_day_and_the_busiest_files_come_first() {
     );
 
     let named = views(&app, &owner, json!({ "fileIds": [old, never] })).await;
-    let by_id = |id: Uuid| {
+    let by_id = |id: FileId| {
         named["files"]
             .as_array()
             .unwrap()
@@ -248,7 +248,7 @@ async fn bad_inputs_are_refused_and_others_files_are_not_answered() {
     let stranger = app.user(Some("Pro")).await;
     let file = public_file(&app, &owner, "a.txt").await;
     open(&app, Some(&stranger), file).await;
-    let many: Vec<Uuid> = (0..101).map(|_| Uuid::new_v4()).collect();
+    let many: Vec<FileId> = (0..101).map(|_| FileId::random()).collect();
     for (body, field) in [
         (json!({ "fileIds": [] }), "fileIds"),
         (json!({ "fileIds": many }), "fileIds"),
