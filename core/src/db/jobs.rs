@@ -439,9 +439,6 @@ pub async fn needing_a_push(
 #[serde(rename_all = "camelCase")]
 pub struct JobRecord {
     pub id: JobId,
-    /// Documented as the string it was: `JobType`'s own schema lists variant names, not the
-    /// wire names.
-    #[schema(value_type = String)]
     pub job_type: JobType,
     pub state: JobState,
     /// Why it failed; null otherwise.
