@@ -922,18 +922,20 @@ async fn damaged_videos_fail_their_jobs_cleanly_while_others_finish() {
 /// Uploads whose bytes tell FFmpeg to fetch something else: an HLS playlist, an ffconcat
 /// list and a DASH manifest whose segment template expands to an image sequence
 /// (`img000.png`, `img001.png`…). Each is named like a video, so it is read on insert and can
-/// be given to convert and proxy. The worker reaches the store through a proxy that notes
-/// every request, and the files point at that proxy, so whatever FFmpeg would fetch, at the
-/// address named or from the store, is seen. The list names a relative file: FFmpeg's concat
-/// refuses URLs by itself but resolves a plain name against the list's own URL, another
-/// object of the store.
+/// be given to convert and proxy. The playlist and the manifest name a loopback server of the
+/// test's own, which must record no request. The list names a relative file (FFmpeg's concat
+/// refuses URLs by itself but resolves a plain name against the list's own URL, another object
+/// of the store), so the worker also reaches the store through a proxy that notes every
+/// request: nothing but each file's own object may be read.
 #[tokio::test]
 async fn files_that_name_other_resources_are_refused_and_nothing_else_is_fetched() {
     let store = TcpProxy::start(&env("DRIVE_S3_ENDPOINT")).await;
     let mut app = TestApp::spawn().await;
     app.start_worker(&[("DRIVE_S3_ENDPOINT", &store.endpoint)]).await;
     let user = app.user(Some("Pro")).await;
-    let elsewhere = &store.endpoint;
+    // The server the files name: it forwards to the store, so a fetch would even succeed.
+    let canary = TcpProxy::start(&env("DRIVE_S3_ENDPOINT")).await;
+    let elsewhere = &canary.endpoint;
     let hostile = [
         (
             "playlist.mp4",
@@ -973,6 +975,11 @@ async fn files_that_name_other_resources_are_refused_and_nothing_else_is_fetched
         readings.push(app.reading(&user, *id).await);
     }
 
+    assert_eq!(
+        canary.requests(),
+        Vec::<String>::new(),
+        "FFmpeg fetched what the files named"
+    );
     // Each file was read from the store, and nothing else: no segment, listed file or image.
     let keys: Vec<String> = sqlx::query_scalar("select object_key from files where id = any($1)")
         .bind(&ids)
