@@ -37,6 +37,8 @@ fn run(commands: &mut [Command]) -> Run {
     for mut child in children {
         let mut stdout = child.stdout.take().unwrap();
         std::io::Read::read_to_string(&mut stdout, &mut output).unwrap();
+        // `tesseract` puts a form feed between pages, not after the last.
+        output.push('\u{c}');
         // wait4 rather than Child::wait, for the CPU time and peak memory of this child alone.
         let (mut status, mut usage) = (0, unsafe { std::mem::zeroed::<libc::rusage>() });
         let pid = unsafe { libc::wait4(child.id() as i32, &mut status, 0, &mut usage) };

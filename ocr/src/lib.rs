@@ -61,7 +61,6 @@ impl Reader {
     /// Loads the English model from `tessdata` (a folder holding `eng.traineddata`), or from
     /// [`TESSDATA`]. The folder is always given to Tesseract, so `TESSDATA_PREFIX` plays no part.
     pub fn new(tessdata: Option<&Path>) -> Result<Reader, OcrError> {
-        readers::limit_openmp();
         let tessdata = tessdata.unwrap_or(Path::new(TESSDATA));
         // Tesseract only says that it failed: look for the model first to say why.
         let model = tessdata.join(format!("{LANGUAGE}.traineddata"));
@@ -103,6 +102,7 @@ impl Reader {
     }
 
     fn recognise(&mut self, pixels: &page::Pixels) -> Result<(Text, Option<f32>), OcrError> {
+        readers::limit_openmp();
         let (data, width, height, channels) = pixels.as_raw();
         let (width, height) = (width as i32, height as i32);
         self.api

@@ -20,7 +20,8 @@ fn reading_starts_no_threads_in_an_empty_environment() {
     assert!(said.contains("1 passed"), "{said}");
 }
 
-/// Run by the test above, in a process of its own.
+/// Run by the test above, in a process of its own: a read on this thread, then on another (libgomp
+/// keeps its settings per thread), each counting the threads before and after.
 #[test]
 #[ignore = "run with an empty environment by reading_starts_no_threads_in_an_empty_environment"]
 fn read_and_count_threads() {
@@ -28,12 +29,16 @@ fn read_and_count_threads() {
     let threads = || std::fs::read_dir("/proc/self/task").unwrap().count();
     let (page, _) = common::scanned_letter();
     let mut reader = Reader::new(None).unwrap();
-    let before = threads();
-    let text = reader.read(&page).unwrap();
-    assert!(text.words() > 100, "{text}");
-    assert_eq!(
-        threads(),
-        before,
-        "threads in the process before and after reading"
-    );
+    let read_and_count = |reader: &mut Reader| {
+        let before = threads();
+        let text = reader.read(&page).unwrap();
+        assert!(text.words() > 100, "{text}");
+        assert_eq!(
+            threads(),
+            before,
+            "threads in the process before and after reading"
+        );
+    };
+    read_and_count(&mut reader);
+    std::thread::scope(|scope| scope.spawn(|| read_and_count(&mut reader)).join().unwrap());
 }
