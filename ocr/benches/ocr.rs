@@ -145,8 +145,9 @@ fn main() {
         ),
     ];
 
+    let words = printed.split_whitespace().count();
     println!(
-        "{count} scanned A4 pages at 300 dpi (2480x3508 grey PNG, 180 words each), {rounds} rounds, first in each round alternating"
+        "{count} scanned A4 pages at 300 dpi (2480x3508 grey PNG, {words} words each), {rounds} rounds, first in each round alternating"
     );
     println!();
     println!(
