@@ -25,6 +25,14 @@ ensure_tools() {
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq ffmpeg pkg-config libclang-dev \
       libavcodec-dev libavformat-dev libavutil-dev libavfilter-dev libswscale-dev libswresample-dev >/dev/null
   fi
+  # Tesseract and its English model for the OCR crate (linked through bindgen, which needs the
+  # libclang above; tesseract-sys finds the libraries with pkg-config), and the `tesseract`
+  # command its benchmark compares with.
+  if ! command -v tesseract >/dev/null 2>&1 || ! pkg-config --exists tesseract lept 2>/dev/null ||
+    [ ! -f /usr/share/tesseract-ocr/5/tessdata/eng.traineddata ]; then
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tesseract-ocr tesseract-ocr-eng \
+      libtesseract-dev libleptonica-dev >/dev/null
+  fi
   if ! cargo nextest --version >/dev/null 2>&1; then
     cargo install --locked cargo-nextest
   fi
