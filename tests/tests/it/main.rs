@@ -15,6 +15,7 @@ mod job_media;
 mod jobs;
 mod metadata;
 mod multipart;
+mod read;
 mod openapi;
 mod search;
 mod sweep;
