@@ -25,6 +25,11 @@ ensure_tools() {
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq ffmpeg pkg-config libclang-dev \
       libavcodec-dev libavformat-dev libavutil-dev libavfilter-dev libswscale-dev libswresample-dev >/dev/null
   fi
+  # libheif's headers (the reader decodes HEIC through it) and heif-enc, which the tests make
+  # HEIC pictures with.
+  if ! pkg-config --exists libheif 2>/dev/null || ! command -v heif-enc >/dev/null 2>&1; then
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libheif-dev libheif-examples >/dev/null
+  fi
   if ! cargo nextest --version >/dev/null 2>&1; then
     cargo install --locked cargo-nextest
   fi

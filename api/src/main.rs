@@ -127,7 +127,10 @@ async fn serve(pool: db::PgPool) -> Result<()> {
     // keys, the database's URL) and memory from them (`/proc/PID/environ`, ptrace).
     // SAFETY: prctl on this process.
     if unsafe { libc::prctl(libc::PR_SET_DUMPABLE, 0) } != 0 {
-        anyhow::bail!("could not make the API non-dumpable: {}", std::io::Error::last_os_error());
+        anyhow::bail!(
+            "could not make the API non-dumpable: {}",
+            std::io::Error::last_os_error()
+        );
     }
     let storage = Storage::new(StorageConfig::from_environment(&format!("http://{address}"))?);
     storage.ensure_buckets().await.context("preparing the buckets")?;

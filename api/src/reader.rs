@@ -153,7 +153,10 @@ impl Reader {
                 .read_to_end(&mut answer)
                 .await
                 .map_err(|e| machine("reading a reader's answer", e))?;
-            let status = child.wait().await.map_err(|e| machine("waiting for a reader", e))?;
+            let status = child
+                .wait()
+                .await
+                .map_err(|e| machine("waiting for a reader", e))?;
             Ok::<_, ApiError>((answer, status))
         };
         let Ok(talked) = tokio::time::timeout(TIME_LIMIT, talk).await else {

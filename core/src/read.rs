@@ -57,7 +57,10 @@ pub enum ReadAnswer {
     FetchFailed(String),
     /// A request field the file makes unusable: `at` past a video's end, `fromPage` past
     /// the last page (400 naming the field).
-    BadField { field: String, message: String },
+    BadField {
+        field: String,
+        message: String,
+    },
 }
 
 /// What was read; the API adds the file's own fields.

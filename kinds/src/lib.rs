@@ -129,7 +129,12 @@ const BY_EXTENSION: &[(&str, FileKind, &str)] = &[
 /// the structured kinds written as text (JSON, XML and SVG, YAML, TOML, subtitles). Any
 /// parameters (`; charset=utf-8`) are ignored.
 pub fn is_text_type(mime: &str) -> bool {
-    let essence = mime.split(';').next().unwrap_or_default().trim().to_ascii_lowercase();
+    let essence = mime
+        .split(';')
+        .next()
+        .unwrap_or_default()
+        .trim()
+        .to_ascii_lowercase();
     essence.starts_with("text/")
         || essence.ends_with("+json")
         || essence.ends_with("+xml")
@@ -176,15 +181,31 @@ mod tests {
 
     #[test]
     fn text_types_are_read_as_text() {
-        for mime in ["text/plain", "text/csv; charset=utf-8", "application/json", "image/svg+xml", "application/x-subrip"] {
+        for mime in [
+            "text/plain",
+            "text/csv; charset=utf-8",
+            "application/json",
+            "image/svg+xml",
+            "application/x-subrip",
+        ] {
             assert!(is_text_type(mime), "{mime}");
         }
-        for mime in ["image/png", "application/pdf", OCTET_STREAM, "application/zip", ""] {
+        for mime in [
+            "image/png",
+            "application/pdf",
+            OCTET_STREAM,
+            "application/zip",
+            "",
+        ] {
             assert!(!is_text_type(mime), "{mime}");
         }
         // Every text kind of the table is read as text.
         for (extension, kind, mime) in BY_EXTENSION {
-            assert_eq!(*kind == FileKind::Text, is_text_type(mime) && *extension != "svg", "{extension}");
+            assert_eq!(
+                *kind == FileKind::Text,
+                is_text_type(mime) && *extension != "svg",
+                "{extension}"
+            );
         }
     }
 

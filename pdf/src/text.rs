@@ -8,8 +8,8 @@
 use hayro::hayro_interpret::font::{Glyph, GlyphRun, PositionedGlyph};
 use hayro::hayro_interpret::hayro_cmap::BfString;
 use hayro::hayro_interpret::{
-    BlendMode, ClipPath, Context, Device, DrawMode, DrawProps, Image, ImageDrawProps,
-    InterpreterCache, InterpreterSettings, SoftMask, interpret_page,
+    BlendMode, ClipPath, Context, Device, DrawMode, DrawProps, Image, ImageDrawProps, InterpreterCache,
+    InterpreterSettings, SoftMask, interpret_page,
 };
 use hayro::hayro_syntax::Pdf;
 use hayro::kurbo::{Affine, BezPath, Point, Rect, Vec2};
@@ -255,7 +255,10 @@ mod tests {
         assert!(page.has_text_layer);
         let page = pages.page(3).unwrap();
         assert_eq!((page.text.as_str(), page.has_text_layer), ("", false));
-        assert!(matches!(pages.page(4), Err(PdfError::NoSuchPage { page: 4, count: 3 })));
+        assert!(matches!(
+            pages.page(4),
+            Err(PdfError::NoSuchPage { page: 4, count: 3 })
+        ));
         assert!(matches!(pages.page(0), Err(PdfError::NoSuchPage { .. })));
     }
 

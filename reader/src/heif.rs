@@ -17,7 +17,8 @@ pub fn is_heif(start: &[u8]) -> bool {
 }
 
 pub fn to_jpeg(bytes: &[u8]) -> Result<String, Failure> {
-    let unreadable = |e: libheif_rs::HeifError| Failure::Unreadable(format!("the HEIF picture could not be read: {e}"));
+    let unreadable =
+        |e: libheif_rs::HeifError| Failure::Unreadable(format!("the HEIF picture could not be read: {e}"));
     let context = HeifContext::read_from_bytes(bytes).map_err(unreadable)?;
     let handle = context.primary_image_handle().map_err(unreadable)?;
     let (width, height) = (handle.width(), handle.height());

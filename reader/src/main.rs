@@ -49,7 +49,9 @@ fn main() -> ExitCode {
     // Before the runtime starts a thread, so that every thread is bound by it.
     match drive_confine::restrict_files(&request.dir, &[]) {
         Ok(true) => {}
-        Ok(false) => tracing::warn!("no Landlock in this kernel: the reader may read and write any file its user can"),
+        Ok(false) => {
+            tracing::warn!("no Landlock in this kernel: the reader may read and write any file its user can")
+        }
         Err(e) => {
             tracing::error!("the reader could not restrict its files: {e}");
             return ExitCode::FAILURE;

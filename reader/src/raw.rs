@@ -45,7 +45,9 @@ pub fn preview(bytes: &[u8]) -> Option<Preview<'_>> {
         if !seen.insert(offset) || seen.len() > MAX_IFDS {
             continue;
         }
-        let Some(count) = tiff.u16_at(offset) else { continue };
+        let Some(count) = tiff.u16_at(offset) else {
+            continue;
+        };
         let mut strips = (None, None);
         let mut jpeg = (None, None);
         for n in 0..usize::from(count).min(MAX_ENTRIES) {
@@ -73,7 +75,10 @@ pub fn preview(bytes: &[u8]) -> Option<Preview<'_>> {
                 best = Some(data);
             }
         }
-        if let Some(next) = tiff.u32_at(offset + 2 + usize::from(count) * 12).filter(|&n| n != 0) {
+        if let Some(next) = tiff
+            .u32_at(offset + 2 + usize::from(count) * 12)
+            .filter(|&n| n != 0)
+        {
             queue.push(next as usize);
         }
     }
@@ -93,7 +98,9 @@ fn is_displayable_jpeg(data: &[u8]) -> bool {
             0xC0..=0xC2 => return true,
             0xC3 | 0xC5..=0xC7 | 0xC9..=0xCB | 0xCD..=0xCF | 0xDA | 0xD9 => return false,
             _ => {
-                let Some(len) = data.get(at + 2..at + 4) else { return false };
+                let Some(len) = data.get(at + 2..at + 4) else {
+                    return false;
+                };
                 at += 2 + usize::from(u16::from_be_bytes([len[0], len[1]]));
             }
         }
@@ -104,7 +111,8 @@ fn is_displayable_jpeg(data: &[u8]) -> bool {
 /// The shrunk preview turned by the RAW file's orientation (the preview itself is stored
 /// as the sensor saw it), as base64.
 pub fn oriented(jpeg_bytes: Vec<u8>, orientation: u16) -> Result<String, Failure> {
-    let Some(orientation) = Orientation::from_exif(orientation as u8).filter(|o| *o != Orientation::NoTransforms)
+    let Some(orientation) =
+        Orientation::from_exif(orientation as u8).filter(|o| *o != Orientation::NoTransforms)
     else {
         return Ok(jpeg::encoded(&jpeg_bytes));
     };
@@ -134,12 +142,20 @@ impl<'a> Tiff<'a> {
 
     fn u16_at(&self, at: usize) -> Option<u16> {
         let b = self.bytes.get(at..at.checked_add(2)?)?;
-        Some(if self.little { u16::from_le_bytes([b[0], b[1]]) } else { u16::from_be_bytes([b[0], b[1]]) })
+        Some(if self.little {
+            u16::from_le_bytes([b[0], b[1]])
+        } else {
+            u16::from_be_bytes([b[0], b[1]])
+        })
     }
 
     fn u32_at(&self, at: usize) -> Option<u32> {
         let b: [u8; 4] = self.bytes.get(at..at.checked_add(4)?)?.try_into().ok()?;
-        Some(if self.little { u32::from_le_bytes(b) } else { u32::from_be_bytes(b) })
+        Some(if self.little {
+            u32::from_le_bytes(b)
+        } else {
+            u32::from_be_bytes(b)
+        })
     }
 
     /// The values of the entry at `entry` when they are SHORTs, LONGs or IFD offsets (at
@@ -153,7 +169,11 @@ impl<'a> Tiff<'a> {
             _ => return Some(Vec::new()),
         };
         let count = count.min(64);
-        let at = if count * size <= 4 { entry + 8 } else { self.u32_at(entry + 8)? as usize };
+        let at = if count * size <= 4 {
+            entry + 8
+        } else {
+            self.u32_at(entry + 8)? as usize
+        };
         (0..count)
             .map(|n| match size {
                 2 => self.u16_at(at + n * 2).map(u32::from),

@@ -15,7 +15,10 @@ pub async fn read(store: &Object, offset: u64) -> Result<Read, Failure> {
     if offset > store.size {
         return Err(Failure::BadField {
             field: "offset",
-            message: format!("offset is past the end of the text, which has {} bytes", store.size),
+            message: format!(
+                "offset is past the end of the text, which has {} bytes",
+                store.size
+            ),
         });
     }
     let bytes = store
@@ -30,10 +33,17 @@ pub async fn read(store: &Object, offset: u64) -> Result<Read, Failure> {
     let piece = &bytes[skip..bytes.len().min(skip + MAX_TEXT_BYTES)];
     let start = offset + skip as u64;
     let more = start + (piece.len() as u64) < store.size;
-    let end = if more { whole_characters(piece) } else { piece.len() };
+    let end = if more {
+        whole_characters(piece)
+    } else {
+        piece.len()
+    };
     let next = start + end as u64;
     let note = if more {
-        format!("Bytes {start} to {next} of {}; ask offset {next} for more.", store.size)
+        format!(
+            "Bytes {start} to {next} of {}; ask offset {next} for more.",
+            store.size
+        )
     } else {
         format!("Bytes {start} to {next} of {}: the end of the text.", store.size)
     };

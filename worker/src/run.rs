@@ -12,7 +12,6 @@ use std::time::Instant;
 
 use drive_core::job::JobSpec;
 
-
 use crate::context::{JobContext, JobError, Supervisor};
 use crate::{archive, av, checksum, metadata, pdfs, pictures};
 

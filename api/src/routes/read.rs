@@ -110,7 +110,10 @@ async fn read_file(
         if to - from >= MAX_PAGES {
             return Err(ApiError::invalid(
                 "toPage",
-                format!("at most {MAX_PAGES} pages are read at once: toPage is at most fromPage + {}", MAX_PAGES - 1),
+                format!(
+                    "at most {MAX_PAGES} pages are read at once: toPage is at most fromPage + {}",
+                    MAX_PAGES - 1
+                ),
             ));
         }
     }
@@ -128,7 +131,10 @@ async fn read_file(
             if offset > file.file_size as u64 {
                 return Err(ApiError::invalid(
                     "offset",
-                    format!("offset is past the end of the text, which has {} bytes", file.file_size),
+                    format!(
+                        "offset is past the end of the text, which has {} bytes",
+                        file.file_size
+                    ),
                 ));
             }
             Reading::Text { offset }
@@ -148,7 +154,9 @@ async fn read_file(
         text: read.text,
         at: read.at,
         duration: read.duration,
-        pages: read.pages.map(|PageSpan { from, to, total }| Pages { from, to, total }),
+        pages: read
+            .pages
+            .map(|PageSpan { from, to, total }| Pages { from, to, total }),
         next_offset: read.next_offset,
         ..answer(&file, read.note)
     }))
@@ -167,9 +175,11 @@ enum How {
 
 /// Audio is read as what is said in it once its owner has had it read for searching inside
 /// files; until then there is nothing to read.
-const AUDIO_NOT_READ: &str = "Nobody has had this audio read for searching inside files, so there is nothing to read yet.";
+const AUDIO_NOT_READ: &str =
+    "Nobody has had this audio read for searching inside files, so there is nothing to read yet.";
 
-const NOTHING: &str = "This kind of file has nothing to read: only pictures, videos, PDFs and text files are read.";
+const NOTHING: &str =
+    "This kind of file has nothing to read: only pictures, videos, PDFs and text files are read.";
 
 fn how_to_read(file: &FileRow) -> How {
     let mime = file.mime_type.as_str();

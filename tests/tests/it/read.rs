@@ -46,7 +46,11 @@ fn crc32(bytes: &[u8]) -> u32 {
     for &byte in bytes {
         crc ^= u32::from(byte);
         for _ in 0..8 {
-            crc = if crc & 1 == 1 { (crc >> 1) ^ 0xEDB8_8320 } else { crc >> 1 };
+            crc = if crc & 1 == 1 {
+                (crc >> 1) ^ 0xEDB8_8320
+            } else {
+                crc >> 1
+            };
         }
     }
     !crc
@@ -75,7 +79,8 @@ fn bomb_png(width: u32, height: u32) -> Vec<u8> {
 fn pdf(pages: usize, words: usize) -> Vec<u8> {
     let mut doc = Document::with_version("1.5");
     let tree = doc.new_object_id();
-    let font = doc.add_object(dictionary! { "Type" => "Font", "Subtype" => "Type1", "BaseFont" => "Helvetica" });
+    let font =
+        doc.add_object(dictionary! { "Type" => "Font", "Subtype" => "Type1", "BaseFont" => "Helvetica" });
     let resources = doc.add_object(dictionary! { "Font" => dictionary! { "F1" => font } });
     let mut kids = Vec::new();
     for i in 1..=pages {
@@ -87,11 +92,17 @@ fn pdf(pages: usize, words: usize) -> Vec<u8> {
             Operation::new("Tj", vec![Object::string_literal(format!("page {i}"))]),
         ];
         for line in 0..words.div_ceil(10) {
-            let text = (0..10).map(|w| format!("w{}", line * 10 + w)).collect::<Vec<_>>().join(" ");
+            let text = (0..10)
+                .map(|w| format!("w{}", line * 10 + w))
+                .collect::<Vec<_>>()
+                .join(" ");
             operations.push(Operation::new("'", vec![Object::string_literal(text)]));
         }
         operations.push(Operation::new("ET", vec![]));
-        let content = doc.add_object(Stream::new(dictionary! {}, Content { operations }.encode().unwrap()));
+        let content = doc.add_object(Stream::new(
+            dictionary! {},
+            Content { operations }.encode().unwrap(),
+        ));
         let id = doc.add_object(dictionary! {
             "Type" => "Page", "Parent" => tree, "Contents" => content, "Resources" => resources,
             "MediaBox" => vec![0.into(), 0.into(), 600.into(), 800.into()],
@@ -99,7 +110,10 @@ fn pdf(pages: usize, words: usize) -> Vec<u8> {
         kids.push(Object::Reference(id));
     }
     let count = kids.len() as i64;
-    doc.objects.insert(tree, Object::Dictionary(dictionary! { "Type" => "Pages", "Kids" => kids, "Count" => count }));
+    doc.objects.insert(
+        tree,
+        Object::Dictionary(dictionary! { "Type" => "Pages", "Kids" => kids, "Count" => count }),
+    );
     let catalog = doc.add_object(dictionary! { "Type" => "Catalog", "Pages" => tree });
     doc.trailer.set("Root", catalog);
     let mut out = Vec::new();
@@ -141,23 +155,46 @@ async fn every_error_row_answers_as_the_spec_says() {
     let app = TestApp::spawn().await;
     let user = app.user(Some("Pro")).await;
     let other = app.user(Some("Pro")).await;
-    let text = app.upload(&user, "a.txt", "Text", "text/plain", b"hello".to_vec()).await;
-    let document = app.upload(&user, "a.pdf", "Pdf", "application/pdf", pdf(3, 5)).await;
+    let text = app
+        .upload(&user, "a.txt", "Text", "text/plain", b"hello".to_vec())
+        .await;
+    let document = app
+        .upload(&user, "a.pdf", "Pdf", "application/pdf", pdf(3, 5))
+        .await;
 
-    read(&app, &user, json!({})).await.assert_bad_field("missing_field", "fileId");
-    read(&app, &user, json!({ "fileId": "nope" })).await.assert_error(400, "invalid_field");
-    for (field, value) in [("at", json!(-1)), ("fromPage", json!(0)), ("toPage", json!(0)), ("offset", json!(-1)), ("at", json!("soon"))] {
+    read(&app, &user, json!({}))
+        .await
+        .assert_bad_field("missing_field", "fileId");
+    read(&app, &user, json!({ "fileId": "nope" }))
+        .await
+        .assert_error(400, "invalid_field");
+    for (field, value) in [
+        ("at", json!(-1)),
+        ("fromPage", json!(0)),
+        ("toPage", json!(0)),
+        ("offset", json!(-1)),
+        ("at", json!("soon")),
+    ] {
         let reply = read(&app, &user, json!({ "fileId": text, field: value })).await;
         assert_eq!(reply.status, 400, "{field}: {}", reply.body);
         assert_eq!(reply.body["field"], field, "{}", reply.body);
     }
     // toPage before fromPage, or more than 20 pages on.
     for (from, to) in [(5, 4), (1, 21)] {
-        let reply = read(&app, &user, json!({ "fileId": document, "fromPage": from, "toPage": to })).await;
+        let reply = read(
+            &app,
+            &user,
+            json!({ "fileId": document, "fromPage": from, "toPage": to }),
+        )
+        .await;
         reply.assert_bad_field("invalid_field", "toPage");
     }
-    read(&app, &user, json!({ "fileId": document, "fromPage": 4 })).await.assert_bad_field("invalid_field", "fromPage");
-    read(&app, &user, json!({ "fileId": text, "offset": 6 })).await.assert_bad_field("invalid_field", "offset");
+    read(&app, &user, json!({ "fileId": document, "fromPage": 4 }))
+        .await
+        .assert_bad_field("invalid_field", "fromPage");
+    read(&app, &user, json!({ "fileId": text, "offset": 6 }))
+        .await
+        .assert_bad_field("invalid_field", "offset");
 
     // Another user's private file is exactly a file that does not exist.
     let missing = read(&app, &other, json!({ "fileId": FileId::random() })).await;
@@ -167,19 +204,49 @@ async fn every_error_row_answers_as_the_spec_says() {
     assert_eq!(missing.body, private.body);
 
     // Not a picture at all, and a bomb whose header claims 50,000 x 50,000 pixels.
-    let broken = app.upload(&user, "broken.png", "Image", "image/png", b"\x89PNG\r\n\x1a\nnot really".to_vec()).await;
-    read(&app, &user, json!({ "fileId": broken })).await.assert_error(422, "unreadable");
-    let bomb = app.upload(&user, "bomb.png", "Image", "image/png", bomb_png(50_000, 50_000)).await;
+    let broken = app
+        .upload(
+            &user,
+            "broken.png",
+            "Image",
+            "image/png",
+            b"\x89PNG\r\n\x1a\nnot really".to_vec(),
+        )
+        .await;
+    read(&app, &user, json!({ "fileId": broken }))
+        .await
+        .assert_error(422, "unreadable");
+    let bomb = app
+        .upload(&user, "bomb.png", "Image", "image/png", bomb_png(50_000, 50_000))
+        .await;
     let started = std::time::Instant::now();
-    read(&app, &user, json!({ "fileId": bomb })).await.assert_error(422, "unreadable");
-    assert!(started.elapsed().as_secs() < 10, "the bomb cost {:?}", started.elapsed());
+    read(&app, &user, json!({ "fileId": bomb }))
+        .await
+        .assert_error(422, "unreadable");
+    assert!(
+        started.elapsed().as_secs() < 10,
+        "the bomb cost {:?}",
+        started.elapsed()
+    );
     // The API still answers.
     let after = read(&app, &user, json!({ "fileId": text })).await;
-    assert_eq!((after.status.as_u16(), after.body["text"].as_str()), (200, Some("hello")), "{}", after.body);
+    assert_eq!(
+        (after.status.as_u16(), after.body["text"].as_str()),
+        (200, Some("hello")),
+        "{}",
+        after.body
+    );
 
     // The object gone from the store: the store did not hand it over.
     let key = app.object_key(text).await;
-    raw_store().await.delete_object().bucket(&app.private_bucket).key(&key).send().await.unwrap();
+    raw_store()
+        .await
+        .delete_object()
+        .bucket(&app.private_bucket)
+        .key(&key)
+        .send()
+        .await
+        .unwrap();
     let gone = read(&app, &user, json!({ "fileId": text })).await;
     assert_eq!(gone.assert_error(502, "fetching_file_failed")["retryable"], true);
 }
@@ -190,7 +257,15 @@ async fn a_text_file_reads_back_in_pieces_byte_for_byte() {
     let user = app.user(Some("Pro")).await;
     // 250 KB of two-, three- and four-byte characters, so pieces of 100,000 bytes fall inside them.
     let text: String = "é€😀a".repeat(25_000);
-    let id = app.upload(&user, "notes.txt", "Text", "text/plain; charset=utf-8", text.as_bytes().to_vec()).await;
+    let id = app
+        .upload(
+            &user,
+            "notes.txt",
+            "Text",
+            "text/plain; charset=utf-8",
+            text.as_bytes().to_vec(),
+        )
+        .await;
     let mut rebuilt = String::new();
     let mut offset = 0u64;
     let mut pieces = 0;
@@ -198,7 +273,10 @@ async fn a_text_file_reads_back_in_pieces_byte_for_byte() {
         let reply = read(&app, &user, json!({ "fileId": id, "offset": offset })).await;
         assert_eq!(reply.status, 200, "{}", reply.body);
         let piece = reply.body["text"].as_str().unwrap();
-        assert!(piece.len() <= 100_000 && !piece.contains('\u{FFFD}'), "a piece splits no character");
+        assert!(
+            piece.len() <= 100_000 && !piece.contains('\u{FFFD}'),
+            "a piece splits no character"
+        );
         rebuilt.push_str(piece);
         pieces += 1;
         match reply.body["nextOffset"].as_u64() {
@@ -212,24 +290,41 @@ async fn a_text_file_reads_back_in_pieces_byte_for_byte() {
     assert_eq!(pieces, 3);
     assert_eq!(rebuilt.as_bytes(), text.as_bytes());
     let end = read(&app, &user, json!({ "fileId": id, "offset": text.len() })).await;
-    assert_eq!((end.status.as_u16(), end.body["text"].as_str()), (200, Some("")), "{}", end.body);
+    assert_eq!(
+        (end.status.as_u16(), end.body["text"].as_str()),
+        (200, Some("")),
+        "{}",
+        end.body
+    );
 }
 
 #[tokio::test]
 async fn a_pdf_reads_as_pages_of_text() {
     let app = TestApp::spawn().await;
     let user = app.user(Some("Pro")).await;
-    let id = app.upload(&user, "report.pdf", "Pdf", "application/pdf", pdf(25, 20)).await;
+    let id = app
+        .upload(&user, "report.pdf", "Pdf", "application/pdf", pdf(25, 20))
+        .await;
     let first = read(&app, &user, json!({ "fileId": id })).await;
     assert_eq!(first.status, 200, "{}", first.body);
     assert_eq!(first.body["pages"], json!({ "from": 1, "to": 10, "total": 25 }));
     let text = first.body["text"].as_str().unwrap();
-    assert!(text.contains("page 1\nw0 w1 w2") && text.contains("page 10") && !text.contains("page 11"), "{text}");
+    assert!(
+        text.contains("page 1\nw0 w1 w2") && text.contains("page 10") && !text.contains("page 11"),
+        "{text}"
+    );
     // A toPage past the end reads to the end.
     let last = read(&app, &user, json!({ "fileId": id, "fromPage": 20, "toPage": 39 })).await;
-    assert_eq!(last.body["pages"], json!({ "from": 20, "to": 25, "total": 25 }), "{}", last.body);
+    assert_eq!(
+        last.body["pages"],
+        json!({ "from": 20, "to": 25, "total": 25 }),
+        "{}",
+        last.body
+    );
     // Pages too long for 100 KB together: only the whole pages that fit.
-    let long = app.upload(&user, "long.pdf", "Pdf", "application/pdf", pdf(4, 6000)).await;
+    let long = app
+        .upload(&user, "long.pdf", "Pdf", "application/pdf", pdf(4, 6000))
+        .await;
     let reply = read(&app, &user, json!({ "fileId": long, "toPage": 4 })).await;
     let pages = &reply.body["pages"];
     assert!(pages["to"].as_u64().unwrap() < 4, "{}", reply.body["note"]);
@@ -241,7 +336,15 @@ async fn pictures_heic_and_raw_come_back_as_jpegs_within_1568_pixels() {
     let app = TestApp::spawn().await;
     let user = app.user(Some("Pro")).await;
     let big = gradient(3000, 1500);
-    let png = app.upload(&user, "big.png", "Image", "image/png", encoded(&big, ImageFormat::Png)).await;
+    let png = app
+        .upload(
+            &user,
+            "big.png",
+            "Image",
+            "image/png",
+            encoded(&big, ImageFormat::Png),
+        )
+        .await;
     let answer = read(&app, &user, json!({ "fileId": png })).await;
     assert_eq!(answer.status, 200, "{}", answer.body);
     let shown = picture(&answer.body);
@@ -251,9 +354,22 @@ async fn pictures_heic_and_raw_come_back_as_jpegs_within_1568_pixels() {
     let source = dir.path().join("source.png");
     std::fs::write(&source, encoded(&gradient(2000, 1000), ImageFormat::Png)).unwrap();
     let heic = dir.path().join("photo.heic");
-    let made = std::process::Command::new("heif-enc").arg("-o").arg(&heic).arg(&source).output().expect("heif-enc runs");
+    let made = std::process::Command::new("heif-enc")
+        .arg("-o")
+        .arg(&heic)
+        .arg(&source)
+        .output()
+        .expect("heif-enc runs");
     assert!(made.status.success(), "{}", String::from_utf8_lossy(&made.stderr));
-    let id = app.upload(&user, "photo.heic", "Image", "image/heic", std::fs::read(&heic).unwrap()).await;
+    let id = app
+        .upload(
+            &user,
+            "photo.heic",
+            "Image",
+            "image/heic",
+            std::fs::read(&heic).unwrap(),
+        )
+        .await;
     let answer = read(&app, &user, json!({ "fileId": id })).await;
     assert_eq!(answer.status, 200, "{}", answer.body);
     let shown = picture(&answer.body);
@@ -261,7 +377,9 @@ async fn pictures_heic_and_raw_come_back_as_jpegs_within_1568_pixels() {
 
     // The DNG's preview is 2000 x 1000 and the file says to turn it a quarter.
     let preview = encoded(&gradient(2000, 1000), ImageFormat::Jpeg);
-    let id = app.upload(&user, "shot.dng", "Image", "image/x-adobe-dng", dng(&preview)).await;
+    let id = app
+        .upload(&user, "shot.dng", "Image", "image/x-adobe-dng", dng(&preview))
+        .await;
     let answer = read(&app, &user, json!({ "fileId": id })).await;
     assert_eq!(answer.status, 200, "{}", answer.body);
     let shown = picture(&answer.body);
@@ -273,7 +391,15 @@ async fn a_video_reads_as_its_frame_and_a_public_file_reads_for_anyone() {
     let app = TestApp::spawn().await;
     let user = app.user(Some("Pro")).await;
     let other = app.user(Some("Pro")).await;
-    let id = app.upload(&user, "clip.mp4", "Video", "video/mp4", video_of("testsrc2=size=320x240:rate=25", 4.0, &[])).await;
+    let id = app
+        .upload(
+            &user,
+            "clip.mp4",
+            "Video",
+            "video/mp4",
+            video_of("testsrc2=size=320x240:rate=25", 4.0, &[]),
+        )
+        .await;
     let default = read(&app, &user, json!({ "fileId": id })).await;
     assert_eq!(default.status, 200, "{}", default.body);
     let duration = default.body["duration"].as_f64().unwrap();
@@ -283,18 +409,30 @@ async fn a_video_reads_as_its_frame_and_a_public_file_reads_for_anyone() {
     assert_eq!((frame.width(), frame.height()), (320, 240));
     let later = read(&app, &user, json!({ "fileId": id, "at": 3 })).await;
     assert_eq!(later.body["at"], 3.0, "{}", later.body);
-    assert_ne!(picture(&later.body).to_rgb8(), frame.to_rgb8(), "another moment, another frame");
-    read(&app, &user, json!({ "fileId": id, "at": 9 })).await.assert_bad_field("invalid_field", "at");
+    assert_ne!(
+        picture(&later.body).to_rgb8(),
+        frame.to_rgb8(),
+        "another moment, another frame"
+    );
+    read(&app, &user, json!({ "fileId": id, "at": 9 }))
+        .await
+        .assert_bad_field("invalid_field", "at");
 
     // Audio nobody has had read comes back with a note and nothing to read.
-    let song = app.upload(&user, "song.mp3", "Audio", "audio/mpeg", bytes(1000, 1)).await;
+    let song = app
+        .upload(&user, "song.mp3", "Audio", "audio/mpeg", bytes(1000, 1))
+        .await;
     let reply = read(&app, &user, json!({ "fileId": song })).await;
     assert_eq!(reply.status, 200, "{}", reply.body);
     assert!(reply.body["note"].as_str().unwrap().contains("Nobody"));
     assert!(reply.body.get("text").is_none() && reply.body.get("image").is_none());
 
-    read(&app, &other, json!({ "fileId": id })).await.assert_error(404, "file_not_found");
-    let public = app.call(&user, "/toggle-file-access", Some(json!({ "id": id }))).await;
+    read(&app, &other, json!({ "fileId": id }))
+        .await
+        .assert_error(404, "file_not_found");
+    let public = app
+        .call(&user, "/toggle-file-access", Some(json!({ "id": id })))
+        .await;
     assert_eq!(public.status, 200, "{}", public.body);
     let theirs = read(&app, &other, json!({ "fileId": id, "at": 1 })).await;
     assert_eq!(theirs.status, 200, "{}", theirs.body);
