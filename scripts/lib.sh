@@ -33,6 +33,11 @@ ensure_tools() {
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tesseract-ocr tesseract-ocr-eng \
       libtesseract-dev libleptonica-dev >/dev/null
   fi
+  # libheif's headers (the reader decodes HEIC through it) and heif-enc, which the tests make
+  # HEIC pictures with.
+  if ! pkg-config --exists libheif 2>/dev/null || ! command -v heif-enc >/dev/null 2>&1; then
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libheif-dev libheif-examples >/dev/null
+  fi
   if ! cargo nextest --version >/dev/null 2>&1; then
     cargo install --locked cargo-nextest
   fi

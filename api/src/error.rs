@@ -40,12 +40,21 @@ pub enum ApiError {
     /// 413: the body is over the limit.
     #[error("{message}")]
     TooLarge { message: String },
+    /// 422 `unreadable`: `/read-file` cannot open the file, or it is too big to read.
+    #[error("{message}")]
+    Unreadable { message: String },
     /// 502: the object store failed us; trying again may work.
     #[error(transparent)]
     Storage(#[from] StorageError),
+    /// 502 `fetching_file_failed`: the store did not hand a file over to `/read-file`.
+    #[error("the store did not hand the file over: {cause}")]
+    FetchFailed { cause: String },
     /// 500: a database failure.
     #[error(transparent)]
     Database(#[from] sqlx::Error),
+    /// 500: this machine failed us (a process would not start, a folder could not be made).
+    #[error("{0}")]
+    Machine(String),
     /// 500: a handler panicked (the panic's message).
     #[error("a handler panicked: {0}")]
     Panic(String),
@@ -139,9 +148,18 @@ impl IntoResponse for ApiError {
             ApiError::Conflict { code, .. } => (StatusCode::CONFLICT, *code, None, false),
             ApiError::TooMany { code, .. } => (StatusCode::TOO_MANY_REQUESTS, *code, None, true),
             ApiError::TooLarge { .. } => (StatusCode::PAYLOAD_TOO_LARGE, "body_too_large", None, false),
+            ApiError::Unreadable { .. } => (StatusCode::UNPROCESSABLE_ENTITY, "unreadable", None, false),
             ApiError::Storage(cause) => {
                 tracing::warn!(%cause, "storage unavailable");
                 (StatusCode::BAD_GATEWAY, "storage_unavailable", None, true)
+            }
+            ApiError::FetchFailed { cause } => {
+                tracing::warn!(%cause, "the store did not hand a file over to be read");
+                (StatusCode::BAD_GATEWAY, "fetching_file_failed", None, true)
+            }
+            ApiError::Machine(cause) => {
+                tracing::error!(%cause, "machine failure");
+                (StatusCode::INTERNAL_SERVER_ERROR, "internal", None, true)
             }
             ApiError::Database(cause) => {
                 tracing::error!(%cause, "database failure");
@@ -154,7 +172,8 @@ impl IntoResponse for ApiError {
         };
         let error = match &self {
             ApiError::Storage(_) => "Storage is unavailable right now; try again.".to_string(),
-            ApiError::Database(_) | ApiError::Panic(_) => {
+            ApiError::FetchFailed { .. } => "Storage did not hand the file over; try again.".to_string(),
+            ApiError::Database(_) | ApiError::Panic(_) | ApiError::Machine(_) => {
                 "Something went wrong on our side; try again.".to_string()
             }
             other => other.to_string(),

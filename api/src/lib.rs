@@ -5,6 +5,7 @@ pub mod auth;
 pub mod error;
 pub mod extract;
 pub mod limits;
+pub mod reader;
 pub mod records;
 pub mod routes;
 pub mod state;
@@ -78,6 +79,7 @@ pub fn app(state: AppState) -> Router {
         .merge(routes::upload::router())
         .merge(routes::multipart::router())
         .merge(routes::download::router())
+        .merge(routes::read::router())
         .merge(routes::library::router())
         .merge(routes::trash::router())
         .merge(routes::events::router())

@@ -12,6 +12,7 @@ use anyhow::{Context, Result};
 use chrono::{TimeDelta, Utc};
 use clap::{Parser, Subcommand};
 use drive_api::limits::RateLimits;
+use drive_api::reader::Reader;
 use drive_api::state::{AppState, Settings};
 use drive_core::db::{self, users};
 use drive_core::id::{TokenId, UserId};
@@ -122,6 +123,15 @@ async fn serve(pool: db::PgPool) -> Result<()> {
         .with_context(|| format!("binding {listen}"))?;
     let address = listener.local_addr()?;
 
+    // Readers run as this process's user: not dumpable, it keeps its environment (the store's
+    // keys, the database's URL) and memory from them (`/proc/PID/environ`, ptrace).
+    // SAFETY: prctl on this process.
+    if unsafe { libc::prctl(libc::PR_SET_DUMPABLE, 0) } != 0 {
+        anyhow::bail!(
+            "could not make the API non-dumpable: {}",
+            std::io::Error::last_os_error()
+        );
+    }
     let storage = Storage::new(StorageConfig::from_environment(&format!("http://{address}"))?);
     storage.ensure_buckets().await.context("preparing the buckets")?;
     let state = AppState {
@@ -129,6 +139,7 @@ async fn serve(pool: db::PgPool) -> Result<()> {
         storage,
         queue,
         limits,
+        reader: Arc::new(Reader::from_environment()?),
         settings: Arc::new(Settings::from_environment()?),
     };
     // The one line on stdout: scripts and tests read the address from it.

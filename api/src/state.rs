@@ -11,6 +11,7 @@ use drive_core::queue::JobQueue;
 use drive_core::storage::Storage;
 
 use crate::limits::RateLimits;
+use crate::reader::Reader;
 
 #[derive(Clone)]
 pub struct AppState {
@@ -18,6 +19,8 @@ pub struct AppState {
     pub storage: Storage,
     pub queue: JobQueue,
     pub limits: RateLimits,
+    /// Runs `drive-reader` processes for `/read-file`.
+    pub reader: Arc<Reader>,
     pub settings: Arc<Settings>,
 }
 

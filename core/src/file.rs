@@ -28,6 +28,7 @@ pub fn stem(name: &str) -> &str {
 /// A file's kind and media type from its name's extension, for files the drive makes itself
 /// (job results, entries of an unzipped archive): uploaders say what they send.
 pub use drive_kinds::for_name as guess_type;
+pub use drive_kinds::is_text_type;
 
 /// The rules of a name people give a file or a folder: 1 to 255 characters, not blank, not
 /// `.` or `..`, no slash or backslash (either would read as a path somewhere: in a zip entry,

@@ -16,6 +16,7 @@ pub mod metadata;
 pub mod multipart;
 pub mod plan;
 pub mod queue;
+pub mod read;
 pub mod records;
 pub mod storage;
 pub mod token;

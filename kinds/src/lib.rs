@@ -97,6 +97,12 @@ const BY_EXTENSION: &[(&str, FileKind, &str)] = &[
     ("tif", FileKind::Image, "image/tiff"),
     ("tiff", FileKind::Image, "image/tiff"),
     ("svg", FileKind::Image, "image/svg+xml"),
+    ("heif", FileKind::Image, "image/heif"),
+    // Camera RAW: read by the preview the camera embeds.
+    ("dng", FileKind::Image, "image/x-adobe-dng"),
+    ("cr2", FileKind::Image, "image/x-canon-cr2"),
+    ("nef", FileKind::Image, "image/x-nikon-nef"),
+    ("arw", FileKind::Image, "image/x-sony-arw"),
     ("pdf", FileKind::Pdf, "application/pdf"),
     ("txt", FileKind::Text, "text/plain"),
     ("log", FileKind::Text, "text/plain"),
@@ -107,6 +113,10 @@ const BY_EXTENSION: &[(&str, FileKind, &str)] = &[
     ("htm", FileKind::Text, "text/html"),
     ("srt", FileKind::Text, "application/x-subrip"),
     ("vtt", FileKind::Text, "text/vtt"),
+    ("xml", FileKind::Text, "application/xml"),
+    ("yaml", FileKind::Text, "application/yaml"),
+    ("yml", FileKind::Text, "application/yaml"),
+    ("toml", FileKind::Text, "application/toml"),
     ("zip", FileKind::Archive, "application/zip"),
     ("tar", FileKind::Archive, "application/x-tar"),
     ("gz", FileKind::Archive, "application/gzip"),
@@ -114,6 +124,33 @@ const BY_EXTENSION: &[(&str, FileKind, &str)] = &[
     ("7z", FileKind::Archive, "application/x-7z-compressed"),
     ("rar", FileKind::Archive, "application/vnd.rar"),
 ];
+
+/// Whether a file of media type `mime` is text to read as it is stored: every `text/*`, and
+/// the structured kinds written as text (JSON, XML and SVG, YAML, TOML, subtitles). Any
+/// parameters (`; charset=utf-8`) are ignored.
+pub fn is_text_type(mime: &str) -> bool {
+    let essence = mime
+        .split(';')
+        .next()
+        .unwrap_or_default()
+        .trim()
+        .to_ascii_lowercase();
+    essence.starts_with("text/")
+        || essence.ends_with("+json")
+        || essence.ends_with("+xml")
+        || matches!(
+            essence.as_str(),
+            "application/json"
+                | "application/xml"
+                | "application/yaml"
+                | "application/x-yaml"
+                | "application/toml"
+                | "application/x-subrip"
+                | "application/javascript"
+                | "application/x-sh"
+                | "application/sql"
+        )
+}
 
 /// The kind and media type of a file named `name`, from its extension.
 pub fn for_name(name: &str) -> (FileKind, &'static str) {
@@ -140,6 +177,36 @@ mod tests {
         assert_eq!(for_name("a.tar.gz"), (FileKind::Archive, "application/gzip"));
         assert_eq!(for_name("blob.bin"), (FileKind::Other, OCTET_STREAM));
         assert_eq!(for_name("README"), (FileKind::Other, OCTET_STREAM));
+    }
+
+    #[test]
+    fn text_types_are_read_as_text() {
+        for mime in [
+            "text/plain",
+            "text/csv; charset=utf-8",
+            "application/json",
+            "image/svg+xml",
+            "application/x-subrip",
+        ] {
+            assert!(is_text_type(mime), "{mime}");
+        }
+        for mime in [
+            "image/png",
+            "application/pdf",
+            OCTET_STREAM,
+            "application/zip",
+            "",
+        ] {
+            assert!(!is_text_type(mime), "{mime}");
+        }
+        // Every text kind of the table is read as text.
+        for (extension, kind, mime) in BY_EXTENSION {
+            assert_eq!(
+                *kind == FileKind::Text,
+                is_text_type(mime) && *extension != "svg",
+                "{extension}"
+            );
+        }
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! PDF pipelines for Drive's file jobs: merge, extract pages, split, compress, build a PDF from
-//! pictures, and render pages to pixels.
+//! pictures, and render pages to pixels; and the text of its pages ([`TextPages`]), for
+//! reading a PDF and indexing one.
 //!
 //! A pure library: paths in, files out, typed errors ([`PdfError`], whose text is meant for the
 //! end user and which tells client errors from server ones), progress reported as a fraction
@@ -21,6 +22,7 @@ mod pictures;
 mod placement;
 mod render;
 mod split;
+mod text;
 mod writer;
 
 pub use compress::{Quality, compress};
@@ -30,3 +32,4 @@ pub use pages::{PageRanges, page_count};
 pub use pictures::{PageSize, from_pictures};
 pub use render::render_pages;
 pub use split::{extract_pages, split_every};
+pub use text::{MAX_PAGE_TEXT, PageText, TextPages};

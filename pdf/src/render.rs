@@ -109,7 +109,7 @@ fn check_size(page: &Page<'_>, number: u32, dpi: u32) -> Result<(), PdfError> {
     )))
 }
 
-fn load_error(error: LoadPdfError) -> PdfError {
+pub(crate) fn load_error(error: LoadPdfError) -> PdfError {
     match error {
         LoadPdfError::Decryption(_) => PdfError::Encrypted,
         LoadPdfError::Invalid => unreadable("it is damaged or not a PDF file"),

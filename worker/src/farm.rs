@@ -3,7 +3,7 @@
 //! requests ([`crate::steward`]), renews the heartbeat, and kills the child when a stop is
 //! asked for or the time limit passes. A crash, a hang or a memory blow-up inside a job
 //! therefore ends that job alone, and an exploit inside one finds no credential: the child
-//! is started with an empty environment and narrowed ([`crate::confine`]), and this process
+//! is started with an empty environment and narrowed ([`drive_confine`]), and this process
 //! makes itself non-dumpable so the child cannot read its environment or memory either. One
 //! child is kept started ahead (the spare), waiting for a job, so a job does not wait for a
 //! process.
@@ -35,7 +35,6 @@ use tokio::signal::unix::{SignalKind, signal};
 use tokio::task::JoinHandle;
 use uuid::Uuid;
 
-use crate::confine;
 use crate::protocol::Start;
 use crate::run::EXIT_RETRY;
 use crate::settings::{MAX_ATTEMPTS, Settings};
@@ -297,7 +296,7 @@ impl Farm {
         }
         let memory_limit = self.settings.memory_limit;
         let disk_limit = self.settings.disk_limit;
-        let filter = confine::filter();
+        let filter = drive_confine::filter();
         // SAFETY: between fork and exec only async-signal-safe calls (prctl, setrlimit).
         unsafe {
             command.pre_exec(move || {
@@ -311,7 +310,7 @@ impl Farm {
                     };
                     libc::setrlimit(resource, &limit);
                 }
-                confine::narrow(&filter)
+                drive_confine::narrow(&filter)
             });
         }
         command.spawn().context("starting the job's process")

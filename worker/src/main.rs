@@ -10,7 +10,6 @@
 mod archive;
 mod av;
 mod checksum;
-mod confine;
 mod context;
 mod farm;
 mod metadata;

@@ -12,7 +12,6 @@ use std::time::Instant;
 
 use drive_core::job::JobSpec;
 
-use crate::confine;
 use crate::context::{JobContext, JobError, Supervisor};
 use crate::{archive, av, checksum, metadata, pdfs, pictures};
 
@@ -32,7 +31,7 @@ pub fn run_job() -> ExitCode {
         return ExitCode::SUCCESS;
     };
     // Before the runtime starts a thread, so that every thread is bound by it.
-    match confine::restrict_files(&start.dir, &start.font) {
+    match drive_confine::restrict_files(&start.dir, &[&start.font]) {
         Ok(true) => {}
         Ok(false) => {
             tracing::warn!("no Landlock in this kernel: the job may read and write any file its user can")

@@ -8,6 +8,7 @@ pub mod jobs;
 pub mod library;
 pub mod multipart;
 pub mod organize;
+pub mod read;
 pub mod search;
 pub mod trash;
 pub mod upload;

@@ -16,6 +16,7 @@ mod jobs;
 mod metadata;
 mod multipart;
 mod openapi;
+mod read;
 mod search;
 mod sweep;
 mod tags;

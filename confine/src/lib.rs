@@ -1,8 +1,8 @@
-//! How a job process is narrowed with what Linux lets an unprivileged process do to itself:
-//! between fork and exec, no new privileges, no capabilities and a seccomp filter
-//! ([`narrow`]); once it is handed its job, a Landlock rule set over the file system
-//! ([`restrict_files`]). Its empty environment and its limits are set where it is started
-//! ([`crate::farm`]).
+//! How a process that parses uploaded bytes (a worker's job process, the API's reader) is
+//! narrowed with what Linux lets an unprivileged process do to itself: between fork and exec,
+//! no new privileges, no capabilities and a seccomp filter ([`narrow`]); once it is handed its
+//! work, a Landlock rule set over the file system ([`restrict_files`]). Its empty environment
+//! and its limits are set where it is started (the worker's `farm`, the API's `reader`).
 
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
@@ -159,11 +159,11 @@ const READABLE: &[&str] = &[
 ];
 
 /// Restricts this process's threads, and every thread they start, to reading [`READABLE`]
-/// and `font`, and to reading and writing only inside `work` (and `/dev/null`): a job cannot
-/// read another job's inputs nor change another job's results before its supervisor stores
-/// them, nor anything else of the host's. Call it before any other thread starts. Answers
-/// false on a kernel without Landlock, where it does nothing.
-pub fn restrict_files(work: &Path, font: &Path) -> io::Result<bool> {
+/// and `also_readable` (a job's font), and to reading and writing only inside `work` (and
+/// `/dev/null`): a job cannot read another job's inputs nor change another job's results
+/// before its supervisor stores them, nor anything else of the host's. Call it before any
+/// other thread starts. Answers false on a kernel without Landlock, where it does nothing.
+pub fn restrict_files(work: &Path, also_readable: &[&Path]) -> io::Result<bool> {
     // SAFETY: the Landlock system calls take pointers to the attribute structs above, which
     // outlive each call; every descriptor made is owned.
     unsafe {
@@ -222,7 +222,9 @@ pub fn restrict_files(work: &Path, font: &Path) -> io::Result<bool> {
         for path in READABLE {
             allow(Path::new(path), READ_FILE | READ_DIR | EXECUTE)?;
         }
-        allow(font, READ_FILE)?;
+        for path in also_readable {
+            allow(path, READ_FILE)?;
+        }
         allow(Path::new("/dev/null"), READ_FILE | WRITE_FILE)?;
         allow(work, handled)?;
         if libc::syscall(libc::SYS_landlock_restrict_self, ruleset.as_raw_fd(), 0) != 0 {
@@ -278,7 +280,7 @@ mod tests {
                 // As in a job process: narrowed first (Landlock wants no new privileges).
                 super::narrow(&super::filter()).unwrap();
                 assert!(
-                    super::restrict_files(&work, font).unwrap(),
+                    super::restrict_files(&work, &[font]).unwrap(),
                     "Landlock is enforced here"
                 );
                 (
