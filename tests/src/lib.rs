@@ -473,6 +473,32 @@ impl TestApp {
         }
     }
 
+    /// The drive's readMetadata job of a file, once it has ended: its state and attempts. The
+    /// file shows as read (or failed) a moment before its job row ends.
+    pub async fn reading_job(&self, file: FileId, within: Duration) -> (String, i32) {
+        let mut db = self.db().await;
+        let deadline = tokio::time::Instant::now() + within;
+        loop {
+            let job: Option<(String, i32)> = sqlx::query_as(
+                "select state, attempts from file_jobs where job_type = 'readMetadata' and $1 = any(input_ids)",
+            )
+            .bind(file)
+            .fetch_optional(&mut db)
+            .await
+            .expect("reading file_jobs");
+            if let Some(job) =
+                job.filter(|(state, _)| ["done", "failed", "stopped"].contains(&state.as_str()))
+            {
+                return job;
+            }
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "the reading of {file} has not ended after {within:?}: {job:?}"
+            );
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
     /// The events `/select-drive-events` answers for `body`, once there are at least `n`: an
     /// event shows when every transaction on the server older than it has ended, which with
     /// other tests sharing the server can take a moment.

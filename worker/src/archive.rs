@@ -11,10 +11,7 @@ use drive_core::db::folders::free_variant;
 use drive_core::file::{FileKind, FileName, safe_name};
 use drive_core::folder::FolderPath;
 use drive_core::job::Zip;
-use futures::TryStreamExt;
 use serde_json::json;
-use tokio::runtime::Handle;
-use tokio_util::io::{StreamReader, SyncIoBridge};
 use zip::write::SimpleFileOptions;
 use zip::{CompressionMethod, ZipArchive, ZipWriter};
 
@@ -36,48 +33,42 @@ fn part_size_for(bytes: u64) -> usize {
     PART_SIZE.max(bytes.div_ceil(MAX_PARTS)) as usize
 }
 
-pub async fn zip(context: &JobContext, settings: &Zip) -> JobResult<serde_json::Value> {
-    let inputs = context.inputs().await?;
-    let source = context.folder_path(context.job.source_folder_id).await?;
+pub fn zip(context: &JobContext, settings: &Zip) -> JobResult<serde_json::Value> {
+    let inputs = context.inputs()?;
+    let source = context.folder_path(context.job.source_folder_id)?;
     let stem = match (&settings.name, &source) {
         (Some(name), _) => name.clone(),
         (None, Some(path)) => path.rsplit('/').next().unwrap_or("Archive").to_string(),
         (None, None) => "Archive".to_string(),
     };
     let name = format!("{stem}.zip");
-    let entries = entry_names(context, &inputs, source.as_deref()).await?;
+    let entries = entry_names(context, &inputs, source.as_deref())?;
     let folder_id = context.folder_id();
-    if let Some(saved) = context.saved(0).await? {
+    if let Some(saved) = context.saved(0)? {
         return Ok(json!({ "entries": inputs.len(), "bytes": saved.file_size }));
     }
     let total: u64 = inputs.iter().map(|f| f.file_size as u64).sum();
-    let handle = Handle::current();
-    let saved = tokio::task::block_in_place(|| -> JobResult<FileRow> {
-        let writer = ResultWriter::new(context, 0, &name, folder_id, part_size_for(total + total / 100));
-        let mut zip = ZipWriter::new_stream(writer);
-        let mut done = 0u64;
-        for (file, entry) in inputs.iter().zip(&entries) {
-            let options = SimpleFileOptions::default()
-                .compression_method(compression_for(file.kind))
-                .large_file(file.file_size as u64 >= u32::MAX as u64);
-            zip.start_file(entry.as_str(), options).map_err(zip_write_error)?;
-            let body = handle.block_on(context.read(file))?.bytes_stream();
-            let body = StreamReader::new(body.map_err(std::io::Error::other));
-            let mut reader = SyncIoBridge::new_with_handle(body, handle.clone());
-            let copied = copy_with_progress(&mut reader, &mut zip, |n| {
-                handle.block_on(context.progress((done + n) as f32 / total.max(1) as f32));
-            })?;
-            if copied != file.file_size as u64 {
-                return Err(JobError::Server(format!(
-                    "the store handed over {copied} of {}'s {} bytes",
-                    file.file_name, file.file_size
-                )));
-            }
-            done += copied;
+    let writer = ResultWriter::new(context, 0, &name, folder_id, part_size_for(total + total / 100));
+    let mut zip = ZipWriter::new_stream(writer);
+    let mut done = 0u64;
+    for (file, entry) in inputs.iter().zip(&entries) {
+        let options = SimpleFileOptions::default()
+            .compression_method(compression_for(file.kind))
+            .large_file(file.file_size as u64 >= u32::MAX as u64);
+        zip.start_file(entry.as_str(), options).map_err(zip_write_error)?;
+        let copied = copy_with_progress(&mut context.read(file)?, &mut zip, |n| {
+            context.progress((done + n) as f32 / total.max(1) as f32);
+        })?;
+        if copied != file.file_size as u64 {
+            return Err(JobError::Server(format!(
+                "the store handed over {copied} of {}'s {} bytes",
+                file.file_name, file.file_size
+            )));
         }
-        let writer = zip.finish().map_err(zip_write_error)?;
-        writer.into_inner().finish()
-    })?;
+        done += copied;
+    }
+    let writer = zip.finish().map_err(zip_write_error)?;
+    let saved = writer.into_inner().finish()?;
     Ok(json!({ "entries": inputs.len(), "bytes": saved.file_size }))
 }
 
@@ -95,18 +86,13 @@ fn compression_for(kind: FileKind) -> CompressionMethod {
 /// [`safe_name`]: names are checked when they enter the drive, but one stored before a rule
 /// existed must still never make an entry that climbs out (`..`), splits where an unzipper
 /// splits (`\`) or hides what it is (a bidi override).
-async fn entry_names(
-    context: &JobContext,
-    inputs: &[FileRow],
-    source: Option<&str>,
-) -> JobResult<Vec<String>> {
+fn entry_names(context: &JobContext, inputs: &[FileRow], source: Option<&str>) -> JobResult<Vec<String>> {
     let mut taken: HashSet<String> = HashSet::new();
     let mut names = Vec::with_capacity(inputs.len());
     for file in inputs {
         let below = match source {
             Some(source) => context
-                .folder_path(file.folder_id)
-                .await?
+                .folder_path(file.folder_id)?
                 .and_then(|p| {
                     p.strip_prefix(source)
                         .map(|rest| rest.trim_start_matches('/').to_string())
@@ -157,12 +143,11 @@ fn copy_with_progress(
     }
 }
 
-pub async fn unzip(context: &JobContext) -> JobResult<serde_json::Value> {
-    let archive = context.inputs().await?.remove(0);
-    let folder_path = context.unzip_folder().await?.path;
-    let handle = Handle::current();
-    let quota_left = context.quota_left().await?;
-    let (count, skipped) = tokio::task::block_in_place(|| -> JobResult<(usize, Vec<String>)> {
+pub fn unzip(context: &JobContext) -> JobResult<serde_json::Value> {
+    let archive = context.inputs()?.remove(0);
+    let folder_path = context.unzip_folder()?.path;
+    let quota_left = context.quota_left()?;
+    let (count, skipped) = {
         let reader = ObjectReader::new(context, &archive);
         let mut zip = ZipArchive::new(reader).map_err(|e| unreadable(&archive, e))?;
         check_bomb(&mut zip, &archive, quota_left)?;
@@ -185,11 +170,11 @@ pub async fn unzip(context: &JobContext) -> JobResult<serde_json::Value> {
                 }
             };
             let position = index as i32;
-            if handle.block_on(context.saved(position))?.is_some() {
+            if context.saved(position)?.is_some() {
                 count += 1;
                 continue;
             }
-            let folder_id = handle.block_on(context.entry_folder(&path.stored()))?;
+            let folder_id = context.entry_folder(&path.stored())?;
             let file_name = file_name.as_str();
             let declared = entry.size();
             let mut writer =
@@ -204,10 +189,10 @@ pub async fn unzip(context: &JobContext) -> JobResult<serde_json::Value> {
             }
             writer.finish()?;
             count += 1;
-            handle.block_on(context.progress((index + 1) as f32 / entries as f32));
+            context.progress((index + 1) as f32 / entries as f32);
         }
-        Ok((count, skipped))
-    })?;
+        (count, skipped)
+    };
     Ok(json!({ "entries": count, "skipped": skipped }))
 }
 

@@ -14,7 +14,6 @@ use drive_media::av::jobs::{self as av, AudioFormat, Form, VideoCodec, VideoForm
 use drive_media::av::sound;
 use drive_media::av::{AvError, pictures};
 use serde_json::json;
-use tokio::runtime::Handle;
 
 use crate::context::{JobContext, JobError, JobResult};
 use crate::pictures::format_of;
@@ -62,24 +61,20 @@ fn video_format(format: job::VideoFormat) -> VideoFormat {
     }
 }
 
-/// Runs `make` on each input in a blocking section, with progress from the media clock, and
-/// saves what it made.
-async fn each_input(
+/// Runs `make` on each input, with progress from the media clock, and saves what it made.
+fn each_input(
     context: &JobContext,
     make: impl Fn(&FileRow, &str, &Path, &mut dyn FnMut(f64)) -> Result<Made, AvError>,
 ) -> JobResult<serde_json::Value> {
-    let inputs = context.inputs().await?;
+    let inputs = context.inputs()?;
     let count = inputs.len() as f64;
-    let handle = Handle::current();
     let mut files = Vec::new();
     for (index, file) in inputs.iter().enumerate() {
         let location = context.location(file)?;
         let dir = context.dir.join(format!("input-{index}"));
-        tokio::fs::create_dir_all(&dir).await?;
-        let made = tokio::task::block_in_place(|| {
-            make(file, &location, &dir, &mut |done| {
-                handle.block_on(context.progress(((index as f64 + done) / count) as f32));
-            })
+        std::fs::create_dir_all(&dir)?;
+        let made = make(file, &location, &dir, &mut |done| {
+            context.progress(((index as f64 + done) / count) as f32);
         })
         .map_err(|e| JobError::from(e).in_file(&file.file_name))?;
         if made.len() > MAX_STILLS {
@@ -91,10 +86,10 @@ async fn each_input(
         }
         for (k, (path, name)) in made.iter().enumerate() {
             let position = (index * MAX_STILLS + k) as i32;
-            let saved = context.save(position, path, name, context.folder_id()).await?;
+            let saved = context.save(position, path, name, context.folder_id())?;
             files.push(json!({ "fileId": saved.id, "from": file.id }));
         }
-        let _ = tokio::fs::remove_dir_all(&dir).await;
+        let _ = std::fs::remove_dir_all(&dir);
     }
     Ok(json!({ "files": files }))
 }
@@ -103,7 +98,7 @@ fn one(dir: &Path, name: String) -> (PathBuf, String) {
     (dir.join("result"), name)
 }
 
-pub async fn cut(context: &JobContext, c: &Cut) -> JobResult<serde_json::Value> {
+pub fn cut(context: &JobContext, c: &Cut) -> JobResult<serde_json::Value> {
     each_input(context, |file, location, dir, progress| {
         let form = form_of(file);
         let (path, name) = one(dir, format!("{} cut.{}", stem(&file.file_name), form.extension()));
@@ -120,20 +115,18 @@ pub async fn cut(context: &JobContext, c: &Cut) -> JobResult<serde_json::Value> 
         )?;
         Ok(vec![(path, name)])
     })
-    .await
 }
 
-pub async fn proxy(context: &JobContext, p: &Proxy) -> JobResult<serde_json::Value> {
+pub fn proxy(context: &JobContext, p: &Proxy) -> JobResult<serde_json::Value> {
     each_input(context, |file, location, dir, progress| {
         let made = one(dir, format!("{} proxy.mp4", stem(&file.file_name)));
         av::proxy(location, p.height, &made.0, progress)?;
         Ok(vec![made])
     })
-    .await
 }
 
 /// Convert of videos or audio (pictures go to [`crate::pictures::convert`]).
-pub async fn convert(context: &JobContext, settings: &job::Convert) -> JobResult<serde_json::Value> {
+pub fn convert(context: &JobContext, settings: &job::Convert) -> JobResult<serde_json::Value> {
     each_input(context, |file, location, dir, progress| {
         let name = |extension: &str| format!("{}.{extension}", stem(&file.file_name));
         let made = match (settings.format.video(), settings.format.audio()) {
@@ -164,19 +157,17 @@ pub async fn convert(context: &JobContext, settings: &job::Convert) -> JobResult
         };
         Ok(vec![made])
     })
-    .await
 }
 
-pub async fn shrink(context: &JobContext, s: &Shrink) -> JobResult<serde_json::Value> {
+pub fn shrink(context: &JobContext, s: &Shrink) -> JobResult<serde_json::Value> {
     each_input(context, |file, location, dir, progress| {
         let made = one(dir, format!("{} shrunk.mp4", stem(&file.file_name)));
         av::shrink(location, (s.target_mb * 1e6) as u64, &made.0, progress)?;
         Ok(vec![made])
     })
-    .await
 }
 
-pub async fn reframe(context: &JobContext, r: &Reframe) -> JobResult<serde_json::Value> {
+pub fn reframe(context: &JobContext, r: &Reframe) -> JobResult<serde_json::Value> {
     each_input(context, |file, location, dir, progress| {
         let made = one(dir, format!("{} reframed.mp4", stem(&file.file_name)));
         av::reframe(
@@ -188,19 +179,17 @@ pub async fn reframe(context: &JobContext, r: &Reframe) -> JobResult<serde_json:
         )?;
         Ok(vec![made])
     })
-    .await
 }
 
-pub async fn gif(context: &JobContext, g: &Gif) -> JobResult<serde_json::Value> {
+pub fn gif(context: &JobContext, g: &Gif) -> JobResult<serde_json::Value> {
     each_input(context, |file, location, dir, progress| {
         let made = one(dir, format!("{}.gif", stem(&file.file_name)));
         av::gif(location, g.start.0, g.length.0, g.width, g.fps, &made.0, progress)?;
         Ok(vec![made])
     })
-    .await
 }
 
-pub async fn burn_in(context: &JobContext, b: &BurnIn) -> JobResult<serde_json::Value> {
+pub fn burn_in(context: &JobContext, b: &BurnIn) -> JobResult<serde_json::Value> {
     each_input(context, |file, location, dir, progress| {
         let made = one(dir, format!("{} captioned.mp4", stem(&file.file_name)));
         av::burn_in(
@@ -213,20 +202,18 @@ pub async fn burn_in(context: &JobContext, b: &BurnIn) -> JobResult<serde_json::
         )?;
         Ok(vec![made])
     })
-    .await
 }
 
-pub async fn extract_audio(context: &JobContext, e: &job::ExtractAudio) -> JobResult<serde_json::Value> {
+pub fn extract_audio(context: &JobContext, e: &job::ExtractAudio) -> JobResult<serde_json::Value> {
     each_input(context, |file, location, dir, progress| {
         let format = audio_format(e.format);
         let made = one(dir, format!("{}.{}", stem(&file.file_name), format.extension()));
         av::convert_audio(location, format, "", &made.0, progress)?;
         Ok(vec![made])
     })
-    .await
 }
 
-pub async fn loudness(context: &JobContext, l: &Loudness) -> JobResult<serde_json::Value> {
+pub fn loudness(context: &JobContext, l: &Loudness) -> JobResult<serde_json::Value> {
     each_input(context, |file, location, dir, progress| {
         let form = form_of(file);
         let made = one(
@@ -250,10 +237,9 @@ pub async fn loudness(context: &JobContext, l: &Loudness) -> JobResult<serde_jso
         };
         Ok(vec![made])
     })
-    .await
 }
 
-pub async fn split(context: &JobContext, s: &Split) -> JobResult<serde_json::Value> {
+pub fn split(context: &JobContext, s: &Split) -> JobResult<serde_json::Value> {
     each_input(context, |file, location, dir, progress| {
         let segments = sound::sound_segments(location, s.silence.0, s.threshold, &mut |p| progress(p / 2.0))?;
         if segments.is_empty() {
@@ -284,14 +270,13 @@ pub async fn split(context: &JobContext, s: &Split) -> JobResult<serde_json::Val
         }
         Ok(made)
     })
-    .await
 }
 
 /// stripMetadata: pictures through [`crate::pictures::strip_metadata`]; videos and audio
 /// (inputs are of one kind) with their streams copied and the tags and cover art left behind.
-pub async fn strip_metadata(context: &JobContext) -> JobResult<serde_json::Value> {
-    if context.inputs().await?.first().map(|file| file.kind) == Some(FileKind::Image) {
-        return crate::pictures::strip_metadata(context).await;
+pub fn strip_metadata(context: &JobContext) -> JobResult<serde_json::Value> {
+    if context.inputs()?.first().map(|file| file.kind) == Some(FileKind::Image) {
+        return crate::pictures::strip_metadata(context);
     }
     each_input(context, |file, location, dir, progress| {
         let form = form_of(file);
@@ -302,7 +287,6 @@ pub async fn strip_metadata(context: &JobContext) -> JobResult<serde_json::Value
         av::strip(location, &form, &made.0, progress)?;
         Ok(vec![made])
     })
-    .await
 }
 
 /// The moments a stills job asks for, in seconds.
@@ -324,7 +308,7 @@ fn moments(s: &Stills, duration: Option<f64>) -> Result<Vec<f64>, AvError> {
     Ok((0..count).map(|n| n as f64 * every).collect())
 }
 
-pub async fn stills(context: &JobContext, s: &Stills) -> JobResult<serde_json::Value> {
+pub fn stills(context: &JobContext, s: &Stills) -> JobResult<serde_json::Value> {
     let format = format_of(s.format);
     each_input(context, |file, location, dir, progress| {
         let info = drive_media::av::probe::probe(location)?;
@@ -343,13 +327,12 @@ pub async fn stills(context: &JobContext, s: &Stills) -> JobResult<serde_json::V
         }
         Ok(made)
     })
-    .await
 }
 
 /// A sheet of evenly spaced frames per video, or one sheet of all the pictures given.
-pub async fn contact_sheet(context: &JobContext, c: &ContactSheet) -> JobResult<serde_json::Value> {
+pub fn contact_sheet(context: &JobContext, c: &ContactSheet) -> JobResult<serde_json::Value> {
     const CELL_WIDTH: u32 = 320;
-    let inputs = context.inputs().await?;
+    let inputs = context.inputs()?;
     if inputs.first().map(|file| file.kind) != Some(FileKind::Image) {
         return each_input(context, |file, location, dir, progress| {
             let info = drive_media::av::probe::probe(location)?;
@@ -369,37 +352,33 @@ pub async fn contact_sheet(context: &JobContext, c: &ContactSheet) -> JobResult<
                 &made.0,
             )?;
             Ok(vec![made])
-        })
-        .await;
+        });
     }
-    if let Some(saved) = context.saved(0).await? {
+    if let Some(saved) = context.saved(0)? {
         return Ok(json!({ "files": [{ "fileId": saved.id }] }));
     }
     let mut cells = Vec::with_capacity(inputs.len());
     for (index, file) in inputs.iter().enumerate() {
-        let path = context.download(file, index).await?;
-        let picture = tokio::task::block_in_place(|| pictures::load(&path))
-            .map_err(|e| JobError::from(e).in_file(&file.file_name))?;
+        let path = context.download(file, index)?;
+        let picture = pictures::load(&path).map_err(|e| JobError::from(e).in_file(&file.file_name))?;
         cells.push(pictures::cell(&picture, CELL_WIDTH));
-        let _ = tokio::fs::remove_file(&path).await;
-        context.progress((index + 1) as f32 / inputs.len() as f32).await;
+        let _ = std::fs::remove_file(&path);
+        context.progress((index + 1) as f32 / inputs.len() as f32);
     }
     let path = context.dir.join("sheet");
-    tokio::task::block_in_place(|| {
-        pictures::save(
-            &pictures::contact_sheet(&cells, c.columns),
-            format_of(job::PictureFormat::Jpg),
-            &path,
-        )
-    })?;
+    pictures::save(
+        &pictures::contact_sheet(&cells, c.columns),
+        format_of(job::PictureFormat::Jpg),
+        &path,
+    )?;
     let name = format!("{} sheet.jpg", stem(&inputs[0].file_name));
-    let saved = context.save(0, &path, &name, context.folder_id()).await?;
+    let saved = context.save(0, &path, &name, context.folder_id())?;
     Ok(json!({ "files": [{ "fileId": saved.id }] }))
 }
 
-pub async fn join(context: &JobContext, j: &Join) -> JobResult<serde_json::Value> {
-    let inputs = context.inputs().await?;
-    if let Some(saved) = context.saved(0).await? {
+pub fn join(context: &JobContext, j: &Join) -> JobResult<serde_json::Value> {
+    let inputs = context.inputs()?;
+    if let Some(saved) = context.saved(0)? {
         return Ok(json!({ "files": [{ "fileId": saved.id }] }));
     }
     let mut locations = Vec::with_capacity(inputs.len());
@@ -407,16 +386,15 @@ pub async fn join(context: &JobContext, j: &Join) -> JobResult<serde_json::Value
         locations.push(context.location(file)?);
     }
     let path = context.dir.join("joined");
-    let handle = Handle::current();
-    let mut progress = |done: f64| handle.block_on(context.progress(done as f32));
+    let mut progress = |done: f64| context.progress(done as f32);
     let name = if inputs[0].kind == FileKind::Video {
-        tokio::task::block_in_place(|| av::join_videos(&locations, &path, &mut progress))?;
+        av::join_videos(&locations, &path, &mut progress)?;
         format!("{} joined.mp4", stem(&inputs[0].file_name))
     } else {
         let format = audio_format(j.format.unwrap_or(job::AudioFormat::Mp3));
-        tokio::task::block_in_place(|| av::join_audio(&locations, format, &path, &mut progress))?;
+        av::join_audio(&locations, format, &path, &mut progress)?;
         format!("{} joined.{}", stem(&inputs[0].file_name), format.extension())
     };
-    let saved = context.save(0, &path, &name, context.folder_id()).await?;
+    let saved = context.save(0, &path, &name, context.folder_id())?;
     Ok(json!({ "files": [{ "fileId": saved.id }] }))
 }

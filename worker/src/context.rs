@@ -8,7 +8,6 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use bytes::Bytes;
 use drive_core::db::files::FileRow;
 use drive_core::db::folders::FolderRow;
 use drive_core::db::jobs::JobRow;
@@ -17,7 +16,7 @@ use drive_core::job::decimal_size;
 use drive_core::metadata::Metadata;
 use drive_core::storage::StorageError;
 use serde::de::DeserializeOwned;
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
+use std::io::{BufRead, BufReader, Read, Write};
 
 use crate::protocol::{Answer, Input, Request, Start};
 
@@ -57,8 +56,14 @@ impl From<StorageError> for JobError {
 }
 
 impl From<std::io::Error> for JobError {
+    /// A failure of the store or the supervisor that travelled inside an `io::Error` (through
+    /// the readers and writers of [`crate::objects`] and [`StoredBytes`]) keeps its sentence;
+    /// any other is the local disk's.
     fn from(e: std::io::Error) -> JobError {
-        JobError::Server(format!("local disk: {e}"))
+        match e.downcast::<JobError>() {
+            Ok(carried) => carried,
+            Err(e) => JobError::Server(format!("local disk: {e}")),
+        }
     }
 }
 
@@ -92,15 +97,9 @@ impl From<drive_pdf::PdfError> for JobError {
     }
 }
 
-impl From<tokio::task::JoinError> for JobError {
-    fn from(e: tokio::task::JoinError) -> JobError {
-        JobError::Server(format!("a job thread failed: {e}"))
-    }
-}
-
 pub struct JobContext {
     supervisor: Supervisor,
-    http: reqwest::Client,
+    http: reqwest::blocking::Client,
     pub job: JobRow,
     inputs: Result<Vec<Input>, String>,
     /// This job's own scratch folder, emptied when it ends.
@@ -111,6 +110,9 @@ pub struct JobContext {
     last_progress: Mutex<Option<Instant>>,
 }
 
+/// Bytes read from the store at a time when downloading.
+const COPY_BUFFER: usize = 1024 * 1024;
+
 /// Progress is written at most this often.
 const PROGRESS_EVERY: Duration = Duration::from_millis(500);
 
@@ -118,7 +120,7 @@ impl JobContext {
     pub fn new(supervisor: Supervisor, start: Start) -> JobContext {
         JobContext {
             supervisor,
-            http: reqwest::Client::new(),
+            http: reqwest::blocking::Client::new(),
             job: start.job,
             inputs: start.inputs,
             dir: start.dir,
@@ -131,7 +133,7 @@ impl JobContext {
 
     /// The job's input files in the order given. A file trashed or deleted since the job was
     /// made fails the job: it would otherwise make something the caller did not ask for.
-    pub async fn inputs(&self) -> JobResult<Vec<FileRow>> {
+    pub fn inputs(&self) -> JobResult<Vec<FileRow>> {
         match &self.inputs {
             Ok(inputs) => Ok(inputs.iter().map(|input| input.file.clone()).collect()),
             Err(why) => Err(JobError::Input(why.clone())),
@@ -144,7 +146,7 @@ impl JobContext {
     }
 
     /// Reports progress (0..1), at most every half second unless `force`d.
-    pub async fn progress(&self, fraction: f32) {
+    pub fn progress(&self, fraction: f32) {
         {
             let mut last = self.last_progress.lock().unwrap_or_else(|e| e.into_inner());
             if last.is_some_and(|t| t.elapsed() < PROGRESS_EVERY) && fraction < 1.0 {
@@ -152,7 +154,7 @@ impl JobContext {
             }
             *last = Some(Instant::now());
         }
-        if let Err(e) = self.supervisor.ask::<()>(&Request::Progress { fraction }).await {
+        if let Err(e) = self.supervisor.ask::<()>(&Request::Progress { fraction }) {
             tracing::warn!(job.id = %self.job.id, "writing progress failed: {e}");
         }
     }
@@ -169,34 +171,36 @@ impl JobContext {
 
     /// A file's bytes from `from` on (all of them when `len` is `None`, else `len` of them),
     /// as a response whose body is read as it comes.
-    async fn get(&self, file: &FileRow, from: u64, len: Option<u64>) -> JobResult<reqwest::Response> {
+    fn get(&self, file: &FileRow, from: u64, len: Option<u64>) -> JobResult<reqwest::blocking::Response> {
         let mut request = self.http.get(self.location(file)?);
         if let Some(len) = len {
             request = request.header("Range", format!("bytes={from}-{}", from + len.max(1) - 1));
         }
         request
             .send()
-            .await
-            .and_then(reqwest::Response::error_for_status)
-            .map_err(|e| JobError::Server(format!("reading {} from the store: {e}", file.file_name)))
+            .and_then(reqwest::blocking::Response::error_for_status)
+            .map_err(|e| store_read_failed(file, &e))
     }
 
     /// A file's bytes as a stream from the store.
-    pub async fn read(&self, file: &FileRow) -> JobResult<reqwest::Response> {
-        self.get(file, 0, None).await
+    pub fn read<'a>(&self, file: &'a FileRow) -> JobResult<StoredBytes<'a>> {
+        Ok(StoredBytes {
+            body: self.get(file, 0, None)?,
+            file_name: &file.file_name,
+        })
     }
 
     /// `len` bytes of a file from `from` (a ranged GET).
-    pub async fn read_span(&self, file: &FileRow, from: u64, len: u64) -> JobResult<Bytes> {
-        self.get(file, from, Some(len))
-            .await?
-            .bytes()
-            .await
-            .map_err(|e| JobError::Server(format!("reading {} from the store: {e}", file.file_name)))
+    pub fn read_span(&self, file: &FileRow, from: u64, len: u64) -> JobResult<Vec<u8>> {
+        let mut bytes = Vec::with_capacity(len as usize);
+        self.get(file, from, Some(len))?
+            .read_to_end(&mut bytes)
+            .map_err(|e| store_read_failed(file, &e))?;
+        Ok(bytes)
     }
 
     /// Downloads a picture or PDF into the work folder, counting it against the job's limit.
-    pub async fn download(&self, file: &FileRow, position: usize) -> JobResult<PathBuf> {
+    pub fn download(&self, file: &FileRow, position: usize) -> JobResult<PathBuf> {
         {
             let mut total = self.downloaded.lock().unwrap_or_else(|e| e.into_inner());
             *total += file.file_size;
@@ -208,32 +212,25 @@ impl JobContext {
             }
         }
         let path = self.dir.join(format!("input-{position}"));
-        let mut body = self.read(file).await?;
-        let mut out = tokio::fs::File::create(&path).await?;
-        while let Some(chunk) = body
-            .chunk()
-            .await
-            .map_err(|e| JobError::Server(format!("reading {} from the store: {e}", file.file_name)))?
-        {
-            out.write_all(&chunk).await?;
-        }
-        out.flush().await?;
+        let body = self.read(file)?;
+        let mut out = std::fs::File::create(&path)?;
+        std::io::copy(&mut BufReader::with_capacity(COPY_BUFFER, body), &mut out)?;
         Ok(path)
     }
 
     /// Bytes the account can still store.
-    pub async fn quota_left(&self) -> JobResult<i64> {
-        self.supervisor.ask(&Request::QuotaLeft).await
+    pub fn quota_left(&self) -> JobResult<i64> {
+        self.supervisor.ask(&Request::QuotaLeft)
     }
 
     /// The result already saved at `position` by an earlier attempt of this job.
-    pub async fn saved(&self, position: i32) -> JobResult<Option<FileRow>> {
-        self.supervisor.ask(&Request::Saved { position }).await
+    pub fn saved(&self, position: i32) -> JobResult<Option<FileRow>> {
+        self.supervisor.ask(&Request::Saved { position })
     }
 
     /// Saves a local file as the job's `position`th result named `name` (a free variant of
     /// it when the folder has one already), in `folder_id`.
-    pub async fn save(
+    pub fn save(
         &self,
         position: i32,
         path: &Path,
@@ -246,68 +243,90 @@ impl JobContext {
             name: name.to_string(),
             folder_id,
         };
-        self.supervisor.ask(&request).await
+        self.supervisor.ask(&request)
     }
 
     /// Saves a picture extracted from `of` (its album art or poster) as a derivative file,
     /// kept out of listings; `None` when it would pass the quota.
-    pub async fn save_derivative(&self, of: &FileRow, path: &Path, name: &str) -> JobResult<Option<FileRow>> {
+    pub fn save_derivative(&self, of: &FileRow, path: &Path, name: &str) -> JobResult<Option<FileRow>> {
         let request = Request::SaveDerivative {
             of: of.id,
             path: path.to_path_buf(),
             name: name.to_string(),
         };
-        self.supervisor.ask(&request).await
+        self.supervisor.ask(&request)
     }
 
     /// The path of one of the account's folders (`None` for the top).
-    pub async fn folder_path(&self, folder_id: Option<FolderId>) -> JobResult<Option<String>> {
-        self.supervisor.ask(&Request::FolderPath { folder_id }).await
+    pub fn folder_path(&self, folder_id: Option<FolderId>) -> JobResult<Option<String>> {
+        self.supervisor.ask(&Request::FolderPath { folder_id })
     }
 
     /// The folder an unzip fills (made by its first attempt).
-    pub async fn unzip_folder(&self) -> JobResult<FolderRow> {
-        self.supervisor.ask(&Request::UnzipFolder).await
+    pub fn unzip_folder(&self) -> JobResult<FolderRow> {
+        self.supervisor.ask(&Request::UnzipFolder)
     }
 
     /// The folder at `path`, at or below the unzip's folder, made when missing.
-    pub async fn entry_folder(&self, path: &str) -> JobResult<Option<FolderId>> {
+    pub fn entry_folder(&self, path: &str) -> JobResult<Option<FolderId>> {
         let request = Request::EntryFolder {
             path: path.to_string(),
         };
-        self.supervisor.ask(&request).await
+        self.supervisor.ask(&request)
     }
 
     /// Stores what a readMetadata job read from its file.
-    pub async fn store_metadata(&self, metadata: Metadata) -> JobResult<()> {
-        self.supervisor.ask(&Request::StoreMetadata { metadata }).await
+    pub fn store_metadata(&self, metadata: Metadata) -> JobResult<()> {
+        self.supervisor.ask(&Request::StoreMetadata { metadata })
     }
 
     /// Records why a readMetadata job's file could not be read.
-    pub async fn metadata_unreadable(&self, why: &str) -> JobResult<()> {
+    pub fn metadata_unreadable(&self, why: &str) -> JobResult<()> {
         let request = Request::MetadataUnreadable { why: why.to_string() };
-        self.supervisor.ask(&request).await
+        self.supervisor.ask(&request)
     }
 
     /// Ends the job: done with its result, or failed with a sentence for the caller.
-    pub async fn end(&self, outcome: Result<serde_json::Value, String>) -> JobResult<()> {
-        self.supervisor.ask(&Request::End { outcome }).await
+    pub fn end(&self, outcome: Result<serde_json::Value, String>) -> JobResult<()> {
+        self.supervisor.ask(&Request::End { outcome })
     }
 
     /// Asks the supervisor something for a streamed write ([`crate::objects`]).
-    pub async fn ask<T: DeserializeOwned>(&self, request: &Request) -> JobResult<T> {
-        self.supervisor.ask(request).await
+    pub fn ask<T: DeserializeOwned>(&self, request: &Request) -> JobResult<T> {
+        self.supervisor.ask(request)
     }
 
-    pub fn http(&self) -> &reqwest::Client {
+    pub fn http(&self) -> &reqwest::blocking::Client {
         &self.http
     }
+}
+
+/// A file's bytes as the store hands them over. A failure to read them is the server side's
+/// (a [`JobError::Server`] inside the `io::Error`), told apart from the local disk's.
+pub struct StoredBytes<'a> {
+    body: reqwest::blocking::Response,
+    file_name: &'a str,
+}
+
+impl Read for StoredBytes<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        self.body.read(buf).map_err(|e| {
+            std::io::Error::other(JobError::Server(format!(
+                "reading {} from the store: {e}",
+                self.file_name
+            )))
+        })
+    }
+}
+
+fn store_read_failed(file: &FileRow, e: &dyn std::fmt::Display) -> JobError {
+    JobError::Server(format!("reading {} from the store: {e}", file.file_name))
 }
 
 /// The job process's line to its supervisor: requests out on the pipe that was its stdout,
 /// answers in on stdin. One request at a time.
 pub struct Supervisor {
-    line: tokio::sync::Mutex<(tokio::fs::File, Lines<BufReader<tokio::io::Stdin>>)>,
+    line: Mutex<(std::fs::File, BufReader<std::io::Stdin>)>,
 }
 
 impl Supervisor {
@@ -324,36 +343,32 @@ impl Supervisor {
             }
             std::fs::File::from_raw_fd(fd)
         };
-        let answers = BufReader::new(tokio::io::stdin()).lines();
         Ok(Supervisor {
-            line: tokio::sync::Mutex::new((tokio::fs::File::from_std(requests), answers)),
+            line: Mutex::new((requests, BufReader::new(std::io::stdin()))),
         })
     }
 
     /// The job this process is to run; `None` when the supervisor stopped before handing one.
-    /// Read before the runtime starts; the answers that follow are read through the same
-    /// buffered stdin, so nothing read ahead is lost.
     pub fn start(&self) -> Option<Start> {
         let mut text = String::new();
-        std::io::stdin().read_line(&mut text).ok()?;
+        let mut line = self.line.lock().unwrap_or_else(|e| e.into_inner());
+        line.1.read_line(&mut text).ok()?;
         serde_json::from_str(&text)
             .inspect_err(|e| tracing::error!("the job's start does not read: {e}"))
             .ok()
     }
 
-    async fn ask<T: DeserializeOwned>(&self, request: &Request) -> JobResult<T> {
+    fn ask<T: DeserializeOwned>(&self, request: &Request) -> JobResult<T> {
         let lost = |e: &dyn std::fmt::Display| JobError::Server(format!("the supervisor's line: {e}"));
-        let mut line = self.line.lock().await;
+        let mut line = self.line.lock().unwrap_or_else(|e| e.into_inner());
         let mut text = serde_json::to_string(request).map_err(|e| lost(&e))?;
         text.push('\n');
-        line.0.write_all(text.as_bytes()).await.map_err(|e| lost(&e))?;
-        line.0.flush().await.map_err(|e| lost(&e))?;
-        let answer = line
-            .1
-            .next_line()
-            .await
-            .map_err(|e| lost(&e))?
-            .ok_or_else(|| lost(&"closed"))?;
+        line.0.write_all(text.as_bytes()).map_err(|e| lost(&e))?;
+        line.0.flush().map_err(|e| lost(&e))?;
+        let mut answer = String::new();
+        if line.1.read_line(&mut answer).map_err(|e| lost(&e))? == 0 {
+            return Err(lost(&"closed"));
+        }
         let answer: Answer = serde_json::from_str(&answer).map_err(|e| lost(&e))?;
         serde_json::from_value(answer?).map_err(|e| lost(&e))
     }

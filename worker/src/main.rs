@@ -52,7 +52,11 @@ fn main() -> ExitCode {
         .init();
     match Cli::parse().command {
         Command::Work => {
-            let worked = runtime().and_then(|runtime| runtime.block_on(farm::work()));
+            let worked = tokio::runtime::Builder::new_multi_thread()
+                .enable_all()
+                .build()
+                .map_err(anyhow::Error::from)
+                .and_then(|runtime| runtime.block_on(farm::work()));
             match worked {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(e) => {
@@ -61,11 +65,7 @@ fn main() -> ExitCode {
                 }
             }
         }
-        // Its runtime is started by `run_job`, once the process is narrowed to its job.
+        // A job's work is blocking from end to end: no runtime.
         Command::RunJob => run::run_job(),
     }
-}
-
-pub fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
-    Ok(tokio::runtime::Builder::new_multi_thread().enable_all().build()?)
 }

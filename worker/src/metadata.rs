@@ -4,6 +4,8 @@
 //! A file that cannot be read gets its failure recorded and the job ends done: nothing to
 //! retry. The machine's failures are retried like any job's.
 
+use std::path::Path;
+
 use chrono::{DateTime, NaiveDateTime, Utc};
 use drive_core::db::files::FileRow;
 use drive_core::file::FileKind;
@@ -22,27 +24,27 @@ use crate::context::{JobContext, JobError, JobResult};
 /// Bytes of a photo read for its EXIF.
 const EXIF_HEAD: u64 = 1024 * 1024;
 
-pub async fn read(context: &JobContext) -> JobResult<serde_json::Value> {
-    let inputs = context.inputs().await?;
+pub fn read(context: &JobContext) -> JobResult<serde_json::Value> {
+    let inputs = context.inputs()?;
     let file = inputs
         .first()
         .ok_or_else(|| JobError::Input("the file is gone".to_string()))?;
     let head = if file.kind == FileKind::Image {
         let len = EXIF_HEAD.min(file.file_size.max(0) as u64);
-        context.read_span(file, 0, len).await?.to_vec()
+        context.read_span(file, 0, len)?
     } else {
         Vec::new()
     };
     let location = context.location(file)?;
     let kind = file.kind;
-    match tokio::task::block_in_place(|| facts(kind, &location, &head)) {
+    match facts(kind, &location, &head) {
         Ok(metadata) => {
-            let artwork = artwork(context, file, &location, &metadata).await?;
-            context.store_metadata(metadata).await?;
+            let artwork = artwork(context, file, &location, &metadata)?;
+            context.store_metadata(metadata)?;
             Ok(json!({ "read": true, "artworkId": artwork }))
         }
         Err(AvError::Input(why)) => {
-            context.metadata_unreadable(&why).await?;
+            context.metadata_unreadable(&why)?;
             Ok(json!({ "read": false, "error": why }))
         }
         Err(machine) => Err(machine.into()),
@@ -51,38 +53,45 @@ pub async fn read(context: &JobContext) -> JobResult<serde_json::Value> {
 
 /// A video's poster (its frame at a tenth of the way in, at most a second) or the cover art
 /// an audio file carries, saved as a derivative of the file.
-async fn artwork(
+fn artwork(
     context: &JobContext,
     file: &FileRow,
     location: &str,
     metadata: &Metadata,
 ) -> JobResult<Option<FileId>> {
     let path = context.dir.join("artwork");
-    let name = tokio::task::block_in_place(|| -> Result<Option<&str>, AvError> {
-        match file.kind {
-            FileKind::Video if metadata.video_codec.is_some() => {
-                let at = metadata.duration_seconds.map_or(0.0, |d| (d / 10.0).min(1.0));
-                let frame = pictures::frame_at(location, at)?;
-                pictures::save(&frame, PictureFormat::Jpg, &path)?;
-                Ok(Some("poster.jpg"))
-            }
-            FileKind::Audio => Ok(pictures::cover_art(location, &path)?.map(|ext| match ext {
-                "png" => "cover.png",
-                _ => "cover.jpg",
-            })),
-            _ => Ok(None),
-        }
-    });
-    let name = match name {
+    let name = match make_artwork(file.kind, location, metadata, &path) {
         Ok(Some(name)) => name,
         Ok(None) => return Ok(None),
         // A poster that cannot be made (no frame decodes) is no reason to fail the reading.
         Err(AvError::Input(_)) => return Ok(None),
         Err(machine) => return Err(machine.into()),
     };
-    let saved = context.save_derivative(file, &path, name).await?;
-    let _ = tokio::fs::remove_file(&path).await;
+    let saved = context.save_derivative(file, &path, name)?;
+    let _ = std::fs::remove_file(&path);
     Ok(saved.map(|row| row.id))
+}
+
+/// Writes the artwork to `path`; answers the name it is saved under.
+fn make_artwork(
+    kind: FileKind,
+    location: &str,
+    metadata: &Metadata,
+    path: &Path,
+) -> Result<Option<&'static str>, AvError> {
+    match kind {
+        FileKind::Video if metadata.video_codec.is_some() => {
+            let at = metadata.duration_seconds.map_or(0.0, |d| (d / 10.0).min(1.0));
+            let frame = pictures::frame_at(location, at)?;
+            pictures::save(&frame, PictureFormat::Jpg, path)?;
+            Ok(Some("poster.jpg"))
+        }
+        FileKind::Audio => Ok(pictures::cover_art(location, path)?.map(|ext| match ext {
+            "png" => "cover.png",
+            _ => "cover.jpg",
+        })),
+        _ => Ok(None),
+    }
 }
 
 /// Rate the sound is decoded at for analysis: the analyzer works below 11 kHz.

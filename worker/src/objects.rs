@@ -1,7 +1,6 @@
-//! Blocking `Read + Seek` and `Write` over the object store, for the `zip` crate, which is
-//! synchronous. Used from `block_in_place` sections of a job: each call runs on the job's
-//! runtime through its handle. Neither holds a credential: reads are ranged GETs on the
-//! input's presigned URL, writes are PUTs on part URLs the supervisor presigns.
+//! `Read + Seek` and `Write` over the object store, for the `zip` crate. Neither holds a
+//! credential: reads are ranged GETs on the input's presigned URL, writes are PUTs on part
+//! URLs the supervisor presigns.
 //!
 //! - [`ObjectReader`] serves reads from a window fetched with one ranged GET at a time, so a
 //!   zip's central directory and its entries are read without downloading the whole archive.
@@ -13,8 +12,7 @@ use std::io::{self, Read, Seek, SeekFrom, Write};
 
 use drive_core::db::files::FileRow;
 use drive_core::id::FolderId;
-use tokio::runtime::Handle;
-use tokio::task::JoinHandle;
+use std::thread::JoinHandle;
 
 use crate::context::{JobContext, JobError, JobResult};
 use crate::protocol::Request;
@@ -34,7 +32,6 @@ pub fn is_server_side(e: &io::Error) -> bool {
 }
 
 pub struct ObjectReader<'a> {
-    handle: Handle,
     context: &'a JobContext,
     file: &'a FileRow,
     size: u64,
@@ -46,7 +43,6 @@ pub struct ObjectReader<'a> {
 impl<'a> ObjectReader<'a> {
     pub fn new(context: &'a JobContext, file: &'a FileRow) -> ObjectReader<'a> {
         ObjectReader {
-            handle: Handle::current(),
             context,
             file,
             size: file.file_size.max(0) as u64,
@@ -59,10 +55,9 @@ impl<'a> ObjectReader<'a> {
     fn fill(&mut self) -> io::Result<()> {
         let len = WINDOW.min(self.size - self.position);
         self.window = self
-            .handle
-            .block_on(self.context.read_span(self.file, self.position, len))
-            .map_err(server_side)?
-            .to_vec();
+            .context
+            .read_span(self.file, self.position, len)
+            .map_err(server_side)?;
         self.window_start = self.position;
         if self.window.is_empty() {
             return Err(io::Error::new(
@@ -109,7 +104,6 @@ impl Seek for ObjectReader<'_> {
 /// opens under the result's key, or, for a result that fits in one part, a file in the work
 /// folder that the supervisor stores. Either way [`ResultWriter::finish`] records it.
 pub struct ResultWriter<'a> {
-    handle: Handle,
     context: &'a JobContext,
     position: i32,
     name: &'a str,
@@ -136,7 +130,6 @@ impl<'a> ResultWriter<'a> {
         part_size: usize,
     ) -> ResultWriter<'a> {
         ResultWriter {
-            handle: Handle::current(),
             context,
             position,
             name,
@@ -160,7 +153,7 @@ impl<'a> ResultWriter<'a> {
                     name: self.name.to_string(),
                     folder_id: self.folder_id,
                 };
-                let id: String = self.handle.block_on(self.context.ask(&request))?;
+                let id: String = self.context.ask(&request)?;
                 self.upload_id = Some(id.clone());
                 id
             }
@@ -175,11 +168,11 @@ impl<'a> ResultWriter<'a> {
             number: self.parts,
             length: bytes.len() as i64,
         };
-        let url: String = self.handle.block_on(self.context.ask(&request))?;
-        let sent = self.context.http().put(url).body(bytes).send();
-        self.sending.push_back(self.handle.spawn(async move {
-            sent.await
-                .and_then(reqwest::Response::error_for_status)
+        let url: String = self.context.ask(&request)?;
+        let put = self.context.http().put(url).body(bytes);
+        self.sending.push_back(std::thread::spawn(move || {
+            put.send()
+                .and_then(reqwest::blocking::Response::error_for_status)
                 .map(drop)
                 .map_err(|e| JobError::Server(format!("sending a part to the store: {e}")))
         }));
@@ -188,7 +181,9 @@ impl<'a> ResultWriter<'a> {
 
     fn wait_for_oldest(&mut self) -> JobResult<()> {
         if let Some(oldest) = self.sending.pop_front() {
-            self.handle.block_on(oldest)??;
+            oldest
+                .join()
+                .map_err(|_| JobError::Server("a part's sender panicked".to_string()))??;
         }
         Ok(())
     }
@@ -199,9 +194,7 @@ impl<'a> ResultWriter<'a> {
             None => {
                 let path = self.context.dir.join(format!("result-{}", self.position));
                 std::fs::write(&path, std::mem::take(&mut self.buffer))?;
-                let saved =
-                    self.handle
-                        .block_on(self.context.save(self.position, &path, self.name, self.folder_id));
+                let saved = self.context.save(self.position, &path, self.name, self.folder_id);
                 let _ = std::fs::remove_file(&path);
                 saved
             }
@@ -213,8 +206,7 @@ impl<'a> ResultWriter<'a> {
                     self.wait_for_oldest()?;
                 }
                 self.upload_id = None;
-                self.handle
-                    .block_on(self.context.ask(&Request::CompleteUpload { upload_id }))
+                self.context.ask(&Request::CompleteUpload { upload_id })
             }
         }
     }
@@ -237,15 +229,15 @@ impl Write for ResultWriter<'_> {
 }
 
 impl Drop for ResultWriter<'_> {
-    /// An unfinished multipart upload is discarded rather than left to the 7-day sweep.
+    /// An unfinished multipart upload is discarded rather than left to the 7-day sweep, once
+    /// the parts on their way have landed or failed (a part that lands after the abort would
+    /// be kept by the store).
     fn drop(&mut self) {
         for part in self.sending.drain(..) {
-            part.abort();
+            let _ = part.join();
         }
         if let Some(upload_id) = self.upload_id.take() {
-            let _ = self
-                .handle
-                .block_on(self.context.ask::<()>(&Request::AbortUpload { upload_id }));
+            let _ = self.context.ask::<()>(&Request::AbortUpload { upload_id });
         }
     }
 }

@@ -10,7 +10,6 @@ use drive_core::job::{
 use drive_media::picture;
 use drive_pdf::{PageRanges, PageSize, Quality};
 use serde_json::json;
-use tokio::runtime::Handle;
 
 use crate::context::{JobContext, JobError, JobResult};
 use crate::pictures::format_of;
@@ -22,25 +21,22 @@ fn page_ranges(pages: &str) -> JobResult<PageRanges> {
 }
 
 /// Downloads every input; answers their local paths in order.
-async fn download_all(
-    context: &JobContext,
-) -> JobResult<(Vec<drive_core::db::files::FileRow>, Vec<PathBuf>)> {
-    let inputs = context.inputs().await?;
+fn download_all(context: &JobContext) -> JobResult<(Vec<drive_core::db::files::FileRow>, Vec<PathBuf>)> {
+    let inputs = context.inputs()?;
     let mut paths = Vec::with_capacity(inputs.len());
     for (index, file) in inputs.iter().enumerate() {
-        paths.push(context.download(file, index).await?);
+        paths.push(context.download(file, index)?);
     }
     Ok((inputs, paths))
 }
 
-/// Reports progress from inside a blocking section.
+/// Progress as the PDF crate reports it.
 fn reporter(context: &JobContext) -> impl FnMut(f32) + '_ {
-    let handle = Handle::current();
-    move |fraction| handle.block_on(context.progress(fraction))
+    move |fraction| context.progress(fraction)
 }
 
-pub async fn make(context: &JobContext, settings: &MakePdf) -> JobResult<serde_json::Value> {
-    let (inputs, paths) = download_all(context).await?;
+pub fn make(context: &JobContext, settings: &MakePdf) -> JobResult<serde_json::Value> {
+    let (inputs, paths) = download_all(context)?;
     let name = format!(
         "{}.pdf",
         settings.name.as_deref().unwrap_or(stem(&inputs[0].file_name))
@@ -51,97 +47,85 @@ pub async fn make(context: &JobContext, settings: &MakePdf) -> JobResult<serde_j
         job::PageSize::Letter => PageSize::Letter,
     };
     let output = context.dir.join("made.pdf");
-    let pages = tokio::task::block_in_place(|| {
-        drive_pdf::from_pictures(&paths, page_size, &output, &mut reporter(context))
-    })?;
-    let saved = context.save(0, &output, &name, context.folder_id()).await?;
+    let pages = drive_pdf::from_pictures(&paths, page_size, &output, &mut reporter(context))?;
+    let saved = context.save(0, &output, &name, context.folder_id())?;
     Ok(json!({ "fileId": saved.id, "pages": pages }))
 }
 
-pub async fn merge(context: &JobContext, settings: &MergePdf) -> JobResult<serde_json::Value> {
-    let (inputs, paths) = download_all(context).await?;
+pub fn merge(context: &JobContext, settings: &MergePdf) -> JobResult<serde_json::Value> {
+    let (inputs, paths) = download_all(context)?;
     let name = match &settings.name {
         Some(name) => format!("{name}.pdf"),
         None => format!("{} merged.pdf", stem(&inputs[0].file_name)),
     };
     let output = context.dir.join("merged.pdf");
-    let pages = tokio::task::block_in_place(|| drive_pdf::merge(&paths, &output, &mut reporter(context)))?;
-    let saved = context.save(0, &output, &name, context.folder_id()).await?;
+    let pages = drive_pdf::merge(&paths, &output, &mut reporter(context))?;
+    let saved = context.save(0, &output, &name, context.folder_id())?;
     Ok(json!({ "fileId": saved.id, "pages": pages }))
 }
 
-pub async fn split(context: &JobContext, settings: &SplitPdf) -> JobResult<serde_json::Value> {
-    let (inputs, paths) = download_all(context).await?;
+pub fn split(context: &JobContext, settings: &SplitPdf) -> JobResult<serde_json::Value> {
+    let (inputs, paths) = download_all(context)?;
     let stem = stem(&inputs[0].file_name).to_string();
     let parts_dir = context.dir.join("parts");
     std::fs::create_dir_all(&parts_dir)?;
-    let parts = tokio::task::block_in_place(|| {
-        drive_pdf::split_every(
-            &paths[0],
-            settings.every,
-            &parts_dir,
-            &stem,
-            &mut reporter(context),
-        )
-    })?;
+    let parts = drive_pdf::split_every(
+        &paths[0],
+        settings.every,
+        &parts_dir,
+        &stem,
+        &mut reporter(context),
+    )?;
     let mut made = Vec::with_capacity(parts.len());
     for (index, part) in parts.iter().enumerate() {
         let name = format!("{stem} part {}.pdf", index + 1);
-        made.push(
-            context
-                .save(index as i32, part, &name, context.folder_id())
-                .await?
-                .id,
-        );
+        made.push(context.save(index as i32, part, &name, context.folder_id())?.id);
     }
     Ok(json!({ "parts": parts.len(), "fileIds": made }))
 }
 
-pub async fn extract_pages(context: &JobContext, settings: &ExtractPages) -> JobResult<serde_json::Value> {
-    let (inputs, paths) = download_all(context).await?;
+pub fn extract_pages(context: &JobContext, settings: &ExtractPages) -> JobResult<serde_json::Value> {
+    let (inputs, paths) = download_all(context)?;
     let ranges = page_ranges(&settings.pages)?;
     let output = context.dir.join("pages.pdf");
-    let pages = tokio::task::block_in_place(|| drive_pdf::extract_pages(&paths[0], &ranges, &output))?;
+    let pages = drive_pdf::extract_pages(&paths[0], &ranges, &output)?;
     let name = format!(
         "{} pages {}.pdf",
         stem(&inputs[0].file_name),
         settings.pages.replace(' ', "")
     );
-    let saved = context.save(0, &output, &name, context.folder_id()).await?;
+    let saved = context.save(0, &output, &name, context.folder_id())?;
     Ok(json!({ "fileId": saved.id, "pages": pages }))
 }
 
-pub async fn compress(context: &JobContext, settings: &CompressPdf) -> JobResult<serde_json::Value> {
+pub fn compress(context: &JobContext, settings: &CompressPdf) -> JobResult<serde_json::Value> {
     let quality = match settings.quality {
         PdfQuality::Screen => Quality::Screen,
         PdfQuality::Ebook => Quality::Ebook,
         PdfQuality::Printer => Quality::Printer,
     };
-    let inputs = context.inputs().await?;
+    let inputs = context.inputs()?;
     let mut made = Vec::with_capacity(inputs.len());
     for (index, file) in inputs.iter().enumerate() {
         let position = index as i32;
-        if let Some(saved) = context.saved(position).await? {
+        if let Some(saved) = context.saved(position)? {
             made.push(json!({ "fileId": saved.id, "from": file.id, "bytes": saved.file_size }));
             continue;
         }
-        let input = context.download(file, index).await?;
+        let input = context.download(file, index)?;
         let output = context.dir.join(format!("compressed-{index}.pdf"));
-        let (before, after) =
-            tokio::task::block_in_place(|| drive_pdf::compress(&input, quality, &output, &mut |_| {}))
-                .map_err(|e| JobError::from(e).in_file(&file.file_name))?;
+        let (before, after) = drive_pdf::compress(&input, quality, &output, &mut |_| {})
+            .map_err(|e| JobError::from(e).in_file(&file.file_name))?;
         let name = format!("{} compressed.pdf", stem(&file.file_name));
-        let saved = context
-            .save(position, &output, &name, context.folder_id())
-            .await?;
+        let saved = context.save(position, &output, &name, context.folder_id())?;
         made.push(json!({ "fileId": saved.id, "from": file.id, "bytesBefore": before, "bytes": after }));
-        context.progress((index + 1) as f32 / inputs.len() as f32).await;
+        context.progress((index + 1) as f32 / inputs.len() as f32);
     }
     Ok(json!({ "files": made }))
 }
 
-pub async fn to_images(context: &JobContext, settings: &PdfToImages) -> JobResult<serde_json::Value> {
-    let (inputs, paths) = download_all(context).await?;
+pub fn to_images(context: &JobContext, settings: &PdfToImages) -> JobResult<serde_json::Value> {
+    let (inputs, paths) = download_all(context)?;
     let ranges = settings.pages.as_deref().map(page_ranges).transpose()?;
     let format = format_of(settings.format);
     let stem = stem(&inputs[0].file_name).to_string();
@@ -149,39 +133,34 @@ pub async fn to_images(context: &JobContext, settings: &PdfToImages) -> JobResul
         Some(r) => r.pages(drive_pdf::page_count(&paths[0])?)?.len(),
         None => drive_pdf::page_count(&paths[0])? as usize,
     };
-    let handle = Handle::current();
     let mut made = Vec::new();
     // Saving a page can fail for reasons of ours (the store, the quota); the renderer only
     // needs to stop, and the job reports this failure rather than the renderer's.
     let mut failure: Option<JobError> = None;
-    let rendered = tokio::task::block_in_place(|| {
-        drive_pdf::render_pages(&paths[0], settings.dpi, ranges.as_ref(), &mut |page, pixels| {
-            let position = made.len() as i32;
-            let name = format!("{stem} page {page}.{}", format.extension());
-            let output = context.dir.join(format!("page-{page}.{}", format.extension()));
-            let saved = handle.block_on(async {
-                if let Some(saved) = context.saved(position).await? {
-                    return Ok(saved);
-                }
-                picture::save_rgba(&pixels, format, &output)?;
-                let saved = context
-                    .save(position, &output, &name, context.folder_id())
-                    .await?;
-                let _ = std::fs::remove_file(&output);
-                Ok::<_, JobError>(saved)
-            });
-            match saved {
-                Ok(saved) => {
-                    made.push(json!({ "fileId": saved.id, "page": page, "width": pixels.width(), "height": pixels.height() }));
-                    handle.block_on(context.progress(made.len() as f32 / total.max(1) as f32));
-                    Ok(())
-                }
-                Err(e) => {
-                    failure = Some(e);
-                    Err(drive_pdf::PdfError::Write("saving a page failed".to_string()))
-                }
+    let rendered = drive_pdf::render_pages(&paths[0], settings.dpi, ranges.as_ref(), &mut |page, pixels| {
+        let position = made.len() as i32;
+        let name = format!("{stem} page {page}.{}", format.extension());
+        let output = context.dir.join(format!("page-{page}.{}", format.extension()));
+        let saved = (|| {
+            if let Some(saved) = context.saved(position)? {
+                return Ok(saved);
             }
-        })
+            picture::save_rgba(&pixels, format, &output)?;
+            let saved = context.save(position, &output, &name, context.folder_id())?;
+            let _ = std::fs::remove_file(&output);
+            Ok::<_, JobError>(saved)
+        })();
+        match saved {
+            Ok(saved) => {
+                made.push(json!({ "fileId": saved.id, "page": page, "width": pixels.width(), "height": pixels.height() }));
+                context.progress(made.len() as f32 / total.max(1) as f32);
+                Ok(())
+            }
+            Err(e) => {
+                failure = Some(e);
+                Err(drive_pdf::PdfError::Write("saving a page failed".to_string()))
+            }
+        }
     });
     if let Some(failure) = failure {
         return Err(failure);

@@ -33,7 +33,7 @@ fn position_of(position: job::Position) -> Position {
     }
 }
 
-pub async fn convert(context: &JobContext, settings: &Convert) -> JobResult<serde_json::Value> {
+pub fn convert(context: &JobContext, settings: &Convert) -> JobResult<serde_json::Value> {
     let format = settings
         .format
         .picture()
@@ -48,10 +48,9 @@ pub async fn convert(context: &JobContext, settings: &Convert) -> JobResult<serd
         |file, _| format!("{}.{}", stem(&file.file_name), format.extension()),
         |input, output| picture::convert(input, output, &options).map(Some),
     )
-    .await
 }
 
-pub async fn watermark(context: &JobContext, settings: &Watermark) -> JobResult<serde_json::Value> {
+pub fn watermark(context: &JobContext, settings: &Watermark) -> JobResult<serde_json::Value> {
     let font = std::fs::read(&context.font).map_err(|e| {
         JobError::Server(format!(
             "reading the watermark font {}: {e}",
@@ -75,16 +74,14 @@ pub async fn watermark(context: &JobContext, settings: &Watermark) -> JobResult<
         },
         |input, output| picture::watermark(input, output, &mark).map(Some),
     )
-    .await
 }
 
-pub async fn strip_metadata(context: &JobContext) -> JobResult<serde_json::Value> {
+pub fn strip_metadata(context: &JobContext) -> JobResult<serde_json::Value> {
     each_picture(
         context,
         |file, input| format!("{} stripped.{}", stem(&file.file_name), written_extension(input)),
         |input, output| picture::strip_metadata(input, output).map(|()| None),
     )
-    .await
 }
 
 /// The extension of what a watermark or strip writes: the input's own format, PNG for
@@ -98,25 +95,23 @@ fn written_extension(input: &Path) -> &'static str {
 /// Downloads each input picture, makes its result with `make` (in a blocking section) and
 /// saves it as the job's result at the input's position. `make` may answer the result's
 /// dimensions.
-async fn each_picture(
+fn each_picture(
     context: &JobContext,
     name: impl Fn(&FileRow, &Path) -> String,
     make: impl Fn(&Path, &Path) -> Result<Option<picture::Dimensions>, PictureError>,
 ) -> JobResult<serde_json::Value> {
-    let inputs = context.inputs().await?;
+    let inputs = context.inputs()?;
     let mut made = Vec::with_capacity(inputs.len());
     for (index, file) in inputs.iter().enumerate() {
         let position = index as i32;
-        let saved = match context.saved(position).await? {
+        let saved = match context.saved(position)? {
             Some(saved) => saved,
             None => {
-                let input = context.download(file, index).await?;
+                let input = context.download(file, index)?;
                 let output: PathBuf = context.dir.join(format!("output-{index}"));
-                let dimensions = tokio::task::block_in_place(|| make(&input, &output))
-                    .map_err(|e| JobError::from(e).in_file(&file.file_name))?;
-                let saved = context
-                    .save(position, &output, &name(file, &input), context.folder_id())
-                    .await?;
+                let dimensions =
+                    make(&input, &output).map_err(|e| JobError::from(e).in_file(&file.file_name))?;
+                let saved = context.save(position, &output, &name(file, &input), context.folder_id())?;
                 made.push(json!({
                     "fileId": saved.id,
                     "from": file.id,
@@ -125,7 +120,7 @@ async fn each_picture(
                 }));
                 let _ = std::fs::remove_file(&input);
                 let _ = std::fs::remove_file(&output);
-                context.progress((index + 1) as f32 / inputs.len() as f32).await;
+                context.progress((index + 1) as f32 / inputs.len() as f32);
                 continue;
             }
         };

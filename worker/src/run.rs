@@ -30,7 +30,8 @@ pub fn run_job() -> ExitCode {
         // The supervisor stopped before handing this process a job.
         return ExitCode::SUCCESS;
     };
-    // Before the runtime starts a thread, so that every thread is bound by it.
+    // Before any thread starts (the store's HTTP client starts one), so that every thread is
+    // bound by it.
     match drive_confine::restrict_files(&start.dir, &[&start.font]) {
         Ok(true) => {}
         Ok(false) => {
@@ -44,16 +45,9 @@ pub fn run_job() -> ExitCode {
     // SAFETY: no other thread runs yet. What a library writes to temporary files lands in
     // the job's own folder, the only one it may write to.
     unsafe { std::env::set_var("TMPDIR", &start.dir) };
-    let runtime = match crate::runtime() {
-        Ok(runtime) => runtime,
-        Err(e) => {
-            tracing::error!("a job process could not start its runtime: {e}");
-            return ExitCode::from(EXIT_RETRY as u8);
-        }
-    };
     let context = JobContext::new(supervisor, start);
     let id = context.job.id;
-    match runtime.block_on(run(&context)) {
+    match run(&context) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             tracing::error!(job.id = %id, "the job hit a server-side failure: {e}");
@@ -62,13 +56,13 @@ pub fn run_job() -> ExitCode {
     }
 }
 
-async fn run(context: &JobContext) -> Result<(), JobError> {
+fn run(context: &JobContext) -> Result<(), JobError> {
     let started = Instant::now();
     let spec = context
         .job
         .spec()
         .map_err(|e| JobError::Server(format!("the job's settings do not read back: {e}")))?;
-    let outcome = perform(context, &spec).await;
+    let outcome = perform(context, &spec);
     let worked = started.elapsed();
     let _ = std::fs::remove_dir_all(&context.dir);
     let outcome = match outcome {
@@ -76,7 +70,7 @@ async fn run(context: &JobContext) -> Result<(), JobError> {
         Err(JobError::Input(why)) => Err(why),
         Err(server) => return Err(server),
     };
-    context.end(outcome).await?;
+    context.end(outcome)?;
     // Where a job's time went, for whoever tunes the farm: the pipeline with its reads and
     // saves, and the end's transaction.
     tracing::info!(
@@ -89,35 +83,33 @@ async fn run(context: &JobContext) -> Result<(), JobError> {
 }
 
 /// Runs the job's pipeline; answers its `result`.
-async fn perform(context: &JobContext, spec: &JobSpec) -> Result<serde_json::Value, JobError> {
+fn perform(context: &JobContext, spec: &JobSpec) -> Result<serde_json::Value, JobError> {
     match spec {
-        JobSpec::Checksum(settings) => checksum::run(context, settings).await,
-        JobSpec::ReadMetadata(_) => metadata::read(context).await,
-        JobSpec::Zip(settings) => archive::zip(context, settings).await,
-        JobSpec::Unzip(_) => archive::unzip(context).await,
-        JobSpec::Cut(settings) => av::cut(context, settings).await,
-        JobSpec::Proxy(settings) => av::proxy(context, settings).await,
-        JobSpec::Shrink(settings) => av::shrink(context, settings).await,
-        JobSpec::Reframe(settings) => av::reframe(context, settings).await,
-        JobSpec::Gif(settings) => av::gif(context, settings).await,
-        JobSpec::BurnIn(settings) => av::burn_in(context, settings).await,
-        JobSpec::Join(settings) => av::join(context, settings).await,
-        JobSpec::Stills(settings) => av::stills(context, settings).await,
-        JobSpec::ContactSheet(settings) => av::contact_sheet(context, settings).await,
-        JobSpec::ExtractAudio(settings) => av::extract_audio(context, settings).await,
-        JobSpec::Loudness(settings) => av::loudness(context, settings).await,
-        JobSpec::Split(settings) => av::split(context, settings).await,
-        JobSpec::Convert(settings) if settings.format.picture().is_none() => {
-            av::convert(context, settings).await
-        }
-        JobSpec::Convert(settings) => pictures::convert(context, settings).await,
-        JobSpec::Watermark(settings) => pictures::watermark(context, settings).await,
-        JobSpec::StripMetadata(_) => av::strip_metadata(context).await,
-        JobSpec::MakePdf(settings) => pdfs::make(context, settings).await,
-        JobSpec::MergePdf(settings) => pdfs::merge(context, settings).await,
-        JobSpec::SplitPdf(settings) => pdfs::split(context, settings).await,
-        JobSpec::ExtractPages(settings) => pdfs::extract_pages(context, settings).await,
-        JobSpec::CompressPdf(settings) => pdfs::compress(context, settings).await,
-        JobSpec::PdfToImages(settings) => pdfs::to_images(context, settings).await,
+        JobSpec::Checksum(settings) => checksum::run(context, settings),
+        JobSpec::ReadMetadata(_) => metadata::read(context),
+        JobSpec::Zip(settings) => archive::zip(context, settings),
+        JobSpec::Unzip(_) => archive::unzip(context),
+        JobSpec::Cut(settings) => av::cut(context, settings),
+        JobSpec::Proxy(settings) => av::proxy(context, settings),
+        JobSpec::Shrink(settings) => av::shrink(context, settings),
+        JobSpec::Reframe(settings) => av::reframe(context, settings),
+        JobSpec::Gif(settings) => av::gif(context, settings),
+        JobSpec::BurnIn(settings) => av::burn_in(context, settings),
+        JobSpec::Join(settings) => av::join(context, settings),
+        JobSpec::Stills(settings) => av::stills(context, settings),
+        JobSpec::ContactSheet(settings) => av::contact_sheet(context, settings),
+        JobSpec::ExtractAudio(settings) => av::extract_audio(context, settings),
+        JobSpec::Loudness(settings) => av::loudness(context, settings),
+        JobSpec::Split(settings) => av::split(context, settings),
+        JobSpec::Convert(settings) if settings.format.picture().is_none() => av::convert(context, settings),
+        JobSpec::Convert(settings) => pictures::convert(context, settings),
+        JobSpec::Watermark(settings) => pictures::watermark(context, settings),
+        JobSpec::StripMetadata(_) => av::strip_metadata(context),
+        JobSpec::MakePdf(settings) => pdfs::make(context, settings),
+        JobSpec::MergePdf(settings) => pdfs::merge(context, settings),
+        JobSpec::SplitPdf(settings) => pdfs::split(context, settings),
+        JobSpec::ExtractPages(settings) => pdfs::extract_pages(context, settings),
+        JobSpec::CompressPdf(settings) => pdfs::compress(context, settings),
+        JobSpec::PdfToImages(settings) => pdfs::to_images(context, settings),
     }
 }
