@@ -5,6 +5,7 @@ pub mod auth;
 pub mod error;
 pub mod extract;
 pub mod limits;
+pub mod meaning;
 pub mod records;
 pub mod routes;
 pub mod state;

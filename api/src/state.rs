@@ -11,6 +11,7 @@ use drive_core::queue::JobQueue;
 use drive_core::storage::Storage;
 
 use crate::limits::RateLimits;
+use crate::meaning::Meaning;
 
 #[derive(Clone)]
 pub struct AppState {
@@ -19,6 +20,8 @@ pub struct AppState {
     pub queue: JobQueue,
     pub limits: RateLimits,
     pub settings: Arc<Settings>,
+    /// The embedding model and the accounts' embeddings in memory, for `query`.
+    pub meaning: Arc<Meaning>,
 }
 
 pub struct Settings {

@@ -32,7 +32,11 @@ const BATCH: usize = 32;
 #[derive(Debug, thiserror::Error)]
 pub enum EmbedError {
     #[error("the embedding model's {file} in {folder} cannot be read: {why}")]
-    Load { folder: PathBuf, file: &'static str, why: String },
+    Load {
+        folder: PathBuf,
+        file: &'static str,
+        why: String,
+    },
     #[error("embedding failed: {0}")]
     Run(String),
 }
@@ -62,9 +66,11 @@ impl Embedder {
             file,
             why: why.to_string(),
         };
-        let config = std::fs::read_to_string(folder.join("config.json")).map_err(|e| failed("config.json", &e))?;
+        let config =
+            std::fs::read_to_string(folder.join("config.json")).map_err(|e| failed("config.json", &e))?;
         let config: Config = serde_json::from_str(&config).map_err(|e| failed("config.json", &e))?;
-        let mut tokenizer = Tokenizer::from_file(folder.join("tokenizer.json")).map_err(|e| failed("tokenizer.json", &e))?;
+        let mut tokenizer =
+            Tokenizer::from_file(folder.join("tokenizer.json")).map_err(|e| failed("tokenizer.json", &e))?;
         // The file pads every text to 128 tokens; a batch is padded to its longest text instead
         // (the pooling leaves padding out either way).
         tokenizer.with_padding(Some(PaddingParams {
@@ -78,7 +84,8 @@ impl Embedder {
             }))
             .map_err(|e| failed("tokenizer.json", &e))?;
         let device = Device::Cpu;
-        let weights = std::fs::read(folder.join("model.safetensors")).map_err(|e| failed("model.safetensors", &e))?;
+        let weights =
+            std::fs::read(folder.join("model.safetensors")).map_err(|e| failed("model.safetensors", &e))?;
         let vars = VarBuilder::from_buffered_safetensors(weights, DType::F32, &device)
             .map_err(|e| failed("model.safetensors", &e))?;
         let model = BertModel::load(vars, &config).map_err(|e| failed("model.safetensors", &e))?;
@@ -162,8 +169,11 @@ impl Packed {
     pub fn push(&mut self, embedding: &[f32]) {
         let largest = embedding.iter().fold(0f32, |m, x| m.max(x.abs()));
         let scale = if largest > 0.0 { largest / 127.0 } else { 1.0 };
-        self.codes
-            .extend(embedding.iter().map(|x| (x / scale).round().clamp(-127.0, 127.0) as i8));
+        self.codes.extend(
+            embedding
+                .iter()
+                .map(|x| (x / scale).round().clamp(-127.0, 127.0) as i8),
+        );
         self.scales.push(scale);
     }
 
@@ -216,9 +226,11 @@ mod tests {
 
     /// The models folder `scripts/test` fills (`DRIVE_MODELS`, else the default).
     fn embedder() -> Embedder {
-        let models = std::env::var_os("DRIVE_MODELS").map(PathBuf::from).unwrap_or_else(|| {
-            PathBuf::from(std::env::var_os("HOME").expect("HOME")).join(".cache/drive/models")
-        });
+        let models = std::env::var_os("DRIVE_MODELS")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| {
+                PathBuf::from(std::env::var_os("HOME").expect("HOME")).join(".cache/drive/models")
+            });
         Embedder::load(&models).expect("the model: run scripts/test, which installs it")
     }
 
@@ -227,12 +239,19 @@ mod tests {
         // The example of sentence-transformers' README for this model, with the similarities it
         // prints: 0.6660, 0.1046 and 0.1411.
         let e = embedder()
-            .embed(&["The weather is lovely today.", "It's so sunny outside!", "He drove to the stadium."])
+            .embed(&[
+                "The weather is lovely today.",
+                "It's so sunny outside!",
+                "He drove to the stadium.",
+            ])
             .unwrap();
         assert!(e.iter().all(|v| v.len() == DIMENSIONS));
         for (a, b, expected) in [(0, 1, 0.6660), (0, 2, 0.1046), (1, 2, 0.1411)] {
             let score = cosine(&e[a], &e[b]);
-            assert!((score - expected).abs() < 0.001, "{a}·{b} = {score}, expected {expected}");
+            assert!(
+                (score - expected).abs() < 0.001,
+                "{a}·{b} = {score}, expected {expected}"
+            );
         }
     }
 
@@ -269,7 +288,13 @@ mod tests {
     #[test]
     fn packed_scores_are_the_cosine_within_a_hundredth() {
         let embedder = embedder();
-        let texts = ["fixing my car", "automobile repair", "lemon cake", "a cat on a mat", "car"];
+        let texts = [
+            "fixing my car",
+            "automobile repair",
+            "lemon cake",
+            "a cat on a mat",
+            "car",
+        ];
         let e = embedder.embed(&texts).unwrap();
         let mut packed = Packed::default();
         e.iter().for_each(|v| packed.push(v));

@@ -18,6 +18,7 @@ mod objects;
 mod pdfs;
 mod pictures;
 mod protocol;
+mod reading;
 mod run;
 mod settings;
 mod steward;

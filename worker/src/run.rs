@@ -14,7 +14,7 @@ use drive_core::job::JobSpec;
 
 use crate::confine;
 use crate::context::{JobContext, JobError, Supervisor};
-use crate::{archive, av, checksum, metadata, pdfs, pictures};
+use crate::{archive, av, checksum, metadata, pdfs, pictures, reading};
 
 /// The exit code that asks the supervisor to run the job again (sysexits' EX_TEMPFAIL).
 pub const EXIT_RETRY: i32 = 75;
@@ -32,7 +32,7 @@ pub fn run_job() -> ExitCode {
         return ExitCode::SUCCESS;
     };
     // Before the runtime starts a thread, so that every thread is bound by it.
-    match confine::restrict_files(&start.dir, &start.font) {
+    match confine::restrict_files(&start.dir, &start.font, &start.models) {
         Ok(true) => {}
         Ok(false) => {
             tracing::warn!("no Landlock in this kernel: the job may read and write any file its user can")
@@ -120,5 +120,6 @@ async fn perform(context: &JobContext, spec: &JobSpec) -> Result<serde_json::Val
         JobSpec::ExtractPages(settings) => pdfs::extract_pages(context, settings).await,
         JobSpec::CompressPdf(settings) => pdfs::compress(context, settings).await,
         JobSpec::PdfToImages(settings) => pdfs::to_images(context, settings).await,
+        JobSpec::ReadForSearch(_) => reading::read_for_search(context).await,
     }
 }
