@@ -189,8 +189,7 @@ fn pieces(paragraph: &str, out: &mut Vec<String>) {
         let sentence_end = head
             .match_indices(['.', '!', '?'])
             .map(|(i, _)| i + 1)
-            .filter(|&i| rest[i..].starts_with(' '))
-            .next_back();
+            .rfind(|&i| rest[i..].starts_with(' '));
         let cut = sentence_end
             .or_else(|| head.rfind(' '))
             .filter(|&i| i > 0)
