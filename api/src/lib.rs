@@ -5,6 +5,7 @@ pub mod auth;
 pub mod error;
 pub mod extract;
 pub mod limits;
+pub mod meaning;
 pub mod reader;
 pub mod records;
 pub mod routes;

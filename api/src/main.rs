@@ -12,6 +12,7 @@ use anyhow::{Context, Result};
 use chrono::{TimeDelta, Utc};
 use clap::{Parser, Subcommand};
 use drive_api::limits::RateLimits;
+use drive_api::meaning::Meaning;
 use drive_api::reader::Reader;
 use drive_api::state::{AppState, Settings};
 use drive_core::db::{self, users};
@@ -111,6 +112,10 @@ async fn migrate(pool: &db::PgPool) -> Result<()> {
 /// connected at start, so a missing queue is found before jobs are).
 async fn serve(pool: db::PgPool) -> Result<()> {
     let listen: SocketAddr = config::parsed_or("DRIVE_LISTEN", SocketAddr::from(([127, 0, 0, 1], 8080)))?;
+    // Loaded while the rest starts: reading the model takes a moment.
+    let models = config::models();
+    let cache_bytes = config::parsed_or("DRIVE_SEARCH_CACHE_BYTES", 1usize << 30)?;
+    let meaning = tokio::task::spawn_blocking(move || Meaning::load(&models, cache_bytes));
     let queue_config = QueueConfig::from_environment()?;
     let queue = JobQueue::connect(&queue_config).await?;
     let redis = redis::Client::open(queue_config.redis_url.as_str())?
@@ -134,6 +139,12 @@ async fn serve(pool: db::PgPool) -> Result<()> {
     }
     let storage = Storage::new(StorageConfig::from_environment(&format!("http://{address}"))?);
     storage.ensure_buckets().await.context("preparing the buckets")?;
+    let meaning = meaning.await?.with_context(|| {
+        format!(
+            "loading the embedding model from {} (DRIVE_MODELS; scripts/lib.sh's ensure_models installs it)",
+            config::models().display()
+        )
+    })?;
     let state = AppState {
         db: pool,
         storage,
@@ -141,6 +152,7 @@ async fn serve(pool: db::PgPool) -> Result<()> {
         limits,
         reader: Arc::new(Reader::from_environment()?),
         settings: Arc::new(Settings::from_environment()?),
+        meaning: Arc::new(meaning),
     };
     // The one line on stdout: scripts and tests read the address from it.
     println!("listening on http://{address}");

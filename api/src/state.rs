@@ -11,6 +11,7 @@ use drive_core::queue::JobQueue;
 use drive_core::storage::Storage;
 
 use crate::limits::RateLimits;
+use crate::meaning::Meaning;
 use crate::reader::Reader;
 
 #[derive(Clone)]
@@ -22,6 +23,8 @@ pub struct AppState {
     /// Runs `drive-reader` processes for `/read-file`.
     pub reader: Arc<Reader>,
     pub settings: Arc<Settings>,
+    /// The embedding model and the accounts' embeddings in memory, for `query`.
+    pub meaning: Arc<Meaning>,
 }
 
 pub struct Settings {

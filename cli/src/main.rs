@@ -10,6 +10,7 @@ mod local;
 mod output;
 mod progress;
 mod records;
+mod search;
 mod transfer;
 mod upload;
 
@@ -97,6 +98,21 @@ enum Command {
     },
     /// Show storage used, the plan's limit and what is left
     Usage,
+    /// Have files read for searching inside them (a readForSearch job)
+    ReadForSearch {
+        /// File ids, as `drive list` shows them
+        #[arg(required = true, value_name = "ID")]
+        ids: Vec<Uuid>,
+    },
+    /// Search inside the files you have had read: what is written or said in them
+    Search {
+        /// What to look for, by words and by meaning (at most 500 characters)
+        #[arg(long)]
+        query: String,
+        /// Moments to show at most (up to 50)
+        #[arg(long)]
+        limit: Option<u32>,
+    },
 }
 
 #[tokio::main]
@@ -129,5 +145,7 @@ async fn run(cli: Cli) -> Result<()> {
         Command::Public { id } => commands::set_access(&signed_in()?, id, true, json).await,
         Command::Private { id } => commands::set_access(&signed_in()?, id, false, json).await,
         Command::Usage => commands::usage(&signed_in()?, json).await,
+        Command::ReadForSearch { ids } => search::read(&signed_in()?, &ids, json).await,
+        Command::Search { query, limit } => search::search(&signed_in()?, &query, limit, json).await,
     }
 }

@@ -159,10 +159,11 @@ const READABLE: &[&str] = &[
 ];
 
 /// Restricts this process's threads, and every thread they start, to reading [`READABLE`]
-/// and `also_readable` (a job's font), and to reading and writing only inside `work` (and
-/// `/dev/null`): a job cannot read another job's inputs nor change another job's results
-/// before its supervisor stores them, nor anything else of the host's. Call it before any
-/// other thread starts. Answers false on a kernel without Landlock, where it does nothing.
+/// and `also_readable` (a job's font, the models folder), and to reading and writing only
+/// inside `work` (and `/dev/null`): a job cannot read another job's inputs nor change another
+/// job's results before its supervisor stores them, nor anything else of the host's. Call it
+/// before any other thread starts. Answers false on a kernel without Landlock, where it does
+/// nothing.
 pub fn restrict_files(work: &Path, also_readable: &[&Path]) -> io::Result<bool> {
     // SAFETY: the Landlock system calls take pointers to the attribute structs above, which
     // outlive each call; every descriptor made is owned.
@@ -223,7 +224,9 @@ pub fn restrict_files(work: &Path, also_readable: &[&Path]) -> io::Result<bool> 
             allow(Path::new(path), READ_FILE | READ_DIR | EXECUTE)?;
         }
         for path in also_readable {
-            allow(path, READ_FILE)?;
+            // Landlock refuses rights on a file that only a folder can have.
+            let rights = if path.is_dir() { READ_FILE | READ_DIR } else { READ_FILE };
+            allow(path, rights)?;
         }
         allow(Path::new("/dev/null"), READ_FILE | WRITE_FILE)?;
         allow(work, handled)?;
@@ -268,36 +271,42 @@ mod tests {
     #[test]
     fn a_restricted_thread_writes_and_reads_only_in_its_work_folder() {
         let base = std::env::temp_dir().join(format!("drive-confine-{}", std::process::id()));
-        let (work, other) = (base.join("work"), base.join("other"));
-        std::fs::create_dir_all(&work).unwrap();
-        std::fs::create_dir_all(&other).unwrap();
+        let (work, other, models) = (base.join("work"), base.join("other"), base.join("models"));
+        for dir in [&work, &other, &models] {
+            std::fs::create_dir_all(dir).unwrap();
+        }
         std::fs::write(other.join("input"), b"another job's").unwrap();
+        std::fs::write(models.join("model"), b"weights").unwrap();
         let font = Path::new("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf");
         // Landlock binds a thread and the threads it starts: this one, not the tests'.
-        let (written, read_system, wrote_outside, read_outside) = std::thread::spawn({
-            let (work, other) = (work.clone(), other.clone());
-            move || {
-                // As in a job process: narrowed first (Landlock wants no new privileges).
-                super::narrow(&super::filter()).unwrap();
-                assert!(
-                    super::restrict_files(&work, &[font]).unwrap(),
-                    "Landlock is enforced here"
-                );
-                (
-                    std::fs::write(work.join("result"), b"made").is_ok(),
-                    std::fs::read("/etc/passwd").is_ok(),
-                    std::fs::write(other.join("result"), b"tampered").is_ok(),
-                    std::fs::read(other.join("input")).is_ok(),
-                )
-            }
-        })
-        .join()
-        .unwrap();
+        let (written, read_system, wrote_outside, read_outside, read_model, wrote_model) =
+            std::thread::spawn({
+                let (work, other, models) = (work.clone(), other.clone(), models.clone());
+                move || {
+                    // As in a job process: narrowed first (Landlock wants no new privileges).
+                    super::narrow(&super::filter()).unwrap();
+                    assert!(
+                        super::restrict_files(&work, &[font, &models]).unwrap(),
+                        "Landlock is enforced here"
+                    );
+                    (
+                        std::fs::write(work.join("result"), b"made").is_ok(),
+                        std::fs::read("/etc/passwd").is_ok(),
+                        std::fs::write(other.join("result"), b"tampered").is_ok(),
+                        std::fs::read(other.join("input")).is_ok(),
+                        std::fs::read(models.join("model")).is_ok(),
+                        std::fs::write(models.join("model"), b"poisoned").is_ok(),
+                    )
+                }
+            })
+            .join()
+            .unwrap();
         std::fs::remove_dir_all(&base).unwrap();
         assert!(
             written && read_system,
             "the work folder and the system stay usable"
         );
         assert!(!wrote_outside && !read_outside, "another folder is closed");
+        assert!(read_model && !wrote_model, "the models are read-only");
     }
 }

@@ -51,3 +51,14 @@ where
 pub fn database_url() -> Result<String, ConfigError> {
     required("DRIVE_DATABASE_URL")
 }
+
+/// The folder local models are read from: `DRIVE_MODELS`, default `~/.cache/drive/models`
+/// (where `scripts/lib.sh`'s `ensure_models` puts them).
+pub fn models() -> std::path::PathBuf {
+    match std::env::var_os("DRIVE_MODELS") {
+        Some(dir) if !dir.is_empty() => dir.into(),
+        _ => {
+            std::path::PathBuf::from(std::env::var_os("HOME").unwrap_or_default()).join(".cache/drive/models")
+        }
+    }
+}

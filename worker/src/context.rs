@@ -105,6 +105,8 @@ pub struct JobContext {
     /// This job's own scratch folder, emptied when it ends.
     pub dir: PathBuf,
     pub font: PathBuf,
+    /// The local models' folder (readable under the job's Landlock rules).
+    pub models: PathBuf,
     download_limit: i64,
     downloaded: Mutex<i64>,
     last_progress: Mutex<Option<Instant>>,
@@ -125,6 +127,7 @@ impl JobContext {
             inputs: start.inputs,
             dir: start.dir,
             font: start.font,
+            models: start.models,
             download_limit: start.download_limit,
             downloaded: Mutex::new(0),
             last_progress: Mutex::new(None),

@@ -17,6 +17,7 @@ mod objects;
 mod pdfs;
 mod pictures;
 mod protocol;
+mod reading;
 mod run;
 mod settings;
 mod steward;

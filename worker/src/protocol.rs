@@ -9,6 +9,7 @@ use std::path::PathBuf;
 
 use drive_core::db::files::FileRow;
 use drive_core::db::jobs::JobRow;
+use drive_core::db::moments::EntryType;
 use drive_core::id::{FileId, FolderId};
 use drive_core::metadata::Metadata;
 use serde::{Deserialize, Serialize};
@@ -24,6 +25,8 @@ pub struct Start {
     /// The job's work folder, made empty for it.
     pub dir: PathBuf,
     pub font: PathBuf,
+    /// The local models' folder, readable by the job (readForSearch embeds with it).
+    pub models: PathBuf,
     /// Pictures and PDFs the job may download, in bytes.
     pub download_limit: i64,
 }
@@ -100,10 +103,29 @@ pub enum Request {
     MetadataUnreadable {
         why: String,
     },
+    /// What a readForSearch job read from its input `file_id`: its moments, which replace the
+    /// file's earlier ones, or why it could not be read.
+    StoreReading {
+        file_id: FileId,
+        reading: Result<Vec<ReadMoment>, String>,
+    },
     /// End the job: done with its result, or failed with the sentence for the caller.
     End {
         outcome: Result<serde_json::Value, String>,
     },
+}
+
+/// A moment as a readForSearch job hands it over: checked by the supervisor
+/// ([`crate::reading::checked`]) before it is stored.
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReadMoment {
+    pub entry_type: EntryType,
+    pub text: String,
+    pub at: Option<f64>,
+    pub until: Option<f64>,
+    pub page: Option<i32>,
+    pub embedding: Vec<f32>,
 }
 
 /// The answer to a request: what it asked for, or why not.

@@ -13,7 +13,7 @@ use std::time::Instant;
 use drive_core::job::JobSpec;
 
 use crate::context::{JobContext, JobError, Supervisor};
-use crate::{archive, av, checksum, metadata, pdfs, pictures};
+use crate::{archive, av, checksum, metadata, pdfs, pictures, reading};
 
 /// The exit code that asks the supervisor to run the job again (sysexits' EX_TEMPFAIL).
 pub const EXIT_RETRY: i32 = 75;
@@ -32,7 +32,7 @@ pub fn run_job() -> ExitCode {
     };
     // Before any thread starts (the store's HTTP client starts one), so that every thread is
     // bound by it.
-    match drive_confine::restrict_files(&start.dir, &[&start.font]) {
+    match drive_confine::restrict_files(&start.dir, &[&start.font, &start.models]) {
         Ok(true) => {}
         Ok(false) => {
             tracing::warn!("no Landlock in this kernel: the job may read and write any file its user can")
@@ -111,5 +111,6 @@ fn perform(context: &JobContext, spec: &JobSpec) -> Result<serde_json::Value, Jo
         JobSpec::ExtractPages(settings) => pdfs::extract_pages(context, settings),
         JobSpec::CompressPdf(settings) => pdfs::compress(context, settings),
         JobSpec::PdfToImages(settings) => pdfs::to_images(context, settings),
+        JobSpec::ReadForSearch(_) => reading::read_for_search(context),
     }
 }

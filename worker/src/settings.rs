@@ -36,6 +36,8 @@ pub struct Settings {
     pub upload_idle: chrono::TimeDelta,
     /// The font watermarks are drawn with.
     pub font: PathBuf,
+    /// The local models (`DRIVE_MODELS`): readForSearch jobs embed with the one in it.
+    pub models: PathBuf,
 }
 
 /// A job whose worker stopped this many times is failed rather than tried again.
@@ -49,7 +51,8 @@ impl Settings {
     /// 50 GB), the plans' job minutes, `DRIVE_JOB_WORK_DIR`
     /// (default `$TMPDIR/drive-jobs`), `DRIVE_SWEEP_INTERVAL_SECONDS` (default 3600),
     /// `DRIVE_UPLOAD_IDLE_SECONDS` (default 7 days, the spec's) and
-    /// `DRIVE_FONT` (default DejaVu Sans from Debian's fonts-dejavu-core).
+    /// `DRIVE_FONT` (default DejaVu Sans from Debian's fonts-dejavu-core) and `DRIVE_MODELS`
+    /// (default `~/.cache/drive/models`).
     pub fn from_environment() -> Result<Settings, ConfigError> {
         let cpus = std::thread::available_parallelism().map_or(1, usize::from);
         Ok(Settings {
@@ -77,6 +80,7 @@ impl Settings {
                 multipart::UPLOAD_LIFETIME.num_seconds(),
             )?),
             font: config::or("DRIVE_FONT", "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf").into(),
+            models: config::models(),
         })
     }
 

@@ -2,8 +2,8 @@
 //! job process holds no credential to do, and nothing else. It treats the process as
 //! hostile: a file to store must be a regular file inside the job's work folder, results go
 //! only under the job's own keys and into the account's own folders within its quota, an
-//! upload must be one it opened for this job, and metadata is stored only for the file a
-//! readMetadata job reads. It never parses the bytes of an upload.
+//! upload must be one it opened for this job, metadata is stored only for the file a
+//! readMetadata job reads, moments only for a readForSearch's inputs. It parses no upload.
 //!
 //! Results are saved under keys fixed by the job and the result's position, and each is
 //! recorded together with its place in the job's outputs: a retried job finds the results it
@@ -35,6 +35,7 @@ use tokio::process::{ChildStdin, ChildStdout};
 
 use crate::context::{JobError, JobResult};
 use crate::protocol::{Answer, Input, Request, Start};
+use crate::reading;
 use crate::settings::Settings;
 
 /// Parts of one upload at most, and bytes in one part: the store's own limits.
@@ -115,6 +116,7 @@ impl Steward {
             inputs: inputs.as_ref().map(|_| given).map_err(String::clone),
             dir: dir.clone(),
             font: settings.font.clone(),
+            models: settings.models.clone(),
             download_limit: settings.download_limit,
         };
         let steward = Steward {
@@ -232,6 +234,9 @@ impl Steward {
             Request::MetadataUnreadable { why } => {
                 files::metadata_unreadable(&self.db, &[self.read_metadata_of()?], &why).await?;
                 Ok(Value::Null)
+            }
+            Request::StoreReading { file_id, reading } => {
+                json(reading::store(&self.db, &self.job, &self.inputs, file_id, reading).await?)
             }
             Request::End { outcome } => {
                 let end = match outcome {

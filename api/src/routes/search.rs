@@ -1,12 +1,16 @@
-//! `/search-files` by metadata: every filter given narrows the result. (`query`, search by
-//! what is inside files, arrives with content reading.)
+//! `/search-files`: by metadata, every filter given narrowing the result; with `query`, inside
+//! the files the owner has had read (readForSearch jobs), by words and by meaning, the other
+//! filters narrowing which files it looks in.
 
 use axum::extract::State;
 use chrono::{DateTime, Utc};
+use std::collections::HashMap;
+
+use drive_core::db::moments::{self, EntryType, Moment};
 use drive_core::db::search::{self, BoundingBox, Filters, Hit, Sort};
 use drive_core::file::FileKind;
 use drive_core::folder::{self, FolderPath};
-use drive_core::id::{FileId, FolderId};
+use drive_core::id::{FileId, FolderId, UserId};
 use drive_core::input::{Bounded, Line, MAX_OFFSET};
 use drive_core::metadata::{Location, MetadataState, MusicalKey};
 use drive_core::storage::Bucket;
@@ -46,7 +50,8 @@ pub struct Within {
 #[derive(Debug, Default, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SearchInput {
-    /// Search inside files: not available yet.
+    /// What is said, seen or written inside files (at most 500 characters), matched by words
+    /// and by meaning within the files the owner has had read (`readForSearch` jobs).
     query: Option<Line>,
     /// Words that must all appear in a file's name, description, tags, title, artists, album or
     /// genre; also finds folders by name.
@@ -142,6 +147,25 @@ pub struct SearchAnswer {
     /// With `text`, on the first page, when nothing else narrows files by what they are.
     #[serde(skip_serializing_if = "Option::is_none")]
     folders: Option<Vec<FolderHit>>,
+    /// With `query`: the moments found, best first, at most three a file and at most 50 (or
+    /// `limit`); `files` are the files they are in.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    moments: Option<Vec<MomentHit>>,
+}
+
+/// A place inside a file where the query was found.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct MomentHit {
+    file_id: FileId,
+    /// `text` (written words, OCR included), `speech` (what is said) or `visual` (what a model saw).
+    entry_type: EntryType,
+    text: String,
+    /// Seconds into a recording where it starts and ends; null for documents.
+    at: Option<f64>,
+    until: Option<f64>,
+    /// The document's page, from 1; null when the file has no pages.
+    page: Option<i32>,
 }
 
 fn non_negative<T: PartialOrd + Default + Copy>(field: &str, value: Option<T>) -> ApiResult<Option<T>> {
@@ -181,11 +205,13 @@ fn bounding_box(within: &Within) -> ApiResult<BoundingBox> {
 
 /// Parses the request into search filters, refusing any field it cannot take.
 fn filters(input: &SearchInput) -> ApiResult<Filters> {
-    if input.query.is_some() {
-        return Err(ApiError::invalid(
-            "query",
-            "searching inside files is not available yet; use text and the other filters",
-        ));
+    if let Some(query) = input.query.as_deref() {
+        if query.chars().count() > 500 {
+            return Err(ApiError::invalid("query", "query is at most 500 characters"));
+        }
+        if query.trim().is_empty() {
+            return Err(ApiError::invalid("query", "query must not be blank"));
+        }
     }
     let text = input.text.as_deref().unwrap_or_default();
     if text.chars().count() > 500 {
@@ -300,6 +326,11 @@ async fn search_files(
         SortBy::Smallest => Sort::Smallest,
         SortBy::Name => Sort::Name,
     };
+    if let Some(query) = input.query.as_deref() {
+        return Ok(axum::Json(
+            inside(&state, caller.user_id, query, &filters, limit).await?,
+        ));
+    }
     let mut hits = search::files(&state.db, caller.user_id, &filters, sort, limit, offset).await?;
     let more = hits.len() as i64 > limit;
     hits.truncate(limit as usize);
@@ -332,5 +363,123 @@ async fn search_files(
         files: hits.into_iter().map(|h| result(h, &state)).collect(),
         next_offset: more.then_some(offset + limit),
         folders,
+        moments: None,
     }))
+}
+
+/// Moments answered at most, whatever `limit` says, and at most from one file.
+const MAX_MOMENTS: i64 = 50;
+const MOMENTS_PER_FILE: usize = 3;
+
+/// Moments each ranking hands the fusion.
+const CANDIDATES: usize = 200;
+
+/// Reciprocal rank fusion's constant: a moment scores `1 / (K + rank)` in each ranking it is
+/// in. 60 is the value of the method's paper; it keeps one ranking's first places from
+/// drowning what both rankings agree on.
+const RRF_K: f64 = 60.0;
+
+/// Searches inside the caller's read files for `query`: the moments whose words match
+/// (PostgreSQL full text) and those nearest in meaning (cosine of embeddings), fused by rank.
+async fn inside(
+    state: &AppState,
+    user_id: UserId,
+    query: &str,
+    filters: &Filters,
+    limit: i64,
+) -> ApiResult<SearchAnswer> {
+    let narrowed = !filters.words.is_empty() || filters.folder.is_some() || filters.narrows_by_content();
+    let within = match narrowed {
+        true => Some(search::file_ids(&state.db, user_id, filters).await?),
+        false => None,
+    };
+    // The two rankings at once: the words' in PostgreSQL while the model embeds the query.
+    let by_meaning = async {
+        let embedding = state.meaning.embed(query).await?;
+        let nearest = state
+            .meaning
+            .nearest(&state.db, user_id, &embedding, within.as_deref(), CANDIDATES);
+        Ok::<_, ApiError>(nearest.await?)
+    };
+    let by_words = moments::by_words(&state.db, user_id, query, within.as_deref(), CANDIDATES as i64);
+    let (by_words, by_meaning) = tokio::join!(by_words, by_meaning);
+    let (by_words, by_meaning) = (by_words?, by_meaning?);
+    let ranked = fuse(&[by_words, by_meaning]);
+    // Trashed files' moments drop out here.
+    let mut found: HashMap<i64, Moment> = moments::found(&state.db, user_id, &ranked)
+        .await?
+        .into_iter()
+        .map(|m| (m.id, m))
+        .collect();
+    let mut per_file: HashMap<FileId, usize> = HashMap::new();
+    let mut picked = Vec::new();
+    for id in ranked {
+        if picked.len() as i64 >= limit.min(MAX_MOMENTS) {
+            break;
+        }
+        let Some(moment) = found.remove(&id) else { continue };
+        let count = per_file.entry(moment.file_id).or_default();
+        if *count < MOMENTS_PER_FILE {
+            *count += 1;
+            picked.push(moment);
+        }
+    }
+    let mut file_ids: Vec<FileId> = Vec::new();
+    for m in &picked {
+        if !file_ids.contains(&m.file_id) {
+            file_ids.push(m.file_id);
+        }
+    }
+    let mut hits: HashMap<FileId, Hit> = search::hits(&state.db, user_id, &file_ids)
+        .await?
+        .into_iter()
+        .map(|h| (h.id, h))
+        .collect();
+    Ok(SearchAnswer {
+        files: file_ids
+            .iter()
+            .filter_map(|id| hits.remove(id))
+            .map(|h| result(h, state))
+            .collect(),
+        next_offset: None,
+        folders: None,
+        moments: Some(
+            picked
+                .into_iter()
+                .map(|m| MomentHit {
+                    file_id: m.file_id,
+                    entry_type: m.entry_type,
+                    text: m.text,
+                    at: m.at,
+                    until: m.until,
+                    page: m.page,
+                })
+                .collect(),
+        ),
+    })
+}
+
+/// Rankings (ids, best first) fused into one by reciprocal rank fusion, best first.
+fn fuse(rankings: &[Vec<i64>]) -> Vec<i64> {
+    let mut scores: HashMap<i64, f64> = HashMap::new();
+    for ranking in rankings {
+        for (rank, id) in ranking.iter().enumerate() {
+            *scores.entry(*id).or_default() += 1.0 / (RRF_K + rank as f64 + 1.0);
+        }
+    }
+    let mut fused: Vec<(i64, f64)> = scores.into_iter().collect();
+    fused.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    fused.into_iter().map(|(id, _)| id).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fuse;
+
+    #[test]
+    fn what_both_rankings_find_comes_first() {
+        // 7 is second in both: above 1 and 5, each first in one ranking only.
+        assert_eq!(fuse(&[vec![1, 7, 3], vec![5, 7]]), [7, 1, 5, 3]);
+        assert_eq!(fuse(&[vec![], vec![2, 4]]), [2, 4]);
+    }
 }

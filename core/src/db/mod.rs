@@ -7,6 +7,7 @@ pub mod files;
 pub mod folders;
 pub mod jobs;
 pub mod locks;
+pub mod moments;
 pub mod reservations;
 pub mod search;
 pub mod tags;

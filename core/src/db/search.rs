@@ -180,18 +180,8 @@ pub async fn files(
         .begin_with("begin; set local plan_cache_mode = force_custom_plan; set local jit = off")
         .await?;
 
-    // The tags asked for, the one on the fewest files first.
-    let tag_ids = if filters.tags.is_empty() {
-        Vec::new()
-    } else {
-        let lowered: Vec<String> = filters.tags.iter().map(|t| t.to_lowercase()).collect();
-        let ids = tags_rarest_first(&mut tx, user_id, &lowered).await?;
-        // Fewer tags than names asked for (a name none of the caller's tags bears, or one asked
-        // twice): no file carries one tag for each name.
-        if ids.len() < lowered.len() {
-            return Ok(Vec::new());
-        }
-        ids
+    let Some(tag_ids) = tags_asked(&mut tx, user_id, filters).await? else {
+        return Ok(Vec::new());
     };
 
     // Sorted by name within a folder, each folder of the subtree gives its first page from its own
@@ -202,21 +192,59 @@ pub async fn files(
         _ => None,
     };
 
-    let mut q: QueryBuilder<Postgres> = QueryBuilder::new(
-        "select f.id, f.file_name, f.file_size, f.mime_type, f.kind, f.bucket, f.object_key, f.created_at,
+    let mut q: QueryBuilder<Postgres> = QueryBuilder::new(HIT_COLUMNS);
+    q.push(if by_name_in.is_some() {
+        " from folders d cross join lateral (select f.* from files f where f.folder_id = d.id and"
+    } else {
+        " from files f left join folders d on d.id = f.folder_id where"
+    });
+    push_conditions(&mut q, user_id, filters, &tag_ids, by_name_in.is_none());
+    if let Some(folder) = by_name_in {
+        // Every file of the page is among the first `limit + 1 + offset` of its own folder.
+        q.push(" order by lower(f.file_name), f.id limit ")
+            .push_bind(limit + 1 + offset)
+            .push(") f where d.user_id = ")
+            .push_bind(user_id)
+            .push(" and path_within(d.path, ")
+            .push_bind(folder.clone())
+            .push(")");
+    }
+    q.push(match sort {
+        Sort::Newest => " order by f.created_at desc, f.id desc",
+        Sort::Oldest => " order by f.created_at, f.id",
+        Sort::Largest => " order by f.file_size desc, f.id",
+        Sort::Smallest => " order by f.file_size, f.id",
+        Sort::Name => " order by lower(f.file_name), f.id",
+    });
+    q.push(" limit ")
+        .push_bind(limit + 1)
+        .push(" offset ")
+        .push_bind(offset);
+    let hits = q.build_query_as().fetch_all(&mut *tx).await?;
+    tx.commit().await?;
+    Ok(hits)
+}
+
+/// The columns of a [`Hit`], over `files f` and `folders d` (its folder).
+const HIT_COLUMNS: &str = "select f.id, f.file_name, f.file_size, f.mime_type, f.kind, f.bucket, f.object_key, f.created_at,
                 f.modified_time, f.description, d.path as folder_path,
                 coalesce((select array_agg(t.text order by lower(t.text)) from file_tags ft
                           join tags t on t.id = ft.tag_id where ft.file_id = f.id), '{}') as tags,
                 f.title, f.artists, f.album, f.genre, f.taken_time, f.duration_seconds, f.tempo_bpm,
                 f.key_pitch, f.key_mode, f.latitude, f.longitude, f.width, f.height,
                 f.video_codec, f.audio_codec, f.metadata_state, f.metadata_error,
-                (select a.id from files a where a.derivative_of = f.id order by a.file_name limit 1) as artwork_id",
-    );
-    q.push(if by_name_in.is_some() {
-        " from folders d cross join lateral (select f.* from files f where f.folder_id = d.id and"
-    } else {
-        " from files f left join folders d on d.id = f.folder_id where"
-    });
+                (select a.id from files a where a.derivative_of = f.id order by a.file_name limit 1) as artwork_id";
+
+/// The conditions every search applies after `where`: the caller's library files matching
+/// `filters` (`tag_ids` the tags asked for, rarest first). The folder is left to the caller
+/// unless `folder_in_where`.
+fn push_conditions(
+    q: &mut QueryBuilder<'_, Postgres>,
+    user_id: UserId,
+    filters: &Filters,
+    tag_ids: &[TagId],
+    folder_in_where: bool,
+) {
     q.push(" f.trashed_at is null and f.derivative_of is null and f.user_id = ");
     q.push_bind(user_id);
     if !filters.words.is_empty() {
@@ -259,7 +287,7 @@ pub async fn files(
                 .push("))");
         }
     }
-    if let (Some(folder), None) = (&filters.folder, by_name_in) {
+    if let (Some(folder), true) = (&filters.folder, folder_in_where) {
         q.push(" and path_within(d.path, ")
             .push_bind(folder.clone())
             .push(")");
@@ -304,30 +332,50 @@ pub async fn files(
         q.push(" and (f.longitude >= ").push_bind(b.west);
         q.push(join).push("f.longitude <= ").push_bind(b.east).push(")");
     }
-    if let Some(folder) = by_name_in {
-        // Every file of the page is among the first `limit + 1 + offset` of its own folder.
-        q.push(" order by lower(f.file_name), f.id limit ")
-            .push_bind(limit + 1 + offset)
-            .push(") f where d.user_id = ")
-            .push_bind(user_id)
-            .push(" and path_within(d.path, ")
-            .push_bind(folder.clone())
-            .push(")");
-    }
-    q.push(match sort {
-        Sort::Newest => " order by f.created_at desc, f.id desc",
-        Sort::Oldest => " order by f.created_at, f.id",
-        Sort::Largest => " order by f.file_size desc, f.id",
-        Sort::Smallest => " order by f.file_size, f.id",
-        Sort::Name => " order by lower(f.file_name), f.id",
-    });
-    q.push(" limit ")
-        .push_bind(limit + 1)
-        .push(" offset ")
-        .push_bind(offset);
-    let hits = q.build_query_as().fetch_all(&mut *tx).await?;
+}
+
+/// The caller's files matching `filters`, unordered and unpaged: which files a search inside
+/// files may look in.
+pub async fn file_ids(pool: &PgPool, user_id: UserId, filters: &Filters) -> Result<Vec<FileId>, sqlx::Error> {
+    let mut tx = pool
+        .begin_with("begin; set local plan_cache_mode = force_custom_plan; set local jit = off")
+        .await?;
+    let Some(tag_ids) = tags_asked(&mut tx, user_id, filters).await? else {
+        return Ok(Vec::new());
+    };
+    let mut q: QueryBuilder<Postgres> =
+        QueryBuilder::new("select f.id from files f left join folders d on d.id = f.folder_id where");
+    push_conditions(&mut q, user_id, filters, &tag_ids, true);
+    let ids = q.build_query_scalar().fetch_all(&mut *tx).await?;
     tx.commit().await?;
-    Ok(hits)
+    Ok(ids)
+}
+
+/// The caller's library files `ids` as search results, in no particular order.
+pub async fn hits(pool: &PgPool, user_id: UserId, ids: &[FileId]) -> Result<Vec<Hit>, sqlx::Error> {
+    let mut q: QueryBuilder<Postgres> = QueryBuilder::new(HIT_COLUMNS);
+    q.push(" from files f left join folders d on d.id = f.folder_id")
+        .push(" where f.trashed_at is null and f.derivative_of is null and f.user_id = ")
+        .push_bind(user_id)
+        .push(" and f.id = any(")
+        .push_bind(ids.to_vec())
+        .push(")");
+    q.build_query_as().fetch_all(pool).await
+}
+
+/// The ids of the tags `filters` asks for, the one on the fewest files first; `None` when a name
+/// is none of the caller's tags or is asked twice (no file carries one tag for each name).
+async fn tags_asked(
+    conn: &mut PgConnection,
+    user_id: UserId,
+    filters: &Filters,
+) -> Result<Option<Vec<TagId>>, sqlx::Error> {
+    if filters.tags.is_empty() {
+        return Ok(Some(Vec::new()));
+    }
+    let lowered: Vec<String> = filters.tags.iter().map(|t| t.to_lowercase()).collect();
+    let ids = tags_rarest_first(conn, user_id, &lowered).await?;
+    Ok((ids.len() == lowered.len()).then_some(ids))
 }
 
 /// The ids of the caller's tags named `lowered` (lower case), the tag on the fewest files first.

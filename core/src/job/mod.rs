@@ -3,7 +3,8 @@
 //! settings back from the job row, so the two can never disagree about what a setting means.
 //!
 //! Every type is listed once, in [`job_types!`] below: its name and its settings struct. Each
-//! struct lives with its family (`av`, `convert`, `pictures`, `pdf`, `archives`, `checksum`) and
+//! struct lives with its family (`av`, `convert`, `pictures`, `pdf`, `archives`, `checksum`,
+//! `reading`) and
 //! says there, through [`Settings`], what it takes, which ranges it checks and how fast it runs.
 //! Adding a type: a struct in its family with its `Settings`, a line here, and its pipeline in
 //! the worker's `perform` (the compiler points at the match).
@@ -14,6 +15,7 @@ mod checksum;
 mod convert;
 mod pdf;
 mod pictures;
+mod reading;
 mod times;
 
 use serde::de::DeserializeOwned;
@@ -32,6 +34,7 @@ pub use self::pdf::{
     parse_page_list,
 };
 pub use self::pictures::{PictureFormat, Position, Watermark};
+pub use self::reading::ReadForSearch;
 pub use self::times::{Seconds, parse_clock};
 use crate::file::FileKind;
 
@@ -132,6 +135,8 @@ job_types! {
     Zip(Zip) = "zip",
     Unzip(Unzip) = "unzip",
     Checksum(Checksum) = "checksum",
+    /// Reads files for searching inside them: moments for `/search-files`'s `query`.
+    ReadForSearch(ReadForSearch) = "readForSearch",
     /// Run by the drive itself on every new audio, video and picture file; never by a caller.
     ReadMetadata(ReadMetadata) = "readMetadata",
     ; not yet:

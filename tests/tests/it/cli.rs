@@ -814,3 +814,49 @@ async fn the_session_is_renewed_before_it_ends_and_after_a_refusal() {
         json!([])
     );
 }
+
+#[tokio::test]
+async fn files_are_read_and_searched_inside_from_the_command_line() {
+    let mut app = TestApp::spawn().await;
+    app.start_worker(&[]).await;
+    let user = app.user(Some("Pro")).await;
+    let scratch = Scratch::new();
+    let drive = Drive::new(&scratch);
+    drive.login(&app, &user).await;
+    let path = scratch.path("up/garage.txt");
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(
+        &path,
+        "The mechanic replaced the worn brake pads.\n\nInvoice paid in cash.\n",
+    )
+    .unwrap();
+    let uploaded = drive.json(&["upload", path_str(&path)]).await;
+    let id = uploaded[0]["id"].as_str().expect("id").to_string();
+
+    let submitted = drive.json(&["read-for-search", &id]).await;
+    assert_eq!(submitted["job"]["jobType"], "readForSearch", "{submitted}");
+    let job = app.wait_job(&user, &submitted["job"]["id"]).await;
+    drive_tests::assert_done(&job);
+
+    let found = drive
+        .json(&["search", "--query", "car repair", "--limit", "1"])
+        .await;
+    assert_eq!(
+        found["moments"][0]["text"], "The mechanic replaced the worn brake pads.",
+        "{found}"
+    );
+    assert_eq!(found["moments"].as_array().unwrap().len(), 1);
+    let run = drive.run(&["search", "--query", "brake"]).await;
+    assert!(run.success, "{}", run.stderr);
+    assert!(
+        run.stdout.lines().any(|l| l.starts_with("garage.txt") && l.ends_with("The mechanic replaced the worn brake pads.")),
+        "{}",
+        run.stdout
+    );
+    let refused = drive.run(&["search", "--query", &"x".repeat(501)]).await;
+    assert!(
+        !refused.success && refused.stderr.contains("field query"),
+        "{}",
+        refused.stderr
+    );
+}

@@ -4,6 +4,7 @@
 mod auth;
 mod cli;
 mod collections;
+mod content_search;
 mod errors;
 mod events;
 mod files;

@@ -1,0 +1,206 @@
+//! Moments: what was said, seen or written inside a file, stored by a readForSearch job (through
+//! its supervisor) and found by `/search-files`'s `query`. See the `moments` migration.
+
+use serde::{Deserialize, Serialize};
+use sqlx::PgPool;
+use utoipa::ToSchema;
+
+use crate::id::{FileId, UserId};
+
+/// What kind of words a moment holds, whatever the file's format: `text` is written words (a
+/// text file, a PDF's text layer, OCR), `speech` what is said (transcripts, captions), `visual`
+/// what a model saw.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum EntryType {
+    Speech,
+    Visual,
+    Text,
+}
+
+impl EntryType {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EntryType::Speech => "speech",
+            EntryType::Visual => "visual",
+            EntryType::Text => "text",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<EntryType> {
+        match s {
+            "speech" => Some(EntryType::Speech),
+            "visual" => Some(EntryType::Visual),
+            "text" => Some(EntryType::Text),
+            _ => None,
+        }
+    }
+}
+
+super::text_column!(EntryType, "moment entry type");
+
+/// A moment read from a file, with its embedding (little-endian f32 bytes, see `drive-embed`).
+#[derive(Debug, Clone)]
+pub struct NewMoment {
+    pub entry_type: EntryType,
+    pub text: String,
+    pub at: Option<f64>,
+    pub until: Option<f64>,
+    pub page: Option<i32>,
+    pub embedding: Vec<u8>,
+}
+
+/// Replaces the moments of `file_id` (the caller's) with `moments` and marks the file read, in
+/// one transaction: a search sees the old moments or the new ones, never a mix.
+pub async fn replace(
+    pool: &PgPool,
+    user_id: UserId,
+    file_id: FileId,
+    moments: &[NewMoment],
+) -> Result<(), sqlx::Error> {
+    let mut tx = pool.begin().await?;
+    sqlx::query(
+        "insert into file_readings (file_id, user_id, state, error, moment_count, read_at)
+         values ($1, $2, 'read', null, $3, now())
+         on conflict (file_id) do update
+         set state = 'read', error = null, moment_count = $3, read_at = now()",
+    )
+    .bind(file_id)
+    .bind(user_id)
+    .bind(moments.len() as i32)
+    .execute(&mut *tx)
+    .await?;
+    sqlx::query("delete from moments where file_id = $1")
+        .bind(file_id)
+        .execute(&mut *tx)
+        .await?;
+    let column = |f: fn(&NewMoment) -> String| moments.iter().map(f).collect::<Vec<_>>();
+    sqlx::query(
+        "insert into moments (file_id, user_id, entry_type, text, at, until, page, embedding)
+         select $1, $2, m.entry_type, m.text, m.at, m.until, m.page, m.embedding
+         from unnest($3::text[], $4::text[], $5::float8[], $6::float8[], $7::int4[], $8::bytea[])
+              as m (entry_type, text, at, until, page, embedding)",
+    )
+    .bind(file_id)
+    .bind(user_id)
+    .bind(column(|m| m.entry_type.as_str().to_string()))
+    .bind(column(|m| m.text.clone()))
+    .bind(moments.iter().map(|m| m.at).collect::<Vec<_>>())
+    .bind(moments.iter().map(|m| m.until).collect::<Vec<_>>())
+    .bind(moments.iter().map(|m| m.page).collect::<Vec<_>>())
+    .bind(moments.iter().map(|m| m.embedding.clone()).collect::<Vec<_>>())
+    .execute(&mut *tx)
+    .await?;
+    tx.commit().await
+}
+
+/// Records that `file_id` (the caller's) could not be read, and why; its earlier moments go.
+pub async fn unreadable(
+    pool: &PgPool,
+    user_id: UserId,
+    file_id: FileId,
+    why: &str,
+) -> Result<(), sqlx::Error> {
+    let mut tx = pool.begin().await?;
+    sqlx::query("delete from moments where file_id = $1")
+        .bind(file_id)
+        .execute(&mut *tx)
+        .await?;
+    sqlx::query(
+        "insert into file_readings (file_id, user_id, state, error, moment_count, read_at)
+         values ($1, $2, 'failed', $3, 0, now())
+         on conflict (file_id) do update
+         set state = 'failed', error = $3, moment_count = 0, read_at = now()",
+    )
+    .bind(file_id)
+    .bind(user_id)
+    .bind(why)
+    .execute(&mut *tx)
+    .await?;
+    tx.commit().await
+}
+
+/// The caller's moments whose words match `query` (PostgreSQL's web-search syntax, English
+/// stemming), best first by `ts_rank_cd`, at most `limit`, among `files` when given. Trashed
+/// files are left out where the moments are fetched ([`found`]).
+pub async fn by_words(
+    pool: &PgPool,
+    user_id: UserId,
+    query: &str,
+    files: Option<&[FileId]>,
+    limit: i64,
+) -> Result<Vec<i64>, sqlx::Error> {
+    sqlx::query_scalar(
+        "select m.id
+         from moments m, websearch_to_tsquery('english', $2) q
+         where m.user_id = $1 and m.words @@ q and ($3::uuid[] is null or m.file_id = any($3))
+         order by ts_rank_cd(m.words, q) desc, m.id
+         limit $4",
+    )
+    .bind(user_id)
+    .bind(query)
+    .bind(files)
+    .bind(limit)
+    .fetch_all(pool)
+    .await
+}
+
+/// Changes whenever one of the account's moments is added or removed (see the migration).
+pub async fn generation(pool: &PgPool, user_id: UserId) -> Result<i64, sqlx::Error> {
+    let found: Option<i64> =
+        sqlx::query_scalar("select generation from moment_generations where user_id = $1")
+            .bind(user_id)
+            .fetch_optional(pool)
+            .await?;
+    Ok(found.unwrap_or(0))
+}
+
+/// The ids of every moment of the account, ascending: moments are only ever added or removed,
+/// never changed, so comparing id lists tells what a copy in memory lacks and what it has to drop.
+pub async fn ids(pool: &PgPool, user_id: UserId) -> Result<Vec<i64>, sqlx::Error> {
+    sqlx::query_scalar("select id from moments where user_id = $1 order by id")
+        .bind(user_id)
+        .fetch_all(pool)
+        .await
+}
+
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct Embedded {
+    pub id: i64,
+    pub file_id: FileId,
+    pub embedding: Vec<u8>,
+}
+
+/// The embeddings of the account's moments `ids`.
+pub async fn embeddings(pool: &PgPool, user_id: UserId, ids: &[i64]) -> Result<Vec<Embedded>, sqlx::Error> {
+    sqlx::query_as("select id, file_id, embedding from moments where user_id = $1 and id = any($2)")
+        .bind(user_id)
+        .bind(ids)
+        .fetch_all(pool)
+        .await
+}
+
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct Moment {
+    pub id: i64,
+    pub file_id: FileId,
+    pub entry_type: EntryType,
+    pub text: String,
+    pub at: Option<f64>,
+    pub until: Option<f64>,
+    pub page: Option<i32>,
+}
+
+/// The account's moments `ids` that are in library files (not trashed, not derivatives), in no
+/// particular order.
+pub async fn found(pool: &PgPool, user_id: UserId, ids: &[i64]) -> Result<Vec<Moment>, sqlx::Error> {
+    sqlx::query_as(
+        "select m.id, m.file_id, m.entry_type, m.text, m.at, m.until, m.page
+         from moments m join files f on f.id = m.file_id
+         where m.user_id = $1 and m.id = any($2) and f.trashed_at is null and f.derivative_of is null",
+    )
+    .bind(user_id)
+    .bind(ids)
+    .fetch_all(pool)
+    .await
+}
