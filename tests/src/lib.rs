@@ -486,10 +486,10 @@ impl TestApp {
             .fetch_optional(&mut db)
             .await
             .expect("reading file_jobs");
-            if let Some(job) =
-                job.filter(|(state, _)| ["done", "failed", "stopped"].contains(&state.as_str()))
+            if let Some((state, attempts)) = &job
+                && ["done", "failed", "stopped"].contains(&state.as_str())
             {
-                return job;
+                return (state.clone(), *attempts);
             }
             assert!(
                 tokio::time::Instant::now() < deadline,
