@@ -225,7 +225,11 @@ pub fn restrict_files(work: &Path, also_readable: &[&Path]) -> io::Result<bool> 
         }
         for path in also_readable {
             // Landlock refuses rights on a file that only a folder can have.
-            let rights = if path.is_dir() { READ_FILE | READ_DIR } else { READ_FILE };
+            let rights = if path.is_dir() {
+                READ_FILE | READ_DIR
+            } else {
+                READ_FILE
+            };
             allow(path, rights)?;
         }
         allow(Path::new("/dev/null"), READ_FILE | WRITE_FILE)?;

@@ -8,7 +8,6 @@
 //! (`speech`, `at`/`until` set) are each another such function and a line there, plus their
 //! kind in `drive_core::job::ReadForSearch`'s list.
 
-
 use drive_core::db::PgPool;
 use drive_core::db::files::FileRow;
 use drive_core::db::jobs::JobRow;
