@@ -322,3 +322,49 @@ fn a_file_that_is_not_media_is_the_files_fault() {
     .unwrap_err();
     assert!(error.is_client_error(), "{error}");
 }
+
+#[test]
+fn captions_are_burned_in_from_a_subrip_file() {
+    let dir = tempfile::tempdir().unwrap();
+    // Sound as speech synthesis writes it, 22.05 kHz mono: the result's sound is 48 kHz stereo.
+    let input = make(
+        dir.path(),
+        "blue.mp4",
+        &[
+            "-f",
+            "lavfi",
+            "-i",
+            "color=c=blue:s=320x240:r=25:d=3",
+            "-f",
+            "lavfi",
+            "-i",
+            "sine=frequency=300:sample_rate=22050:duration=3",
+            "-c:v",
+            "libx264",
+            "-pix_fmt",
+            "yuv420p",
+            "-c:a",
+            "aac",
+            "-ac",
+            "1",
+        ],
+    );
+    let srt = dir.path().join("captions.srt");
+    std::fs::write(&srt, "1\n00:00:00,000 --> 00:00:03,000\nHello there.\n\n").unwrap();
+    let made = out(dir.path(), "captioned.mp4");
+    let font = Path::new("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf");
+    jobs::burn_in(&input, false, None, Some(&srt), font, &made, &mut |_| {}).expect("captions are drawn");
+    // A frame of the result has light pixels in its bottom third, where the blue had none.
+    let frame = dir.path().join("frame.png");
+    make(
+        dir.path(),
+        "frame.png",
+        &["-ss", "1", "-i", made.to_str().unwrap(), "-frames:v", "1"],
+    );
+    let frame = image::open(&frame).unwrap().into_rgb8();
+    let light = frame
+        .enumerate_pixels()
+        .filter(|(_, y, p)| *y > 160 && p[0] > 120)
+        .count();
+    assert!(light > 100, "{light} light pixels");
+}

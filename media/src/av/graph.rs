@@ -10,6 +10,7 @@
 
 use ffmpeg::util::channel_layout::ChannelLayout;
 use ffmpeg::util::format::{Pixel, Sample};
+use ffmpeg::util::option::Settable;
 use ffmpeg::{Rational, codec, decoder, filter, format, frame, media};
 
 use super::source::{Source, duration_of, origin_of, read_only};
@@ -230,7 +231,11 @@ impl Pipeline {
                 )
                 .map_err(|e| AvError::machine("adding the sound output", e))?;
             sink.set_sample_format(shape.format);
-            sink.set_sample_rate(shape.rate);
+            // Not `set_sample_rate`: it writes the rate as an i64 into a list of C ints, so the
+            // sink was offered the rate and 0, and sound under 24 kHz (closer to 0 than to
+            // 48 kHz) was resampled to 0 Hz and the graph refused.
+            Settable::set(&mut sink, "sample_rates", &(shape.rate as i32))
+                .map_err(|e| AvError::machine("setting the sound output's rate", e))?;
             sink.set_channel_layout(shape.layout);
         }
         let mut parser = filter::graph::Parser::new(&mut graph);

@@ -463,19 +463,40 @@ pub fn gif(
     transcode(vec![input.open()?], &spec, &target, progress)
 }
 
-/// Text and/or the running time drawn over the picture (DejaVu Sans, or `font`). The text
-/// is read from a file beside the output, so nothing in it is taken as filter syntax.
+/// Text, the running time and/or captions drawn over the picture (DejaVu Sans, or `font`). The
+/// text is read from a file beside the output, so nothing in it is taken as filter syntax;
+/// captions are a SubRip file drawn by libass with the same font, above the text when there is
+/// one.
 pub fn burn_in(
     location: &str,
     timecode: bool,
     text: Option<&str>,
+    captions: Option<&Path>,
     font: &Path,
     path: &Path,
     progress: &mut dyn FnMut(f64),
 ) -> Result<Written, AvError> {
-    let font = drawtext_path(font)?;
+    let font_file = drawtext_path(font)?;
     let mut filters = Vec::new();
-    let style = format!("fontfile='{font}':fontcolor=white:box=1:boxcolor=black@0.5:boxborderw=8");
+    let style = format!("fontfile='{font_file}':fontcolor=white:box=1:boxcolor=black@0.5:boxborderw=8");
+    if let Some(captions) = captions {
+        // libass is given a folder holding only the font, beside the output: wherever the
+        // font lives, the folder is one the job can read and list.
+        let fonts = path.with_extension("fonts");
+        let copied = fonts.join(font.file_name().unwrap_or("font.ttf".as_ref()));
+        std::fs::create_dir_all(&fonts)
+            .and_then(|()| std::fs::copy(font, &copied))
+            .map_err(|e| AvError::machine("copying the font for captions", e))?;
+        let fonts = drawtext_path(&fonts)?;
+        // libass lays captions out on a 288-line canvas: 18 lines high, 12 from the bottom,
+        // or 60 (above the text's box) when there is text too.
+        let margin = if text.is_some() { 60 } else { 12 };
+        filters.push(format!(
+            "subtitles=filename='{}':fontsdir='{fonts}':force_style='FontName=DejaVu Sans,FontSize=18,\
+             BorderStyle=3,Outline=1,Shadow=0,MarginV={margin}'",
+            drawtext_path(captions)?
+        ));
+    }
     if timecode {
         filters.push(format!(
             "drawtext={style}:fontsize=h/20:x=h/40:y=h/40:text='%{{pts\\:hms}}'"
