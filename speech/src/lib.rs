@@ -39,6 +39,10 @@ pub enum SpeechError {
     Text(String),
 }
 
+/// The folder under the models' folder (`DRIVE_MODELS`) that `scripts/lib.sh` installs the
+/// model in.
+pub const MODEL_FOLDER: &str = "whisper-base";
+
 /// The audio rate the model takes: 16 kHz mono.
 pub const SAMPLE_RATE: usize = whisper::SAMPLE_RATE;
 
@@ -129,66 +133,26 @@ impl Transcriber {
         })
     }
 
-    /// Transcribes 16 kHz mono samples in [-1, 1]. Whisper reads 30 s at a time; each window
-    /// starts where the previous one's last complete segment ended, so words cut by a window's
-    /// end are read again whole. Memory is bounded by one window, whatever the audio's length.
+    /// Transcribes 16 kHz mono samples in [-1, 1], all at once (see [`Transcriber::stream`]).
     pub fn transcribe(&self, samples: &[f32]) -> Result<Vec<Segment>, SpeechError> {
-        // The model keeps per-call caches; its weights are shared, not copied.
-        let mut model = self.model.clone();
-        let config = model.config.clone();
-        let duration = samples.len() as f64 / SAMPLE_RATE as f64;
-        let samples_per_unit = (TIMESTAMP_SECONDS * SAMPLE_RATE as f64) as usize;
-        // Half the decoder's context, as OpenAI samples at most.
-        let max_tokens = config.max_target_positions / 2;
-        let mut segments = Vec::new();
-        let mut seek = 0;
-        while seek < samples.len() {
-            let end = (seek + whisper::N_SAMPLES).min(samples.len());
-            let window = &samples[seek..end];
-            let offset = seek as f64 / SAMPLE_RATE as f64;
-            if window.iter().all(|s| s.abs() < SILENCE_PEAK) {
-                seek = end;
-                continue;
-            }
-            let mel = mel::window(&config, &self.mel_filters, window);
-            let mel = Tensor::from_vec(mel, (1, config.num_mel_bins, whisper::N_FRAMES), &Device::Cpu)?;
-            let features = model.encoder.forward(&mel, true)?;
-            let decoded = decode::greedy(&mut model, &features, &self.specials, max_tokens)?;
-            let text = self.text(&decoded.tokens)?;
-            if (decoded.no_speech_prob > NO_SPEECH_PROB && decoded.avg_logprob < LOW_LOGPROB)
-                || compression_ratio(&text) > MAX_COMPRESSION_RATIO
-            {
-                seek = end;
-                continue;
-            }
-            let window_units = ((end - seek) / samples_per_unit) as u32;
-            let (pieces, consumed) =
-                decode::pieces(&decoded.tokens, self.specials.timestamp_begin, window_units);
-            let window_end = end as f64 / SAMPLE_RATE as f64;
-            for piece in pieces {
-                let text = self.text(&piece.text)?.trim().to_string();
-                if text.is_empty() {
-                    continue;
-                }
-                // The model may place a timestamp in the padding after the audio's end.
-                let clamp = |units: u32| {
-                    (offset + units as f64 * TIMESTAMP_SECONDS)
-                        .min(window_end)
-                        .min(duration)
-                };
-                let (start, end) = (clamp(piece.start), clamp(piece.end));
-                segments.push(Segment {
-                    start,
-                    end: end.max(start),
-                    text,
-                });
-            }
-            seek = match consumed {
-                Some(units) if units > 0 => (seek + units as usize * samples_per_unit).min(end),
-                _ => end,
-            };
+        let mut stream = self.stream();
+        stream.push(samples)?;
+        stream.finish()
+    }
+
+    /// A transcription fed samples as they are decoded, holding one window of them at most:
+    /// Whisper reads 30 s at a time, and each window starts where the previous one's last
+    /// complete segment ended, so words cut by a window's end are read again whole. Memory is
+    /// bounded by one window, whatever the audio's length.
+    pub fn stream(&self) -> Stream<'_> {
+        Stream {
+            transcriber: self,
+            // The model keeps per-call caches; its weights are shared, not copied.
+            model: self.model.clone(),
+            buffer: Vec::with_capacity(whisper::N_SAMPLES * 2),
+            start: 0,
+            segments: Vec::new(),
         }
-        Ok(segments)
     }
 
     fn text(&self, tokens: &[u32]) -> Result<String, SpeechError> {
@@ -200,6 +164,94 @@ impl Transcriber {
         self.tokenizer
             .decode(&text_tokens, true)
             .map_err(|e| SpeechError::Text(e.to_string()))
+    }
+}
+
+/// A transcription under way: [`Stream::push`] samples as they come, [`Stream::take`] the
+/// segments read so far, [`Stream::finish`] at the end of the audio.
+pub struct Stream<'a> {
+    transcriber: &'a Transcriber,
+    model: Whisper,
+    /// Samples not yet read, the first of them `start` samples into the audio.
+    buffer: Vec<f32>,
+    start: usize,
+    segments: Vec<Segment>,
+}
+
+impl Stream<'_> {
+    /// Adds samples; every full window of 30 s is read at once.
+    pub fn push(&mut self, samples: &[f32]) -> Result<(), SpeechError> {
+        self.buffer.extend_from_slice(samples);
+        while self.buffer.len() >= whisper::N_SAMPLES {
+            self.read_window()?;
+        }
+        Ok(())
+    }
+
+    /// The segments read since the last call.
+    pub fn take(&mut self) -> Vec<Segment> {
+        std::mem::take(&mut self.segments)
+    }
+
+    /// Reads what is left (the audio has ended) and answers the segments not yet taken.
+    pub fn finish(mut self) -> Result<Vec<Segment>, SpeechError> {
+        while !self.buffer.is_empty() {
+            self.read_window()?;
+        }
+        Ok(self.segments)
+    }
+
+    /// Reads the window at the start of the buffer (30 s, or what is left at the end) and drops
+    /// the samples it consumed.
+    fn read_window(&mut self) -> Result<(), SpeechError> {
+        let t = self.transcriber;
+        let config = self.model.config.clone();
+        let samples_per_unit = (TIMESTAMP_SECONDS * SAMPLE_RATE as f64) as usize;
+        // Half the decoder's context, as OpenAI samples at most.
+        let max_tokens = config.max_target_positions / 2;
+        let len = self.buffer.len().min(whisper::N_SAMPLES);
+        let window = &self.buffer[..len];
+        let offset = self.start as f64 / SAMPLE_RATE as f64;
+        let window_end = (self.start + len) as f64 / SAMPLE_RATE as f64;
+        let consumed = if window.iter().all(|s| s.abs() < SILENCE_PEAK) {
+            len
+        } else {
+            let mel = mel::window(&config, &t.mel_filters, window);
+            let mel = Tensor::from_vec(mel, (1, config.num_mel_bins, whisper::N_FRAMES), &Device::Cpu)?;
+            let features = self.model.encoder.forward(&mel, true)?;
+            let decoded = decode::greedy(&mut self.model, &features, &t.specials, max_tokens)?;
+            let text = t.text(&decoded.tokens)?;
+            if (decoded.no_speech_prob > NO_SPEECH_PROB && decoded.avg_logprob < LOW_LOGPROB)
+                || compression_ratio(&text) > MAX_COMPRESSION_RATIO
+            {
+                len
+            } else {
+                let window_units = (len / samples_per_unit) as u32;
+                let (pieces, consumed) =
+                    decode::pieces(&decoded.tokens, t.specials.timestamp_begin, window_units);
+                for piece in pieces {
+                    let text = t.text(&piece.text)?.trim().to_string();
+                    if text.is_empty() {
+                        continue;
+                    }
+                    // The model may place a timestamp in the padding after the audio's end.
+                    let clamp = |units: u32| (offset + units as f64 * TIMESTAMP_SECONDS).min(window_end);
+                    let (start, end) = (clamp(piece.start), clamp(piece.end));
+                    self.segments.push(Segment {
+                        start,
+                        end: end.max(start),
+                        text,
+                    });
+                }
+                match consumed {
+                    Some(units) if units > 0 => (units as usize * samples_per_unit).min(len),
+                    _ => len,
+                }
+            }
+        };
+        self.buffer.drain(..consumed);
+        self.start += consumed;
+        Ok(())
     }
 }
 
