@@ -9,8 +9,8 @@ mod config;
 mod local;
 mod output;
 mod progress;
+mod reading;
 mod records;
-mod search;
 mod transfer;
 mod upload;
 
@@ -104,6 +104,35 @@ enum Command {
         #[arg(required = true, value_name = "ID")]
         ids: Vec<Uuid>,
     },
+    /// Read a file: a picture as a JPEG (--out), a video's frame, a PDF's pages, a text file's
+    /// piece, what is said in audio and videos you have had read
+    Read {
+        /// The file's id
+        id: Uuid,
+        /// Seconds into a video or audio
+        #[arg(long)]
+        at: Option<f64>,
+        /// First and last PDF page (at most 20 at once)
+        #[arg(long)]
+        from_page: Option<u32>,
+        #[arg(long)]
+        to_page: Option<u32>,
+        /// Byte offset into a text file (`next offset` of the previous read)
+        #[arg(long)]
+        offset: Option<u64>,
+        /// Where to write the picture or frame (a JPEG)
+        #[arg(long, value_name = "FILE")]
+        out: Option<PathBuf>,
+    },
+    /// Make captions of videos or audio you have had read (a captions job)
+    Captions {
+        /// File ids, as `drive list` shows them
+        #[arg(required = true, value_name = "ID")]
+        ids: Vec<Uuid>,
+        /// srt, vtt or txt
+        #[arg(long, default_value = "srt")]
+        format: String,
+    },
     /// Search inside the files you have had read: what is written or said in them
     Search {
         /// What to look for, by words and by meaning (at most 500 characters)
@@ -145,7 +174,25 @@ async fn run(cli: Cli) -> Result<()> {
         Command::Public { id } => commands::set_access(&signed_in()?, id, true, json).await,
         Command::Private { id } => commands::set_access(&signed_in()?, id, false, json).await,
         Command::Usage => commands::usage(&signed_in()?, json).await,
-        Command::ReadForSearch { ids } => search::read(&signed_in()?, &ids, json).await,
-        Command::Search { query, limit } => search::search(&signed_in()?, &query, limit, json).await,
+        Command::ReadForSearch { ids } => reading::read_for_search(&signed_in()?, &ids, json).await,
+        Command::Read {
+            id,
+            at,
+            from_page,
+            to_page,
+            offset,
+            out,
+        } => {
+            let body = reading::ReadBody {
+                file_id: id,
+                at,
+                from_page,
+                to_page,
+                offset,
+            };
+            reading::read(&signed_in()?, &body, out.as_deref(), json).await
+        }
+        Command::Captions { ids, format } => reading::captions(&signed_in()?, &ids, &format, json).await,
+        Command::Search { query, limit } => reading::search(&signed_in()?, &query, limit, json).await,
     }
 }

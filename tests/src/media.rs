@@ -101,3 +101,92 @@ pub fn stream<'a>(probe: &'a Value, kind: &str) -> &'a Value {
         .and_then(|s| s.iter().find(|s| s["codec_type"] == kind))
         .unwrap_or_else(|| panic!("no {kind} stream in {probe}"))
 }
+
+/// `text` spoken by espeak-ng (American English, 150 words a minute) as a WAV: speech whose
+/// words the test knows (scripts/lib.sh installs espeak-ng).
+pub fn speak(text: &str) -> Vec<u8> {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let path = dir.path().join("spoken.wav");
+    let out = Command::new("espeak-ng")
+        .args(["-v", "en-us", "-s", "150", "-w"])
+        .arg(&path)
+        .arg(text)
+        .output()
+        .expect("espeak-ng runs");
+    assert!(
+        out.status.success(),
+        "espeak-ng: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    std::fs::read(&path).expect("espeak-ng wrote a WAV")
+}
+
+/// A page as a scanner gives it: `lines` printed in DejaVu Sans on a white page of 1240 × 1754
+/// pixels (A4 at 150 dpi), turned a little and speckled; a PNG.
+pub fn scanned_page(lines: &[&str]) -> Vec<u8> {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let text = dir.path().join("page.txt");
+    std::fs::write(&text, lines.join("\n")).expect("writing the page's text");
+    let draw = format!(
+        "drawtext=fontfile=/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf:textfile={}:fontsize=30:\
+         fontcolor=black:x=110:y=160:line_spacing=18,rotate=0.6*PI/180:fillcolor=white,noise=alls=10:allf=u",
+        text.display()
+    );
+    ffmpeg(
+        &[
+            "-f",
+            "lavfi",
+            "-i",
+            "color=c=white:s=1240x1754",
+            "-vf",
+            &draw,
+            "-frames:v",
+            "1",
+        ],
+        "png",
+    )
+}
+
+/// A PDF with a text layer: each page's lines in Helvetica, top down.
+pub fn text_pdf(pages: &[Vec<String>]) -> Vec<u8> {
+    use lopdf::content::{Content, Operation};
+    use lopdf::{Document, Object, Stream, dictionary};
+    let mut doc = Document::with_version("1.5");
+    let tree = doc.new_object_id();
+    let font =
+        doc.add_object(dictionary! { "Type" => "Font", "Subtype" => "Type1", "BaseFont" => "Helvetica" });
+    let resources = doc.add_object(dictionary! { "Font" => dictionary! { "F1" => font } });
+    let mut kids = Vec::new();
+    for lines in pages {
+        let mut operations = vec![
+            Operation::new("BT", vec![]),
+            Operation::new("Tf", vec!["F1".into(), 10.into()]),
+            Operation::new("TL", vec![12.into()]),
+            Operation::new("Td", vec![20.into(), 780.into()]),
+        ];
+        for (n, line) in lines.iter().enumerate() {
+            let show = if n == 0 { "Tj" } else { "'" };
+            operations.push(Operation::new(show, vec![Object::string_literal(line.as_str())]));
+        }
+        operations.push(Operation::new("ET", vec![]));
+        let content = doc.add_object(Stream::new(
+            dictionary! {},
+            Content { operations }.encode().unwrap(),
+        ));
+        let id = doc.add_object(dictionary! {
+            "Type" => "Page", "Parent" => tree, "Contents" => content, "Resources" => resources,
+            "MediaBox" => vec![0.into(), 0.into(), 600.into(), 800.into()],
+        });
+        kids.push(Object::Reference(id));
+    }
+    let count = kids.len() as i64;
+    doc.objects.insert(
+        tree,
+        Object::Dictionary(dictionary! { "Type" => "Pages", "Kids" => kids, "Count" => count }),
+    );
+    let catalog = doc.add_object(dictionary! { "Type" => "Catalog", "Pages" => tree });
+    doc.trailer.set("Root", catalog);
+    let mut out = Vec::new();
+    doc.save_to(&mut out).unwrap();
+    out
+}

@@ -8,7 +8,8 @@ use std::path::{Path, PathBuf};
 use drive_core::db::files::FileRow;
 use drive_core::file::{FileKind, stem};
 use drive_core::job::{
-    self, BurnIn, ContactSheet, Cut, Gif, Join, Loudness, MAX_STILLS, Proxy, Reframe, Shrink, Split, Stills,
+    self, BurnIn, CaptionFormat, ContactSheet, Cut, Gif, Join, Loudness, MAX_STILLS, Proxy, Reframe, Shrink,
+    Split, Stills,
 };
 use drive_media::av::jobs::{self as av, AudioFormat, Form, VideoCodec, VideoFormat};
 use drive_media::av::sound;
@@ -17,6 +18,7 @@ use serde_json::json;
 
 use crate::context::{JobContext, JobError, JobResult};
 use crate::pictures::format_of;
+use crate::reading::captions;
 
 /// What one input made: local files and the names they are saved under.
 type Made = Vec<(PathBuf, String)>;
@@ -190,12 +192,30 @@ pub fn gif(context: &JobContext, g: &Gif) -> JobResult<serde_json::Value> {
 }
 
 pub fn burn_in(context: &JobContext, b: &BurnIn) -> JobResult<serde_json::Value> {
+    // What is said in each input, as SubRip, asked of the supervisor before FFmpeg starts.
+    let mut captions = Vec::new();
+    if b.captions {
+        for file in context.inputs()? {
+            let said = captions::said_in(context, &file)?;
+            captions.push((file.id, captions::cues(CaptionFormat::Srt, &said)));
+        }
+    }
     each_input(context, |file, location, dir, progress| {
         let made = one(dir, format!("{} captioned.mp4", stem(&file.file_name)));
+        let srt = match captions.iter().find(|(id, _)| *id == file.id) {
+            Some((_, cues)) => {
+                let path = dir.join("captions.srt");
+                std::fs::write(&path, cues)
+                    .map_err(|e| AvError::Machine(format!("writing the captions: {e}")))?;
+                Some(path)
+            }
+            None => None,
+        };
         av::burn_in(
             location,
             b.timecode,
             b.text.as_deref(),
+            srt.as_deref(),
             &context.font,
             &made.0,
             progress,

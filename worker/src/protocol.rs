@@ -109,6 +109,11 @@ pub enum Request {
         file_id: FileId,
         reading: Result<Vec<ReadMoment>, String>,
     },
+    /// What is said in the input `file_id` (its speech moments, in order of time), for a job
+    /// that works from it (captions): a list of `Said`.
+    Said {
+        file_id: FileId,
+    },
     /// End the job: done with its result, or failed with the sentence for the caller.
     End {
         outcome: Result<serde_json::Value, String>,
@@ -116,7 +121,7 @@ pub enum Request {
 }
 
 /// A moment as a readForSearch job hands it over: checked by the supervisor
-/// ([`crate::reading::checked`]) before it is stored.
+/// ([`crate::reading::stored::checked`]) before it is stored.
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ReadMoment {

@@ -112,5 +112,6 @@ fn perform(context: &JobContext, spec: &JobSpec) -> Result<serde_json::Value, Jo
         JobSpec::CompressPdf(settings) => pdfs::compress(context, settings),
         JobSpec::PdfToImages(settings) => pdfs::to_images(context, settings),
         JobSpec::ReadForSearch(_) => reading::read_for_search(context),
+        JobSpec::Captions(settings) => reading::captions::run(context, settings),
     }
 }

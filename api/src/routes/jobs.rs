@@ -7,6 +7,7 @@ use axum::extract::State;
 use drive_core::db::files::{self, FileRow};
 use drive_core::db::folders;
 use drive_core::db::jobs::{self, JobRecord, JobRow, NewJob};
+use drive_core::db::moments;
 use drive_core::folder::FolderPath;
 use drive_core::id::{FileId, FolderId, JobId};
 use drive_core::input::{Bounded, MAX_OFFSET};
@@ -142,6 +143,20 @@ pub(crate) async fn submit(
                 job::decimal_size(downloaded)
             ),
         ));
+    }
+    if request.spec.reads_speech() {
+        let ids: Vec<FileId> = request.inputs.iter().map(|f| f.id).collect();
+        let read = moments::read_files(&state.db, caller.user_id, &ids).await?;
+        if let Some(unread) = request.inputs.iter().find(|f| !read.contains(&f.id)) {
+            return Err(ApiError::invalid(
+                "fileIds",
+                format!(
+                    "{} has not been read yet: captions come from what was read of a file, so run a \
+                     readForSearch job on it first",
+                    unread.file_name
+                ),
+            ));
+        }
     }
     let limit = state.settings.job_minutes.for_plan(caller.plan()?) * 60.0;
     let used = jobs::seconds_this_month(&state.db, caller.user_id).await?;

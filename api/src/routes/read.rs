@@ -1,11 +1,14 @@
 //! `/read-file`: a file's content in a form a program (an agent, say) can take in at once: a
 //! picture as a JPEG of at most 1568 pixels on a side, a video as one frame, a PDF as the text
-//! of up to 20 pages, a text file 100 KB at a time. It reaches what a download would: the
+//! of up to 20 pages, a text file 100 KB at a time, and what is said in audio and videos their
+//! owner has had read (about five minutes at a time). It reaches what a download would: the
 //! caller's own files and public ones. The bytes are opened by `drive-reader`, never here
-//! ([`crate::reader`]).
+//! ([`crate::reader`]); what is said comes from the file's moments.
 
 use axum::extract::State;
+use drive_core::db::PgPool;
 use drive_core::db::files::{self, FileRow};
+use drive_core::db::moments::{self, Said};
 use drive_core::file::FileKind;
 use drive_core::id::FileId;
 use drive_core::input::Bounded;
@@ -29,7 +32,8 @@ pub fn router() -> OpenApiRouter<AppState> {
 #[serde(rename_all = "camelCase")]
 pub struct ReadFileInput {
     file_id: FileId,
-    /// Seconds into a video (at least 0); default a tenth of the way in.
+    /// Seconds into a video (at least 0; default a tenth of the way in), or into audio (default
+    /// 0), where what is said is read from.
     at: Option<f64>,
     /// First PDF page; default 1.
     from_page: Option<Bounded<1, { u32::MAX as i64 }>>,
@@ -66,6 +70,13 @@ pub struct ReadFileAnswer {
     /// Where the next piece of a text file starts; absent at its end.
     #[serde(skip_serializing_if = "Option::is_none")]
     next_offset: Option<u64>,
+    /// What is said in audio or a video, about five minutes from `at`, in order of time:
+    /// present once the owner has had the file read (readForSearch).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    said: Option<Vec<Said>>,
+    /// The `at` to read what is said next; absent when nothing more is said.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    next_at: Option<f64>,
 }
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -86,8 +97,9 @@ pub struct Pages {
 
 /// Reads a file: a picture (HEIC and camera RAW included) as a JPEG at most 1568 pixels on a
 /// side, a video as the frame at `at` (or a tenth of the way in), a PDF as the text of up to 20
-/// whole pages within 100 KB, a text file as up to 100 KB from `offset`. Anything else comes
-/// back with a note and nothing to read.
+/// whole pages within 100 KB, a text file as up to 100 KB from `offset`; audio and videos the
+/// owner has had read also answer what is said, about five minutes from `at` (`said`,
+/// `nextAt`). Anything else comes back with a note and nothing to read.
 #[utoipa::path(post, path = "/read-file", tag = "download", request_body = ReadFileInput,
     responses((status = 200, body = ReadFileAnswer)))]
 async fn read_file(
@@ -124,6 +136,17 @@ async fn read_file(
         .filter(|f| f.trashed_at.is_none() && (f.is_public() || f.user_id == caller.user_id))
         .ok_or_else(|| ApiError::not_found("file_not_found", "no file you can open has that id"))?;
     let reading = match how_to_read(&file) {
+        How::Said => {
+            let from = at.unwrap_or(0.0);
+            return Ok(axum::Json(match said_from(&state.db, &file, from).await? {
+                Some((said, next_at)) => ReadFileAnswer {
+                    said: Some(said),
+                    next_at,
+                    ..answer(&file, said_note(from, next_at))
+                },
+                None => answer(&file, AUDIO_NOT_READ.to_string()),
+            }));
+        }
         How::Picture => Reading::Picture,
         How::Frame => Reading::Frame { at },
         How::PdfText => Reading::PdfText { from, to },
@@ -146,6 +169,17 @@ async fn read_file(
         .presign_get(file.bucket, &file.object_key, &file.file_name, LINK_LIFETIME)
         .await?;
     let read = state.reader.read(url, file.file_size as u64, reading).await?;
+    let (said, next_at, note) = match (file.kind, read.at) {
+        (FileKind::Video, Some(frame)) => match said_from(&state.db, &file, frame).await? {
+            Some((said, next_at)) => (
+                Some(said),
+                next_at,
+                format!("{} {}", read.note, said_note(frame, next_at)),
+            ),
+            None => (None, None, read.note),
+        },
+        _ => (None, None, read.note),
+    };
     Ok(axum::Json(ReadFileAnswer {
         image: read.jpeg.map(|data| ReadImage {
             data,
@@ -158,8 +192,39 @@ async fn read_file(
             .pages
             .map(|PageSpan { from, to, total }| Pages { from, to, total }),
         next_offset: read.next_offset,
-        ..answer(&file, read.note)
+        said,
+        next_at,
+        ..answer(&file, note)
     }))
+}
+
+/// What is said is read this many seconds at a time.
+const SAID_SECONDS: f64 = 300.0;
+
+/// What is said in `file` from `from` for about [`SAID_SECONDS`], and where to go on from;
+/// `None` when its owner has not had it read.
+async fn said_from(db: &PgPool, file: &FileRow, from: f64) -> ApiResult<Option<(Vec<Said>, Option<f64>)>> {
+    if moments::read_files(db, file.user_id, &[file.id])
+        .await?
+        .is_empty()
+    {
+        return Ok(None);
+    }
+    // A file has at most a few thousand moments: the rest of them is fetched and cut here.
+    let mut said = moments::said(db, file.id, Some(from), None).await?;
+    let rest = said.partition_point(|s| s.at < from + SAID_SECONDS);
+    let next_at = said.get(rest).map(|s| s.at);
+    said.truncate(rest);
+    Ok(Some((said, next_at)))
+}
+
+fn said_note(from: f64, next_at: Option<f64>) -> String {
+    match next_at {
+        Some(next) => format!(
+            "What is said from {from:.1} s for about five minutes; read again with at = {next:.1} for more."
+        ),
+        None => format!("What is said from {from:.1} s to the end."),
+    }
 }
 
 /// How a file is read, from what was recorded of it (never from its bytes: those are the
@@ -170,6 +235,8 @@ enum How {
     Frame,
     PdfText,
     Text,
+    /// What is said (audio).
+    Said,
     Nothing(&'static str),
 }
 
@@ -188,7 +255,7 @@ fn how_to_read(file: &FileRow) -> How {
         _ if drive_core::file::is_text_type(mime) => How::Text,
         FileKind::Image => How::Picture,
         FileKind::Video => How::Frame,
-        FileKind::Audio => How::Nothing(AUDIO_NOT_READ),
+        FileKind::Audio => How::Said,
         FileKind::Pdf => How::PdfText,
         FileKind::Text => How::Text,
         FileKind::Archive | FileKind::Other => match mime {
@@ -213,5 +280,7 @@ fn answer(file: &FileRow, note: String) -> ReadFileAnswer {
         duration: None,
         pages: None,
         next_offset: None,
+        said: None,
+        next_at: None,
     }
 }

@@ -204,3 +204,50 @@ pub async fn found(pool: &PgPool, user_id: UserId, ids: &[i64]) -> Result<Vec<Mo
     .fetch_all(pool)
     .await
 }
+
+/// Which of `files` (the caller's) have been read for searching, whether or not anything was
+/// found in them.
+pub async fn read_files(
+    pool: &PgPool,
+    user_id: UserId,
+    files: &[FileId],
+) -> Result<Vec<FileId>, sqlx::Error> {
+    sqlx::query_scalar(
+        "select file_id from file_readings where user_id = $1 and file_id = any($2) and state = 'read'",
+    )
+    .bind(user_id)
+    .bind(files)
+    .fetch_all(pool)
+    .await
+}
+
+/// A stretch of what is said in a recording.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, sqlx::FromRow, ToSchema)]
+pub struct Said {
+    /// Seconds from the start.
+    pub at: f64,
+    pub until: f64,
+    pub text: String,
+}
+
+/// What is said in `file_id` (whoever reads it: the caller has checked it may), in order of
+/// time: the stretches that end after `from` and start before `to` (all of them when both are
+/// `None`).
+pub async fn said(
+    pool: &PgPool,
+    file_id: FileId,
+    from: Option<f64>,
+    to: Option<f64>,
+) -> Result<Vec<Said>, sqlx::Error> {
+    sqlx::query_as(
+        "select at, until, text from moments
+         where file_id = $1 and entry_type = 'speech' and at is not null and until is not null
+           and ($2::float8 is null or until > $2) and ($3::float8 is null or at < $3)
+         order by at, id",
+    )
+    .bind(file_id)
+    .bind(from)
+    .bind(to)
+    .fetch_all(pool)
+    .await
+}

@@ -115,7 +115,8 @@ pub struct BurnIn {
     pub timecode: bool,
     /// A line of text, bottom centre.
     pub text: Option<String>,
-    /// What was read of the file; comes with content reading.
+    /// What is said, as captions at the bottom (from what was read of the file: readForSearch
+    /// first).
     #[serde(default)]
     pub captions: bool,
 }
@@ -366,21 +367,22 @@ impl Settings for BurnIn {
     }
 
     fn check(&self) -> Result<(), SettingsError> {
-        if self.captions {
-            return Err(out_of_range(
-                "options.captions",
-                "captions are not available yet: they come with reading what is said in a file",
-            ));
-        }
         match &self.text {
             Some(text) => check_text("options.text", text),
-            None if !self.timecode => Err(out_of_range("options.text", "give text, timecode or both")),
+            None if !self.timecode && !self.captions => Err(out_of_range(
+                "options.text",
+                "give text, timecode, captions or several of them",
+            )),
             None => Ok(()),
         }
     }
 
     fn rates(&self) -> Rates {
         ENCODING
+    }
+
+    fn reads_speech(&self) -> bool {
+        self.captions
     }
 }
 

@@ -34,20 +34,18 @@ pub use self::pdf::{
     parse_page_list,
 };
 pub use self::pictures::{PictureFormat, Position, Watermark};
-pub use self::reading::ReadForSearch;
+pub use self::reading::{CaptionFormat, Captions, ReadForSearch};
 pub use self::times::{Seconds, parse_clock};
 use crate::file::FileKind;
 
-/// Declares the job types: each one's name on the wire and its settings struct, then the types
-/// named by the spec that this farm does not run yet. `JobType`, `JobSpec` and the dispatch to
-/// each struct's [`Settings`] all come from this one list.
+/// Declares the job types: each one's name on the wire and its settings struct. `JobType`,
+/// `JobSpec` and the dispatch to each struct's [`Settings`] all come from this one list.
 macro_rules! job_types {
     (
         $($(#[$doc:meta])* $variant:ident($settings:ty) = $name:literal,)*
-        ; not yet: $($later:ident = $later_name:literal,)*
     ) => {
-        /// Every job type the spec names. Those whose pipelines have not landed yet are refused
-        /// at creation with a 400 saying so ([`JobType::is_available`]).
+        /// Every job type the spec names, and the drive's own `readMetadata`, which callers
+        /// cannot submit ([`JobSpec::parse`]).
         // Names on the wire are the variants' names in camelCase (`rename_all`, which the
         // OpenAPI derive reads too); `as_str` spells the same names out, and a test holds
         // the two together.
@@ -55,23 +53,20 @@ macro_rules! job_types {
         #[serde(rename_all = "camelCase")]
         pub enum JobType {
             $($(#[$doc])* $variant,)*
-            $($later,)*
         }
 
         impl JobType {
-            pub const ALL: &[JobType] = &[$(JobType::$variant,)* $(JobType::$later,)*];
+            pub const ALL: &[JobType] = &[$(JobType::$variant,)*];
 
             pub fn as_str(self) -> &'static str {
                 match self {
                     $(JobType::$variant => $name,)*
-                    $(JobType::$later => $later_name,)*
                 }
             }
 
             pub fn parse(s: &str) -> Option<JobType> {
                 match s {
                     $($name => Some(JobType::$variant),)*
-                    $($later_name => Some(JobType::$later),)*
                     _ => None,
                 }
             }
@@ -99,11 +94,10 @@ macro_rules! job_types {
                 }
             }
 
-            /// `options` read as `job_type`'s settings; `None` for a type not run yet.
-            fn read(job_type: JobType, options: serde_json::Value) -> Option<Result<JobSpec, SettingsError>> {
+            /// `options` read as `job_type`'s settings.
+            fn read(job_type: JobType, options: serde_json::Value) -> Result<JobSpec, SettingsError> {
                 match job_type {
-                    $(JobType::$variant => Some(read_settings(options).map(JobSpec::$variant)),)*
-                    $(JobType::$later => None,)*
+                    $(JobType::$variant => read_settings(options).map(JobSpec::$variant),)*
                 }
             }
         }
@@ -137,10 +131,10 @@ job_types! {
     Checksum(Checksum) = "checksum",
     /// Reads files for searching inside them: moments for `/search-files`'s `query`.
     ReadForSearch(ReadForSearch) = "readForSearch",
+    /// Captions from what was read of a video or audio file (readForSearch first).
+    Captions(Captions) = "captions",
     /// Run by the drive itself on every new audio, video and picture file; never by a caller.
     ReadMetadata(ReadMetadata) = "readMetadata",
-    ; not yet:
-    Captions = "captions",
 }
 
 /// What one job type's settings say about the job, beside the struct that holds them.
@@ -184,6 +178,12 @@ trait Settings {
     fn downloads(&self) -> bool {
         true
     }
+
+    /// Whether it works from what was said in its inputs (their speech moments), so each must
+    /// have been read for searching first.
+    fn reads_speech(&self) -> bool {
+        false
+    }
 }
 
 /// Seconds of work per file and input bytes a second: this farm's measured throughputs,
@@ -195,14 +195,6 @@ struct Rates {
 }
 
 const MB: f64 = 1_000_000.0;
-
-impl JobType {
-    /// Whether a caller may submit the type: captions come with content reading, and the
-    /// reading of metadata is the drive's own.
-    pub fn is_available(self) -> bool {
-        !matches!(self, JobType::Captions | JobType::ReadMetadata)
-    }
-}
 
 /// Pictures and PDFs one job downloads to work on may total 2 GB.
 pub const DOWNLOAD_LIMIT_BYTES: i64 = 2 * 1000 * 1000 * 1000;
@@ -290,15 +282,7 @@ impl JobSpec {
                 "readMetadata runs by itself on every new audio, video and picture file",
             ));
         }
-        let spec = JobSpec::read(job_type, options).ok_or_else(|| {
-            out_of_range(
-                "jobType",
-                format!(
-                    "{} jobs are not available yet: they come with reading what is said in a file",
-                    job_type.as_str()
-                ),
-            )
-        })??;
+        let spec = JobSpec::read(job_type, options)?;
         spec.settings().check()?;
         Ok(spec)
     }
@@ -329,6 +313,12 @@ impl JobSpec {
     /// every file of a checksum, zip or unzip).
     pub fn downloads(&self, kind: FileKind) -> bool {
         self.settings().downloads() && matches!(kind, FileKind::Image | FileKind::Pdf)
+    }
+
+    /// Whether the job works from what was read of its inputs' sound (captions, burned-in
+    /// captions): each input must have been read (readForSearch) first.
+    pub fn reads_speech(&self) -> bool {
+        self.settings().reads_speech()
     }
 
     /// The settings as the job row keeps them (every default filled in).
@@ -435,7 +425,10 @@ mod tests {
             range_error(JobType::ExtractPages, json!({ "pages": "3-1" })),
             "options.pages"
         );
-        assert_eq!(range_error(JobType::Captions, json!({})), "jobType");
+        assert!(matches!(
+            JobSpec::parse(JobType::Captions, json!({ "format": "ass" })),
+            Err(SettingsError::Shape(_))
+        ));
         assert_eq!(range_error(JobType::ReadMetadata, json!({})), "jobType");
         assert_eq!(
             range_error(JobType::Cut, json!({ "start": 5, "end": "0:04" })),
@@ -468,10 +461,7 @@ mod tests {
         );
         assert_eq!(range_error(JobType::Gif, json!({ "fps": 30 })), "options.fps");
         assert_eq!(range_error(JobType::BurnIn, json!({})), "options.text");
-        assert_eq!(
-            range_error(JobType::BurnIn, json!({ "captions": true })),
-            "options.captions"
-        );
+        assert!(JobSpec::parse(JobType::BurnIn, json!({ "captions": true })).is_ok());
         assert_eq!(
             range_error(JobType::Join, json!({ "format": "ogg" })),
             "options.format"

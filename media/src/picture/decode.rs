@@ -35,6 +35,12 @@ pub fn dimensions(path: &Path) -> Result<Dimensions, PictureError> {
     Ok(Dimensions { width, height }.oriented(orientation))
 }
 
+/// A picture's pixels in RGB, turned upright: what reading the words in it (OCR) takes. Checked
+/// against [`MAX_PIXELS`] from its header before anything is decoded.
+pub fn upright_rgb(path: &Path) -> Result<RgbImage, PictureError> {
+    Ok(decode(path)?.image.into_rgb8())
+}
+
 /// A decoded picture, turned upright.
 pub(crate) struct Decoded {
     pub image: DynamicImage,

@@ -20,7 +20,7 @@ use std::path::Path;
 use image::metadata::Orientation;
 
 pub use convert::{Convert, convert};
-pub use decode::{MAX_PIXELS, dimensions};
+pub use decode::{MAX_PIXELS, dimensions, upright_rgb};
 pub use encode::save_rgba;
 pub use error::PictureError;
 pub use strip::strip_metadata;

@@ -859,4 +859,40 @@ async fn files_are_read_and_searched_inside_from_the_command_line() {
         "{}",
         refused.stderr
     );
+
+    // Read back: the text, and a picture written where --out says.
+    let read = drive.run(&["read", &id]).await;
+    assert!(read.success, "{}", read.stderr);
+    assert!(
+        read.stdout.contains("The mechanic replaced the worn brake pads."),
+        "{}",
+        read.stdout
+    );
+    let picture = scratch.path("up/dot.png");
+    let mut png = Vec::new();
+    image::RgbImage::from_pixel(40, 30, image::Rgb([200, 10, 10]))
+        .write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
+        .unwrap();
+    std::fs::write(&picture, png).unwrap();
+    let uploaded = drive.json(&["upload", path_str(&picture)]).await;
+    let picture_id = uploaded[0]["id"].as_str().expect("id").to_string();
+    let no_out = drive.run(&["read", &picture_id]).await;
+    assert!(
+        !no_out.success && no_out.stderr.contains("--out"),
+        "{}",
+        no_out.stderr
+    );
+    let out = scratch.path("dot.jpg");
+    let read = drive.run(&["read", &picture_id, "--out", path_str(&out)]).await;
+    assert!(read.success, "{}", read.stderr);
+    let jpeg = image::load_from_memory(&std::fs::read(&out).unwrap()).expect("a JPEG");
+    assert_eq!((jpeg.width(), jpeg.height()), (40, 30));
+
+    // Captions are of videos and audio: a text file is refused, naming the field.
+    let captions = drive.run(&["captions", &id, "--format", "vtt"]).await;
+    assert!(
+        !captions.success && captions.stderr.contains("fileIds"),
+        "{}",
+        captions.stderr
+    );
 }

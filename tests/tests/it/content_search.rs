@@ -309,15 +309,31 @@ async fn a_file_that_cannot_be_read_fails_the_job_with_a_sentence() {
         ("failed", Some("it is not text in UTF-8 (byte 3 is not)"))
     );
 
-    // Kinds with no source yet are refused when the job is made.
+    // A picture that is not one fails its reading with a sentence naming it.
     let picture = app
         .upload(&user, "p.png", "Image", "image/png", drive_tests::bytes(100, 1))
+        .await;
+    let job = app
+        .run_job(&user, json!({ "jobType": "readForSearch", "fileIds": [picture] }))
+        .await;
+    assert_eq!(job["state"], "failed", "{job}");
+    assert!(job["error"].as_str().unwrap().starts_with("p.png: "), "{job}");
+
+    // Kinds with no source are refused when the job is made.
+    let archive = app
+        .upload(
+            &user,
+            "a.zip",
+            "Archive",
+            "application/zip",
+            drive_tests::bytes(100, 2),
+        )
         .await;
     let refused = app
         .call(
             &user,
             "/create-file-job",
-            Some(json!({ "jobType": "readForSearch", "fileIds": [picture] })),
+            Some(json!({ "jobType": "readForSearch", "fileIds": [archive] })),
         )
         .await;
     refused.assert_bad_field("invalid_field", "fileIds");

@@ -1092,11 +1092,12 @@ async fn every_audio_and_video_setting_is_checked_with_a_400_naming_it() {
         ("burnIn", clip, json!({}), "options.text"),
         ("burnIn", clip, json!({ "text": "" }), "options.text"),
         ("burnIn", clip, json!({ "text": "x".repeat(201) }), "options.text"),
+        // Captions of a video not read yet: the file is at fault.
         (
             "burnIn",
             clip,
             json!({ "timecode": true, "captions": true }),
-            "options.captions",
+            "fileIds",
         ),
         ("stills", clip, json!({}), "options.at"),
         ("stills", clip, json!({ "at": 1, "every": 2 }), "options.at"),

@@ -18,6 +18,7 @@ mod metadata;
 mod multipart;
 mod openapi;
 mod read;
+mod reading;
 mod search;
 mod sweep;
 mod tags;

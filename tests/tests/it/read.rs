@@ -8,11 +8,9 @@ use std::io::Cursor;
 
 use base64::Engine;
 use drive_core::id::FileId;
-use drive_tests::media::video_of;
+use drive_tests::media::{text_pdf, video_of};
 use drive_tests::*;
 use image::{DynamicImage, ImageFormat, Rgb, RgbImage};
-use lopdf::content::{Content, Operation};
-use lopdf::{Document, Object, Stream, dictionary};
 use serde_json::{Value, json};
 
 async fn read(app: &TestApp, user: &TestUser, body: Value) -> Reply {
@@ -77,48 +75,18 @@ fn bomb_png(width: u32, height: u32) -> Vec<u8> {
 
 /// A PDF whose page `i` says "page i" and then `words` words.
 fn pdf(pages: usize, words: usize) -> Vec<u8> {
-    let mut doc = Document::with_version("1.5");
-    let tree = doc.new_object_id();
-    let font =
-        doc.add_object(dictionary! { "Type" => "Font", "Subtype" => "Type1", "BaseFont" => "Helvetica" });
-    let resources = doc.add_object(dictionary! { "Font" => dictionary! { "F1" => font } });
-    let mut kids = Vec::new();
-    for i in 1..=pages {
-        let mut operations = vec![
-            Operation::new("BT", vec![]),
-            Operation::new("Tf", vec!["F1".into(), 10.into()]),
-            Operation::new("TL", vec![12.into()]),
-            Operation::new("Td", vec![20.into(), 780.into()]),
-            Operation::new("Tj", vec![Object::string_literal(format!("page {i}"))]),
-        ];
-        for line in 0..words.div_ceil(10) {
-            let text = (0..10)
-                .map(|w| format!("w{}", line * 10 + w))
-                .collect::<Vec<_>>()
-                .join(" ");
-            operations.push(Operation::new("'", vec![Object::string_literal(text)]));
-        }
-        operations.push(Operation::new("ET", vec![]));
-        let content = doc.add_object(Stream::new(
-            dictionary! {},
-            Content { operations }.encode().unwrap(),
-        ));
-        let id = doc.add_object(dictionary! {
-            "Type" => "Page", "Parent" => tree, "Contents" => content, "Resources" => resources,
-            "MediaBox" => vec![0.into(), 0.into(), 600.into(), 800.into()],
-        });
-        kids.push(Object::Reference(id));
-    }
-    let count = kids.len() as i64;
-    doc.objects.insert(
-        tree,
-        Object::Dictionary(dictionary! { "Type" => "Pages", "Kids" => kids, "Count" => count }),
-    );
-    let catalog = doc.add_object(dictionary! { "Type" => "Catalog", "Pages" => tree });
-    doc.trailer.set("Root", catalog);
-    let mut out = Vec::new();
-    doc.save_to(&mut out).unwrap();
-    out
+    let pages: Vec<Vec<String>> = (1..=pages)
+        .map(|i| {
+            let lines = (0..words.div_ceil(10)).map(|line| {
+                (0..10)
+                    .map(|w| format!("w{}", line * 10 + w))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            });
+            std::iter::once(format!("page {i}")).chain(lines).collect()
+        })
+        .collect();
+    text_pdf(&pages)
 }
 
 /// A little-endian DNG: IFD0 with the orientation "turn a quarter right" (6), the DNG

@@ -9,6 +9,8 @@
 //! recorded together with its place in the job's outputs: a retried job finds the results it
 //! already made and skips them, so it never duplicates a file.
 
+mod uploads;
+
 use std::collections::HashMap;
 use std::os::fd::AsRawFd;
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
@@ -33,21 +35,16 @@ use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{ChildStdin, ChildStdout};
 
+use uploads::Upload;
+
 use crate::context::{JobError, JobResult};
 use crate::protocol::{Answer, Input, Request, Start};
 use crate::reading;
 use crate::settings::Settings;
 
-/// Parts of one upload at most, and bytes in one part: the store's own limits.
-const MAX_PARTS: i32 = 10_000;
-const MAX_PART_BYTES: i64 = 5 << 30;
-
 /// The longest request a job process may send: a job's end with its result (a checksum of
 /// thousands of files) is the longest there is.
 const MAX_REQUEST: u64 = 64 << 20;
-
-/// How long a part URL stays valid: a part is sent as soon as it is asked for.
-const PART_URL_LIFETIME: TimeDelta = TimeDelta::hours(1);
 
 pub struct Steward {
     db: PgPool,
@@ -61,13 +58,6 @@ pub struct Steward {
     uploads: HashMap<String, Upload>,
     /// The readings queued for the files the job made, pushed once the job has ended.
     readings: Vec<JobId>,
-}
-
-struct Upload {
-    position: i32,
-    key: String,
-    name: String,
-    folder_id: Option<FolderId>,
 }
 
 impl Steward {
@@ -164,12 +154,7 @@ impl Steward {
                 break;
             }
         }
-        for (id, upload) in std::mem::take(&mut self.uploads) {
-            let _ = self
-                .storage
-                .abort_multipart(Bucket::Private, &upload.key, &id)
-                .await;
-        }
+        self.abort_uploads().await;
         self.readings
     }
 
@@ -197,33 +182,9 @@ impl Steward {
                 upload_id,
                 number,
                 length,
-            } => {
-                let upload = self.upload(&upload_id)?;
-                if !(1..=MAX_PARTS).contains(&number) || !(0..=MAX_PART_BYTES).contains(&length) {
-                    return Err(refused("a part number or length out of range"));
-                }
-                let url = self
-                    .storage
-                    .presign_part(
-                        Bucket::Private,
-                        &upload.key,
-                        &upload_id,
-                        number,
-                        length,
-                        PART_URL_LIFETIME,
-                    )
-                    .await?;
-                json(url)
-            }
+            } => json(self.part_url(&upload_id, number, length).await?),
             Request::CompleteUpload { upload_id } => json(self.complete_upload(&upload_id).await?),
-            Request::AbortUpload { upload_id } => {
-                let upload = self.upload(&upload_id)?;
-                self.storage
-                    .abort_multipart(Bucket::Private, &upload.key, &upload_id)
-                    .await?;
-                self.uploads.remove(&upload_id);
-                Ok(Value::Null)
-            }
+            Request::AbortUpload { upload_id } => json(self.abort_upload(&upload_id).await?),
             Request::FolderPath { folder_id } => json(self.folder(folder_id).await?.map(|f| f.path)),
             Request::UnzipFolder => json(self.unzip_folder().await?),
             Request::EntryFolder { path } => json(self.entry_folder(&path).await?),
@@ -236,7 +197,10 @@ impl Steward {
                 Ok(Value::Null)
             }
             Request::StoreReading { file_id, reading } => {
-                json(reading::store(&self.db, &self.job, &self.inputs, file_id, reading).await?)
+                json(reading::stored::store(&self.db, &self.job, &self.inputs, file_id, reading).await?)
+            }
+            Request::Said { file_id } => {
+                json(reading::stored::said(&self.db, &self.job, &self.inputs, file_id).await?)
             }
             Request::End { outcome } => {
                 let end = match outcome {
@@ -410,64 +374,6 @@ impl Steward {
                 Ok(None)
             }
         }
-    }
-
-    async fn start_upload(
-        &mut self,
-        position: i32,
-        name: &str,
-        folder_id: Option<FolderId>,
-    ) -> JobResult<String> {
-        let key = self.output_key(position, name)?;
-        self.folder(folder_id).await?;
-        let free = folders::free_file_name(&self.db, self.job.user_id, folder_id, name).await?;
-        let (_, mime) = guess_type(&free);
-        let headers = StoredHeaders::new(mime, &free, "attachment");
-        let id = self
-            .storage
-            .create_multipart(
-                Bucket::Private,
-                &key,
-                &headers.content_type,
-                &headers.content_disposition,
-            )
-            .await?;
-        let upload = Upload {
-            position,
-            key,
-            name: free,
-            folder_id,
-        };
-        self.uploads.insert(id.clone(), upload);
-        Ok(id)
-    }
-
-    fn upload(&self, id: &str) -> JobResult<&Upload> {
-        self.uploads
-            .get(id)
-            .ok_or_else(|| refused("an upload the supervisor did not open for this job"))
-    }
-
-    /// Completes an upload with the parts the store holds (never ETags from the job process)
-    /// and records it.
-    async fn complete_upload(&mut self, id: &str) -> JobResult<FileRow> {
-        let upload = self.upload(id)?;
-        let (position, key, name, folder_id) = (
-            upload.position,
-            upload.key.clone(),
-            upload.name.clone(),
-            upload.folder_id,
-        );
-        let parts = self
-            .storage
-            .list_parts(Bucket::Private, &key, id)
-            .await?
-            .ok_or_else(|| JobError::Server(format!("the upload of {key} is gone")))?;
-        self.storage
-            .complete_multipart(Bucket::Private, &key, id, &parts)
-            .await?;
-        self.uploads.remove(id);
-        self.record(position, &key, &name, folder_id).await
     }
 
     /// The new folder an unzip fills: beside the archive (or in the job's folder), named after
