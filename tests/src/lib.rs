@@ -20,6 +20,7 @@ use uuid::Uuid;
 
 pub mod bench;
 pub mod media;
+pub mod provider;
 pub mod proxy;
 
 /// The application id every file-service call carries in `X-Drive-App`.

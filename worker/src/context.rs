@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
+use base64::Engine;
 use drive_core::db::files::FileRow;
 use drive_core::db::folders::FolderRow;
 use drive_core::db::jobs::JobRow;
@@ -19,6 +20,7 @@ use serde::de::DeserializeOwned;
 use std::io::{BufRead, BufReader, Read, Write};
 
 use crate::protocol::{Answer, Input, Request, Start};
+use crate::vision::MAX_DESCRIPTIONS;
 
 /// Why a job could not finish. Serializable: the supervisor answers a request with one.
 #[derive(Debug, thiserror::Error, serde::Serialize, serde::Deserialize)]
@@ -107,6 +109,9 @@ pub struct JobContext {
     pub font: PathBuf,
     /// The local models' folder (readable under the job's Landlock rules).
     pub models: PathBuf,
+    /// Whether [`JobContext::describe`] may be asked.
+    describes: bool,
+    described: Mutex<usize>,
     download_limit: i64,
     downloaded: Mutex<i64>,
     last_progress: Mutex<Option<Instant>>,
@@ -128,6 +133,8 @@ impl JobContext {
             dir: start.dir,
             font: start.font,
             models: start.models,
+            describes: start.describes,
+            described: Mutex::new(0),
             download_limit: start.download_limit,
             downloaded: Mutex::new(0),
             last_progress: Mutex::new(None),
@@ -287,6 +294,24 @@ impl JobContext {
     pub fn metadata_unreadable(&self, why: &str) -> JobResult<()> {
         let request = Request::MetadataUnreadable { why: why.to_string() };
         self.supervisor.ask(&request)
+    }
+
+    /// How many more pictures the job may have described: none without a describing model,
+    /// else what is left of [`MAX_DESCRIPTIONS`].
+    pub fn descriptions_left(&self) -> usize {
+        match self.describes {
+            true => {
+                MAX_DESCRIPTIONS.saturating_sub(*self.described.lock().unwrap_or_else(|e| e.into_inner()))
+            }
+            false => 0,
+        }
+    }
+
+    /// What a JPEG shows, from the describing model the supervisor calls (`None`: nothing).
+    pub fn describe(&self, jpeg: &[u8]) -> JobResult<Option<String>> {
+        *self.described.lock().unwrap_or_else(|e| e.into_inner()) += 1;
+        let jpeg = base64::engine::general_purpose::STANDARD.encode(jpeg);
+        self.supervisor.ask(&Request::Describe { jpeg })
     }
 
     /// Ends the job: done with its result, or failed with a sentence for the caller.

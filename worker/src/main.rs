@@ -21,6 +21,7 @@ mod reading;
 mod run;
 mod settings;
 mod steward;
+mod vision;
 
 use std::process::ExitCode;
 

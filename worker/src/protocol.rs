@@ -29,6 +29,9 @@ pub struct Start {
     pub models: PathBuf,
     /// Pictures and PDFs the job may download, in bytes.
     pub download_limit: i64,
+    /// Whether the job may have pictures described ([`Request::Describe`]): a readForSearch
+    /// job on a worker with a describing model.
+    pub describes: bool,
 }
 
 /// An input file and a presigned GET for its bytes, valid as long as the job may run.
@@ -108,6 +111,12 @@ pub enum Request {
     StoreReading {
         file_id: FileId,
         reading: Result<Vec<ReadMoment>, String>,
+    },
+    /// What a JPEG the job made (a picture or a video's frame, at most 1024 px on a side)
+    /// shows, for a readForSearch job's `visual` moments: a string or null.
+    Describe {
+        /// Base64.
+        jpeg: String,
     },
     /// What is said in the input `file_id` (its speech moments, in order of time), for a job
     /// that works from it (captions): a list of `Said`.

@@ -1,5 +1,6 @@
 //! The worker's configuration, read from the environment (the README lists every variable).
 
+use crate::vision::Vision;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -38,6 +39,8 @@ pub struct Settings {
     pub font: PathBuf,
     /// The local models (`DRIVE_MODELS`): readForSearch jobs embed with the one in it.
     pub models: PathBuf,
+    /// The provider readForSearch jobs have pictures and video scenes described by, if any.
+    pub vision: Option<Vision>,
 }
 
 /// A job whose worker stopped this many times is failed rather than tried again.
@@ -51,8 +54,8 @@ impl Settings {
     /// 50 GB), the plans' job minutes, `DRIVE_JOB_WORK_DIR`
     /// (default `$TMPDIR/drive-jobs`), `DRIVE_SWEEP_INTERVAL_SECONDS` (default 3600),
     /// `DRIVE_UPLOAD_IDLE_SECONDS` (default 7 days, the spec's) and
-    /// `DRIVE_FONT` (default DejaVu Sans from Debian's fonts-dejavu-core) and `DRIVE_MODELS`
-    /// (default `~/.cache/drive/models`).
+    /// `DRIVE_FONT` (default DejaVu Sans from Debian's fonts-dejavu-core), `DRIVE_MODELS`
+    /// (default `~/.cache/drive/models`) and the describing model's (see [`Vision`]).
     pub fn from_environment() -> Result<Settings, ConfigError> {
         let cpus = std::thread::available_parallelism().map_or(1, usize::from);
         Ok(Settings {
@@ -81,6 +84,7 @@ impl Settings {
             )?),
             font: config::or("DRIVE_FONT", "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf").into(),
             models: config::models(),
+            vision: Vision::from_environment()?,
         })
     }
 

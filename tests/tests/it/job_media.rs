@@ -911,7 +911,14 @@ async fn every_setting_is_checked_with_a_400_naming_it() {
         ),
         ("compressPdf", photo, json!({}), "invalid_field", "fileIds"),
         ("cut", photo, json!({}), "invalid_field", "fileIds"),
-        ("captions", photo, json!({}), "invalid_field", "jobType"),
+        ("captions", photo, json!({}), "invalid_field", "fileIds"),
+        (
+            "captions",
+            photo,
+            json!({ "format": "ass" }),
+            "invalid_field",
+            "options.format",
+        ),
         ("resize", photo, json!({}), "invalid_field", "jobType"),
     ];
     for (job_type, file, options, code, field) in cases {

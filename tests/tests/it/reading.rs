@@ -2,11 +2,13 @@
 //! media made here: speech spoken by espeak-ng read into timed `speech` moments by the local
 //! Whisper model, printed words read by OCR from a scanned page and from the image-only pages of
 //! a PDF, a PDF's text layer; found by `/search-files`' `query`, read back by `/read-file`
-//! (`said`), written out by the captions job in its three formats and burned into a video.
+//! (`said`), written out by the captions job in its three formats and burned into a video; and
+//! `visual` moments from a describing model (a local stand-in speaking OpenAI's wire format).
 
 use base64::Engine;
 use drive_core::id::FileId;
-use drive_tests::media::{duration, ffmpeg, ffprobe, scanned_page, speak, stream, text_pdf};
+use drive_tests::media::{duration, ffmpeg, ffprobe, scanned_page, speak, stream, text_pdf, video_of};
+use drive_tests::provider::FakeChat;
 use drive_tests::{TestApp, TestUser, assert_done, made};
 use serde_json::{Value, json};
 
@@ -382,4 +384,80 @@ async fn printed_words_in_a_scan_and_in_pdf_pages_are_found_with_their_page() {
             "{top}"
         );
     }
+}
+
+#[tokio::test]
+async fn a_configured_describing_model_gives_pictures_and_video_stretches_visual_moments() {
+    const SEEN: &str = "A red bicycle leaning against a blue garden wall.";
+    let provider = FakeChat::start(SEEN).await;
+    let mut app = TestApp::spawn().await;
+    app.start_worker(&[
+        ("DRIVE_VISION_URL", provider.url.as_str()),
+        ("DRIVE_VISION_MODEL", "test-vision"),
+        ("DRIVE_VISION_API_KEY", "vision-key"),
+    ])
+    .await;
+    let user = app.user(Some("Pro")).await;
+    let mut png = Vec::new();
+    image::RgbImage::from_fn(1600, 1200, |x, y| {
+        image::Rgb([(x % 256) as u8, (y % 256) as u8, 90])
+    })
+    .write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
+    .unwrap();
+    let photo = app.upload(&user, "photo.png", "Image", "image/png", png).await;
+    let clip = app
+        .upload(
+            &user,
+            "clip.mp4",
+            "Video",
+            "video/mp4",
+            video_of("testsrc2=size=320x240:rate=25", 3.0, &[]),
+        )
+        .await;
+    read_for_search(&app, &user, &[photo, clip]).await;
+
+    // Found by meaning ("bike" is not a word of it), as what was seen: the picture's with no
+    // place, the video's over its one stretch.
+    let found = search(&app, &user, "bike").await;
+    let seen: Vec<&Value> = found.iter().filter(|m| m["entryType"] == "visual").collect();
+    assert_eq!(seen.len(), 2, "{found:?}");
+    for moment in &seen {
+        assert_eq!(moment["text"], SEEN);
+    }
+    let of = |file: FileId| {
+        seen.iter()
+            .find(|m| m["fileId"] == json!(file))
+            .expect("a moment")
+    };
+    assert_eq!(
+        (&of(photo)["at"], &of(photo)["until"]),
+        (&Value::Null, &Value::Null)
+    );
+    assert_eq!(of(clip)["at"], 0.0);
+    assert!(
+        (of(clip)["until"].as_f64().unwrap() - 3.0).abs() < 0.1,
+        "{}",
+        of(clip)
+    );
+
+    // The provider was asked twice, as OpenAI's API is, with the key and a small JPEG.
+    let sent = provider.sent();
+    assert_eq!(sent.len(), 2, "{sent:?}");
+    let mut edges = Vec::new();
+    for request in &sent {
+        assert_eq!(request.path, "/v1/chat/completions");
+        assert_eq!(request.authorization.as_deref(), Some("Bearer vision-key"));
+        assert_eq!(request.body["model"], "test-vision");
+        let url = request.body["messages"][0]["content"][1]["image_url"]["url"]
+            .as_str()
+            .expect("an image part");
+        let data = url
+            .strip_prefix("data:image/jpeg;base64,")
+            .expect("a JPEG data URL");
+        let bytes = base64::engine::general_purpose::STANDARD.decode(data).unwrap();
+        let shown = image::load_from_memory_with_format(&bytes, image::ImageFormat::Jpeg).unwrap();
+        edges.push((shown.width(), shown.height()));
+    }
+    edges.sort();
+    assert_eq!(edges, [(320, 240), (1024, 768)]);
 }

@@ -5,12 +5,15 @@
 //! Each kind of file has one source, a function from the file to its moments, picked in
 //! [`moments_of`]: text files their paragraphs ([`text`]), PDFs the text layer of each page and
 //! OCR of the pages that have none ([`documents`]), pictures OCR ([`pictures`]), audio and the
-//! sound of videos what is said, with times ([`speech`]).
+//! sound of videos what is said, with times ([`speech`]). Where the worker has a describing
+//! model ([`crate::vision`]), pictures and a video's stretches ([`scenes`]) also get `visual`
+//! moments.
 
 pub mod captions;
 mod documents;
 mod passages;
 mod pictures;
+mod scenes;
 mod speech;
 pub mod stored;
 mod text;
@@ -42,6 +45,17 @@ struct Passage {
 }
 
 impl Passage {
+    /// What a describing model saw: in a picture, or in a stretch of a video.
+    fn seen(text: String, span: Option<(f64, f64)>) -> Passage {
+        Passage {
+            entry_type: EntryType::Visual,
+            text,
+            at: span.map(|s| s.0),
+            until: span.map(|s| s.1),
+            page: None,
+        }
+    }
+
     /// Written words with no place in time: on `page` of a document, or anywhere in a file.
     fn written(text: String, page: Option<u32>) -> Passage {
         Passage {
@@ -127,7 +141,14 @@ fn moments_of(context: &JobContext, file: &FileRow, progress: &dyn Fn(f64)) -> J
         FileKind::Text => text::moments(context, file),
         FileKind::Pdf => documents::moments(context, file, progress),
         FileKind::Image => pictures::moments(context, file),
-        FileKind::Audio | FileKind::Video => speech::moments(context, file, progress),
+        FileKind::Audio => speech::moments(context, file, progress),
+        FileKind::Video => {
+            let said = speech::moments(context, file, progress)?;
+            let (seen, more) = scenes::moments(context, file)?;
+            let mut passages = said.passages;
+            passages.extend(seen);
+            Ok(Reading::of(passages, said.truncated || more))
+        }
         FileKind::Archive | FileKind::Other => Err(JobError::Input(
             "only text files, PDFs, pictures, audio and videos can be read for searching".into(),
         )),

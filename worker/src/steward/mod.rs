@@ -16,6 +16,7 @@ use std::os::fd::AsRawFd;
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
+use base64::Engine;
 use chrono::TimeDelta;
 use drive_core::db::PgPool;
 use drive_core::db::events::EventKind;
@@ -41,6 +42,7 @@ use crate::context::{JobError, JobResult};
 use crate::protocol::{Answer, Input, Request, Start};
 use crate::reading;
 use crate::settings::Settings;
+use crate::vision::{self, Vision};
 
 /// The longest request a job process may send: a job's end with its result (a checksum of
 /// thousands of files) is the longest there is.
@@ -58,6 +60,9 @@ pub struct Steward {
     uploads: HashMap<String, Upload>,
     /// The readings queued for the files the job made, pushed once the job has ended.
     readings: Vec<JobId>,
+    vision: Option<Vision>,
+    /// Pictures described for this job so far.
+    described: usize,
 }
 
 impl Steward {
@@ -108,6 +113,7 @@ impl Steward {
             font: settings.font.clone(),
             models: settings.models.clone(),
             download_limit: settings.download_limit,
+            describes: settings.vision.is_some() && job.job_type == JobType::ReadForSearch,
         };
         let steward = Steward {
             db,
@@ -118,6 +124,8 @@ impl Steward {
             quota,
             uploads: HashMap::new(),
             readings: Vec::new(),
+            vision: settings.vision.clone(),
+            described: 0,
         };
         Ok((steward, start))
     }
@@ -199,6 +207,7 @@ impl Steward {
             Request::StoreReading { file_id, reading } => {
                 json(reading::stored::store(&self.db, &self.job, &self.inputs, file_id, reading).await?)
             }
+            Request::Describe { jpeg } => json(self.describe(&jpeg).await?),
             Request::Said { file_id } => {
                 json(reading::stored::said(&self.db, &self.job, &self.inputs, file_id).await?)
             }
@@ -211,6 +220,26 @@ impl Steward {
                 Ok(Value::Null)
             }
         }
+    }
+
+    /// What a readForSearch job's picture shows, from the describing model: at most
+    /// [`vision::MAX_DESCRIPTIONS`] a job, each JPEG at most [`vision::MAX_JPEG_BYTES`].
+    async fn describe(&mut self, jpeg: &str) -> JobResult<Option<String>> {
+        let vision = match &self.vision {
+            Some(vision) if self.job.job_type == JobType::ReadForSearch => vision,
+            _ => return Err(refused("a description the job has no describing model for")),
+        };
+        let jpeg = base64::engine::general_purpose::STANDARD
+            .decode(jpeg)
+            .map_err(|_| refused("a picture that is not base64"))?;
+        if jpeg.len() > vision::MAX_JPEG_BYTES || !jpeg.starts_with(&[0xFF, 0xD8]) {
+            return Err(refused("a picture to describe that is not a small JPEG"));
+        }
+        self.described += 1;
+        if self.described > vision::MAX_DESCRIPTIONS {
+            return Err(refused("more pictures to describe than a job may have"));
+        }
+        vision.describe(&jpeg).await
     }
 
     /// The key a result at `position` is stored under: the same on every attempt.

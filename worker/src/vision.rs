@@ -1,0 +1,152 @@
+//! Describing pictures for `visual` moments: a configured provider speaking OpenAI's chat
+//! completions with an image part (OpenAI itself, or any compatible server: vLLM, Ollama,
+//! llama.cpp's server…). Off unless `DRIVE_VISION_URL` is set: no describing model ships in a
+//! package this drive can install, so none runs by default.
+//!
+//! The supervisor calls it, never the job process: the provider's key is a credential. The
+//! process hands over a JPEG it made (a picture, a video's frame); the supervisor checks its
+//! size and the job's count and answers the description.
+
+use std::time::Duration;
+
+use base64::Engine;
+use drive_core::config::{self, ConfigError};
+use serde_json::{Value, json};
+
+use crate::context::{JobError, JobResult};
+
+/// The most pictures one job has described: a provider's calls cost money.
+pub const MAX_DESCRIPTIONS: usize = 100;
+
+/// The largest JPEG sent (the job process makes them at most 1024 px on a side).
+pub const MAX_JPEG_BYTES: usize = 2 << 20;
+
+/// The most of an answer read, and the longest description kept (a moment's text).
+const MAX_ANSWER_BYTES: usize = 1 << 20;
+const MAX_DESCRIPTION_CHARS: usize = 600;
+
+const PROMPT: &str = "Describe what this picture shows in one or two plain sentences, for finding \
+    it by searching later: the subjects, the setting and any action. Do not guess who people are.";
+
+#[derive(Clone)]
+pub struct Vision {
+    http: reqwest::Client,
+    /// The chat completions endpoint: `DRIVE_VISION_URL` + `/chat/completions`.
+    endpoint: String,
+    model: String,
+    key: Option<String>,
+}
+
+impl std::fmt::Debug for Vision {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Vision")
+            .field("endpoint", &self.endpoint)
+            .field("model", &self.model)
+            .field("key", &self.key.as_ref().map(|_| "(hidden)"))
+            .finish()
+    }
+}
+
+impl Vision {
+    /// `DRIVE_VISION_URL` (the API's base, like `https://api.openai.com/v1`; unset: off),
+    /// `DRIVE_VISION_MODEL` (default `gpt-4o-mini`), `DRIVE_VISION_API_KEY` (sent as a bearer
+    /// token when set), `DRIVE_VISION_TIMEOUT_SECONDS` (default 60).
+    pub fn from_environment() -> Result<Option<Vision>, ConfigError> {
+        let Some(base) = std::env::var("DRIVE_VISION_URL").ok().filter(|u| !u.is_empty()) else {
+            return Ok(None);
+        };
+        let timeout = config::parsed_or("DRIVE_VISION_TIMEOUT_SECONDS", 60.0)?;
+        let http = reqwest::Client::builder()
+            .timeout(Duration::from_secs_f64(timeout))
+            // A provider answers where it is asked; a redirect is not followed anywhere.
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .map_err(|e| ConfigError::Invalid {
+                name: "DRIVE_VISION_URL",
+                value: base.clone(),
+                reason: e.to_string(),
+            })?;
+        Ok(Some(Vision {
+            http,
+            endpoint: format!("{}/chat/completions", base.trim_end_matches('/')),
+            model: config::or("DRIVE_VISION_MODEL", "gpt-4o-mini"),
+            key: std::env::var("DRIVE_VISION_API_KEY")
+                .ok()
+                .filter(|k| !k.is_empty()),
+        }))
+    }
+
+    /// What the picture shows, in a sentence or two; `None` when the model says nothing. A
+    /// provider that fails or answers nonsense is the machine's failure: the job is tried again.
+    pub async fn describe(&self, jpeg: &[u8]) -> JobResult<Option<String>> {
+        let image = base64::engine::general_purpose::STANDARD.encode(jpeg);
+        let body = json!({
+            "model": self.model,
+            "max_tokens": 200,
+            "messages": [{
+                "role": "user",
+                "content": [
+                    { "type": "text", "text": PROMPT },
+                    { "type": "image_url", "image_url": { "url": format!("data:image/jpeg;base64,{image}") } },
+                ],
+            }],
+        });
+        let failed = |why: &dyn std::fmt::Display| JobError::Server(format!("the describing model: {why}"));
+        let mut request = self.http.post(&self.endpoint).json(&body);
+        if let Some(key) = &self.key {
+            request = request.bearer_auth(key);
+        }
+        let mut response = request.send().await.map_err(|e| failed(&e))?;
+        let status = response.status();
+        let mut answer = Vec::new();
+        while let Some(chunk) = response.chunk().await.map_err(|e| failed(&e))? {
+            answer.extend_from_slice(&chunk);
+            if answer.len() > MAX_ANSWER_BYTES {
+                return Err(failed(&"its answer is too long"));
+            }
+        }
+        if !status.is_success() {
+            return Err(failed(&format!("it answered {status}")));
+        }
+        let answer: Value = serde_json::from_slice(&answer).map_err(|e| failed(&e))?;
+        let content = answer["choices"][0]["message"]["content"]
+            .as_str()
+            .ok_or_else(|| failed(&"its answer has no choices[0].message.content"))?;
+        Ok(cleaned(content))
+    }
+}
+
+/// One line of plain text at most [`MAX_DESCRIPTION_CHARS`] long, or `None` for nothing.
+fn cleaned(content: &str) -> Option<String> {
+    let words: Vec<&str> = content
+        .split(|c: char| c.is_whitespace() || c.is_control())
+        .filter(|w| !w.is_empty())
+        .collect();
+    let mut text = String::new();
+    for word in words {
+        if text.chars().count() + 1 + word.chars().count() > MAX_DESCRIPTION_CHARS {
+            break;
+        }
+        if !text.is_empty() {
+            text.push(' ');
+        }
+        text.push_str(word);
+    }
+    Some(text).filter(|t| !t.is_empty())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn descriptions_are_one_bounded_line() {
+        assert_eq!(
+            cleaned("  A red\nbicycle.\u{7}\t"),
+            Some("A red bicycle.".to_string())
+        );
+        assert_eq!(cleaned(" \n "), None);
+        let long = cleaned(&"word ".repeat(500)).unwrap();
+        assert!(long.chars().count() <= MAX_DESCRIPTION_CHARS && long.ends_with("word"));
+    }
+}
