@@ -200,8 +200,16 @@ impl Packed {
     /// The cosine of embedding `i` and `query` (an embedding of length 1).
     pub fn score(&self, i: usize, query: &[f32]) -> f32 {
         let codes = &self.codes[i * DIMENSIONS..(i + 1) * DIMENSIONS];
-        let dot: f32 = codes.iter().zip(query).map(|(&c, q)| f32::from(c) * q).sum();
-        dot * self.scales[i]
+        // Sixteen running sums rather than one: one sum is a chain of dependent additions the
+        // compiler may not reorder, so it stays scalar; independent lanes let it use vector
+        // instructions (`scripts/bench reading`'s query latencies halved).
+        let mut lanes = [0f32; 16];
+        for (c, q) in codes.chunks_exact(16).zip(query.chunks_exact(16)) {
+            for ((lane, &c), &q) in lanes.iter_mut().zip(c).zip(q) {
+                *lane += f32::from(c) * q;
+            }
+        }
+        lanes.iter().sum::<f32>() * self.scales[i]
     }
 
     /// The `n` embeddings nearest `query` among those `keep` allows, nearest first.

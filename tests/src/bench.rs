@@ -10,11 +10,17 @@ use serde_json::{Value, json};
 
 use crate::{TestApp, TestUser, raw_store};
 
-/// Puts a local file in the store under the user's key and records it through `/insert-file`.
+/// Puts a local file in the store under the user's key and records it through `/insert-file`:
+/// the upload is reserved through `/generate-file-urls` as any upload is, but the bytes go in
+/// one streamed PUT of the file rather than a form held in memory.
 pub async fn add_file(app: &TestApp, user: &TestUser, path: &Path, kind: &str, mime: &str) -> FileId {
     let name = path.file_name().unwrap().to_str().unwrap();
     let key = user.key(name);
     let size = std::fs::metadata(path).unwrap().len();
+    let upload =
+        json!({ "type": kind, "fileName": name, "fileSize": size, "objectKey": key, "mimeType": mime });
+    let reserved = app.call(user, "/generate-file-urls", Some(upload)).await;
+    assert_eq!(reserved.status, 200, "{}", reserved.body);
     raw_store()
         .await
         .put_object()

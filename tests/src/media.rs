@@ -5,6 +5,8 @@
 use std::path::Path;
 use std::process::Command;
 
+use lopdf::content::{Content, Operation};
+use lopdf::{Dictionary, Document, Object, Stream, dictionary};
 use serde_json::Value;
 
 /// Runs `ffmpeg` with `args`, writing a file with `extension`; answers its bytes.
@@ -147,35 +149,40 @@ pub fn scanned_page(lines: &[&str]) -> Vec<u8> {
     )
 }
 
-/// A PDF with a text layer: each page's lines in Helvetica, top down.
-pub fn text_pdf(pages: &[Vec<String>]) -> Vec<u8> {
-    use lopdf::content::{Content, Operation};
-    use lopdf::{Document, Object, Stream, dictionary};
+/// A PDF page: its size in points and its content.
+pub struct Page {
+    pub width: i64,
+    pub height: i64,
+    pub operations: Vec<Operation>,
+}
+
+/// A PDF of `pages` sharing one resource dictionary: Helvetica as F1 and the XObjects
+/// `xobjects` adds.
+pub fn pdf(pages: Vec<Page>, xobjects: impl FnOnce(&mut Document) -> Dictionary) -> Vec<u8> {
     let mut doc = Document::with_version("1.5");
+    let xobjects = xobjects(&mut doc);
     let tree = doc.new_object_id();
-    let font =
-        doc.add_object(dictionary! { "Type" => "Font", "Subtype" => "Type1", "BaseFont" => "Helvetica" });
-    let resources = doc.add_object(dictionary! { "Font" => dictionary! { "F1" => font } });
+    let font = doc.add_object(dictionary! {
+        "Type" => "Font", "Subtype" => "Type1", "BaseFont" => "Helvetica",
+    });
+    let resources = doc.add_object(dictionary! {
+        "Font" => dictionary! { "F1" => font },
+        "XObject" => xobjects,
+    });
     let mut kids = Vec::new();
-    for lines in pages {
-        let mut operations = vec![
-            Operation::new("BT", vec![]),
-            Operation::new("Tf", vec!["F1".into(), 10.into()]),
-            Operation::new("TL", vec![12.into()]),
-            Operation::new("Td", vec![20.into(), 780.into()]),
-        ];
-        for (n, line) in lines.iter().enumerate() {
-            let show = if n == 0 { "Tj" } else { "'" };
-            operations.push(Operation::new(show, vec![Object::string_literal(line.as_str())]));
+    for page in pages {
+        let content = Content {
+            operations: page.operations,
         }
-        operations.push(Operation::new("ET", vec![]));
-        let content = doc.add_object(Stream::new(
-            dictionary! {},
-            Content { operations }.encode().unwrap(),
-        ));
+        .encode()
+        .expect("encode content");
+        let content = doc.add_object(Stream::new(dictionary! {}, content));
         let id = doc.add_object(dictionary! {
-            "Type" => "Page", "Parent" => tree, "Contents" => content, "Resources" => resources,
-            "MediaBox" => vec![0.into(), 0.into(), 600.into(), 800.into()],
+            "Type" => "Page",
+            "Parent" => tree,
+            "Contents" => content,
+            "Resources" => resources,
+            "MediaBox" => vec![0.into(), 0.into(), page.width.into(), page.height.into()],
         });
         kids.push(Object::Reference(id));
     }
@@ -187,6 +194,32 @@ pub fn text_pdf(pages: &[Vec<String>]) -> Vec<u8> {
     let catalog = doc.add_object(dictionary! { "Type" => "Catalog", "Pages" => tree });
     doc.trailer.set("Root", catalog);
     let mut out = Vec::new();
-    doc.save_to(&mut out).unwrap();
+    doc.save_to(&mut out).expect("save PDF");
     out
+}
+
+/// A PDF with a text layer: each page's lines in Helvetica, top down, on 600 × 800 pt pages.
+pub fn text_pdf(pages: &[Vec<String>]) -> Vec<u8> {
+    let pages = pages
+        .iter()
+        .map(|lines| {
+            let mut operations = vec![
+                Operation::new("BT", vec![]),
+                Operation::new("Tf", vec!["F1".into(), 10.into()]),
+                Operation::new("TL", vec![12.into()]),
+                Operation::new("Td", vec![20.into(), 780.into()]),
+            ];
+            for (n, line) in lines.iter().enumerate() {
+                let show = if n == 0 { "Tj" } else { "'" };
+                operations.push(Operation::new(show, vec![Object::string_literal(line.as_str())]));
+            }
+            operations.push(Operation::new("ET", vec![]));
+            Page {
+                width: 600,
+                height: 800,
+                operations,
+            }
+        })
+        .collect();
+    pdf(pages, |_| Dictionary::new())
 }

@@ -5,10 +5,11 @@
 use std::io::Cursor;
 
 use drive_core::id::FileId;
+use drive_tests::media::{Page, pdf};
 use drive_tests::*;
 use image::codecs::jpeg::JpegEncoder;
 use image::{DynamicImage, ImageFormat, Rgb, RgbImage};
-use lopdf::content::{Content, Operation};
+use lopdf::content::Operation;
 use lopdf::{Dictionary, Document, Object, ObjectId, Stream, dictionary};
 use serde_json::{Value, json};
 
@@ -34,55 +35,6 @@ fn jpeg(picture: &RgbImage, quality: u8) -> Vec<u8> {
     JpegEncoder::new_with_quality(&mut out, quality)
         .encode_image(picture)
         .expect("encode JPEG");
-    out
-}
-
-/// A PDF page: its size in points and its content.
-struct Page {
-    width: i64,
-    height: i64,
-    operations: Vec<Operation>,
-}
-
-/// A PDF of `pages` sharing one resource dictionary: Helvetica as F1 and the XObjects
-/// `xobjects` adds.
-fn pdf(pages: Vec<Page>, xobjects: impl FnOnce(&mut Document) -> Dictionary) -> Vec<u8> {
-    let mut doc = Document::with_version("1.5");
-    let xobjects = xobjects(&mut doc);
-    let tree = doc.new_object_id();
-    let font = doc.add_object(dictionary! {
-        "Type" => "Font", "Subtype" => "Type1", "BaseFont" => "Helvetica",
-    });
-    let resources = doc.add_object(dictionary! {
-        "Font" => dictionary! { "F1" => font },
-        "XObject" => xobjects,
-    });
-    let mut kids = Vec::new();
-    for page in pages {
-        let content = Content {
-            operations: page.operations,
-        }
-        .encode()
-        .expect("encode content");
-        let content = doc.add_object(Stream::new(dictionary! {}, content));
-        let id = doc.add_object(dictionary! {
-            "Type" => "Page",
-            "Parent" => tree,
-            "Contents" => content,
-            "Resources" => resources,
-            "MediaBox" => vec![0.into(), 0.into(), page.width.into(), page.height.into()],
-        });
-        kids.push(Object::Reference(id));
-    }
-    let count = kids.len() as i64;
-    doc.objects.insert(
-        tree,
-        Object::Dictionary(dictionary! { "Type" => "Pages", "Kids" => kids, "Count" => count }),
-    );
-    let catalog = doc.add_object(dictionary! { "Type" => "Catalog", "Pages" => tree });
-    doc.trailer.set("Root", catalog);
-    let mut out = Vec::new();
-    doc.save_to(&mut out).expect("save PDF");
     out
 }
 

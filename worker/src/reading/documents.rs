@@ -9,7 +9,7 @@ use image::DynamicImage;
 use super::passages::passages;
 use super::pictures::written;
 use super::{MAX_MOMENTS, Passage, Reading, machine};
-use crate::context::{JobContext, JobError, JobResult};
+use crate::context::{JobContext, JobResult};
 
 /// Scanned pages are rendered at the resolution OCR reads print best at.
 const OCR_DPI: u32 = 300;
@@ -41,39 +41,28 @@ pub fn moments(context: &JobContext, file: &FileRow, progress: &dyn Fn(f64)) -> 
     if !scanned.is_empty() && moments <= MAX_MOMENTS {
         let mut reader = Reader::new(None).map_err(|e| machine("loading the OCR model", e))?;
         let spans: Vec<(u32, Option<u32>)> = scanned.iter().map(|&n| (n, Some(n))).collect();
-        let mut failed = None;
         let mut done = 0;
-        let rendered = render_pages(
+        render_pages(
             &path,
             OCR_DPI,
             Some(&PageRanges::from_spans(&spans)),
             &mut |number, pixels| {
-                let pixels = DynamicImage::ImageRgba8(pixels).into_rgb8();
-                match reader.read(&pixels) {
-                    Ok(text) => {
-                        let read = passages(&written(&text));
-                        moments += read.len();
-                        found.push((number, read));
-                    }
-                    Err(e) => failed = Some(machine("reading a scanned page's words", e)),
-                }
                 done += 1;
                 progress(0.1 + 0.9 * f64::from(done) / scanned.len() as f64);
-                // Stopping the rendering is how the loop ends early; the reason is kept above.
-                if failed.is_some() || moments > MAX_MOMENTS {
-                    return Err(PdfError::Render("stopped".into()));
+                // Past the cap a page is only rendered (tens of milliseconds), not read (a second).
+                if moments > MAX_MOMENTS {
+                    return Ok(());
                 }
+                let pixels = DynamicImage::ImageRgba8(pixels).into_rgb8();
+                let text = reader
+                    .read(&pixels)
+                    .map_err(|e| PdfError::Render(format!("reading the words of page {number}: {e}")))?;
+                let read = passages(&written(&text));
+                moments += read.len();
+                found.push((number, read));
                 Ok(())
             },
-        );
-        if let Some(failed) = failed {
-            return Err(failed);
-        }
-        match rendered {
-            Ok(_) => {}
-            Err(PdfError::Render(why)) if why == "stopped" => {}
-            Err(e) => return Err(JobError::from(e)),
-        }
+        )?;
         found.sort_by_key(|(number, _)| *number);
     }
     let passages = found

@@ -1,0 +1,325 @@
+//! Reading inside files (`scripts/bench reading`):
+//!
+//! 1. `/search-files` with `query` over 100,000 moments in one account (1,000 read text files
+//!    seeded straight into the database, each moment with a real all-MiniLM-L6-v2 embedding of
+//!    its sentence), through the API from 4 clients, against the floor: the same SQL run
+//!    directly (`moments::by_words` for 200 candidates, `moments::found` of them,
+//!    `search::hits` of the files) with no model, no cosine scan, no HTTP and no JSON. The
+//!    query's embedding alone is timed beside it.
+//! 2. `/read-file` of a 24-megapixel JPEG (6000 × 4000) against `vipsthumbnail` to 1568 px on
+//!    the same bytes fetched from the same store (`curl` of the same link, then
+//!    `vipsthumbnail`), rounds alternating, median of seven.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use drive_core::db::moments;
+use drive_core::db::search;
+use drive_core::id::{FileId, UserId};
+use drive_embed::Embedder;
+use drive_tests::bench::{add_file, link, middle, timed_script};
+use drive_tests::media::ffmpeg;
+use drive_tests::{TestApp, TestUser};
+use futures::{StreamExt, stream};
+use serde_json::json;
+use sqlx::PgPool;
+
+const FILES: usize = 1_000;
+const MOMENTS: usize = 100_000;
+const SENTENCES: usize = 1_000;
+const CLIENTS: usize = 4;
+const CALLS: usize = 400;
+
+/// Sentences of varied words, made from parts: each moment takes one.
+fn sentences() -> Vec<String> {
+    let who = [
+        "The keeper",
+        "Our neighbour",
+        "A young engineer",
+        "The accountant",
+        "My sister",
+        "The old fisherman",
+        "A careful driver",
+        "The head chef",
+        "Our teacher",
+        "The mechanic",
+    ];
+    let did = [
+        "painted",
+        "repaired",
+        "cleaned",
+        "sold",
+        "photographed",
+        "measured",
+        "delivered",
+        "inspected",
+        "borrowed",
+        "described",
+    ];
+    let what = [
+        "the lighthouse tower",
+        "a broken bicycle",
+        "the brake pads",
+        "a lemon cake",
+        "the harbour wall",
+        "an invoice for March",
+        "the garden fence",
+        "a wooden boat",
+        "the heating boiler",
+        "a map of the valley",
+    ];
+    let when = [
+        "before the storm",
+        "on a quiet Sunday",
+        "after the meeting",
+        "in early spring",
+        "late at night",
+        "during the festival",
+        "for the third time",
+        "without any help",
+        "while it was raining",
+        "near the old mill",
+    ];
+    (0..SENTENCES)
+        .map(|n| {
+            format!(
+                "{} {} {} {}.",
+                who[n % 10],
+                did[n / 10 % 10],
+                what[n / 100 % 10],
+                when[(n * 7 + n / 100) % 10]
+            )
+        })
+        .collect()
+}
+
+async fn seed(pool: &PgPool, user: UserId, models: &Path) {
+    let texts = sentences();
+    let embedder = Embedder::load(models).expect("the embedding model");
+    let started = Instant::now();
+    let embeddings: Vec<Vec<u8>> = texts
+        .chunks(64)
+        .flat_map(|batch| embedder.embed(batch).expect("embedding"))
+        .map(|e| drive_embed::to_bytes(&e))
+        .collect();
+    println!(
+        "embedded {SENTENCES} sentences in {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
+    let files: Vec<FileId> = sqlx::query_scalar(
+        "insert into files (id, user_id, file_name, file_size, mime_type, kind, bucket, object_key)
+         select gen_random_uuid(), $1, 'notes-' || n || '.txt', 1000, 'text/plain', 'Text', 'private',
+                'users/' || $1 || '/bench/notes-' || n || '.txt'
+         from generate_series(1, $2) as n
+         returning id",
+    )
+    .bind(user)
+    .bind(FILES as i32)
+    .fetch_all(pool)
+    .await
+    .expect("files");
+    sqlx::query(
+        "insert into file_readings (file_id, user_id, state, moment_count)
+         select unnest($1::uuid[]), $2, 'read', $3",
+    )
+    .bind(&files)
+    .bind(user)
+    .bind((MOMENTS / FILES) as i32)
+    .execute(pool)
+    .await
+    .expect("readings");
+    for batch in (0..MOMENTS).collect::<Vec<_>>().chunks(5_000) {
+        let file: Vec<FileId> = batch.iter().map(|&n| files[n % FILES]).collect();
+        let text: Vec<&str> = batch.iter().map(|&n| texts[n % SENTENCES].as_str()).collect();
+        let embedding: Vec<&[u8]> = batch
+            .iter()
+            .map(|&n| embeddings[n % SENTENCES].as_slice())
+            .collect();
+        sqlx::query(
+            "insert into moments (file_id, user_id, entry_type, text, embedding)
+             select f, $2, 'text', t, e from unnest($1::uuid[], $3::text[], $4::bytea[]) as m (f, t, e)",
+        )
+        .bind(&file)
+        .bind(user)
+        .bind(&text)
+        .bind(&embedding)
+        .execute(pool)
+        .await
+        .expect("moments");
+    }
+    for sql in ["vacuum (analyze)", "checkpoint"] {
+        sqlx::query(sql).execute(pool).await.expect(sql);
+    }
+}
+
+/// Median and 99th percentile, in milliseconds.
+fn stats(mut samples: Vec<Duration>) -> (f64, f64) {
+    samples.sort();
+    let at =
+        |q: f64| samples[((samples.len() as f64 * q) as usize).min(samples.len() - 1)].as_secs_f64() * 1000.0;
+    (at(0.5), at(0.99))
+}
+
+async fn load<F: Future<Output = ()>>(mut make: impl FnMut() -> F) -> (f64, f64) {
+    let samples = stream::iter(0..CALLS)
+        .map(|_| {
+            let call = make();
+            async move {
+                let start = Instant::now();
+                call.await;
+                start.elapsed()
+            }
+        })
+        .buffer_unordered(CLIENTS)
+        .collect::<Vec<_>>()
+        .await;
+    stats(samples)
+}
+
+async fn query_latency(app: &TestApp, user: &TestUser, pool: &PgPool, models: &Path) {
+    seed(pool, user.id, models).await;
+    let embedder = Embedder::load(models).expect("the embedding model");
+    // The API reads an account's embeddings into memory at its first query by meaning, and
+    // then only what changed: timed once here, then left out of the figures.
+    let start = Instant::now();
+    let first = app
+        .call(user, "/search-files", Some(json!({ "query": "warming up" })))
+        .await;
+    assert_eq!(first.status, 200, "{}", first.body);
+    println!(
+        "first query of the account (its {MOMENTS} embeddings read into the API's memory): {:.2} s",
+        start.elapsed().as_secs_f64()
+    );
+    println!(
+        "\n| query ({MOMENTS} moments, one account) | API p50 | API p99 | SQL floor p50 | SQL floor p99 | p99 ratio | embedding the query p50 |"
+    );
+    println!("| --- | --- | --- | --- | --- | --- | --- |");
+    for (shape, body) in [
+        ("one word", json!({ "query": "lighthouse" })),
+        ("three words", json!({ "query": "keeper painted tower" })),
+        ("meaning, no word shared", json!({ "query": "fixing a car" })),
+        (
+            "words, narrowed to text files",
+            json!({ "query": "harbour storm", "types": ["Text"] }),
+        ),
+    ] {
+        let query = body["query"].as_str().unwrap().to_string();
+        let (api50, api99) = load(|| {
+            let body = body.clone();
+            async move {
+                let reply = app.call(user, "/search-files", Some(body)).await;
+                assert_eq!(reply.status, 200, "{}", reply.body);
+                assert!(
+                    !reply.body["moments"].as_array().unwrap().is_empty(),
+                    "{}",
+                    reply.body
+                );
+            }
+        })
+        .await;
+        let (floor50, floor99) = load(|| {
+            let query = query.clone();
+            async move {
+                let ids = moments::by_words(pool, user.id, &query, None, 200).await.unwrap();
+                let found = moments::found(pool, user.id, &ids).await.unwrap();
+                let mut files: Vec<FileId> = found.iter().map(|m| m.file_id).collect();
+                files.dedup();
+                files.truncate(50);
+                search::hits(pool, user.id, &files).await.unwrap();
+            }
+        })
+        .await;
+        let embed: Vec<Duration> = (0..50)
+            .map(|_| {
+                let start = Instant::now();
+                embedder.embed(std::slice::from_ref(&query)).unwrap();
+                start.elapsed()
+            })
+            .collect();
+        let (embed50, _) = stats(embed);
+        println!(
+            "| {shape} | {api50:.1} ms | {api99:.1} ms | {floor50:.1} ms | {floor99:.1} ms | {:.2} | {embed50:.1} ms |",
+            api99 / floor99
+        );
+    }
+}
+
+async fn read_file_against_vips(app: &TestApp, user: &TestUser) {
+    let dir = Path::new(&std::env::var("DRIVE_BENCH_DIR").unwrap()).join("read");
+    std::fs::create_dir_all(&dir).unwrap();
+    let photo = dir.join("photo.jpg");
+    let bytes = ffmpeg(
+        &[
+            "-f",
+            "lavfi",
+            "-i",
+            "testsrc2=size=6000x4000",
+            "-frames:v",
+            "1",
+            "-q:v",
+            "3",
+        ],
+        "jpg",
+    );
+    std::fs::write(&photo, &bytes).unwrap();
+    let id = add_file(app, user, &photo, "Image", "image/jpeg").await;
+    let url = link(app, user, id).await;
+    let peer = "curl -sf -o \"$2/fetched.jpg\" \"$1\" && vipsthumbnail \"$2/fetched.jpg\" -s 1568 -o \"$2/thumb.jpg\"";
+    let dir_arg = dir.to_str().unwrap();
+    let (mut ours, mut theirs) = (Vec::new(), Vec::new());
+    for round in 0..8 {
+        // Rotated: the first of each pair alternates, and round 0 only warms both up.
+        let mut turn = [true, false];
+        if round % 2 == 1 {
+            turn.reverse();
+        }
+        for drive in turn {
+            let seconds = if drive {
+                let start = Instant::now();
+                let reply = app.call(user, "/read-file", Some(json!({ "fileId": id }))).await;
+                assert_eq!(reply.status, 200, "{}", reply.body);
+                start.elapsed().as_secs_f64()
+            } else {
+                timed_script(peer, &[&url, dir_arg])
+            };
+            if round > 0 {
+                if drive {
+                    ours.push(seconds)
+                } else {
+                    theirs.push(seconds)
+                }
+            }
+        }
+    }
+    let spread = |v: &[f64]| {
+        let (min, max) = v
+            .iter()
+            .fold((f64::MAX, 0.0f64), |(a, b), &x| (a.min(x), b.max(x)));
+        format!("{:.3} s ({:.3}–{:.3})", middle(v.to_vec()), min, max)
+    };
+    println!(
+        "\n| /read-file of a 6000 × 4000 JPEG ({} MB) | drive median (min–max) | curl + vipsthumbnail -s 1568 median (min–max) | ratio of medians |",
+        bytes.len() / 1_000_000
+    );
+    println!("| --- | --- | --- | --- |");
+    println!(
+        "| 7 rounds, alternating | {} | {} | {:.2} |",
+        spread(&ours),
+        spread(&theirs),
+        middle(ours.clone()) / middle(theirs.clone())
+    );
+}
+
+#[tokio::main]
+async fn main() {
+    let models = std::path::PathBuf::from(
+        std::env::var("DRIVE_MODELS").expect("DRIVE_MODELS (scripts/bench sets it)"),
+    );
+    let app = TestApp::spawn().await;
+    let user = app.user(Some("Pro")).await;
+    let pool = PgPool::connect(&app.database_url)
+        .await
+        .expect("the test database");
+    read_file_against_vips(&app, &user).await;
+    query_latency(&app, &user, &pool, &models).await;
+}
