@@ -2,7 +2,7 @@
 //!
 //! 1. `/search-files` with `query` over 100,000 moments in one account (1,000 read text files
 //!    seeded straight into the database, each moment with a real all-MiniLM-L6-v2 embedding of
-//!    its sentence), through the API from 4 clients, against the floor: the same SQL run
+//!    its sentence), through the API from 1 and from 4 clients, against the floor: the same SQL run
 //!    directly (`moments::by_words` for 200 candidates, `moments::found` of them,
 //!    `search::hits` of the files) with no model, no cosine scan, no HTTP and no JSON. The
 //!    query's embedding alone is timed beside it.
@@ -27,7 +27,8 @@ use sqlx::PgPool;
 const FILES: usize = 1_000;
 const MOMENTS: usize = 100_000;
 const SENTENCES: usize = 1_000;
-const CLIENTS: usize = 4;
+/// One client (the latency a caller sees) and four at once (two for each core).
+const CLIENTS: [usize; 2] = [1, 4];
 const CALLS: usize = 400;
 
 /// Sentences of varied words, made from parts: each moment takes one.
@@ -160,7 +161,7 @@ fn stats(mut samples: Vec<Duration>) -> (f64, f64) {
     (at(0.5), at(0.99))
 }
 
-async fn load<F: Future<Output = ()>>(mut make: impl FnMut() -> F) -> (f64, f64) {
+async fn load<F: Future<Output = ()>>(clients: usize, mut make: impl FnMut() -> F) -> (f64, f64) {
     let samples = stream::iter(0..CALLS)
         .map(|_| {
             let call = make();
@@ -170,7 +171,7 @@ async fn load<F: Future<Output = ()>>(mut make: impl FnMut() -> F) -> (f64, f64)
                 start.elapsed()
             }
         })
-        .buffer_unordered(CLIENTS)
+        .buffer_unordered(clients)
         .collect::<Vec<_>>()
         .await;
     stats(samples)
@@ -191,9 +192,9 @@ async fn query_latency(app: &TestApp, user: &TestUser, pool: &PgPool, models: &P
         start.elapsed().as_secs_f64()
     );
     println!(
-        "\n| query ({MOMENTS} moments, one account) | API p50 | API p99 | SQL floor p50 | SQL floor p99 | p99 ratio | embedding the query p50 |"
+        "\n| query ({MOMENTS} moments, one account) | clients | API p50 | API p99 | SQL floor p50 | SQL floor p99 | p99 ratio | embedding the query p50 |"
     );
-    println!("| --- | --- | --- | --- | --- | --- | --- |");
+    println!("| --- | --- | --- | --- | --- | --- | --- | --- |");
     for (shape, body) in [
         ("one word", json!({ "query": "lighthouse" })),
         ("three words", json!({ "query": "keeper painted tower" })),
@@ -204,31 +205,6 @@ async fn query_latency(app: &TestApp, user: &TestUser, pool: &PgPool, models: &P
         ),
     ] {
         let query = body["query"].as_str().unwrap().to_string();
-        let (api50, api99) = load(|| {
-            let body = body.clone();
-            async move {
-                let reply = app.call(user, "/search-files", Some(body)).await;
-                assert_eq!(reply.status, 200, "{}", reply.body);
-                assert!(
-                    !reply.body["moments"].as_array().unwrap().is_empty(),
-                    "{}",
-                    reply.body
-                );
-            }
-        })
-        .await;
-        let (floor50, floor99) = load(|| {
-            let query = query.clone();
-            async move {
-                let ids = moments::by_words(pool, user.id, &query, None, 200).await.unwrap();
-                let found = moments::found(pool, user.id, &ids).await.unwrap();
-                let mut files: Vec<FileId> = found.iter().map(|m| m.file_id).collect();
-                files.dedup();
-                files.truncate(50);
-                search::hits(pool, user.id, &files).await.unwrap();
-            }
-        })
-        .await;
         let embed: Vec<Duration> = (0..50)
             .map(|_| {
                 let start = Instant::now();
@@ -237,10 +213,37 @@ async fn query_latency(app: &TestApp, user: &TestUser, pool: &PgPool, models: &P
             })
             .collect();
         let (embed50, _) = stats(embed);
-        println!(
-            "| {shape} | {api50:.1} ms | {api99:.1} ms | {floor50:.1} ms | {floor99:.1} ms | {:.2} | {embed50:.1} ms |",
-            api99 / floor99
-        );
+        for clients in CLIENTS {
+            let (api50, api99) = load(clients, || {
+                let body = body.clone();
+                async move {
+                    let reply = app.call(user, "/search-files", Some(body)).await;
+                    assert_eq!(reply.status, 200, "{}", reply.body);
+                    assert!(
+                        !reply.body["moments"].as_array().unwrap().is_empty(),
+                        "{}",
+                        reply.body
+                    );
+                }
+            })
+            .await;
+            let (floor50, floor99) = load(clients, || {
+                let query = query.clone();
+                async move {
+                    let ids = moments::by_words(pool, user.id, &query, None, 200).await.unwrap();
+                    let found = moments::found(pool, user.id, &ids).await.unwrap();
+                    let mut files: Vec<FileId> = found.iter().map(|m| m.file_id).collect();
+                    files.dedup();
+                    files.truncate(50);
+                    search::hits(pool, user.id, &files).await.unwrap();
+                }
+            })
+            .await;
+            println!(
+                "| {shape} | {clients} | {api50:.1} ms | {api99:.1} ms | {floor50:.1} ms | {floor99:.1} ms | {:.2} | {embed50:.1} ms |",
+                api99 / floor99
+            );
+        }
     }
 }
 
