@@ -38,6 +38,10 @@ ensure_tools() {
   if ! pkg-config --exists libheif 2>/dev/null || ! command -v heif-enc >/dev/null 2>&1; then
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libheif-dev libheif-examples >/dev/null
   fi
+  # Debian's Chromium and ChromeDriver: the page tests drive the public pages in a real browser.
+  if ! command -v chromium >/dev/null 2>&1 || ! command -v chromedriver >/dev/null 2>&1; then
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null
+  fi
   if ! cargo nextest --version >/dev/null 2>&1; then
     cargo install --locked cargo-nextest
   fi

@@ -6,6 +6,7 @@ pub mod error;
 pub mod extract;
 pub mod limits;
 pub mod meaning;
+pub mod pages;
 pub mod reader;
 pub mod records;
 pub mod routes;
@@ -89,9 +90,12 @@ pub fn app(state: AppState) -> Router {
         .merge(routes::views::router())
         .merge(routes::search::router())
         .merge(routes::jobs::router())
+        .merge(routes::requests::router())
         .split_for_parts();
     CommonParts.modify(&mut doc);
-    let router = router.route("/openapi.json", get(move || async move { axum::Json(doc) }));
+    let router = router
+        .route("/openapi.json", get(move || async move { axum::Json(doc) }))
+        .merge(pages::router());
     with_error_bodies(router).with_state(state)
 }
 

@@ -11,6 +11,7 @@ mod output;
 mod progress;
 mod reading;
 mod records;
+mod requests;
 mod transfer;
 mod upload;
 
@@ -133,6 +134,9 @@ enum Command {
         #[arg(long, default_value = "srt")]
         format: String,
     },
+    /// File requests: links anyone can send you files through, without an account
+    #[command(subcommand)]
+    Request(RequestCommand),
     /// Search inside the files you have had read: what is written or said in them
     Search {
         /// What to look for, by words and by meaning (at most 500 characters)
@@ -142,6 +146,43 @@ enum Command {
         #[arg(long)]
         limit: Option<u32>,
     },
+}
+
+#[derive(Subcommand)]
+enum RequestCommand {
+    /// Make a request; prints the link to share
+    Create {
+        /// What you ask for (1 to 200 characters)
+        title: String,
+        /// Shown to whoever opens the link (up to 2000 characters)
+        #[arg(long)]
+        message: Option<String>,
+        /// Where arrivals land, like /Clients/Acme (default: a new folder named for the request)
+        #[arg(long)]
+        folder: Option<String>,
+        /// When it stops taking files (ISO 8601, like 2026-12-31T23:59:00Z)
+        #[arg(long)]
+        expires: Option<chrono::DateTime<chrono::Utc>>,
+        /// Most bytes it takes from everyone together
+        #[arg(long)]
+        max_bytes: Option<u64>,
+        /// What it takes: extensions (.pdf) and kinds (Video, Audio, Image, Pdf, Text, Archive)
+        #[arg(long, value_delimiter = ',')]
+        accept: Option<Vec<String>>,
+        /// Most files one sender may send
+        #[arg(long)]
+        max_files_per_sender: Option<u32>,
+    },
+    /// List your requests with what arrived, newest first
+    List {
+        /// Only requests dropping into this folder or one inside it
+        #[arg(long)]
+        folder: Option<String>,
+    },
+    /// Take files again (a request past its expiry stays closed)
+    Open { id: Uuid },
+    /// Stop taking files
+    Close { id: Uuid },
 }
 
 #[tokio::main]
@@ -193,6 +234,34 @@ async fn run(cli: Cli) -> Result<()> {
             reading::read(&signed_in()?, &body, out.as_deref(), json).await
         }
         Command::Captions { ids, format } => reading::captions(&signed_in()?, &ids, &format, json).await,
+        Command::Request(command) => {
+            let client = signed_in()?;
+            match command {
+                RequestCommand::Create {
+                    title,
+                    message,
+                    folder,
+                    expires,
+                    max_bytes,
+                    accept,
+                    max_files_per_sender,
+                } => {
+                    let request = requests::NewRequest {
+                        title,
+                        message,
+                        folder,
+                        expire_time: expires,
+                        max_bytes,
+                        accept_types: accept,
+                        max_files_per_sender,
+                    };
+                    requests::create(&client, &request, json).await
+                }
+                RequestCommand::List { folder } => requests::list(&client, folder.as_deref(), json).await,
+                RequestCommand::Open { id } => requests::set_open(&client, id, true, json).await,
+                RequestCommand::Close { id } => requests::set_open(&client, id, false, json).await,
+            }
+        }
         Command::Search { query, limit } => reading::search(&signed_in()?, &query, limit, json).await,
     }
 }

@@ -1,5 +1,5 @@
 //! The one way a file enters the drive, whatever brings it (an upload, a job's result, an
-//! unzipped entry, and to come a request's arrival, an import, a generated image): in the
+//! unzipped entry, a request's arrival, and to come an import, a generated image): in the
 //! caller's transaction the file is recorded with its bytes counted against the account, its
 //! drive event is written, and an audio, video or picture file gets its metadata reading queued.
 //! The caller pushes the reading on the queue after its commit (or the farm's re-push does).
@@ -26,27 +26,30 @@ pub enum Entered {
 }
 
 /// Records `file` as entering the drive, announced as an event of `kind` (`file` for uploads
-/// and job results).
+/// and job results), or of none when its caller announces it later (a request's arrivals are
+/// announced together by their drop's event).
 pub async fn enter(
     conn: &mut PgConnection,
     file: &NewFile<'_>,
     limit: i64,
-    kind: EventKind,
+    kind: Option<EventKind>,
 ) -> Result<Entered, sqlx::Error> {
     let row = match files::insert(&mut *conn, file, limit).await? {
         Insert::New(row) => row,
         Insert::Existing(row) => return Ok(Entered::Existing(row)),
         Insert::OverQuota { used } => return Ok(Entered::OverQuota { used }),
     };
-    let record = FileRecord::with_url(&row, None);
-    events::record(
-        &mut *conn,
-        row.user_id,
-        kind,
-        row.id,
-        serde_json::json!({ "file": record }),
-    )
-    .await?;
+    if let Some(kind) = kind {
+        let record = FileRecord::with_url(&row, None);
+        events::record(
+            &mut *conn,
+            row.user_id,
+            kind,
+            row.id,
+            serde_json::json!({ "file": record }),
+        )
+        .await?;
+    }
     let reading = jobs::queue_metadata_reading(conn, &row).await?;
     Ok(Entered::New { file: row, reading })
 }

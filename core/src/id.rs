@@ -78,4 +78,10 @@ ids! {
     TokenId;
     /// An entry of the drive event log.
     EventId;
+    /// A file request: a link anyone can send files to.
+    RequestId;
+    /// One sender's visit to a file request.
+    DropId;
+    /// A file a sender announced to a request, uploaded or not yet.
+    ArrivalId;
 }

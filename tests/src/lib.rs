@@ -19,9 +19,11 @@ use sqlx::{Connection, PgConnection};
 use uuid::Uuid;
 
 pub mod bench;
+pub mod browser;
 pub mod media;
 pub mod provider;
 pub mod proxy;
+pub mod senders;
 
 /// The application id every file-service call carries in `X-Drive-App`.
 pub const APP_ID: &str = "drive-test-app";

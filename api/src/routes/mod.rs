@@ -9,6 +9,7 @@ pub mod library;
 pub mod multipart;
 pub mod organize;
 pub mod read;
+pub mod requests;
 pub mod search;
 pub mod trash;
 pub mod upload;

@@ -7,6 +7,7 @@ use chrono::{DateTime, Utc};
 use drive_core::db::files;
 use drive_core::db::reservations;
 use drive_core::db::uploads::{self, UploadRow, UploadState};
+use drive_core::id::UserId;
 use drive_core::input::{Bounded, Line};
 use drive_core::multipart::{
     MAX_PARTS, PART_URL_LIFETIME, PartPlan, SIGNED_PARTS_IN_CREATE, TokenError, UPLOAD_LIFETIME,
@@ -87,77 +88,128 @@ async fn create_multipart_upload(
     reserve_upload(&state, &caller, &input, None, true).await?;
     let plan = PartPlan::for_size(input.file_size.bytes());
 
-    let (row, stored, resumed) = match resumable(&state, &caller, key, plan).await? {
-        Some((row, stored)) => (row, stored, true),
-        None => {
-            let headers = StoredHeaders::new(input.mime_type(), input.file_name.as_str(), "inline");
-            let upload_id = state
-                .storage
-                .create_multipart(
-                    Bucket::Private,
-                    key,
-                    &headers.content_type,
-                    &headers.content_disposition,
-                )
-                .await?;
-            let row = match uploads::insert(&state.db, caller.user_id, key, &upload_id, plan).await {
-                Ok(row) => row,
-                Err(e) => {
-                    // Lost a race with a concurrent create under the same key (the one open
-                    // upload per key index): drop ours; calling again resumes the winner's.
-                    state
-                        .storage
-                        .abort_multipart(Bucket::Private, key, &upload_id)
-                        .await?;
-                    let raced = e.as_database_error().is_some_and(|d| d.is_unique_violation());
-                    return Err(if raced {
-                        ApiError::conflict(
-                            "upload_in_progress",
-                            "another upload under this objectKey was opened at the same moment; call again to resume it",
-                        )
-                    } else {
-                        e.into()
-                    });
-                }
-            };
-            (row, Vec::new(), false)
-        }
-    };
+    let headers = StoredHeaders::new(input.mime_type(), input.file_name.as_str(), "inline");
+    let opened = open_upload(&state, caller.user_id, key, &headers, plan).await?;
+    Ok(axum::Json(opened.answer(&state).await?))
+}
 
-    let missing: Vec<i64> = (1..=plan.part_count)
-        .filter(|n| !stored.iter().any(|p| i64::from(p.part_number) == *n))
-        .take(SIGNED_PARTS_IN_CREATE)
-        .collect();
-    let signed_parts = sign_parts(&state, &row, &missing).await?;
-    let now = Utc::now();
-    Ok(axum::Json(MultipartUpload {
-        token: state.settings.upload_tokens.issue(row.id, now + UPLOAD_LIFETIME),
-        upload_id: row.upload_id,
-        resumed,
-        part_size: plan.part_size,
-        part_count: plan.part_count,
-        parts: stored
+/// A multipart upload opened or picked up, with the parts the store holds.
+pub(crate) struct Opened {
+    pub row: UploadRow,
+    stored: Vec<StoredPart>,
+    resumed: bool,
+}
+
+impl Opened {
+    /// The answer of `/create-multipart-upload`: a token, the parts stored, and URLs for the
+    /// first 100 parts missing.
+    pub(crate) async fn answer(self, state: &AppState) -> ApiResult<MultipartUpload> {
+        let signed_parts = self.sign_missing(state).await?;
+        let now = Utc::now();
+        let plan = self.row.plan();
+        Ok(MultipartUpload {
+            token: state
+                .settings
+                .upload_tokens
+                .issue(self.row.id, now + UPLOAD_LIFETIME),
+            resumed: self.resumed,
+            part_size: plan.part_size,
+            part_count: plan.part_count,
+            parts: self.stored_parts(),
+            signed_parts,
+            expires_at: now + PART_URL_LIFETIME,
+            download_url: None,
+            upload_id: self.row.upload_id,
+        })
+    }
+
+    /// Whether an upload open before was picked up.
+    pub(crate) fn resumed(&self) -> bool {
+        self.resumed
+    }
+
+    /// The parts the store holds already.
+    pub(crate) fn stored_parts(&self) -> Vec<StoredPartBody> {
+        self.stored
             .iter()
             .map(|p| StoredPartBody {
                 part_number: p.part_number,
                 size: p.size,
             })
-            .collect(),
-        signed_parts,
-        expires_at: now + PART_URL_LIFETIME,
-        download_url: None,
-    }))
+            .collect()
+    }
+
+    /// URLs for the first 100 parts the store does not hold yet.
+    pub(crate) async fn sign_missing(&self, state: &AppState) -> ApiResult<Vec<SignedPart>> {
+        let missing: Vec<i64> = (1..=self.row.plan().part_count)
+            .filter(|n| !self.stored.iter().any(|p| i64::from(p.part_number) == *n))
+            .take(SIGNED_PARTS_IN_CREATE)
+            .collect();
+        sign_parts(state, &self.row, &missing).await
+    }
+}
+
+/// Picks up the upload open under `key` when its parts fit `plan`, or opens a new one, for
+/// `user_id` (the caller, or the owner of a request a sender sends to). The key is reserved.
+pub(crate) async fn open_upload(
+    state: &AppState,
+    user_id: UserId,
+    key: &str,
+    headers: &StoredHeaders,
+    plan: PartPlan,
+) -> ApiResult<Opened> {
+    if let Some((row, stored)) = resumable(state, user_id, key, plan).await? {
+        return Ok(Opened {
+            row,
+            stored,
+            resumed: true,
+        });
+    }
+    let upload_id = state
+        .storage
+        .create_multipart(
+            Bucket::Private,
+            key,
+            &headers.content_type,
+            &headers.content_disposition,
+        )
+        .await?;
+    let row = match uploads::insert(&state.db, user_id, key, &upload_id, plan).await {
+        Ok(row) => row,
+        Err(e) => {
+            // Lost a race with a concurrent create under the same key (the one open upload
+            // per key index): drop ours; calling again resumes the winner's.
+            state
+                .storage
+                .abort_multipart(Bucket::Private, key, &upload_id)
+                .await?;
+            let raced = e.as_database_error().is_some_and(|d| d.is_unique_violation());
+            return Err(if raced {
+                ApiError::conflict(
+                    "upload_in_progress",
+                    "another upload under this objectKey was opened at the same moment; call again to resume it",
+                )
+            } else {
+                e.into()
+            });
+        }
+    };
+    Ok(Opened {
+        row,
+        stored: Vec::new(),
+        resumed: false,
+    })
 }
 
 /// The upload open under `key` with the parts it holds, when they fit `plan`. An open upload
 /// whose parts do not fit (the file changed size) is discarded, as is one the store lost.
 async fn resumable(
     state: &AppState,
-    caller: &Caller,
+    user_id: UserId,
     key: &str,
     plan: PartPlan,
 ) -> ApiResult<Option<(UploadRow, Vec<StoredPart>)>> {
-    let Some(row) = uploads::open_under_key(&state.db, caller.user_id, key).await? else {
+    let Some(row) = uploads::open_under_key(&state.db, user_id, key).await? else {
         return Ok(None);
     };
     let stored = state
@@ -177,7 +229,11 @@ async fn resumable(
     Ok(None)
 }
 
-async fn sign_parts(state: &AppState, row: &UploadRow, numbers: &[i64]) -> ApiResult<Vec<SignedPart>> {
+pub(crate) async fn sign_parts(
+    state: &AppState,
+    row: &UploadRow,
+    numbers: &[i64],
+) -> ApiResult<Vec<SignedPart>> {
     let plan = row.plan();
     let mut signed = Vec::with_capacity(numbers.len());
     for &number in numbers {
@@ -229,7 +285,7 @@ async fn upload_for(state: &AppState, caller: &Caller, token: &str) -> ApiResult
     Ok(uploads::find_owned(&state.db, caller.user_id, id).await?)
 }
 
-fn upload_not_found() -> ApiError {
+pub(crate) fn upload_not_found() -> ApiError {
     ApiError::not_found(
         "upload_not_found",
         "the multipart upload is no longer open and no object was made",
@@ -296,19 +352,25 @@ async fn complete_multipart_upload(
         .await?
         .filter(|row| row.state != UploadState::Aborted)
         .ok_or_else(upload_not_found)?;
-    let completed = || CompletedUpload {
+    complete(&state, caller.user_id, &row).await?;
+    Ok(axum::Json(CompletedUpload {
         bucket: state.storage.bucket_name(Bucket::Private).to_string(),
-        object_key: row.object_key.clone(),
+        object_key: row.object_key,
         file_size: row.file_size,
-    };
+    }))
+}
+
+/// Joins the parts of `user_id`'s upload into its object; succeeds again once done, while the
+/// object it made is there (and after it was recorded as a file).
+pub(crate) async fn complete(state: &AppState, user_id: UserId, row: &UploadRow) -> ApiResult<()> {
     let key = row.object_key.as_str();
     // The reservation is held until the end: an insert of the key waits for this completion,
     // and once the key is a file nothing completes over it.
     let mut tx = state.db.begin().await?;
-    if reservations::lock(&mut tx, caller.user_id, key).await?.is_none() {
+    if reservations::lock(&mut tx, user_id, key).await?.is_none() {
         if row.state == UploadState::Complete && files::key_is_recorded(&mut *tx, key).await? {
             // A repeated complete after the insert: the object made is the file.
-            return Ok(axum::Json(completed()));
+            return Ok(());
         }
         if row.state == UploadState::Open {
             state
@@ -339,7 +401,7 @@ async fn complete_multipart_upload(
             Ok(()) => {
                 uploads::set_state(&state.db, row.id, UploadState::Complete).await?;
                 tx.commit().await?;
-                return Ok(axum::Json(completed()));
+                return Ok(());
             }
             // A concurrent complete may have finished it: the object tells.
             Err(e) => {
@@ -352,7 +414,7 @@ async fn complete_multipart_upload(
     let answer = match state.storage.object_size(Bucket::Private, key).await? {
         Some(size) if size == row.file_size => {
             uploads::set_state(&state.db, row.id, UploadState::Complete).await?;
-            Ok(axum::Json(completed()))
+            Ok(())
         }
         _ => {
             uploads::set_state(&state.db, row.id, UploadState::Aborted).await?;

@@ -5,15 +5,16 @@
 use axum::extract::State;
 use chrono::{DateTime, Utc};
 use drive_core::db::events::EventKind;
-use drive_core::db::files;
+use drive_core::db::files::{self, FileRow};
 use drive_core::db::reservations::{self, Reserve};
 use drive_core::entry::{self, Entered};
 use drive_core::file::{FileKind, FileName, FileSize, MAX_FORM_UPLOAD_SIZE, MimeType, ObjectKey};
-use drive_core::id::{FileId, UserId};
+use drive_core::id::{FileId, JobId, UserId};
 use drive_core::multipart::{PART_URL_LIFETIME, UPLOAD_LIFETIME};
 use drive_core::plan::Plan;
 use drive_core::storage::{Bucket, PostRules, StoredHeaders};
 use serde::{Deserialize, Serialize};
+use sqlx::PgConnection;
 use std::collections::BTreeMap;
 use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
@@ -33,7 +34,7 @@ pub fn router() -> OpenApiRouter<AppState> {
 /// How long a presigned upload form works.
 const FORM_LIFETIME: chrono::TimeDelta = chrono::TimeDelta::days(2);
 /// Stored objects are private and may be cached by the downloader for the life of a link.
-const CACHE_CONTROL: &str = "private, max-age=21600";
+pub(crate) const CACHE_CONTROL: &str = "private, max-age=21600";
 
 /// The body of `/generate-file-urls` and `/create-multipart-upload`.
 #[derive(Debug, Deserialize, ToSchema)]
@@ -86,10 +87,15 @@ pub(crate) async fn reserve_upload(
         form_until,
         expires_at: last_write + INSERT_GRACE,
         max_open_uploads: multipart.then_some(state.settings.max_open_uploads),
+        request: None,
     };
     let limit = state.settings.quotas.for_plan(plan);
-    match reservations::reserve(&state.db, request, limit).await? {
-        Reserve::Reserved => Ok(plan),
+    let mut tx = state.db.begin().await?;
+    match reservations::reserve(&mut tx, request, limit).await? {
+        Reserve::Reserved => {
+            tx.commit().await?;
+            Ok(plan)
+        }
         Reserve::KeyTaken => Err(key_taken()),
         Reserve::OverQuota {
             used,
@@ -106,6 +112,10 @@ pub(crate) async fn reserve_upload(
             format!(
                 "{open} multipart uploads are open, the most an account may have; complete or abort one first"
             ),
+        )),
+        // Only a sender's upload has a request to fill.
+        Reserve::RequestFull { .. } => Err(ApiError::Machine(
+            "an owner's upload was measured against a file request".into(),
         )),
     }
 }
@@ -235,16 +245,62 @@ async fn insert_file(
     if input.creator.as_ref().is_some_and(|c| c.id != caller.user_id) {
         return Err(ApiError::invalid("creator.id", "creator.id must be your user id"));
     }
-    let key = upload.object_key.as_str();
     let limit = state.settings.quotas.for_plan(caller.plan()?);
-    // The reservation is held from here to the commit: the sweep cannot remove the object
-    // meanwhile, nor a multipart completion rewrite it.
+    let new = files::NewFile {
+        user_id: caller.user_id,
+        file_name: upload.file_name.as_str(),
+        file_size: upload.file_size.bytes(),
+        mime_type: upload.mime_type(),
+        kind: upload.kind,
+        bucket: Bucket::Private,
+        object_key: upload.object_key.as_str(),
+        modified_time: input.modified_time,
+        folder_id: None,
+        derivative_of: None,
+    };
     let mut tx = state.db.begin().await?;
-    let Some(reserved) = reservations::lock(&mut tx, caller.user_id, key).await? else {
-        // Recorded already (a re-sent insert answers the same id), or never uploaded through
-        // the drive's forms and uploads, or left unrecorded past its time and removed.
-        return match files::find_by_key(&mut *tx, caller.user_id, key).await? {
-            Some(file) => Ok(axum::Json(Inserted { id: file.id })),
+    let recorded = record_upload(&state, &mut tx, &new, limit, Some(EventKind::File)).await?;
+    tx.commit().await?;
+    recorded.push_reading(&state).await;
+    Ok(axum::Json(Inserted { id: recorded.file.id }))
+}
+
+/// An uploaded object, recorded as a file.
+pub(crate) struct Recorded {
+    pub file: FileRow,
+    /// The metadata reading queued for it, to push once the transaction commits.
+    reading: Option<JobId>,
+}
+
+impl Recorded {
+    /// Hands the file's metadata reading to the farm, after the commit.
+    pub(crate) async fn push_reading(&self, state: &AppState) {
+        if let Some(job_id) = self.reading
+            && let Err(cause) = state.queue.push(job_id).await
+        {
+            tracing::warn!(job.id = %job_id, %cause, "metadata reading recorded but not queued; the farm will re-push it");
+        }
+    }
+}
+
+/// Records the object an upload stored under `new.object_key` as a file, in `tx`, announced by
+/// an event of `kind` (see [`entry::enter`]): the key's reservation is locked (so the sweep
+/// cannot remove the object meanwhile, nor a multipart completion rewrite it), the stored size
+/// must be the declared one, then the file enters the drive and the reservation ends. A key
+/// recorded already answers its file (a re-sent insert).
+pub(crate) async fn record_upload(
+    state: &AppState,
+    tx: &mut PgConnection,
+    new: &files::NewFile<'_>,
+    limit: i64,
+    kind: Option<EventKind>,
+) -> ApiResult<Recorded> {
+    let key = new.object_key;
+    let Some(reserved) = reservations::lock(&mut *tx, new.user_id, key).await? else {
+        // Recorded already, or never uploaded through the drive's forms and uploads, or left
+        // unrecorded past its time and removed.
+        return match files::find_by_key(&mut *tx, new.user_id, key).await? {
+            Some(file) => Ok(Recorded { file, reading: None }),
             None => Err(object_not_found()),
         };
     };
@@ -253,43 +309,21 @@ async fn insert_file(
         .object_size(Bucket::Private, key)
         .await?
         .ok_or_else(object_not_found)?;
-    if stored != upload.file_size.bytes() || stored > reserved {
+    if stored != new.file_size || stored > reserved {
         return Err(ApiError::bad_request(
             "size_mismatch",
             "fileSize",
-            format!(
-                "fileSize says {} bytes but storage holds {stored}",
-                upload.file_size.bytes()
-            ),
+            format!("fileSize says {} bytes but storage holds {stored}", new.file_size),
         ));
     }
-
-    let new = files::NewFile {
-        user_id: caller.user_id,
-        file_name: upload.file_name.as_str(),
-        file_size: stored,
-        mime_type: upload.mime_type(),
-        kind: upload.kind,
-        bucket: Bucket::Private,
-        object_key: key,
-        modified_time: input.modified_time,
-        folder_id: None,
-        derivative_of: None,
-    };
-    let (row, reading) = match entry::enter(&mut tx, &new, limit, EventKind::File).await? {
-        Entered::New { file, reading } => (file, reading),
-        Entered::Existing(file) => (file, None),
-        // Dropping the transaction rolls the insert back.
+    let recorded = match entry::enter(&mut *tx, new, limit, kind).await? {
+        Entered::New { file, reading } => Recorded { file, reading },
+        Entered::Existing(file) => Recorded { file, reading: None },
+        // The caller's transaction, dropped, rolls the insert back.
         Entered::OverQuota { used } => return Err(storage_limit_reached(limit, used, stored)),
     };
-    reservations::release(&mut tx, key).await?;
-    tx.commit().await?;
-    if let Some(job_id) = reading
-        && let Err(cause) = state.queue.push(job_id).await
-    {
-        tracing::warn!(job.id = %job_id, %cause, "metadata reading recorded but not queued; the farm will re-push it");
-    }
-    Ok(axum::Json(Inserted { id: row.id }))
+    reservations::release(&mut *tx, key).await?;
+    Ok(recorded)
 }
 
 fn object_not_found() -> ApiError {

@@ -8,6 +8,7 @@ pub mod folders;
 pub mod jobs;
 pub mod locks;
 pub mod moments;
+pub mod requests;
 pub mod reservations;
 pub mod search;
 pub mod tags;

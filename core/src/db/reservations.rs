@@ -8,7 +8,7 @@
 //! ([`locks::lock_object`]) while they work, so an object is never completed after its key
 //! became a file, and never removed while it is being recorded.
 
-use crate::id::UserId;
+use crate::id::{RequestId, UserId};
 use chrono::{DateTime, Utc};
 use sqlx::{PgConnection, PgPool};
 
@@ -31,6 +31,20 @@ pub enum Reserve {
     TooManyUploads {
         open: i64,
     },
+    /// A sender's upload would take the file request past its `maxBytes`: `taken` is what
+    /// its files still there and its uploads under way hold.
+    RequestFull {
+        max_bytes: i64,
+        taken: i64,
+        wanted: i64,
+    },
+}
+
+/// The file request a sender's upload goes to: its room is checked and held with the quota.
+#[derive(Debug, Clone, Copy)]
+pub struct ForRequest {
+    pub id: RequestId,
+    pub max_bytes: Option<i64>,
 }
 
 /// How one upload asks for its reservation.
@@ -46,22 +60,29 @@ pub struct Request<'a> {
     pub expires_at: DateTime<Utc>,
     /// For a new multipart upload: the most open uploads the account may have.
     pub max_open_uploads: Option<i64>,
+    /// A sender's upload to a file request of the account's.
+    pub request: Option<ForRequest>,
 }
 
-/// Reserves `file_size` bytes for `object_key`, or renews the reservation the key has. A
-/// reservation never shrinks or ends earlier while renewed: an earlier form for a larger size
-/// may still be used. The account row is locked for the check, so concurrent reservations of
-/// one account take turns and can never together pass `limit`. A queued removal of an older
+/// Reserves `file_size` bytes for `object_key`, or renews the reservation the key has, in the
+/// caller's transaction (nothing is reserved unless it commits). A reservation never shrinks
+/// or ends earlier while renewed: an earlier form for a larger size may still be used. The
+/// account row is locked for the check, so concurrent reservations of one account take turns
+/// and can never together pass `limit`; a sender's upload also locks its file request's row,
+/// so concurrent senders can never together pass its `maxBytes`. A queued removal of an older
 /// object under the key is dropped: the upload is about to replace it, and the reservation now
 /// answers for whatever ends up there.
-pub async fn reserve(pool: &PgPool, request: Request<'_>, limit: i64) -> Result<Reserve, sqlx::Error> {
-    let mut tx = pool.begin().await?;
-    locks::lock_object(&mut tx, Bucket::Private, request.object_key).await?;
+pub async fn reserve(
+    conn: &mut PgConnection,
+    request: Request<'_>,
+    limit: i64,
+) -> Result<Reserve, sqlx::Error> {
+    locks::lock_object(&mut *conn, Bucket::Private, request.object_key).await?;
     let used: i64 = sqlx::query_scalar("select used_bytes from users where id = $1 for update")
         .bind(request.user_id)
-        .fetch_one(&mut *tx)
+        .fetch_one(&mut *conn)
         .await?;
-    if crate::db::files::key_is_recorded(&mut *tx, request.object_key).await? {
+    if crate::db::files::key_is_recorded(&mut *conn, request.object_key).await? {
         return Ok(Reserve::KeyTaken);
     }
     if let Some(max) = request.max_open_uploads {
@@ -70,7 +91,7 @@ pub async fn reserve(pool: &PgPool, request: Request<'_>, limit: i64) -> Result<
         )
         .bind(request.user_id)
         .bind(request.object_key)
-        .fetch_one(&mut *tx)
+        .fetch_one(&mut *conn)
         .await?;
         if open >= max {
             return Ok(Reserve::TooManyUploads { open });
@@ -83,7 +104,7 @@ pub async fn reserve(pool: &PgPool, request: Request<'_>, limit: i64) -> Result<
     )
     .bind(request.user_id)
     .bind(request.object_key)
-    .fetch_one(&mut *tx)
+    .fetch_one(&mut *conn)
     .await?;
     let wanted = request.file_size.max(held);
     if used.saturating_add(reserved).saturating_add(wanted) > limit {
@@ -93,10 +114,22 @@ pub async fn reserve(pool: &PgPool, request: Request<'_>, limit: i64) -> Result<
             wanted,
         });
     }
-    crate::db::files::cancel_deletions(&mut tx, Bucket::Private, request.object_key).await?;
+    if let Some(to) = request.request {
+        let taken = crate::db::requests::lock_and_measure(&mut *conn, to.id, request.object_key).await?;
+        if let Some(max_bytes) = to.max_bytes
+            && taken.saturating_add(wanted) > max_bytes
+        {
+            return Ok(Reserve::RequestFull {
+                max_bytes,
+                taken,
+                wanted,
+            });
+        }
+    }
+    crate::db::files::cancel_deletions(&mut *conn, Bucket::Private, request.object_key).await?;
     sqlx::query(
-        "insert into upload_reservations (object_key, user_id, file_size, form_until, expires_at)
-         values ($1, $2, $3, $4, $5)
+        "insert into upload_reservations (object_key, user_id, file_size, form_until, expires_at, request_id)
+         values ($1, $2, $3, $4, $5, $6)
          on conflict (object_key) do update set
              file_size = greatest(upload_reservations.file_size, excluded.file_size),
              form_until = greatest(upload_reservations.form_until, excluded.form_until),
@@ -107,9 +140,9 @@ pub async fn reserve(pool: &PgPool, request: Request<'_>, limit: i64) -> Result<
     .bind(request.file_size)
     .bind(request.form_until)
     .bind(request.expires_at)
-    .execute(&mut *tx)
+    .bind(request.request.map(|r| r.id))
+    .execute(&mut *conn)
     .await?;
-    tx.commit().await?;
     Ok(Reserve::Reserved)
 }
 

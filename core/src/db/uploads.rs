@@ -70,6 +70,24 @@ pub async fn open_under_key(
     .await
 }
 
+/// The newest upload under a key that was not given up (open or complete), if the caller has
+/// one: what a sender's finished file completes, or has completed.
+pub async fn latest_under_key(
+    pool: &PgPool,
+    user_id: UserId,
+    object_key: &str,
+) -> Result<Option<UploadRow>, sqlx::Error> {
+    sqlx::query_as(&format!(
+        "select {COLUMNS} from multipart_uploads
+         where user_id = $1 and object_key = $2 and state <> 'aborted'
+         order by created_at desc limit 1"
+    ))
+    .bind(user_id)
+    .bind(object_key)
+    .fetch_optional(pool)
+    .await
+}
+
 /// One of the caller's uploads by id; another user's id finds nothing.
 pub async fn find_owned(
     pool: &PgPool,

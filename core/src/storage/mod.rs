@@ -214,6 +214,16 @@ impl Storage {
         }
     }
 
+    /// Where people reach the drive (`DRIVE_SITE_URL`): the base of its links and pages.
+    pub fn site_url(&self) -> &str {
+        &self.config.site_url
+    }
+
+    /// The store's address: the origin a web page sends bytes to through presigned URLs.
+    pub fn endpoint(&self) -> &str {
+        &self.config.endpoint
+    }
+
     /// The permanent link of a public file: the API's `/p/{id}`, which counts the open and
     /// sends the reader on to [`Storage::public_object_url`]. It names the file, not the
     /// object, so it stays the same for as long as the file is public.

@@ -896,3 +896,73 @@ async fn files_are_read_and_searched_inside_from_the_command_line() {
         captions.stderr
     );
 }
+
+#[tokio::test]
+async fn file_requests_are_made_listed_closed_and_opened_from_the_command_line() {
+    let app = TestApp::spawn().await;
+    let user = app.user(Some("Pro")).await;
+    let scratch = Scratch::new();
+    let drive = Drive::new(&scratch);
+    drive.login(&app, &user).await;
+
+    let made = drive
+        .json(&[
+            "request",
+            "create",
+            "Invoices",
+            "--message",
+            "PDFs only",
+            "--folder",
+            "/Billing",
+            "--max-bytes",
+            "5000",
+            "--accept",
+            ".pdf,Image",
+            "--max-files-per-sender",
+            "3",
+        ])
+        .await;
+    assert_eq!(made["folder"]["path"], "/Billing/", "{made}");
+    assert_eq!(made["acceptTypes"], json!([".pdf", "Image"]));
+    let id = made["id"].as_str().unwrap().to_string();
+    let sender = drive_tests::senders::Sender::start(&app, &id, "Supplier", None).await;
+    sender.send(&app, "march.pdf", b"%PDF-1.4 march").await;
+
+    let text = drive.run(&["request", "list"]).await;
+    assert!(text.success, "{}", text.stderr);
+    let line = text
+        .stdout
+        .lines()
+        .find(|l| l.contains(&id))
+        .expect("the request's line");
+    assert!(
+        line.contains("open") && line.contains("/Billing/") && line.contains("Invoices"),
+        "{line}"
+    );
+    let listed = drive.json(&["request", "list", "--folder", "/Billing"]).await;
+    assert_eq!(
+        listed["requests"][0]["drops"][0]["files"][0]["fileName"], "march.pdf",
+        "{listed}"
+    );
+    assert_eq!(listed["requests"][0]["receivedBytes"], 14);
+
+    let closed = drive.run(&["request", "close", &id]).await;
+    assert!(
+        closed.success && closed.stdout.contains("is closed"),
+        "{}",
+        closed.stderr
+    );
+    assert_eq!(
+        drive.json(&["request", "list"]).await["requests"][0]["open"],
+        false
+    );
+    let opened = drive.json(&["request", "open", &id]).await;
+    assert_eq!(opened["open"], true, "{opened}");
+
+    let refused = drive.run(&["request", "create", ""]).await;
+    assert!(
+        !refused.success && refused.stderr.contains("title"),
+        "{}",
+        refused.stderr
+    );
+}

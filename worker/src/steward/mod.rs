@@ -343,7 +343,7 @@ impl Steward {
         };
         let mut tx = self.db.begin().await?;
         // A result enters the drive like an upload: counted, announced, its metadata read.
-        let (row, reading) = match entry::enter(&mut tx, &new, self.quota, EventKind::File).await? {
+        let (row, reading) = match entry::enter(&mut tx, &new, self.quota, Some(EventKind::File)).await? {
             Entered::New { file, reading } => (file, reading),
             Entered::Existing(file) => (file, None),
             Entered::OverQuota { used } => {

@@ -1,0 +1,151 @@
+//! The web pages people without an account open: a file request's page (and its script and
+//! style). Server-rendered HTML with a little JavaScript, no build step, nothing from another
+//! site: the only other origin a page talks to is the object store its bytes go to.
+
+mod request;
+
+use std::net::SocketAddr;
+
+use axum::Router;
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+
+use crate::error::ApiResult;
+use crate::limits::Limited;
+use crate::state::AppState;
+
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/requests/{id}", get(request::page))
+        .route(
+            "/pages/pages.css",
+            get(|| asset("text/css; charset=utf-8", include_str!("../../pages/pages.css"))),
+        )
+        .route(
+            "/pages/request.js",
+            get(|| {
+                asset(
+                    "text/javascript; charset=utf-8",
+                    include_str!("../../pages/request.js"),
+                )
+            }),
+        )
+}
+
+async fn asset(content_type: &'static str, body: &'static str) -> Response {
+    (
+        [
+            (header::CONTENT_TYPE, content_type),
+            (header::CACHE_CONTROL, "public, max-age=300"),
+            (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
+        ],
+        body,
+    )
+        .into_response()
+}
+
+/// Counts a page view against the per-address limit on anonymous calls.
+async fn counted(state: &AppState, peer: SocketAddr) -> ApiResult<()> {
+    state.limits.check(Limited::Anonymous, peer.ip()).await
+}
+
+/// A whole page: `title` and `body` are HTML already escaped. Scripts and styles come from this
+/// site only, and the page may send bytes to the store's origin and nowhere else.
+fn html(state: &AppState, status: StatusCode, title: &str, body: &str, script: Option<&str>) -> Response {
+    let script = script
+        .map(|s| format!(r#"<script src="/pages/{s}" defer></script>"#))
+        .unwrap_or_default();
+    let page = format!(
+        r#"<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<title>{title} · Drive</title>
+<link rel="stylesheet" href="/pages/pages.css">
+{script}
+</head>
+<body>
+{body}
+</body>
+</html>
+"#
+    );
+    let store = origin(state.storage.endpoint());
+    let policy = format!(
+        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: {store}; \
+         media-src 'self' {store}; connect-src 'self' {store}; form-action 'none'; \
+         frame-ancestors 'none'; base-uri 'none'"
+    );
+    let mut response = (status, page).into_response();
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/html; charset=utf-8"),
+    );
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    headers.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    headers.insert(header::REFERRER_POLICY, HeaderValue::from_static("no-referrer"));
+    if let Ok(policy) = HeaderValue::from_str(&policy) {
+        headers.insert(header::CONTENT_SECURITY_POLICY, policy);
+    }
+    response
+}
+
+/// `scheme://host:port` of a URL (the whole of it when it has no path).
+fn origin(url: &str) -> &str {
+    let after_scheme = url.find("://").map_or(0, |i| i + 3);
+    match url[after_scheme..].find('/') {
+        Some(i) => &url[..after_scheme + i],
+        None => url,
+    }
+}
+
+/// Text made safe inside HTML, in an element or a quoted attribute.
+fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// The page for a link that leads nowhere.
+fn not_found(state: &AppState, what: &str) -> Response {
+    let body = format!(
+        r#"<main class="page"><h1>Nothing here</h1><p class="message">{}</p></main>"#,
+        escape(what)
+    );
+    html(state, StatusCode::NOT_FOUND, "Nothing here", &body, None)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_cannot_open_a_tag_or_leave_an_attribute() {
+        assert_eq!(
+            escape(r#"<script>"a" & 'b'</script>"#),
+            "&lt;script&gt;&quot;a&quot; &amp; &#39;b&#39;&lt;/script&gt;"
+        );
+    }
+
+    #[test]
+    fn the_store_origin_is_scheme_host_and_port() {
+        assert_eq!(origin("http://127.0.0.1:8333"), "http://127.0.0.1:8333");
+        assert_eq!(origin("https://s3.example.com/bucket"), "https://s3.example.com");
+    }
+}

@@ -1,0 +1,131 @@
+//! A real browser for the page tests: Debian's headless Chromium driven through ChromeDriver
+//! (WebDriver, with `fantoccini`). ChromeDriver runs on a free loopback port with a profile
+//! folder of its own and is killed by its PID when the [`Browser`] is dropped (Chromium dies
+//! with it). Chromium is kept off the network beyond what a page asks for: no background
+//! traffic, no component updates, no sync.
+
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use fantoccini::{Client, ClientBuilder, Locator};
+use hyper_util::client::legacy::connect::HttpConnector;
+use serde_json::json;
+
+pub struct Browser {
+    pub client: Client,
+    _driver: Driver,
+    _profile: tempfile::TempDir,
+}
+
+/// ChromeDriver's process, in a group of its own with the Chromium it starts: stopped when
+/// dropped, even when the browser never came up.
+struct Driver(Child);
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        let group = format!("-{}", self.0.id());
+        let _ = Command::new("kill").args(["-KILL", "--", &group]).status();
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+impl Browser {
+    pub async fn start() -> Browser {
+        let port = {
+            let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a free port");
+            listener.local_addr().unwrap().port()
+        };
+        let driver = Driver(
+            Command::new("chromedriver")
+                // A group of its own, so that dropping the browser stops Chromium's processes too.
+                .process_group(0)
+                .arg(format!("--port={port}"))
+                .arg("--allowed-ips=127.0.0.1")
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .expect("chromedriver (scripts/test installs Debian's chromium-driver)"),
+        );
+        let profile = tempfile::tempdir().unwrap();
+        let mut capabilities = serde_json::Map::new();
+        capabilities.insert(
+            "goog:chromeOptions".to_string(),
+            json!({
+                "binary": "/usr/bin/chromium",
+                "args": [
+                    "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                    "--disable-quic", "--no-first-run", "--disable-background-networking",
+                    "--disable-component-update", "--disable-sync", "--disable-extensions",
+                    "--window-size=900,1100", "--autoplay-policy=no-user-gesture-required",
+                    format!("--user-data-dir={}", profile.path().display()),
+                ],
+            }),
+        );
+        let url = format!("http://127.0.0.1:{port}");
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+        let client = loop {
+            let connected = ClientBuilder::new(HttpConnector::new())
+                .capabilities(capabilities.clone())
+                .connect(&url)
+                .await;
+            match connected {
+                Ok(client) => break client,
+                Err(_) if tokio::time::Instant::now() < deadline => {
+                    tokio::time::sleep(Duration::from_millis(200)).await;
+                }
+                Err(e) => panic!("Chromium did not start through chromedriver: {e}"),
+            }
+        };
+        Browser {
+            client,
+            _driver: driver,
+            _profile: profile,
+        }
+    }
+
+    /// Ends the session (Chromium quits) and stops ChromeDriver.
+    pub async fn close(self) {
+        let _ = self.client.clone().close().await;
+    }
+
+    /// Waits up to `seconds` until the element `css` shows `text`.
+    pub async fn wait_for_text(&self, css: &str, text: &str, seconds: u64) -> String {
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(seconds);
+        loop {
+            let shown = match self.client.find(Locator::Css(css)).await {
+                Ok(element) => element.text().await.unwrap_or_default(),
+                Err(_) => String::new(),
+            };
+            if shown.contains(text) {
+                return shown;
+            }
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "{css} never showed {text:?}; it shows {shown:?}"
+            );
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+    }
+
+    /// Saves a screenshot of the page as `name`.png in the screenshots folder; answers its path.
+    pub async fn screenshot(&self, name: &str) -> PathBuf {
+        let png = self.client.screenshot().await.expect("a screenshot");
+        let folder = screenshots();
+        std::fs::create_dir_all(&folder).unwrap();
+        let path = folder.join(format!("{name}.png"));
+        std::fs::write(&path, png).unwrap();
+        path
+    }
+}
+
+/// Where page tests keep their screenshots: `DRIVE_SCREENSHOTS`, or `screenshots/` in the
+/// build's target folder.
+pub fn screenshots() -> PathBuf {
+    match std::env::var_os("DRIVE_SCREENSHOTS") {
+        Some(folder) => PathBuf::from(folder),
+        None => Path::new(&crate::env("CARGO_TARGET_DIR")).join("screenshots"),
+    }
+}

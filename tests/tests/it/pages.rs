@@ -1,0 +1,124 @@
+//! The public pages in a real browser (headless Chromium through ChromeDriver): what a person
+//! without an account sees and does. Screenshots land in the screenshots folder
+//! (`drive_tests::browser::screenshots`).
+
+use std::io::Write;
+
+use drive_tests::browser::Browser;
+use drive_tests::*;
+use fantoccini::Locator;
+use serde_json::json;
+use sha2::{Digest, Sha256};
+
+#[tokio::test]
+async fn a_sender_sends_two_files_through_the_request_page_and_the_owner_sees_them_arrive() {
+    let app = TestApp::spawn().await;
+    let owner = app.user(Some("Pro")).await;
+    let created = app
+        .call(
+            &owner,
+            "/create-file-request",
+            Some(json!({ "title": "Wedding photos", "message": "Your best shots, please.", "folder": "/Wedding" })),
+        )
+        .await;
+    assert_eq!(created.status, 200, "{}", created.body);
+    let request = created.body;
+
+    // One file small enough for a form, one over 64 MiB, sent in parts.
+    let folder = tempfile::tempdir().unwrap();
+    let small = folder.path().join("toast.txt");
+    std::fs::write(&small, bytes(200_000, 3)).unwrap();
+    let large = folder.path().join("ceremony.mp4");
+    let mut file = std::fs::File::create(&large).unwrap();
+    for n in 0..65 {
+        file.write_all(&noise(1024 * 1024, n)).unwrap();
+    }
+    drop(file);
+    let large_digest = hex::encode(Sha256::digest(std::fs::read(&large).unwrap()));
+
+    let browser = Browser::start().await;
+    let page = &browser.client;
+    page.goto(request["url"].as_str().unwrap()).await.unwrap();
+    assert_eq!(
+        page.find(Locator::Css("h1")).await.unwrap().text().await.unwrap(),
+        "Wedding photos"
+    );
+    page.find(Locator::Css("#senderName"))
+        .await
+        .unwrap()
+        .send_keys("Grace Hopper")
+        .await
+        .unwrap();
+    page.find(Locator::Css("#note"))
+        .await
+        .unwrap()
+        .send_keys("From the back row.")
+        .await
+        .unwrap();
+    let picker = page.find(Locator::Css("#files")).await.unwrap();
+    picker
+        .send_keys(&format!("{}\n{}", small.display(), large.display()))
+        .await
+        .unwrap();
+    browser.wait_for_text("#list", "ceremony.mp4", 10).await;
+    page.find(Locator::Css("#sendButton"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    browser.wait_for_text("#status", "Sent 2 files", 180).await;
+    let shot = browser.screenshot("request-page").await;
+    assert!(
+        std::fs::metadata(&shot).unwrap().len() > 10_000,
+        "{}",
+        shot.display()
+    );
+
+    // The owner sees both in the request's folder, whole, and one drop event.
+    let listed = app
+        .call(
+            &owner,
+            "/select-file-requests",
+            Some(json!({ "requestIds": [request["id"]] })),
+        )
+        .await;
+    assert_eq!(listed.status, 200, "{}", listed.body);
+    let drop_entry = &listed.body["requests"][0]["drops"][0];
+    assert_eq!(drop_entry["senderName"], "Grace Hopper");
+    assert_eq!(drop_entry["note"], "From the back row.");
+    let files = drop_entry["files"].as_array().unwrap();
+    assert_eq!(files.len(), 2, "{drop_entry}");
+    let large_entry = files.iter().find(|f| f["fileName"] == "ceremony.mp4").unwrap();
+    assert_eq!(large_entry["fileSize"], 65 * 1024 * 1024);
+    let stored = app.download(&owner, large_entry["id"].as_str().unwrap()).await;
+    assert_eq!(hex::encode(Sha256::digest(&stored)), large_digest);
+    let events = app
+        .wait_events(
+            &owner,
+            json!({ "since": "2000-01-01T00:00:00Z", "kinds": ["drop"] }),
+            1,
+        )
+        .await;
+    assert_eq!(events[0]["sender"]["name"], "Grace Hopper");
+    assert_eq!(events[0]["files"].as_array().unwrap().len(), 2);
+    let found = app
+        .call(&owner, "/search-files", Some(json!({ "folder": "/Wedding" })))
+        .await;
+    assert_eq!(found.body["files"].as_array().unwrap().len(), 2, "{}", found.body);
+
+    // Closed, the page says so and offers no form.
+    let closed = app
+        .call(
+            &owner,
+            "/set-file-request-open",
+            Some(json!({ "requestId": request["id"], "open": false })),
+        )
+        .await;
+    assert_eq!(closed.status, 200);
+    page.refresh().await.unwrap();
+    browser.wait_for_text("#closed", "closed", 10).await;
+    assert!(page.find(Locator::Css("#send")).await.is_err());
+    browser.screenshot("request-page-closed").await;
+    browser.close().await;
+}
