@@ -12,6 +12,7 @@ mod progress;
 mod reading;
 mod records;
 mod requests;
+mod reviews;
 mod transfer;
 mod upload;
 
@@ -137,6 +138,9 @@ enum Command {
     /// File requests: links anyone can send you files through, without an account
     #[command(subcommand)]
     Request(RequestCommand),
+    /// Reviews: links to watch a video or track and leave notes at its moments
+    #[command(subcommand)]
+    Review(ReviewCommand),
     /// Search inside the files you have had read: what is written or said in them
     Search {
         /// What to look for, by words and by meaning (at most 500 characters)
@@ -183,6 +187,32 @@ enum RequestCommand {
     Open { id: Uuid },
     /// Stop taking files
     Close { id: Uuid },
+}
+
+#[derive(Subcommand)]
+enum ReviewCommand {
+    /// Make a review of a video or track; prints the link to share
+    Create {
+        /// The file's id, as `drive list` shows it
+        file_id: Uuid,
+        /// Its title (default: the file's name)
+        #[arg(long)]
+        title: Option<String>,
+    },
+    /// Your reviews, each with its notes in the order of the timeline
+    List {
+        /// Only reviews of this file
+        #[arg(long)]
+        file: Option<Uuid>,
+    },
+    /// Answer a note
+    Reply { note_id: Uuid, text: String },
+    /// Mark a note dealt with (or, with --undo, not)
+    Resolve {
+        note_id: Uuid,
+        #[arg(long)]
+        undo: bool,
+    },
 }
 
 #[tokio::main]
@@ -260,6 +290,19 @@ async fn run(cli: Cli) -> Result<()> {
                 RequestCommand::List { folder } => requests::list(&client, folder.as_deref(), json).await,
                 RequestCommand::Open { id } => requests::set_open(&client, id, true, json).await,
                 RequestCommand::Close { id } => requests::set_open(&client, id, false, json).await,
+            }
+        }
+        Command::Review(command) => {
+            let client = signed_in()?;
+            match command {
+                ReviewCommand::Create { file_id, title } => {
+                    reviews::create(&client, file_id, title.as_deref(), json).await
+                }
+                ReviewCommand::List { file } => reviews::list(&client, file, json).await,
+                ReviewCommand::Reply { note_id, text } => reviews::reply(&client, note_id, &text, json).await,
+                ReviewCommand::Resolve { note_id, undo } => {
+                    reviews::resolve(&client, note_id, !undo, json).await
+                }
             }
         }
         Command::Search { query, limit } => reading::search(&signed_in()?, &query, limit, json).await,

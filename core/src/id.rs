@@ -84,4 +84,8 @@ ids! {
     DropId;
     /// A file a sender announced to a request, uploaded or not yet.
     ArrivalId;
+    /// A review: a link to watch a video or track and leave notes.
+    ReviewId;
+    /// A note on a review, or a reply to one.
+    NoteId;
 }

@@ -1,8 +1,9 @@
-//! The web pages people without an account open: a file request's page (and its script and
-//! style). Server-rendered HTML with a little JavaScript, no build step, nothing from another
+//! The web pages people without an account open: a file request's page and a review's (with
+//! their scripts and style). Server-rendered HTML with a little JavaScript, no build step, nothing from another
 //! site: the only other origin a page talks to is the object store its bytes go to.
 
 mod request;
+mod review;
 
 use std::net::SocketAddr;
 
@@ -18,19 +19,23 @@ use crate::state::AppState;
 pub fn router() -> Router<AppState> {
     Router::new()
         .route("/requests/{id}", get(request::page))
+        .route("/reviews/{id}", get(review::page))
         .route(
             "/pages/pages.css",
             get(|| asset("text/css; charset=utf-8", include_str!("../../pages/pages.css"))),
         )
         .route(
             "/pages/request.js",
-            get(|| {
-                asset(
-                    "text/javascript; charset=utf-8",
-                    include_str!("../../pages/request.js"),
-                )
-            }),
+            get(|| script(include_str!("../../pages/request.js"))),
         )
+        .route(
+            "/pages/review.js",
+            get(|| script(include_str!("../../pages/review.js"))),
+        )
+}
+
+async fn script(body: &'static str) -> Response {
+    asset("text/javascript; charset=utf-8", body).await
 }
 
 async fn asset(content_type: &'static str, body: &'static str) -> Response {

@@ -10,6 +10,7 @@ pub mod multipart;
 pub mod organize;
 pub mod read;
 pub mod requests;
+pub mod reviews;
 pub mod search;
 pub mod trash;
 pub mod upload;

@@ -10,6 +10,7 @@ pub mod locks;
 pub mod moments;
 pub mod requests;
 pub mod reservations;
+pub mod reviews;
 pub mod search;
 pub mod tags;
 pub mod uploads;

@@ -127,6 +127,14 @@ pub async fn used_bytes(pool: &PgPool, user_id: UserId) -> Result<i64, sqlx::Err
         .await
 }
 
+/// The account's handle (how its replies to review notes are signed).
+pub async fn handle_of(pool: &PgPool, user_id: UserId) -> Result<String, sqlx::Error> {
+    sqlx::query_scalar("select handle from users where id = $1")
+        .bind(user_id)
+        .fetch_one(pool)
+        .await
+}
+
 /// The account's plan, `None` when it has none (or no such account).
 pub async fn plan_of(pool: &PgPool, user_id: UserId) -> Result<Option<Plan>, sqlx::Error> {
     Ok(sqlx::query_scalar("select plan from users where id = $1")

@@ -966,3 +966,57 @@ async fn file_requests_are_made_listed_closed_and_opened_from_the_command_line()
         refused.stderr
     );
 }
+
+#[tokio::test]
+async fn reviews_are_made_listed_answered_and_resolved_from_the_command_line() {
+    let app = TestApp::spawn().await;
+    let user = app.user(Some("Pro")).await;
+    let scratch = Scratch::new();
+    let drive = Drive::new(&scratch);
+    drive.login(&app, &user).await;
+    let video = app
+        .upload(&user, "cut.webm", "Video", "video/webm", crate::reviews::webm())
+        .await;
+    let made = drive
+        .json(&["review", "create", &video.to_string(), "--title", "Cut 1"])
+        .await;
+    let id = made["id"].as_str().unwrap().to_string();
+    let left = drive_tests::senders::call(
+        &app,
+        "/add-review-note",
+        json!({ "reviewId": id, "reviewerName": "Ida", "text": "Too dark here", "seconds": 1.25 }),
+    )
+    .await;
+    assert_eq!(left.status, 200, "{}", left.body);
+    let note = left.body["id"].as_str().unwrap().to_string();
+
+    let replied = drive
+        .run(&["review", "reply", &note, "Brightened in cut 2"])
+        .await;
+    assert!(replied.success, "{}", replied.stderr);
+    let resolved = drive.run(&["review", "resolve", &note]).await;
+    assert!(
+        resolved.success && resolved.stdout.contains("resolved"),
+        "{}",
+        resolved.stderr
+    );
+    let text = drive.run(&["review", "list"]).await;
+    assert!(text.success, "{}", text.stderr);
+    assert!(
+        text.stdout.contains("00:00:01.250") && text.stdout.contains("Ida: Too dark here [resolved]"),
+        "{}",
+        text.stdout
+    );
+    assert!(
+        text.stdout
+            .contains(&format!("{}: Brightened in cut 2", user.handle)),
+        "{}",
+        text.stdout
+    );
+    let undone = drive.json(&["review", "resolve", &note, "--undo"]).await;
+    assert_eq!(undone["resolved"], false, "{undone}");
+    let listed = drive
+        .json(&["review", "list", "--file", &video.to_string()])
+        .await;
+    assert_eq!(listed["reviews"][0]["notes"][0]["resolved"], false, "{listed}");
+}

@@ -21,6 +21,7 @@ mod pages;
 mod read;
 mod reading;
 mod requests;
+mod reviews;
 mod search;
 mod sweep;
 mod tags;

@@ -122,3 +122,166 @@ async fn a_sender_sends_two_files_through_the_request_page_and_the_owner_sees_th
     browser.screenshot("request-page-closed").await;
     browser.close().await;
 }
+
+/// A number the page's script answers.
+async fn number(browser: &Browser, script: &str) -> f64 {
+    browser
+        .client
+        .execute(script, vec![])
+        .await
+        .unwrap()
+        .as_f64()
+        .unwrap_or(f64::NAN)
+}
+
+#[tokio::test]
+async fn a_reviewer_plays_the_video_leaves_a_note_at_a_moment_replies_and_the_owner_gets_both_note_events() {
+    let app = TestApp::spawn().await;
+    let owner = app.user(Some("Pro")).await;
+    let video = app
+        .upload(
+            &owner,
+            "trailer.webm",
+            "Video",
+            "video/webm",
+            crate::reviews::webm(),
+        )
+        .await;
+    let made = app
+        .call(
+            &owner,
+            "/create-file-review",
+            Some(json!({ "fileId": video, "title": "Trailer, cut 2" })),
+        )
+        .await;
+    assert_eq!(made.status, 200, "{}", made.body);
+    let review = made.body;
+
+    let browser = Browser::start().await;
+    let page = &browser.client;
+    page.goto(review["url"].as_str().unwrap()).await.unwrap();
+    assert_eq!(
+        page.find(Locator::Css("h1")).await.unwrap().text().await.unwrap(),
+        "Trailer, cut 2"
+    );
+    // It plays: the clock moves.
+    page.execute(
+        "const p = document.getElementById('player'); p.muted = true; p.play();",
+        vec![],
+    )
+    .await
+    .unwrap();
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(20);
+    while number(&browser, "return document.getElementById('player').currentTime").await < 0.5 {
+        if tokio::time::Instant::now() > deadline {
+            let state = page
+                .execute(
+                    "const p = document.getElementById('player'); return [p.src, p.readyState, p.networkState, \
+                     p.error && p.error.code, p.error && p.error.message, document.getElementById('status').textContent, \
+                     performance.getEntriesByType('resource').map((e) => e.name + ' ' + e.responseStatus)];",
+                    vec![],
+                )
+                .await
+                .unwrap();
+            panic!("the video never played: {state}");
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    page.execute(
+        "const p = document.getElementById('player'); p.pause(); p.currentTime = 1.5;",
+        vec![],
+    )
+    .await
+    .unwrap();
+    browser.wait_for_text("#noteAt", "0:01", 10).await;
+    page.find(Locator::Css("#reviewerName"))
+        .await
+        .unwrap()
+        .send_keys("Margaret")
+        .await
+        .unwrap();
+    page.find(Locator::Css("#noteText"))
+        .await
+        .unwrap()
+        .send_keys("The title card flickers.")
+        .await
+        .unwrap();
+    page.find(Locator::Css("#noteButton"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    browser.wait_for_text("#status", "Note left at 0:01", 10).await;
+    browser
+        .wait_for_text("#notes", "The title card flickers.", 10)
+        .await;
+
+    page.find(Locator::Css("#notes .replyButton"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    page.find(Locator::Css("#notes .reply input"))
+        .await
+        .unwrap()
+        .send_keys("Seen it twice.")
+        .await
+        .unwrap();
+    page.find(Locator::Css("#notes .reply button"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    browser.wait_for_text("#notes", "Seen it twice.", 10).await;
+
+    // A note's time seeks the player there.
+    page.execute("document.getElementById('player').currentTime = 0;", vec![])
+        .await
+        .unwrap();
+    page.find(Locator::Css("#notes .at"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(10);
+    while (number(&browser, "return document.getElementById('player').currentTime").await - 1.5).abs() > 0.6 {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the note's time did not seek"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    page.execute("document.getElementById('player').pause();", vec![])
+        .await
+        .unwrap();
+    let shot = browser.screenshot("review-page").await;
+    assert!(
+        std::fs::metadata(&shot).unwrap().len() > 10_000,
+        "{}",
+        shot.display()
+    );
+    browser.close().await;
+
+    let events = app
+        .wait_events(
+            &owner,
+            json!({ "since": "2000-01-01T00:00:00Z", "kinds": ["note"] }),
+            2,
+        )
+        .await;
+    assert_eq!(events.len(), 2, "{events:?}");
+    assert_eq!(events[0]["reviewer"]["name"], "Margaret");
+    assert_eq!(events[0]["text"], "The title card flickers.");
+    assert!(
+        (events[0]["seconds"].as_f64().unwrap() - 1.5).abs() < 0.1,
+        "{}",
+        events[0]
+    );
+    assert_eq!(events[1]["text"], "Seen it twice.");
+    assert_eq!(events[1]["replyTo"], events[0]["noteId"]);
+    assert_eq!(events[1]["review"]["id"], review["id"]);
+}

@@ -1,0 +1,141 @@
+// The review page: plays the file from a presigned link (renewed before it lapses, keeping the
+// place), lists the notes in the order of the timeline (a note's time seeks the player there),
+// and leaves notes at the player's current moment and replies to them.
+"use strict";
+(() => {
+  const main = document.getElementById("review");
+  if (!main) return;
+  const reviewId = main.dataset.reviewId;
+  const player = document.getElementById("player");
+  const form = document.getElementById("noteForm");
+  const nameInput = document.getElementById("reviewerName");
+  const noteAt = document.getElementById("noteAt");
+  const list = document.getElementById("notes");
+  const status = document.getElementById("status");
+  nameInput.value = localStorage.getItem("drive-reviewer-name") || "";
+
+  function clock(seconds) {
+    const s = Math.floor(seconds);
+    const h = Math.floor(s / 3600), m = Math.floor((s % 3600) / 60), r = s % 60;
+    const mm = h ? String(m).padStart(2, "0") : String(m);
+    return (h ? h + ":" : "") + mm + ":" + String(r).padStart(2, "0");
+  }
+
+  function say(text, kind) {
+    status.textContent = text;
+    status.className = kind || "";
+  }
+
+  async function call(route, body) {
+    const answer = await fetch(route, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify(body),
+    });
+    const json = await answer.json().catch(() => ({}));
+    if (!answer.ok) throw new Error(json.error || "the drive answered " + answer.status);
+    return json;
+  }
+
+  function element(tag, className, text) {
+    const e = document.createElement(tag);
+    if (className) e.className = className;
+    if (text !== undefined) e.textContent = text;
+    return e;
+  }
+
+  function render(notes) {
+    list.replaceChildren();
+    if (!notes.length) list.append(element("li", "empty", "No notes yet."));
+    for (const note of notes) {
+      const li = element("li");
+      li.dataset.noteId = note.id;
+      const at = element("button", "at", clock(note.seconds));
+      at.type = "button";
+      at.setAttribute("aria-label", "Play from " + clock(note.seconds));
+      at.addEventListener("click", () => {
+        player.currentTime = note.seconds;
+        player.play().catch(() => {});
+      });
+      li.append(at, element("span", "who", note.reviewer.name));
+      if (note.resolved) li.append(element("span", "resolved", "resolved"));
+      li.append(element("p", "text", note.text));
+      const replies = element("ul", "replies");
+      for (const r of note.replies) {
+        const item = element("li");
+        item.append(element("span", "who", r.reviewer.name + ": "), element("span", "", r.text));
+        replies.append(item);
+      }
+      li.append(replies);
+      const open = element("button", "replyButton", "Reply");
+      open.type = "button";
+      open.addEventListener("click", () => {
+        open.hidden = true;
+        const row = element("form", "reply");
+        const input = element("input");
+        input.type = "text";
+        input.maxLength = 2000;
+        input.setAttribute("aria-label", "Reply to " + note.reviewer.name);
+        const send = element("button", "", "Send reply");
+        send.type = "submit";
+        row.append(input, send);
+        row.addEventListener("submit", async (e) => {
+          e.preventDefault();
+          await leave({ replyTo: note.id, text: input.value.trim() });
+        });
+        li.append(row);
+        input.focus();
+      });
+      li.append(open);
+      list.append(li);
+    }
+  }
+
+  // Loads the review; a new media link replaces the old one where the player stands.
+  async function load() {
+    const review = await call("/open-review", { reviewId });
+    if (!player.src) {
+      player.src = review.mediaUrl;
+    } else {
+      const at = player.currentTime, paused = player.paused;
+      player.src = review.mediaUrl;
+      player.currentTime = at;
+      if (!paused) player.play().catch(() => {});
+    }
+    render(review.notes);
+    const renewIn = Math.max(new Date(review.expiresAt) - Date.now() - 10 * 60 * 1000, 60 * 1000);
+    setTimeout(() => load().catch((e) => say(e.message, "bad")), renewIn);
+  }
+
+  async function refreshNotes() {
+    const review = await call("/open-review", { reviewId });
+    render(review.notes);
+  }
+
+  async function leave(what) {
+    const reviewerName = nameInput.value.trim();
+    if (!reviewerName) {
+      say("Say who you are first.", "bad");
+      nameInput.focus();
+      return;
+    }
+    if (!what.text) return say("Write something first.", "bad");
+    localStorage.setItem("drive-reviewer-name", reviewerName);
+    try {
+      await call("/add-review-note", { reviewId, reviewerName, ...what });
+      say(what.replyTo ? "Reply left." : "Note left at " + clock(what.seconds) + ".", "good");
+      await refreshNotes();
+    } catch (e) {
+      say(e.message, "bad");
+    }
+  }
+
+  player.addEventListener("timeupdate", () => { noteAt.textContent = clock(player.currentTime); });
+  form.addEventListener("submit", async (e) => {
+    e.preventDefault();
+    const text = form.elements.noteText.value.trim();
+    await leave({ seconds: player.currentTime, text });
+    if (status.className === "good") form.elements.noteText.value = "";
+  });
+  load().catch((e) => say(e.message, "bad"));
+})();

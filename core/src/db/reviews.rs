@@ -1,0 +1,183 @@
+//! Reviews: a link to watch one of the owner's videos or tracks and leave notes at its
+//! moments, and replies to them. A review goes with its file.
+
+use chrono::{DateTime, Utc};
+use sqlx::{PgConnection, PgPool};
+
+use crate::file::FileKind;
+use crate::id::{FileId, NoteId, ReviewId, UserId};
+use crate::storage::Bucket;
+
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct ReviewRow {
+    pub id: ReviewId,
+    pub user_id: UserId,
+    pub title: String,
+    pub created_at: DateTime<Utc>,
+    pub file_id: FileId,
+    pub file_name: String,
+    #[sqlx(try_from = "String")]
+    pub kind: FileKind,
+    pub bucket: Bucket,
+    pub object_key: String,
+    pub trashed_at: Option<DateTime<Utc>>,
+}
+
+const REVIEW_COLUMNS: &str = "r.id, r.user_id, r.title, r.created_at, f.id as file_id, f.file_name, f.kind, \
+                              f.bucket, f.object_key, f.trashed_at";
+
+pub async fn create(
+    pool: &PgPool,
+    user_id: UserId,
+    file_id: FileId,
+    title: &str,
+) -> Result<ReviewRow, sqlx::Error> {
+    let id: ReviewId = sqlx::query_scalar(
+        "insert into file_reviews (id, user_id, file_id, title) values ($1, $2, $3, $4) returning id",
+    )
+    .bind(ReviewId::random())
+    .bind(user_id)
+    .bind(file_id)
+    .bind(title)
+    .fetch_one(pool)
+    .await?;
+    Ok(find(pool, id).await?.expect("the review just made"))
+}
+
+/// Any review, for its page and its reviewers (who have no account).
+pub async fn find<'e>(
+    conn: impl sqlx::PgExecutor<'e>,
+    id: ReviewId,
+) -> Result<Option<ReviewRow>, sqlx::Error> {
+    sqlx::query_as(&format!(
+        "select {REVIEW_COLUMNS} from file_reviews r join files f on f.id = r.file_id where r.id = $1"
+    ))
+    .bind(id)
+    .fetch_optional(conn)
+    .await
+}
+
+/// The caller's reviews, newest first, at most `limit`: those named (when `ids` is given), of
+/// one file (when `file_id` is given).
+pub async fn list(
+    pool: &PgPool,
+    user_id: UserId,
+    ids: Option<&[ReviewId]>,
+    file_id: Option<FileId>,
+    limit: i64,
+) -> Result<Vec<ReviewRow>, sqlx::Error> {
+    sqlx::query_as(&format!(
+        "select {REVIEW_COLUMNS} from file_reviews r join files f on f.id = r.file_id
+         where r.user_id = $1 and ($2::uuid[] is null or r.id = any($2)) and ($3::uuid is null or r.file_id = $3)
+         order by r.created_at desc, r.id limit $4"
+    ))
+    .bind(user_id)
+    .bind(ids)
+    .bind(file_id)
+    .bind(limit)
+    .fetch_all(pool)
+    .await
+}
+
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct NoteRow {
+    pub id: NoteId,
+    pub review_id: ReviewId,
+    pub reply_to: Option<NoteId>,
+    pub reviewer_name: String,
+    pub by_owner: bool,
+    pub text: String,
+    pub seconds: f64,
+    pub resolved_at: Option<DateTime<Utc>>,
+    pub created_at: DateTime<Utc>,
+}
+
+const NOTE_COLUMNS: &str =
+    "id, review_id, reply_to, reviewer_name, by_owner, text, seconds, resolved_at, created_at";
+
+/// The notes and replies of these reviews, in the order of the timeline (then of writing).
+pub async fn notes(pool: &PgPool, review_ids: &[ReviewId]) -> Result<Vec<NoteRow>, sqlx::Error> {
+    sqlx::query_as(&format!(
+        "select {NOTE_COLUMNS} from review_notes where review_id = any($1) order by seconds, created_at, id"
+    ))
+    .bind(review_ids)
+    .fetch_all(pool)
+    .await
+}
+
+/// A note or a reply being written.
+#[derive(Debug, Clone)]
+pub struct NewNote<'a> {
+    pub review_id: ReviewId,
+    /// The note answered: a reply is always to a note, never to a reply, and at its moment.
+    pub reply_to: Option<NoteId>,
+    pub reviewer_name: &'a str,
+    pub by_owner: bool,
+    pub text: &'a str,
+    pub seconds: f64,
+}
+
+pub async fn add(conn: &mut PgConnection, note: &NewNote<'_>) -> Result<NoteRow, sqlx::Error> {
+    sqlx::query_as(&format!(
+        "insert into review_notes (id, review_id, reply_to, reviewer_name, by_owner, text, seconds)
+         values ($1, $2, $3, $4, $5, $6, $7) returning {NOTE_COLUMNS}"
+    ))
+    .bind(NoteId::random())
+    .bind(note.review_id)
+    .bind(note.reply_to)
+    .bind(note.reviewer_name)
+    .bind(note.by_owner)
+    .bind(note.text)
+    .bind(note.seconds)
+    .fetch_one(conn)
+    .await
+}
+
+/// A note of one review (not a reply), for a reply to find what it answers.
+pub async fn note_of_review(
+    pool: &PgPool,
+    review_id: ReviewId,
+    id: NoteId,
+) -> Result<Option<NoteRow>, sqlx::Error> {
+    sqlx::query_as(&format!(
+        "select {NOTE_COLUMNS} from review_notes where id = $1 and review_id = $2 and reply_to is null"
+    ))
+    .bind(id)
+    .bind(review_id)
+    .fetch_optional(pool)
+    .await
+}
+
+/// A note (not a reply) on one of the caller's reviews.
+pub async fn owned_note(pool: &PgPool, user_id: UserId, id: NoteId) -> Result<Option<NoteRow>, sqlx::Error> {
+    sqlx::query_as(&format!(
+        "select {NOTE_COLUMNS} from review_notes
+         where id = $1 and reply_to is null
+           and review_id in (select id from file_reviews where user_id = $2)"
+    ))
+    .bind(id)
+    .bind(user_id)
+    .fetch_optional(pool)
+    .await
+}
+
+/// Marks a note of the caller's reviews dealt with, or not; the first resolve time is kept
+/// while it stays resolved.
+pub async fn set_resolved(
+    pool: &PgPool,
+    user_id: UserId,
+    id: NoteId,
+    resolved: bool,
+) -> Result<Option<NoteRow>, sqlx::Error> {
+    sqlx::query_as(&format!(
+        "update review_notes set resolved_at = case when $3 then coalesce(resolved_at, now()) end
+         where id = $1 and reply_to is null
+           and review_id in (select id from file_reviews where user_id = $2)
+         returning {NOTE_COLUMNS}"
+    ))
+    .bind(id)
+    .bind(user_id)
+    .bind(resolved)
+    .fetch_optional(pool)
+    .await
+}
