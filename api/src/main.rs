@@ -202,11 +202,12 @@ async fn run_admin(pool: &db::PgPool, admin: Admin) -> Result<()> {
             let idle_for = idle_seconds.map_or(multipart::UPLOAD_LIFETIME, TimeDelta::seconds);
             let swept = maintenance::sweep(pool, &storage, idle_for, Utc::now()).await?;
             println!(
-                "aborted {} idle uploads; removed {} queued objects; removed {} unrecorded uploads; forgot {} sessions",
+                "aborted {} idle uploads; removed {} queued objects; removed {} unrecorded uploads; forgot {} sessions; finished {} idle drops",
                 swept.aborted_uploads,
                 swept.removed_objects,
                 swept.unrecorded_uploads,
-                swept.forgotten_sessions
+                swept.forgotten_sessions,
+                swept.finished_drops
             );
         }
     }

@@ -2,7 +2,7 @@
 //! (and by the worker farm on a schedule once it exists). Every step is idempotent: running
 //! it twice, or on two machines at once, does no harm.
 
-use crate::db::{files, reservations, uploads, users};
+use crate::db::{files, requests, reservations, uploads, users};
 use crate::id::UploadId;
 use crate::storage::{Bucket, Storage, StorageError};
 use chrono::{DateTime, TimeDelta, Utc};
@@ -15,15 +15,21 @@ pub struct Swept {
     pub removed_objects: usize,
     pub unrecorded_uploads: usize,
     pub forgotten_sessions: u64,
+    pub finished_drops: usize,
 }
+
+/// How long a file request's drop may sit with files and nothing under way before the sweep
+/// finishes it for a sender who left without saying so (and its `drop` event is written).
+pub const DROP_IDLE: TimeDelta = TimeDelta::hours(1);
 
 /// How long an expired session is kept, so its holder hears `session_expired` rather than
 /// `unauthorized` for a day.
 const SESSION_MEMORY: TimeDelta = TimeDelta::days(1);
 
 /// The whole sweep, step after step: multipart uploads idle for `idle_for` are aborted, queued
-/// object removals retried, uploads never recorded removed once their reservation expired, and
-/// sessions expired over a day ago forgotten.
+/// object removals retried, uploads never recorded removed once their reservation expired,
+/// sessions expired over a day ago forgotten, and file requests' drops idle for [`DROP_IDLE`]
+/// finished.
 pub async fn sweep(
     db: &PgPool,
     storage: &Storage,
@@ -35,7 +41,20 @@ pub async fn sweep(
         removed_objects: retry_object_deletions(db, storage).await?,
         unrecorded_uploads: remove_unrecorded_uploads(db, storage, now).await?,
         forgotten_sessions: users::delete_sessions_expired_before(db, now - SESSION_MEMORY).await?,
+        finished_drops: finish_idle_drops(db, now).await?,
     })
+}
+
+/// Finishes the drops whose senders left with files sent and nothing under way for
+/// [`DROP_IDLE`]; answers how many.
+pub async fn finish_idle_drops(db: &PgPool, now: DateTime<Utc>) -> Result<usize, SweepError> {
+    let mut finished = 0;
+    for id in requests::idle_drops(db, now - DROP_IDLE).await? {
+        if requests::finish_idle_drop(db, id).await? {
+            finished += 1;
+        }
+    }
+    Ok(finished)
 }
 
 #[derive(Debug, thiserror::Error)]

@@ -6,6 +6,7 @@
 use chrono::{DateTime, Utc};
 use sqlx::{PgConnection, PgPool};
 
+use crate::db::events::{self, EventKind};
 use crate::file::FileKind;
 use crate::id::{ArrivalId, DropId, FileId, FolderId, RequestId, UserId};
 
@@ -322,12 +323,70 @@ pub async fn arrived(conn: &mut PgConnection, id: ArrivalId, file_id: FileId) ->
     Ok(())
 }
 
-/// Marks the drop finished (its row locked by the caller) and answers when.
-pub async fn finish_drop(conn: &mut PgConnection, id: DropId) -> Result<DateTime<Utc>, sqlx::Error> {
-    sqlx::query_scalar("update request_drops set finished_at = coalesce(finished_at, now()) where id = $1 returning finished_at")
-        .bind(id)
-        .fetch_one(conn)
-        .await
+/// Finishes a drop not finished yet (its row locked by the caller) and writes its one `drop`
+/// event for the owner when it sent anything still there; answers when it finished and its
+/// files. The sender's `/finish-request-drop` and the sweep (for senders who never said) both
+/// end a drop here.
+pub async fn finish_drop(
+    conn: &mut PgConnection,
+    drop: &DropRow,
+    request: &RequestRow,
+) -> Result<(DateTime<Utc>, Vec<DroppedFile>), sqlx::Error> {
+    let files = drop_files(&mut *conn, drop.id).await?;
+    if let Some(time) = drop.finished_at {
+        return Ok((time, files));
+    }
+    let time = sqlx::query_scalar(
+        "update request_drops set finished_at = now() where id = $1 returning finished_at",
+    )
+    .bind(drop.id)
+    .fetch_one(&mut *conn)
+    .await?;
+    if !files.is_empty() {
+        let fields = serde_json::json!({
+            "sender": { "name": drop.sender_name },
+            "note": drop.note,
+            "request": { "id": request.id, "title": request.title, "dropId": drop.id },
+            "files": files,
+        });
+        events::record(&mut *conn, request.user_id, EventKind::Drop, request.id, fields).await?;
+    }
+    Ok((time, files))
+}
+
+/// Drops nobody finished whose last file was recorded before `idle_since` and that have no
+/// upload under way: their senders left without saying they were done.
+pub async fn idle_drops(pool: &PgPool, idle_since: DateTime<Utc>) -> Result<Vec<DropId>, sqlx::Error> {
+    sqlx::query_scalar(
+        "select d.id from request_drops d
+         where d.finished_at is null
+           and exists (select 1 from request_arrivals a where a.drop_id = d.id and a.file_id is not null)
+           and not exists (select 1 from request_arrivals a join files f on f.id = a.file_id
+                           where a.drop_id = d.id and f.created_at >= $1)
+           and not exists (select 1 from request_arrivals a join upload_reservations r on r.object_key = a.object_key
+                           where a.drop_id = d.id)",
+    )
+    .bind(idle_since)
+    .fetch_all(pool)
+    .await
+}
+
+/// Finishes a drop its sender left (see [`idle_drops`]); false when it was finished meanwhile.
+pub async fn finish_idle_drop(pool: &PgPool, id: DropId) -> Result<bool, sqlx::Error> {
+    let mut tx = pool.begin().await?;
+    let drop: Option<DropRow> = sqlx::query_as(
+        "select id, request_id, sender_name, note, finished_at from request_drops where id = $1 for no key update",
+    )
+    .bind(id)
+    .fetch_optional(&mut *tx)
+    .await?;
+    let Some(drop) = drop.filter(|d| d.finished_at.is_none()) else {
+        return Ok(false);
+    };
+    let request = find(&mut *tx, drop.request_id).await?.expect("a drop's request");
+    finish_drop(&mut tx, &drop, &request).await?;
+    tx.commit().await?;
+    Ok(true)
 }
 
 /// A file that arrived, as drops list it.

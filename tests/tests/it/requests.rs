@@ -757,3 +757,49 @@ async fn another_users_requests_behave_as_if_they_do_not_exist() {
     // Still open for its senders.
     assert_eq!(one(&app, &owner, &request["id"]).await["open"], true);
 }
+
+#[tokio::test]
+async fn the_sweep_finishes_a_drop_its_sender_left_and_writes_its_one_drop_event() {
+    let app = TestApp::spawn().await;
+    let owner = app.user(Some("Pro")).await;
+    let request = create(&app, &owner, json!({ "title": "Left open" })).await;
+    let sender = Sender::start(&app, request["id"].as_str().unwrap(), "Gus", Some("bye")).await;
+    sender.send(&app, "only.txt", &bytes(10, 1)).await;
+    // Recent: left alone.
+    assert!(app.admin(&["sweep"]).contains("finished 0 idle drops"));
+    // An hour and more since its last file arrived, with nothing under way: finished.
+    sqlx::query("update files set created_at = now() - interval '2 hours' where user_id = $1")
+        .bind(owner.id)
+        .execute(&mut app.db().await)
+        .await
+        .unwrap();
+    let out = app.admin(&["sweep"]);
+    assert!(out.contains("finished 1 idle drops"), "{out}");
+    assert!(app.admin(&["sweep"]).contains("finished 0 idle drops"));
+    let events = app
+        .wait_events(
+            &owner,
+            json!({ "since": "2000-01-01T00:00:00Z", "kinds": ["drop"] }),
+            1,
+        )
+        .await;
+    assert_eq!(events[0]["sender"]["name"], "Gus");
+    assert_eq!(events[0]["note"], "bye");
+    assert_eq!(events[0]["files"][0]["fileName"], "only.txt");
+    let listed = one(&app, &owner, &request["id"]).await;
+    let finish_time = listed["drops"][0]["finishTime"].clone();
+    assert!(finish_time.is_string(), "{listed}");
+    // The sender saying so afterwards changes nothing.
+    let finished = sender.finish(&app).await;
+    assert_eq!(finished.status, 200, "{}", finished.body);
+    assert_eq!(finished.body["finishTime"], finish_time);
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let events = app
+        .wait_events(
+            &owner,
+            json!({ "since": "2000-01-01T00:00:00Z", "kinds": ["drop"] }),
+            1,
+        )
+        .await;
+    assert_eq!(events.len(), 1);
+}

@@ -10,7 +10,6 @@ use std::net::SocketAddr;
 
 use axum::extract::{ConnectInfo, State};
 use chrono::{DateTime, TimeDelta, Utc};
-use drive_core::db::events::{self, EventKind};
 use drive_core::db::files::NewFile;
 use drive_core::db::requests::{self, ArrivalRow, DropRow, RequestRow};
 use drive_core::db::reservations::{self, ForRequest, Reserve};
@@ -443,24 +442,7 @@ async fn finish_request_drop(
     let request = requests::find(&mut *tx, drop.request_id)
         .await?
         .ok_or_else(request_not_found)?;
-    let files = requests::drop_files(&mut tx, drop.id).await?;
-    let finish_time = match drop.finished_at {
-        // Said before: the same answer, no second event.
-        Some(time) => time,
-        None => {
-            let time = requests::finish_drop(&mut tx, drop.id).await?;
-            if !files.is_empty() {
-                let fields = serde_json::json!({
-                    "sender": { "name": drop.sender_name },
-                    "note": drop.note,
-                    "request": { "id": request.id, "title": request.title, "dropId": drop.id },
-                    "files": files,
-                });
-                events::record(&mut tx, request.user_id, EventKind::Drop, request.id, fields).await?;
-            }
-            time
-        }
-    };
+    let (finish_time, files) = requests::finish_drop(&mut tx, &drop, &request).await?;
     let unsent = requests::unsent(&mut tx, drop.id).await?;
     tx.commit().await?;
     for arrival in unsent {
