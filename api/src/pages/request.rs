@@ -7,7 +7,7 @@ use axum::extract::{ConnectInfo, Path, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use chrono::Utc;
-use drive_core::db::requests::{self, RequestRow};
+use drive_core::db::requests::{self, RequestRow, Shut};
 use drive_core::id::RequestId;
 
 use super::{counted, escape, html, not_found};
@@ -39,7 +39,13 @@ fn render(state: &AppState, request: &RequestRow) -> Response {
         .map(|m| format!(r#"<p class="message">{}</p>"#, escape(m)))
         .unwrap_or_default();
     let now = Utc::now();
-    let form = if request.is_open(now) {
+    let form = if let Some(shut) = request.shut(now) {
+        let why = match shut {
+            Shut::Expired(_) => "This request stopped taking files.",
+            Shut::Closed => "This request is closed and takes no files.",
+        };
+        format!(r#"<p class="closed" id="closed" role="alert">{why}</p>"#)
+    } else {
         let accept = request.accept_types.as_deref().unwrap_or_default();
         let accept_note = if accept.is_empty() {
             String::new()
@@ -90,12 +96,6 @@ fn render(state: &AppState, request: &RequestRow) -> Response {
 </form>"#,
             accept = escape(&accept_attribute),
         )
-    } else {
-        let why = match request.expires_at {
-            Some(t) if t <= now && request.closed_at.is_none() => "This request stopped taking files.",
-            _ => "This request is closed and takes no files.",
-        };
-        format!(r#"<p class="closed" id="closed" role="alert">{why}</p>"#)
     };
     let body = format!(
         r#"<main class="page" id="request" data-request-id="{id}">

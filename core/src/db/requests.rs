@@ -27,10 +27,28 @@ pub struct RequestRow {
     pub max_files_per_sender: Option<i32>,
 }
 
+/// Why a request takes no files.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shut {
+    /// Its owner closed it.
+    Closed,
+    /// Its `expireTime` passed (while it was open).
+    Expired(DateTime<Utc>),
+}
+
 impl RequestRow {
+    /// Why it takes no files at `now`; `None` while it is open.
+    pub fn shut(&self, now: DateTime<Utc>) -> Option<Shut> {
+        match (self.closed_at, self.expires_at) {
+            (Some(_), _) => Some(Shut::Closed),
+            (None, Some(t)) if t <= now => Some(Shut::Expired(t)),
+            (None, _) => None,
+        }
+    }
+
     /// Whether it takes files at `now`: not closed and not past its expiry.
     pub fn is_open(&self, now: DateTime<Utc>) -> bool {
-        self.closed_at.is_none() && self.expires_at.is_none_or(|t| t > now)
+        self.shut(now).is_none()
     }
 }
 
@@ -432,7 +450,7 @@ struct DroppedRow {
 /// The drops of these requests that have files still there (within `folder`, a stored path,
 /// when given), each with those files in the order they arrived; drops oldest first.
 pub async fn drops(
-    conn: &mut PgConnection,
+    pool: &PgPool,
     request_ids: &[RequestId],
     folder: Option<&str>,
 ) -> Result<Vec<DropListing>, sqlx::Error> {
@@ -449,7 +467,7 @@ pub async fn drops(
     )
     .bind(request_ids)
     .bind(folder)
-    .fetch_all(&mut *conn)
+    .fetch_all(pool)
     .await?;
     let mut drops: Vec<DropListing> = Vec::new();
     for row in rows {

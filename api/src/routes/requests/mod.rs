@@ -298,9 +298,7 @@ async fn select_file_requests(
     )
     .await?;
     let ids: Vec<RequestId> = rows.iter().map(|r| r.id).collect();
-    let mut conn = state.db.acquire().await?;
-    let drops = requests::drops(&mut conn, &ids, folder.as_deref()).await?;
-    std::mem::drop(conn);
+    let drops = requests::drops(&state.db, &ids, folder.as_deref()).await?;
     let seen: Vec<DropId> = drops.iter().filter(|d| !d.viewed).map(|d| d.id).collect();
     let now = Utc::now();
     let requests = rows

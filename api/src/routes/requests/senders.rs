@@ -11,7 +11,7 @@ use std::net::SocketAddr;
 use axum::extract::{ConnectInfo, State};
 use chrono::{DateTime, TimeDelta, Utc};
 use drive_core::db::files::NewFile;
-use drive_core::db::requests::{self, ArrivalRow, DropRow, RequestRow};
+use drive_core::db::requests::{self, ArrivalRow, DropRow, RequestRow, Shut};
 use drive_core::db::reservations::{self, ForRequest, Reserve};
 use drive_core::db::uploads::{self, UploadState};
 use drive_core::db::users;
@@ -311,15 +311,8 @@ async fn sign_request_parts(
 ) -> ApiResult<axum::Json<SignedRequestParts>> {
     state.limits.check(Limited::Anonymous, peer.ip()).await?;
     id_count("partNumbers", &input.part_numbers, 1, 1000)?;
-    let mut conn = state.db.acquire().await?;
-    let drop = open_drop(&mut conn, &input.token, false).await?;
-    check_sending(&drop)?;
-    let arrival = requests::arrival(&mut *conn, drop.id, input.arrival_id)
-        .await?
-        .ok_or_else(arrival_not_found)?;
-    std::mem::drop(conn);
-    let owner = owner_of(&state, &arrival).await?;
-    let row = uploads::open_under_key(&state.db, owner, &arrival.object_key)
+    let (arrival, request) = sending(&state, &input.token, input.arrival_id).await?;
+    let row = uploads::open_under_key(&state.db, request.user_id, &arrival.object_key)
         .await?
         .ok_or_else(multipart::upload_not_found)?;
     let mut numbers: Vec<i64> = input.part_numbers.into_iter().map(Bounded::get).collect();
@@ -355,13 +348,7 @@ async fn finish_request_file(
     Json(input): Json<FinishFileInput>,
 ) -> ApiResult<axum::Json<ArrivedFile>> {
     state.limits.check(Limited::Anonymous, peer.ip()).await?;
-    let mut conn = state.db.acquire().await?;
-    let drop = open_drop(&mut conn, &input.token, false).await?;
-    check_sending(&drop)?;
-    let arrival = requests::arrival(&mut *conn, drop.id, input.arrival_id)
-        .await?
-        .ok_or_else(arrival_not_found)?;
-    std::mem::drop(conn);
+    let (arrival, request) = sending(&state, &input.token, input.arrival_id).await?;
     let answer = ArrivedFile {
         arrival_id: arrival.id,
         file_name: arrival.file_name.clone(),
@@ -370,9 +357,6 @@ async fn finish_request_file(
     if arrival.file_id.is_some() {
         return Ok(axum::Json(answer));
     }
-    let request = requests::find(&state.db, arrival.request_id)
-        .await?
-        .ok_or_else(request_not_found)?;
     if arrival.file_size > FORM_MAX {
         let row = uploads::latest_under_key(&state.db, request.user_id, &arrival.object_key)
             .await?
@@ -493,19 +477,12 @@ fn check_sending(drop: &DropRow) -> ApiResult<()> {
 
 /// 403 `request_closed` unless the request takes files now.
 fn check_open(request: &RequestRow) -> ApiResult<()> {
-    let now = Utc::now();
-    if request.is_open(now) {
-        return Ok(());
-    }
-    Err(ApiError::forbidden(
-        "request_closed",
-        match request.expires_at {
-            Some(t) if t <= now && request.closed_at.is_none() => {
-                format!("this request stopped taking files at {}", t.to_rfc3339())
-            }
-            _ => "this request is closed and takes no files".to_string(),
-        },
-    ))
+    let why = match request.shut(Utc::now()) {
+        None => return Ok(()),
+        Some(Shut::Expired(t)) => format!("this request stopped taking files at {}", t.to_rfc3339()),
+        Some(Shut::Closed) => "this request is closed and takes no files".to_string(),
+    };
+    Err(ApiError::forbidden("request_closed", why))
 }
 
 /// The owner's storage limit; a request of an account with no plan takes nothing.
@@ -516,11 +493,23 @@ async fn owner_limit(state: &AppState, request: &RequestRow) -> ApiResult<i64> {
     Ok(state.settings.quotas.for_plan(plan))
 }
 
-async fn owner_of(state: &AppState, arrival: &ArrivalRow) -> ApiResult<drive_core::id::UserId> {
-    Ok(requests::find(&state.db, arrival.request_id)
+/// An arrival of a drop still sending, with its request: what a sender's calls about one file
+/// act on.
+async fn sending(
+    state: &AppState,
+    token: &str,
+    arrival_id: ArrivalId,
+) -> ApiResult<(ArrivalRow, RequestRow)> {
+    let mut conn = state.db.acquire().await?;
+    let drop = open_drop(&mut conn, token, false).await?;
+    check_sending(&drop)?;
+    let arrival = requests::arrival(&mut *conn, drop.id, arrival_id)
         .await?
-        .ok_or_else(request_not_found)?
-        .user_id)
+        .ok_or_else(arrival_not_found)?;
+    let request = requests::find(&mut *conn, drop.request_id)
+        .await?
+        .ok_or_else(request_not_found)?;
+    Ok((arrival, request))
 }
 
 fn request_not_found() -> ApiError {
