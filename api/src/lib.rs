@@ -90,6 +90,7 @@ pub fn app(state: AppState) -> Router {
         .merge(routes::views::router())
         .merge(routes::search::router())
         .merge(routes::jobs::router())
+        .merge(routes::imports::router())
         .merge(routes::requests::router())
         .merge(routes::reviews::router())
         .split_for_parts();

@@ -39,6 +39,9 @@ pub struct Settings {
     pub max_open_uploads: i64,
     /// Jobs one account may have waiting or running at once (`DRIVE_MAX_ACTIVE_JOBS`).
     pub max_active_jobs: i64,
+    /// What `/import-from-url` may fetch beyond the public internet (`DRIVE_FETCH_ALLOW_HOSTS`:
+    /// the tests' loopback servers; never in service).
+    pub fetch_allowances: drive_fetch::Allowances,
 }
 
 impl Settings {
@@ -53,6 +56,7 @@ impl Settings {
             upload_tokens: UploadTokens::new(&config::required("DRIVE_SECRET")?),
             max_open_uploads: config::parsed_or("DRIVE_MAX_OPEN_UPLOADS", 100)?,
             max_active_jobs: config::parsed_or("DRIVE_MAX_ACTIVE_JOBS", 10)?,
+            fetch_allowances: drive_fetch::allowances_from_environment(),
         })
     }
 }

@@ -6,6 +6,7 @@
 mod client;
 mod commands;
 mod config;
+mod imports;
 mod local;
 mod output;
 mod progress;
@@ -134,6 +135,17 @@ enum Command {
         /// srt, vtt or txt
         #[arg(long, default_value = "srt")]
         format: String,
+    },
+    /// Have the drive fetch a link into your drive (an import job)
+    Import {
+        /// An http or https link on the public internet
+        url: String,
+        /// The new file's name (default: the link's last part)
+        #[arg(long)]
+        name: Option<String>,
+        /// Where it lands, like /Downloads (default: the top)
+        #[arg(long)]
+        folder: Option<String>,
     },
     /// File requests: links anyone can send you files through, without an account
     #[command(subcommand)]
@@ -264,6 +276,9 @@ async fn run(cli: Cli) -> Result<()> {
             reading::read(&signed_in()?, &body, out.as_deref(), json).await
         }
         Command::Captions { ids, format } => reading::captions(&signed_in()?, &ids, &format, json).await,
+        Command::Import { url, name, folder } => {
+            imports::run(&signed_in()?, &url, name.as_deref(), folder.as_deref(), json).await
+        }
         Command::Request(command) => {
             let client = signed_in()?;
             match command {

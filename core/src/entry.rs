@@ -1,5 +1,5 @@
-//! The one way a file enters the drive, whatever brings it (an upload, a job's result, an
-//! unzipped entry, a request's arrival, and to come an import, a generated image): in the
+//! The one way a file enters the drive, whatever brings it (an upload, a job's result, an import
+//! among them, an unzipped entry, a request's arrival, and to come a generated image): in the
 //! caller's transaction the file is recorded with its bytes counted against the account, its
 //! drive event is written, and an audio, video or picture file gets its metadata reading queued.
 //! The caller pushes the reading on the queue after its commit (or the farm's re-push does).

@@ -87,27 +87,12 @@ impl Fetcher {
     /// start of the request to the end of its body) and on a connection after 10 s.
     pub fn new(resolver: impl Resolver, allowances: Allowances, timeout: Duration) -> Fetcher {
         let allowances = Arc::new(allowances);
-        let checked = CheckedResolver {
-            inner: Arc::new(resolver),
-            allowances: allowances.clone(),
-        };
-        let redirects = allowances.clone();
         let client = reqwest::Client::builder()
             .no_proxy()
-            .dns_resolver(Arc::new(checked))
-            .connect_timeout(Duration::from_secs(10))
+            .dns_resolver(checked(resolver, &allowances))
+            .connect_timeout(CONNECT_TIMEOUT)
             .timeout(timeout)
-            .redirect(reqwest::redirect::Policy::custom(move |attempt| {
-                if attempt.previous().len() > MAX_REDIRECTS {
-                    return attempt.error(FetchError::Refused(format!(
-                        "the link redirects more than {MAX_REDIRECTS} times"
-                    )));
-                }
-                match check_url(attempt.url(), &redirects) {
-                    Ok(()) => attempt.follow(),
-                    Err(refused) => attempt.error(refused),
-                }
-            }))
+            .redirect(policy(&allowances))
             .build()
             .expect("a client with a resolver, a policy and timeouts builds");
         Fetcher { client, allowances }
@@ -142,13 +127,117 @@ impl Fetcher {
     }
 }
 
+/// The same fetcher for a caller with no async runtime (a job process streaming an import into
+/// the store): the same resolver, checks, redirect policy and caps.
+#[derive(Clone)]
+pub struct BlockingFetcher {
+    client: reqwest::blocking::Client,
+    allowances: Arc<Allowances>,
+}
+
+impl BlockingFetcher {
+    /// See [`Fetcher::new`]; `timeout` caps a whole request, body included.
+    pub fn new(resolver: impl Resolver, allowances: Allowances, timeout: Duration) -> BlockingFetcher {
+        let allowances = Arc::new(allowances);
+        let client = reqwest::blocking::Client::builder()
+            .no_proxy()
+            .dns_resolver(checked(resolver, &allowances))
+            .connect_timeout(CONNECT_TIMEOUT)
+            .timeout(timeout)
+            .redirect(policy(&allowances))
+            .build()
+            .expect("a client with a resolver, a policy and timeouts builds");
+        BlockingFetcher { client, allowances }
+    }
+
+    /// GETs `link`; answers the response whatever its status, its body unread.
+    pub fn get(&self, link: &str) -> Result<reqwest::blocking::Response, FetchError> {
+        let url = parse(link)?;
+        check_url(&url, &self.allowances)?;
+        let response = self.client.get(url).send().map_err(failure)?;
+        if response.status().is_redirection() {
+            return Err(unfollowed_redirect());
+        }
+        Ok(response)
+    }
+}
+
+/// Checks a link before anything is asked of it: http(s), an address written in it public,
+/// and a name resolving (through `resolver`) to at least one public address. What a caller
+/// answers a user at once; the fetch checks again when it connects.
+pub async fn check_link(
+    link: &str,
+    resolver: &dyn Resolver,
+    allowances: &Allowances,
+) -> Result<Url, FetchError> {
+    let url = parse(link)?;
+    check_url(&url, allowances)?;
+    if let Some(url::Host::Domain(name)) = url.host() {
+        let name = name.to_string();
+        if allowances.hosts.contains(&name) {
+            return Ok(url);
+        }
+        let found = resolver
+            .lookup(name.clone())
+            .await
+            .map_err(|e| FetchError::Refused(format!("{name} does not resolve: {e}")))?;
+        if !found.into_iter().any(is_public) {
+            return Err(refused_address(&format!("{name} (as it resolves)")));
+        }
+    }
+    Ok(url)
+}
+
+/// The hosts `DRIVE_FETCH_ALLOW_HOSTS` names (comma-separated): the tests' own loopback
+/// servers. Never set in service.
+pub fn allowances_from_environment() -> Allowances {
+    Allowances {
+        hosts: std::env::var("DRIVE_FETCH_ALLOW_HOSTS")
+            .unwrap_or_default()
+            .split(',')
+            .map(str::trim)
+            .filter(|h| !h.is_empty())
+            .map(str::to_string)
+            .collect(),
+    }
+}
+
+/// A connection not made within this long is given up.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The resolver a client connects through (see [`CheckedResolver`]).
+fn checked(resolver: impl Resolver, allowances: &Arc<Allowances>) -> Arc<CheckedResolver> {
+    Arc::new(CheckedResolver {
+        inner: Arc::new(resolver),
+        allowances: allowances.clone(),
+    })
+}
+
+/// Redirects followed through the same checks, at most [`MAX_REDIRECTS`].
+fn policy(allowances: &Arc<Allowances>) -> reqwest::redirect::Policy {
+    let allowances = allowances.clone();
+    reqwest::redirect::Policy::custom(move |attempt| {
+        if attempt.previous().len() > MAX_REDIRECTS {
+            return attempt.error(FetchError::Refused(format!(
+                "the link redirects more than {MAX_REDIRECTS} times"
+            )));
+        }
+        match check_url(attempt.url(), &allowances) {
+            Ok(()) => attempt.follow(),
+            Err(refused) => attempt.error(refused),
+        }
+    })
+}
+
+fn unfollowed_redirect() -> FetchError {
+    FetchError::Refused("the link redirects to one that is not fetched (only http and https are)".into())
+}
+
 /// A response still redirecting is one the client would not follow (to a `file:` or other
 /// link that is not http): refused, like a redirect it refused.
 fn unfollowed(response: Response) -> Result<Response, FetchError> {
     if response.status().is_redirection() {
-        return Err(FetchError::Refused(
-            "the link redirects to one that is not fetched (only http and https are)".into(),
-        ));
+        return Err(unfollowed_redirect());
     }
     Ok(response)
 }

@@ -21,6 +21,7 @@ use uuid::Uuid;
 pub mod bench;
 pub mod browser;
 pub mod media;
+pub mod origin;
 pub mod provider;
 pub mod proxy;
 pub mod senders;

@@ -29,7 +29,7 @@ const MAX_ENTRIES: usize = 10_000;
 const MAX_UNPACKED_BYTES: u64 = 1024 * 1024 * MIB;
 const MAX_RATIO: u64 = 1_000;
 
-fn part_size_for(bytes: u64) -> usize {
+pub(crate) fn part_size_for(bytes: u64) -> usize {
     PART_SIZE.max(bytes.div_ceil(MAX_PARTS)) as usize
 }
 
@@ -119,7 +119,7 @@ fn zip_write_error(e: zip::result::ZipError) -> JobError {
 }
 
 /// `io::copy` that reports the bytes copied so far every 8 MiB.
-fn copy_with_progress(
+pub(crate) fn copy_with_progress(
     reader: &mut impl Read,
     writer: &mut impl Write,
     mut report: impl FnMut(u64),

@@ -115,6 +115,7 @@ pub struct JobContext {
     download_limit: i64,
     downloaded: Mutex<i64>,
     last_progress: Mutex<Option<Instant>>,
+    fetch_hosts: Vec<String>,
 }
 
 /// Bytes read from the store at a time when downloading.
@@ -138,6 +139,15 @@ impl JobContext {
             download_limit: start.download_limit,
             downloaded: Mutex::new(0),
             last_progress: Mutex::new(None),
+            fetch_hosts: start.fetch_hosts,
+        }
+    }
+
+    /// What an import may fetch beyond the public internet (the tests' servers; none in
+    /// service).
+    pub fn fetch_allowances(&self) -> drive_fetch::Allowances {
+        drive_fetch::Allowances {
+            hosts: self.fetch_hosts.clone(),
         }
     }
 

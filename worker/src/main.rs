@@ -12,6 +12,7 @@ mod av;
 mod checksum;
 mod context;
 mod farm;
+mod imports;
 mod metadata;
 mod objects;
 mod pdfs;

@@ -32,6 +32,9 @@ pub struct Start {
     /// Whether the job may have pictures described ([`Request::Describe`]): a readForSearch
     /// job on a worker with a describing model.
     pub describes: bool,
+    /// Hosts an import may fetch from beyond the public internet: the tests' loopback servers
+    /// (`DRIVE_FETCH_ALLOW_HOSTS`); empty in service.
+    pub fetch_hosts: Vec<String>,
 }
 
 /// An input file and a presigned GET for its bytes, valid as long as the job may run.

@@ -13,7 +13,7 @@ use std::time::Instant;
 use drive_core::job::JobSpec;
 
 use crate::context::{JobContext, JobError, Supervisor};
-use crate::{archive, av, checksum, metadata, pdfs, pictures, reading};
+use crate::{archive, av, checksum, imports, metadata, pdfs, pictures, reading};
 
 /// The exit code that asks the supervisor to run the job again (sysexits' EX_TEMPFAIL).
 pub const EXIT_RETRY: i32 = 75;
@@ -113,5 +113,6 @@ fn perform(context: &JobContext, spec: &JobSpec) -> Result<serde_json::Value, Jo
         JobSpec::PdfToImages(settings) => pdfs::to_images(context, settings),
         JobSpec::ReadForSearch(_) => reading::read_for_search(context),
         JobSpec::Captions(settings) => reading::captions::run(context, settings),
+        JobSpec::Import(settings) => imports::run(context, settings),
     }
 }

@@ -41,6 +41,8 @@ pub struct Settings {
     pub models: PathBuf,
     /// The provider readForSearch jobs have pictures and video scenes described by, if any.
     pub vision: Option<Vision>,
+    /// What imports may fetch beyond the public internet (`DRIVE_FETCH_ALLOW_HOSTS`, tests only).
+    pub fetch_allowances: drive_fetch::Allowances,
 }
 
 /// A job whose worker stopped this many times is failed rather than tried again.
@@ -85,6 +87,7 @@ impl Settings {
             font: config::or("DRIVE_FONT", "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf").into(),
             models: config::models(),
             vision: Vision::from_environment()?,
+            fetch_allowances: drive_fetch::allowances_from_environment(),
         })
     }
 

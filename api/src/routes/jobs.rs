@@ -184,7 +184,9 @@ pub(crate) async fn submit(
             Some(source) => folders::parent_of(&state.db, source).await?,
             // Beside the first input, when it is the caller's: an archive of a gallery may
             // start with someone else's public file, whose folder is theirs.
-            None => Some(&request.inputs[0])
+            None => request
+                .inputs
+                .first()
                 .filter(|first| first.user_id == caller.user_id)
                 .and_then(|first| first.folder_id),
         },

@@ -4,6 +4,7 @@ pub mod auth;
 pub mod collections;
 pub mod download;
 pub mod events;
+pub mod imports;
 pub mod jobs;
 pub mod library;
 pub mod multipart;

@@ -4,7 +4,7 @@
 //!
 //! Every type is listed once, in [`job_types!`] below: its name and its settings struct. Each
 //! struct lives with its family (`av`, `convert`, `pictures`, `pdf`, `archives`, `checksum`,
-//! `reading`) and
+//! `reading`, `imports`) and
 //! says there, through [`Settings`], what it takes, which ranges it checks and how fast it runs.
 //! Adding a type: a struct in its family with its `Settings`, a line here, and its pipeline in
 //! the worker's `perform` (the compiler points at the match).
@@ -13,6 +13,7 @@ mod archives;
 mod av;
 mod checksum;
 mod convert;
+mod imports;
 mod pdf;
 mod pictures;
 mod reading;
@@ -29,6 +30,7 @@ pub use self::av::{
 };
 pub use self::checksum::{Checksum, DigestAlgorithm};
 pub use self::convert::{AudioFormat, Convert, MediaFormat, VideoCodec, VideoFormat};
+pub use self::imports::Import;
 pub use self::pdf::{
     CompressPdf, ExtractPages, MakePdf, MergePdf, PageSize, PdfQuality, PdfToImages, SplitPdf,
     parse_page_list,
@@ -135,6 +137,8 @@ job_types! {
     Captions(Captions) = "captions",
     /// Run by the drive itself on every new audio, video and picture file; never by a caller.
     ReadMetadata(ReadMetadata) = "readMetadata",
+    /// A file fetched from a link (`/import-from-url`, not `/create-file-job`).
+    Import(Import) = "import",
 }
 
 /// What one job type's settings say about the job, beside the struct that holds them.
@@ -280,6 +284,12 @@ impl JobSpec {
             return Err(out_of_range(
                 "jobType",
                 "readMetadata runs by itself on every new audio, video and picture file",
+            ));
+        }
+        if job_type == JobType::Import {
+            return Err(out_of_range(
+                "jobType",
+                "an import is started by /import-from-url",
             ));
         }
         let spec = JobSpec::read(job_type, options)?;

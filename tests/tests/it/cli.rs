@@ -1020,3 +1020,32 @@ async fn reviews_are_made_listed_answered_and_resolved_from_the_command_line() {
         .await;
     assert_eq!(listed["reviews"][0]["notes"][0]["resolved"], false, "{listed}");
 }
+
+#[tokio::test]
+async fn a_link_is_imported_from_the_command_line() {
+    use drive_tests::origin::{Answer, Origin};
+    let origin = Origin::start(vec![(
+        "/report.pdf",
+        Answer::Bytes(std::sync::Arc::new(b"%PDF-1.4 report".to_vec())),
+    )])
+    .await;
+    let allow = ("DRIVE_FETCH_ALLOW_HOSTS", "127.0.0.1");
+    let mut app = TestApp::spawn_with(&[allow]).await;
+    app.start_worker(&[allow]).await;
+    let user = app.user(Some("Pro")).await;
+    let scratch = Scratch::new();
+    let drive = Drive::new(&scratch);
+    drive.login(&app, &user).await;
+    let url = format!("{}/report.pdf", origin.url);
+    let queued = drive.json(&["import", &url, "--folder", "/Papers"]).await;
+    assert_eq!(queued["job"]["jobType"], "import", "{queued}");
+    let done = app.wait_job(&user, &queued["job"]["id"]).await;
+    drive_tests::assert_done(&done);
+    assert_eq!(drive_tests::names(&done), ["report.pdf"]);
+    let refused = drive.run(&["import", "http://127.0.0.2/x"]).await;
+    assert!(
+        !refused.success && refused.stderr.contains("public internet"),
+        "{}",
+        refused.stderr
+    );
+}

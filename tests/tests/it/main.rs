@@ -10,6 +10,7 @@ mod events;
 mod files;
 mod folders;
 mod hardening;
+mod imports;
 mod isolation;
 mod job_av;
 mod job_media;

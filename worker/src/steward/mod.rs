@@ -114,6 +114,7 @@ impl Steward {
             models: settings.models.clone(),
             download_limit: settings.download_limit,
             describes: settings.vision.is_some() && job.job_type == JobType::ReadForSearch,
+            fetch_hosts: settings.fetch_allowances.hosts.clone(),
         };
         let steward = Steward {
             db,
