@@ -3,6 +3,7 @@
 //! `drive login --token API_TOKEN` keeps the token and a session in a config file; the other
 //! commands use it. Text output is for people; `--json` prints one JSON document for scripts.
 
+mod artwork;
 mod client;
 mod commands;
 mod config;
@@ -135,6 +136,29 @@ enum Command {
         /// srt, vtt or txt
         #[arg(long, default_value = "srt")]
         format: String,
+    },
+    /// Put a picture on a track or a playlist as its cover (without --image: take it off)
+    Cover {
+        /// A track's file id
+        #[arg(long, conflicts_with = "playlist", required_unless_present = "playlist")]
+        track: Option<Uuid>,
+        /// A playlist's id
+        #[arg(long)]
+        playlist: Option<Uuid>,
+        /// One of your pictures
+        #[arg(long)]
+        image: Option<Uuid>,
+    },
+    /// Set a video's thumbnail: a picture, or the frame at a moment (neither: its own poster)
+    Thumbnail {
+        /// The video's file id
+        video: Uuid,
+        /// One of your pictures
+        #[arg(long)]
+        image: Option<Uuid>,
+        /// A moment of the video, in seconds or like 1:05
+        #[arg(long)]
+        at: Option<String>,
     },
     /// Have the drive fetch a link into your drive (an import job)
     Import {
@@ -276,6 +300,21 @@ async fn run(cli: Cli) -> Result<()> {
             reading::read(&signed_in()?, &body, out.as_deref(), json).await
         }
         Command::Captions { ids, format } => reading::captions(&signed_in()?, &ids, &format, json).await,
+        Command::Cover {
+            track,
+            playlist,
+            image,
+        } => {
+            let on = match (track, playlist) {
+                (Some(track), _) => artwork::Covered::Track(track),
+                (None, Some(playlist)) => artwork::Covered::Playlist(playlist),
+                (None, None) => anyhow::bail!("give --track or --playlist"),
+            };
+            artwork::cover(&signed_in()?, on, image, json).await
+        }
+        Command::Thumbnail { video, image, at } => {
+            artwork::thumbnail(&signed_in()?, video, image, at.as_deref(), json).await
+        }
         Command::Import { url, name, folder } => {
             imports::run(&signed_in()?, &url, name.as_deref(), folder.as_deref(), json).await
         }

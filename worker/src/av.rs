@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 use drive_core::db::files::FileRow;
 use drive_core::file::{FileKind, stem};
 use drive_core::job::{
-    self, BurnIn, CaptionFormat, ContactSheet, Cut, Gif, Join, Loudness, MAX_STILLS, Proxy, Reframe, Shrink,
-    Split, Stills,
+    self, BurnIn, CaptionFormat, ContactSheet, Cut, Gif, Join, Loudness, MAX_STILLS, PictureFormat, Proxy,
+    Reframe, Shrink, Split, Stills, VideoThumbnail,
 };
 use drive_media::av::jobs::{self as av, AudioFormat, Form, VideoCodec, VideoFormat};
 use drive_media::av::sound;
@@ -18,6 +18,7 @@ use serde_json::json;
 
 use crate::context::{JobContext, JobError, JobResult};
 use crate::pictures::format_of;
+use crate::protocol::Request;
 use crate::reading::captions;
 
 /// What one input made: local files and the names they are saved under.
@@ -347,6 +348,35 @@ pub fn stills(context: &JobContext, s: &Stills) -> JobResult<serde_json::Value> 
         }
         Ok(made)
     })
+}
+
+/// A video's frame at `at`, saved as art extracted from it (`frame {at}.jpg`) and shown as its
+/// thumbnail.
+pub fn video_thumbnail(context: &JobContext, t: &VideoThumbnail) -> JobResult<serde_json::Value> {
+    let video = context.inputs()?.remove(0);
+    let location = context.location(&video)?;
+    let info = drive_media::av::probe::probe(&location)?;
+    if let Some(duration) = info.duration
+        && t.at.0 >= duration
+    {
+        return Err(JobError::Input(format!(
+            "at ({}) is past the video's end ({duration:.3} s)",
+            t.at.0
+        )));
+    }
+    let picture = pictures::frame_at(&location, t.at.0)?;
+    let path = context.dir.join("thumbnail.jpg");
+    pictures::save(&picture, format_of(PictureFormat::Jpg), &path)?;
+    let name = format!("frame {:.3}.jpg", t.at.0);
+    let saved = context
+        .save_derivative(&video, &path, &name)?
+        .ok_or_else(|| JobError::Input("the account has no room left for the thumbnail".to_string()))?;
+    let _ = std::fs::remove_file(&path);
+    context.ask::<()>(&Request::SetArtwork {
+        of: video.id,
+        artwork: saved.id,
+    })?;
+    Ok(json!({ "fileId": video.id, "artworkId": saved.id, "at": t.at.0 }))
 }
 
 /// A sheet of evenly spaced frames per video, or one sheet of all the pictures given.

@@ -115,6 +115,12 @@ pub enum Request {
         file_id: FileId,
         reading: Result<Vec<ReadMoment>, String>,
     },
+    /// Show `artwork`, a derivative the job saved of its input `of`, as that input's art (a
+    /// videoThumbnail job's frame).
+    SetArtwork {
+        of: FileId,
+        artwork: FileId,
+    },
     /// What a JPEG the job made (a picture or a video's frame, at most 1024 px on a side)
     /// shows, for a readForSearch job's `visual` moments: a string or null.
     Describe {

@@ -114,5 +114,6 @@ fn perform(context: &JobContext, spec: &JobSpec) -> Result<serde_json::Value, Jo
         JobSpec::ReadForSearch(_) => reading::read_for_search(context),
         JobSpec::Captions(settings) => reading::captions::run(context, settings),
         JobSpec::Import(settings) => imports::run(context, settings),
+        JobSpec::VideoThumbnail(settings) => av::video_thumbnail(context, settings),
     }
 }

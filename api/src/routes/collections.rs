@@ -404,6 +404,8 @@ pub struct PlaylistSummary {
     title: String,
     is_public: bool,
     file_count: i64,
+    /// The picture put on it with `/set-cover`; null when none.
+    cover_id: Option<FileId>,
 }
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -461,6 +463,7 @@ async fn select_collections(
                 title: p.title,
                 is_public: p.is_public,
                 file_count: p.file_count,
+                cover_id: p.cover_id,
             })
             .collect(),
         galleries: galleries

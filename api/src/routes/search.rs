@@ -121,7 +121,8 @@ pub struct SearchResult {
     /// or `failed` with `metadataError`; null for other files.
     metadata_state: Option<MetadataState>,
     metadata_error: Option<String>,
-    /// A video's poster or a track's cover art, extracted as a file of its own (reached with
+    /// The picture chosen for it (`/set-cover`, `/set-video-thumbnail`), else a video's poster
+    /// or a track's cover art extracted as a file of its own (reached with
     /// `/generate-download-url`, never listed).
     artwork_id: Option<FileId>,
 }

@@ -35,9 +35,11 @@ pub struct CollectionRow {
     pub is_public: bool,
     pub file_count: i64,
     pub featured_count: i64,
+    /// A playlist's cover, chosen with `/set-cover`.
+    pub cover_id: Option<FileId>,
 }
 
-const SUMMARY: &str = "select c.id, c.title, c.description, c.is_public,
+const SUMMARY: &str = "select c.id, c.title, c.description, c.is_public, c.cover_id,
         (select count(*) from collection_items i where i.collection_id = c.id) as file_count,
         (select count(*) from collection_items i where i.collection_id = c.id and i.featured) as featured_count
     from collections c";
@@ -175,6 +177,24 @@ pub async fn file_ids(conn: &mut PgConnection, id: CollectionId) -> Result<Vec<F
     .bind(id)
     .fetch_all(conn)
     .await
+}
+
+/// Puts `cover` (or none) on one of the caller's playlists; false when it has no such playlist.
+pub async fn set_cover(
+    pool: &PgPool,
+    user_id: UserId,
+    id: CollectionId,
+    cover: Option<FileId>,
+) -> Result<bool, sqlx::Error> {
+    let set = sqlx::query(
+        "update collections set cover_id = $3 where id = $1 and user_id = $2 and kind = 'playlist'",
+    )
+    .bind(id)
+    .bind(user_id)
+    .bind(cover)
+    .execute(pool)
+    .await?;
+    Ok(set.rows_affected() == 1)
 }
 
 /// The caller's collections of a kind, oldest first.

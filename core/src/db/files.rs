@@ -121,6 +121,23 @@ pub async fn insert(conn: &mut PgConnection, file: &NewFile<'_>, limit: i64) -> 
     Ok(Insert::OverQuota { used })
 }
 
+/// Shows `artwork` (or, with none, the art extracted from the file) for one of the caller's
+/// files; false when the caller has no such file.
+pub async fn set_artwork(
+    pool: &PgPool,
+    user_id: UserId,
+    id: FileId,
+    artwork: Option<FileId>,
+) -> Result<bool, sqlx::Error> {
+    let set = sqlx::query("update files set artwork_id = $3 where id = $1 and user_id = $2")
+        .bind(id)
+        .bind(user_id)
+        .bind(artwork)
+        .execute(pool)
+        .await?;
+    Ok(set.rows_affected() == 1)
+}
+
 /// Records that the pending metadata reading of `file_ids` could not be done, and why.
 pub async fn metadata_unreadable<'e>(
     db: impl sqlx::PgExecutor<'e>,

@@ -233,7 +233,9 @@ const HIT_COLUMNS: &str = "select f.id, f.file_name, f.file_size, f.mime_type, f
                 f.title, f.artists, f.album, f.genre, f.taken_time, f.duration_seconds, f.tempo_bpm,
                 f.key_pitch, f.key_mode, f.latitude, f.longitude, f.width, f.height,
                 f.video_codec, f.audio_codec, f.metadata_state, f.metadata_error,
-                (select a.id from files a where a.derivative_of = f.id order by a.file_name limit 1) as artwork_id";
+                coalesce(f.artwork_id,
+                         (select a.id from files a where a.derivative_of = f.id and a.file_name not like 'frame %'
+                          order by a.file_name limit 1)) as artwork_id";
 
 /// The conditions every search applies after `where`: the caller's library files matching
 /// `filters` (`tag_ids` the tags asked for, rarest first). The folder is left to the caller

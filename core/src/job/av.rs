@@ -216,6 +216,15 @@ pub struct Split {
 #[serde(deny_unknown_fields)]
 pub struct StripMetadata {}
 
+/// A video's thumbnail taken from a frame (`/set-video-thumbnail` with `at`; not through
+/// `/create-file-job`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct VideoThumbnail {
+    /// The moment of the frame.
+    pub at: Seconds,
+}
+
 /// The drive's own reading of a new file takes no settings.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[serde(deny_unknown_fields)]
@@ -535,6 +544,24 @@ impl Settings for StripMetadata {
 
     fn check_inputs(&self, kinds: &[FileKind]) -> Result<(), SettingsError> {
         one_kind(kinds)
+    }
+}
+
+impl Settings for VideoThumbnail {
+    fn kinds(&self) -> Option<&'static [FileKind]> {
+        VIDEOS
+    }
+
+    fn input_count(&self) -> (usize, usize) {
+        (1, 1)
+    }
+
+    fn rates(&self) -> Rates {
+        TAKING_PICTURES
+    }
+
+    fn downloads(&self) -> bool {
+        false
     }
 }
 

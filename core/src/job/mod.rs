@@ -26,7 +26,7 @@ use utoipa::ToSchema;
 pub use self::archives::{Unzip, Zip};
 pub use self::av::{
     Aspect, BurnIn, ContactSheet, Cut, ExtractAudio, Gif, Join, Loudness, MAX_STILLS, Proxy, ReadMetadata,
-    Reframe, Shrink, Split, Stills, StripMetadata,
+    Reframe, Shrink, Split, Stills, StripMetadata, VideoThumbnail,
 };
 pub use self::checksum::{Checksum, DigestAlgorithm};
 pub use self::convert::{AudioFormat, Convert, MediaFormat, VideoCodec, VideoFormat};
@@ -139,6 +139,8 @@ job_types! {
     ReadMetadata(ReadMetadata) = "readMetadata",
     /// A file fetched from a link (`/import-from-url`, not `/create-file-job`).
     Import(Import) = "import",
+    /// A video's thumbnail from a frame (`/set-video-thumbnail`, not `/create-file-job`).
+    VideoThumbnail(VideoThumbnail) = "videoThumbnail",
 }
 
 /// What one job type's settings say about the job, beside the struct that holds them.
@@ -290,6 +292,12 @@ impl JobSpec {
             return Err(out_of_range(
                 "jobType",
                 "an import is started by /import-from-url",
+            ));
+        }
+        if job_type == JobType::VideoThumbnail {
+            return Err(out_of_range(
+                "jobType",
+                "a video's thumbnail is set by /set-video-thumbnail",
             ));
         }
         let spec = JobSpec::read(job_type, options)?;

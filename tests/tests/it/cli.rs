@@ -1049,3 +1049,51 @@ async fn a_link_is_imported_from_the_command_line() {
         refused.stderr
     );
 }
+
+#[tokio::test]
+async fn covers_and_thumbnails_are_set_from_the_command_line() {
+    let mut app = TestApp::spawn().await;
+    app.start_worker(&[]).await;
+    let user = app.user(Some("Pro")).await;
+    let scratch = Scratch::new();
+    let drive = Drive::new(&scratch);
+    drive.login(&app, &user).await;
+    let wav = drive_tests::media::ffmpeg(&["-f", "lavfi", "-i", "sine=frequency=440:duration=1"], "wav");
+    let track = app
+        .upload(&user, "tone.wav", "Audio", "audio/wav", wav)
+        .await
+        .to_string();
+    let image = app
+        .upload(
+            &user,
+            "art.png",
+            "Image",
+            "image/png",
+            drive_tests::media::scanned_page(&["ART"]),
+        )
+        .await
+        .to_string();
+    let video = drive_tests::media::video_of("testsrc2=size=320x240:rate=25", 2.0, &[]);
+    let video = app
+        .upload(&user, "clip.mp4", "Video", "video/mp4", video)
+        .await
+        .to_string();
+
+    let set = drive.json(&["cover", "--track", &track, "--image", &image]).await;
+    assert_eq!(set["imageId"], image.as_str(), "{set}");
+    let framed = drive.json(&["thumbnail", &video, "--at", "0:01"]).await;
+    let done = app.wait_job(&user, &framed["job"]["job"]["id"]).await;
+    drive_tests::assert_done(&done);
+    let pictured = drive.run(&["thumbnail", &video, "--image", &image]).await;
+    assert!(
+        pictured.success && pictured.stdout.contains("now shows"),
+        "{}",
+        pictured.stderr
+    );
+    let refused = drive.run(&["cover", "--track", &video, "--image", &image]).await;
+    assert!(
+        !refused.success && refused.stderr.contains("thumbnail"),
+        "{}",
+        refused.stderr
+    );
+}

@@ -294,7 +294,7 @@ async fn collections_list_folders_playlists_galleries_and_tags_with_counts() {
     assert_eq!(all["folders"][1]["fileCount"], 1, "trashed files are not counted");
     assert_eq!(
         all["playlists"],
-        json!([{ "id": playlist["id"], "title": "P", "isPublic": true, "fileCount": 1 }])
+        json!([{ "id": playlist["id"], "title": "P", "isPublic": true, "fileCount": 1, "coverId": null }])
     );
     assert_eq!(
         all["galleries"],

@@ -209,6 +209,7 @@ impl Steward {
                 json(reading::stored::store(&self.db, &self.job, &self.inputs, file_id, reading).await?)
             }
             Request::Describe { jpeg } => json(self.describe(&jpeg).await?),
+            Request::SetArtwork { of, artwork } => json(self.set_artwork(of, artwork).await?),
             Request::Said { file_id } => {
                 json(reading::stored::said(&self.db, &self.job, &self.inputs, file_id).await?)
             }
@@ -452,6 +453,26 @@ impl Steward {
         Ok(folders::ensure(&mut conn, self.job.user_id, &path)
             .await?
             .map(|f| f.id))
+    }
+
+    /// A videoThumbnail job's frame, shown as its input's art: only that job's, for its own
+    /// input, and a derivative it saved of it.
+    async fn set_artwork(&self, of: FileId, artwork: FileId) -> JobResult<()> {
+        if self.job.job_type != JobType::VideoThumbnail || !self.inputs.iter().any(|f| f.id == of) {
+            return Err(refused("art for a file the job does not make a thumbnail of"));
+        }
+        let derived: Option<FileId> =
+            sqlx::query_scalar("select id from files where id = $1 and derivative_of = $2 and user_id = $3")
+                .bind(artwork)
+                .bind(of)
+                .bind(self.job.user_id)
+                .fetch_optional(&self.db)
+                .await?;
+        if derived.is_none() {
+            return Err(refused("art that is not a frame the job saved"));
+        }
+        files::set_artwork(&self.db, self.job.user_id, of, Some(artwork)).await?;
+        Ok(())
     }
 
     /// The file a readMetadata job reads, the only one whose metadata it may store.
