@@ -194,7 +194,8 @@ pub async fn lock_and_count_active(
     conn: &mut sqlx::PgConnection,
     user_id: UserId,
 ) -> Result<i64, sqlx::Error> {
-    sqlx::query("select 1 from users where id = $1 for update")
+    // `no key update`: see `reservations::reserve` (an insert's key-share lock on the row).
+    sqlx::query("select 1 from users where id = $1 for no key update")
         .bind(user_id)
         .execute(&mut *conn)
         .await?;

@@ -78,7 +78,10 @@ pub async fn reserve(
     limit: i64,
 ) -> Result<Reserve, sqlx::Error> {
     locks::lock_object(&mut *conn, Bucket::Private, request.object_key).await?;
-    let used: i64 = sqlx::query_scalar("select used_bytes from users where id = $1 for update")
+    // `no key update`, not `update`: an insert of a file holds a key-share lock on the account
+    // row (its foreign key) before it updates the row's byte count, and a waiting `for update`
+    // between the two would deadlock with it.
+    let used: i64 = sqlx::query_scalar("select used_bytes from users where id = $1 for no key update")
         .bind(request.user_id)
         .fetch_one(&mut *conn)
         .await?;
