@@ -23,6 +23,12 @@ pub struct Caller {
 }
 
 impl Caller {
+    /// An account acting without a session: the owner of a file request, whose `onArrival`
+    /// jobs its senders' files start.
+    pub fn account(user_id: UserId, plan: Option<Plan>) -> Caller {
+        Caller { user_id, plan }
+    }
+
     /// The caller's plan; 403 `no_plan` when the account has none. Adding files needs a
     /// plan; reading, moving and deleting what is already there does not.
     pub fn plan(&self) -> Result<Plan, ApiError> {

@@ -212,6 +212,12 @@ enum RequestCommand {
         /// Most files one sender may send
         #[arg(long)]
         max_files_per_sender: Option<u32>,
+        /// A job type run on each file that arrives (like checksum or proxy)
+        #[arg(long)]
+        on_arrival: Option<String>,
+        /// Its settings as JSON, like '{"height":720}'
+        #[arg(long, requires = "on_arrival")]
+        on_arrival_options: Option<String>,
     },
     /// List your requests with what arrived, newest first
     List {
@@ -329,7 +335,10 @@ async fn run(cli: Cli) -> Result<()> {
                     max_bytes,
                     accept,
                     max_files_per_sender,
+                    on_arrival,
+                    on_arrival_options,
                 } => {
+                    let on_arrival = requests::on_arrival(on_arrival, on_arrival_options.as_deref())?;
                     let request = requests::NewRequest {
                         title,
                         message,
@@ -338,6 +347,7 @@ async fn run(cli: Cli) -> Result<()> {
                         max_bytes,
                         accept_types: accept,
                         max_files_per_sender,
+                        on_arrival,
                     };
                     requests::create(&client, &request, json).await
                 }

@@ -1,7 +1,7 @@
 //! File requests: `drive request create TITLE` makes a link anyone can send files to,
 //! `drive request list` shows them with what arrived, `drive request open|close ID`.
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -27,6 +27,18 @@ pub struct NewRequest {
     pub accept_types: Option<Vec<String>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub max_files_per_sender: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub on_arrival: Option<Value>,
+}
+
+/// `onArrival` from `--on-arrival TYPE` and `--on-arrival-options JSON`.
+pub fn on_arrival(job_type: Option<String>, options: Option<&str>) -> Result<Option<Value>> {
+    let Some(job_type) = job_type else { return Ok(None) };
+    let options: Value = match options {
+        Some(text) => serde_json::from_str(text).context("--on-arrival-options is not JSON")?,
+        None => Value::Null,
+    };
+    Ok(Some(json!({ "jobType": job_type, "options": options })))
 }
 
 pub async fn create(client: &Client, request: &NewRequest, json: bool) -> Result<()> {

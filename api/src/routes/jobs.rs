@@ -62,6 +62,13 @@ pub struct CreatedJob {
     dry_run: bool,
 }
 
+impl CreatedJob {
+    /// The job queued; none on a dry run.
+    pub(crate) fn job_id(&self) -> Option<JobId> {
+        self.job.as_ref().map(|j| j.id)
+    }
+}
+
 /// What a job is asked to do, checked and ready to write.
 pub(crate) struct JobRequest {
     pub spec: JobSpec,

@@ -8,7 +8,7 @@ use sqlx::{PgConnection, PgPool};
 
 use crate::db::events::{self, EventKind};
 use crate::file::FileKind;
-use crate::id::{ArrivalId, DropId, FileId, FolderId, RequestId, UserId};
+use crate::id::{ArrivalId, DropId, FileId, FolderId, JobId, RequestId, UserId};
 
 #[derive(Debug, Clone, sqlx::FromRow)]
 pub struct RequestRow {
@@ -25,6 +25,8 @@ pub struct RequestRow {
     pub max_bytes: Option<i64>,
     pub accept_types: Option<Vec<String>>,
     pub max_files_per_sender: Option<i32>,
+    /// The job run on each arrival, as `JobSpec` serializes (`{ jobType, options }`).
+    pub on_arrival: Option<serde_json::Value>,
 }
 
 /// Why a request takes no files.
@@ -54,7 +56,7 @@ impl RequestRow {
 
 const REQUEST_COLUMNS: &str = "r.id, r.user_id, r.title, r.message, r.folder_id, d.path as folder_path, \
                                r.created_at, r.closed_at, r.expires_at, r.max_bytes, r.accept_types, \
-                               r.max_files_per_sender";
+                               r.max_files_per_sender, r.on_arrival";
 
 #[derive(Debug, Clone)]
 pub struct NewRequest<'a> {
@@ -66,14 +68,15 @@ pub struct NewRequest<'a> {
     pub max_bytes: Option<i64>,
     pub accept_types: Option<Vec<String>>,
     pub max_files_per_sender: Option<i32>,
+    pub on_arrival: Option<serde_json::Value>,
 }
 
 pub async fn create(conn: &mut PgConnection, new: &NewRequest<'_>) -> Result<RequestRow, sqlx::Error> {
     let id = RequestId::random();
     sqlx::query(
         "insert into file_requests (id, user_id, title, message, folder_id, expires_at, max_bytes,
-                                    accept_types, max_files_per_sender)
-         values ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+                                    accept_types, max_files_per_sender, on_arrival)
+         values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
     )
     .bind(id)
     .bind(new.user_id)
@@ -84,6 +87,7 @@ pub async fn create(conn: &mut PgConnection, new: &NewRequest<'_>) -> Result<Req
     .bind(new.max_bytes)
     .bind(&new.accept_types)
     .bind(new.max_files_per_sender)
+    .bind(&new.on_arrival)
     .execute(&mut *conn)
     .await?;
     Ok(find(&mut *conn, id).await?.expect("the request just made"))
@@ -248,10 +252,12 @@ pub struct ArrivalRow {
     #[sqlx(try_from = "String")]
     pub kind: FileKind,
     pub file_id: Option<FileId>,
+    /// The request's `onArrival` job this file started.
+    pub job_id: Option<JobId>,
 }
 
 const ARRIVAL_COLUMNS: &str =
-    "id, request_id, drop_id, object_key, file_name, file_size, mime_type, kind, file_id";
+    "id, request_id, drop_id, object_key, file_name, file_size, mime_type, kind, file_id, job_id";
 
 /// The file of this name and size the drop announced and has not sent yet: announcing it again
 /// resumes its upload.
@@ -341,6 +347,16 @@ pub async fn arrived(conn: &mut PgConnection, id: ArrivalId, file_id: FileId) ->
     Ok(())
 }
 
+/// Notes the `onArrival` job an arrival started.
+pub async fn arrival_job(pool: &PgPool, id: ArrivalId, job_id: JobId) -> Result<(), sqlx::Error> {
+    sqlx::query("update request_arrivals set job_id = $2 where id = $1")
+        .bind(id)
+        .bind(job_id)
+        .execute(pool)
+        .await?;
+    Ok(())
+}
+
 /// Finishes a drop not finished yet (its row locked by the caller) and writes its one `drop`
 /// event for the owner when it sent anything still there; answers when it finished and its
 /// files. The sender's `/finish-request-drop` and the sweep (for senders who never said) both
@@ -418,6 +434,9 @@ pub struct DroppedFile {
     pub file_name: String,
     pub file_size: i64,
     pub mime_type: String,
+    /// The request's `onArrival` job this file started, when it has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub job_id: Option<JobId>,
 }
 
 /// A drop as the owner sees it: its files still there.
@@ -456,7 +475,7 @@ pub async fn drops(
 ) -> Result<Vec<DropListing>, sqlx::Error> {
     let rows: Vec<DroppedRow> = sqlx::query_as(
         "select d.id as drop_id, d.request_id, d.sender_name, d.note, d.finished_at, d.viewed,
-                f.created_at as arrived_at, f.id, f.kind, f.file_name, f.file_size, f.mime_type
+                f.created_at as arrived_at, f.id, f.kind, f.file_name, f.file_size, f.mime_type, a.job_id
          from request_drops d
          join request_arrivals a on a.drop_id = d.id
          join files f on f.id = a.file_id
@@ -491,7 +510,7 @@ pub async fn drops(
 /// The files a drop sent that are still there, for its `drop` event.
 pub async fn drop_files(conn: &mut PgConnection, id: DropId) -> Result<Vec<DroppedFile>, sqlx::Error> {
     sqlx::query_as(
-        "select f.id, f.kind, f.file_name, f.file_size, f.mime_type
+        "select f.id, f.kind, f.file_name, f.file_size, f.mime_type, a.job_id
          from request_arrivals a join files f on f.id = a.file_id
          where a.drop_id = $1 and f.trashed_at is null
          order by f.created_at, f.id",

@@ -920,10 +920,18 @@ async fn file_requests_are_made_listed_closed_and_opened_from_the_command_line()
             ".pdf,Image",
             "--max-files-per-sender",
             "3",
+            "--on-arrival",
+            "checksum",
+            "--on-arrival-options",
+            r#"{"algorithm":"md5"}"#,
         ])
         .await;
     assert_eq!(made["folder"]["path"], "/Billing/", "{made}");
     assert_eq!(made["acceptTypes"], json!([".pdf", "Image"]));
+    assert_eq!(
+        made["onArrival"],
+        json!({ "jobType": "checksum", "options": { "algorithm": "md5" } })
+    );
     let id = made["id"].as_str().unwrap().to_string();
     let sender = drive_tests::senders::Sender::start(&app, &id, "Supplier", None).await;
     sender.send(&app, "march.pdf", b"%PDF-1.4 march").await;

@@ -803,3 +803,70 @@ async fn the_sweep_finishes_a_drop_its_sender_left_and_writes_its_one_drop_event
         .await;
     assert_eq!(events.len(), 1);
 }
+
+#[tokio::test]
+async fn on_arrival_runs_a_job_on_each_file_a_request_takes_under_the_owners_minutes() {
+    let mut app = TestApp::spawn().await;
+    app.start_worker(&[]).await;
+    let owner = app.user(Some("Pro")).await;
+    let request = create(
+        &app,
+        &owner,
+        json!({ "title": "Checked", "onArrival": { "jobType": "checksum", "options": { "algorithm": "sha256" } } }),
+    )
+    .await;
+    assert_eq!(
+        request["onArrival"],
+        json!({ "jobType": "checksum", "options": { "algorithm": "sha256" } })
+    );
+    let sender = Sender::start(&app, request["id"].as_str().unwrap(), "Hal", None).await;
+    let sent = bytes(5000, 7);
+    sender.send(&app, "data.bin", &sent).await;
+    let listed = one(&app, &owner, &request["id"]).await;
+    let file = &listed["drops"][0]["files"][0];
+    let job = app.wait_job(&owner, &file["jobId"]).await;
+    assert_done(&job);
+    assert_eq!(job["jobType"], "checksum");
+    let digest = hex::encode(<sha2::Sha256 as sha2::Digest>::digest(&sent));
+    assert_eq!(job["result"]["checksums"][0]["digest"], digest, "{job}");
+    assert_eq!(job["result"]["checksums"][0]["fileId"], file["id"]);
+
+    // A type that does not take the file starts nothing.
+    let pictures = create(
+        &app,
+        &owner,
+        json!({ "title": "Pictures", "onArrival": { "jobType": "convert", "options": { "format": "jpg" } } }),
+    )
+    .await;
+    let sender = Sender::start(&app, pictures["id"].as_str().unwrap(), "Ivy", None).await;
+    sender.send(&app, "notes.txt", b"not a picture").await;
+    let listed = one(&app, &owner, &pictures["id"]).await;
+    assert!(listed["drops"][0]["files"][0].get("jobId").is_none(), "{listed}");
+
+    for on_arrival in [
+        json!({ "jobType": "join" }),
+        json!({ "jobType": "readMetadata" }),
+        json!({ "jobType": "checksum", "options": { "algorithm": "crc" } }),
+    ] {
+        app.call(
+            &owner,
+            "/create-file-request",
+            Some(json!({ "title": "x", "onArrival": on_arrival })),
+        )
+        .await
+        .assert_bad_field("invalid_field", "onArrival");
+    }
+    let unknown = app
+        .call(
+            &owner,
+            "/create-file-request",
+            Some(json!({ "title": "x", "onArrival": { "jobType": "nope" } })),
+        )
+        .await;
+    assert_eq!(unknown.status, 400, "{}", unknown.body);
+    assert!(
+        unknown.body["field"].as_str().unwrap().starts_with("onArrival"),
+        "{}",
+        unknown.body
+    );
+}

@@ -12,6 +12,7 @@ use drive_core::file::{FileKind, check_name, guess_type};
 use drive_core::folder::{FolderPath, listed};
 use drive_core::id::{DropId, FolderId, RequestId};
 use drive_core::input::{Bounded, Line, Text};
+use drive_core::job::{JobSpec, JobType, SettingsError};
 use drive_core::records::FolderRef;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -57,6 +58,38 @@ pub struct CreateRequestInput {
     accept_types: Option<Vec<Line>>,
     /// Extension: most files one sender (one visit of the page) may send, 1 to 10000.
     max_files_per_sender: Option<Bounded<1, 10000>>,
+    /// Extension: a job run on each file that arrives and that its type takes, under the
+    /// owner's job minutes, its result beside the file: `{ jobType, options }` as
+    /// `/create-file-job` takes them (a type that works on one file at a time).
+    on_arrival: Option<OnArrival>,
+}
+
+#[derive(Debug, Deserialize, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct OnArrival {
+    #[schema(value_type = String)]
+    job_type: JobType,
+    #[serde(default)]
+    options: serde_json::Value,
+}
+
+/// `onArrival` checked, as the request row keeps it (the job's settings with defaults filled).
+fn on_arrival_spec(on_arrival: OnArrival) -> ApiResult<serde_json::Value> {
+    let spec = JobSpec::parse(on_arrival.job_type, on_arrival.options).map_err(|e| {
+        let why = match e {
+            SettingsError::Range(e) => format!("{}: {}", e.field, e.message),
+            SettingsError::Shape(e) => format!("options: {}", e.inner()),
+        };
+        ApiError::invalid("onArrival", why)
+    })?;
+    let (min, max) = spec.input_count();
+    if !(min..=max).contains(&1) {
+        return Err(ApiError::invalid(
+            "onArrival",
+            "onArrival runs a job type that takes one file",
+        ));
+    }
+    serde_json::to_value(&spec).map_err(|e| ApiError::Machine(format!("writing onArrival: {e}")))
 }
 
 /// A request as `/create-file-request` answers it.
@@ -73,6 +106,8 @@ pub struct CreatedRequest {
     url: String,
     accept_types: Option<Vec<String>>,
     max_files_per_sender: Option<i32>,
+    #[schema(value_type = Option<Object>)]
+    on_arrival: Option<serde_json::Value>,
 }
 
 /// Make a link anyone can send files to.
@@ -103,6 +138,7 @@ async fn create_file_request(
         ));
     }
     let accept_types = input.accept_types.as_deref().map(accepted_types).transpose()?;
+    let on_arrival = input.on_arrival.map(on_arrival_spec).transpose()?;
 
     let mut tx = state.db.begin().await?;
     let folder = match (input.folder, input.folder_id) {
@@ -134,6 +170,7 @@ async fn create_file_request(
             max_bytes: input.max_bytes.map(Bounded::get),
             accept_types,
             max_files_per_sender: input.max_files_per_sender.map(|n| n.get() as i32),
+            on_arrival,
         },
     )
     .await?;
@@ -151,7 +188,15 @@ async fn create_file_request(
         },
         accept_types: row.accept_types,
         max_files_per_sender: row.max_files_per_sender,
+        on_arrival: row.on_arrival.as_ref().and_then(on_arrival_shown),
     }))
+}
+
+/// `onArrival` as answers show it: `{ jobType, options }`.
+fn on_arrival_shown(stored: &serde_json::Value) -> Option<serde_json::Value> {
+    serde_json::from_value::<JobSpec>(stored.clone())
+        .ok()
+        .map(|spec| serde_json::json!({ "jobType": spec.job_type(), "options": spec.options() }))
 }
 
 /// The page a request's senders open.
@@ -253,6 +298,8 @@ pub struct FileRequest {
     url: String,
     accept_types: Option<Vec<String>>,
     max_files_per_sender: Option<i32>,
+    #[schema(value_type = Option<Object>)]
+    on_arrival: Option<serde_json::Value>,
 }
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -353,6 +400,7 @@ fn listed_request(
             path: listed(&row.folder_path),
         },
         drops,
+        on_arrival: row.on_arrival.as_ref().and_then(on_arrival_shown),
         accept_types: row.accept_types,
         max_files_per_sender: row.max_files_per_sender,
     }
