@@ -111,25 +111,42 @@
     await retried(() => send("POST", target.uploadUrl, body, (n) => item.progress(n)));
   }
 
+  // Parts go four at a time, as the command-line client sends them: the store takes them
+  // side by side, and a part that fails is tried again alone.
+  const PARTS_IN_FLIGHT = 4;
+
   async function sendParts(token, arrivalId, plan, item) {
     const stored = new Set(plan.stored.map((p) => p.partNumber));
     const urls = new Map(plan.signedParts.map((p) => [p.partNumber, p]));
+    const missing = [];
+    for (let n = 1; n <= plan.partCount; n += 1) if (!stored.has(n)) missing.push(n);
     let done = plan.stored.reduce((sum, p) => sum + p.size, 0);
-    item.progress(done);
-    for (let n = 1; n <= plan.partCount; n += 1) {
-      if (stored.has(n)) continue;
-      if (!urls.has(n)) {
-        const wanted = [];
-        for (let m = n; m <= plan.partCount && wanted.length < 100; m += 1) if (!stored.has(m)) wanted.push(m);
-        const more = await call("/sign-request-parts", { token, arrivalId, partNumbers: wanted });
-        for (const p of more.parts) urls.set(p.partNumber, p);
-      }
-      const part = urls.get(n);
-      const start = (n - 1) * plan.partSize;
-      const bytes = item.file.slice(start, start + part.size);
-      await retried(() => send("PUT", part.url, bytes, (loaded) => item.progress(done + loaded)));
-      done += part.size;
+    const sending = new Map();
+    const shown = () => item.progress(done + [...sending.values()].reduce((a, b) => a + b, 0));
+    shown();
+    async function sign(n) {
+      if (urls.has(n)) return urls.get(n);
+      const wanted = missing.filter((m) => m >= n && !urls.has(m)).slice(0, 100);
+      const more = await call("/sign-request-parts", { token, arrivalId, partNumbers: wanted });
+      for (const p of more.parts) urls.set(p.partNumber, p);
+      return urls.get(n);
     }
+    let next = 0;
+    async function worker() {
+      while (next < missing.length) {
+        const n = missing[next];
+        next += 1;
+        const part = await sign(n);
+        const start = (n - 1) * plan.partSize;
+        const bytes = item.file.slice(start, start + part.size);
+        sending.set(n, 0);
+        await retried(() => send("PUT", part.url, bytes, (loaded) => { sending.set(n, loaded); shown(); }));
+        sending.delete(n);
+        done += part.size;
+        shown();
+      }
+    }
+    await Promise.all(Array.from({ length: Math.min(PARTS_IN_FLIGHT, missing.length) }, worker));
   }
 
   async function sendFile(token, item) {
