@@ -174,7 +174,8 @@ impl Farm {
         };
         let steward = tokio::spawn(steward.serve(to_child, from_child));
         // Checking often keeps a cancel quick; the heartbeat itself is one small UPDATE.
-        let mut tick = tokio::time::interval(self.settings.queue.heartbeat.min(Duration::from_secs(1)));
+        let period = self.settings.queue.heartbeat.min(Duration::from_secs(1));
+        let mut tick = tokio::time::interval(period);
         let mut minutes_checked: Option<tokio::time::Instant> = None;
         let status = loop {
             tokio::select! {
@@ -201,7 +202,9 @@ impl Farm {
                         // The month's minutes, once a heartbeat: a job stops, keeping what it
                         // made, when its account's run out (its own time counts as it runs).
                         None if job.job_type != JobType::ReadMetadata
-                            && minutes_checked.is_none_or(|at| at.elapsed() >= self.settings.queue.heartbeat) =>
+                            // Half a tick's slack: a tick a hair early must not put the
+                            // check off by a whole tick.
+                            && minutes_checked.is_none_or(|at| at.elapsed() + period / 2 >= self.settings.queue.heartbeat) =>
                         {
                             minutes_checked = Some(tokio::time::Instant::now());
                             self.minutes_ran_out(job.user_id).await.then_some(End::Stopped)
