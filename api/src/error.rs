@@ -46,6 +46,10 @@ pub enum ApiError {
     /// 502: the object store failed us; trying again may work.
     #[error(transparent)]
     Storage(#[from] StorageError),
+    /// 502 `generator_unavailable`: the image model's provider is not configured or not
+    /// answering; trying again (later, or once it is set up) may work.
+    #[error("{message}")]
+    GeneratorUnavailable { message: String },
     /// 502 `fetching_file_failed`: the store did not hand a file over to `/read-file`.
     #[error("the store did not hand the file over: {cause}")]
     FetchFailed { cause: String },
@@ -155,6 +159,9 @@ impl IntoResponse for ApiError {
             ApiError::Storage(cause) => {
                 tracing::warn!(%cause, "storage unavailable");
                 (StatusCode::BAD_GATEWAY, "storage_unavailable", None, true)
+            }
+            ApiError::GeneratorUnavailable { .. } => {
+                (StatusCode::BAD_GATEWAY, "generator_unavailable", None, true)
             }
             ApiError::FetchFailed { cause } => {
                 tracing::warn!(%cause, "the store did not hand a file over to be read");

@@ -91,6 +91,7 @@ pub fn app(state: AppState) -> Router {
         .merge(routes::search::router())
         .merge(routes::jobs::router())
         .merge(routes::imports::router())
+        .merge(routes::generations::router())
         .merge(routes::artwork::router())
         .merge(routes::requests::router())
         .merge(routes::reviews::router())

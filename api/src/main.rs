@@ -200,14 +200,16 @@ async fn run_admin(pool: &db::PgPool, admin: Admin) -> Result<()> {
         Admin::Sweep { idle_seconds } => {
             let storage = Storage::new(StorageConfig::from_environment(DEFAULT_SITE_URL)?);
             let idle_for = idle_seconds.map_or(multipart::UPLOAD_LIFETIME, TimeDelta::seconds);
-            let swept = maintenance::sweep(pool, &storage, idle_for, Utc::now()).await?;
+            let image_grace = TimeDelta::from_std(drive_core::generation::image_grace()?)?;
+            let swept = maintenance::sweep(pool, &storage, idle_for, image_grace, Utc::now()).await?;
             println!(
-                "aborted {} idle uploads; removed {} queued objects; removed {} unrecorded uploads; forgot {} sessions; finished {} idle drops",
+                "aborted {} idle uploads; removed {} queued objects; removed {} unrecorded uploads; forgot {} sessions; finished {} idle drops; failed {} generations without an image",
                 swept.aborted_uploads,
                 swept.removed_objects,
                 swept.unrecorded_uploads,
                 swept.forgotten_sessions,
-                swept.finished_drops
+                swept.finished_drops,
+                swept.imageless_generations
             );
         }
     }

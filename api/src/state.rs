@@ -5,10 +5,13 @@ use std::sync::Arc;
 use drive_core::ConfigError;
 use drive_core::config;
 use drive_core::db::PgPool;
+use drive_core::generation::ImageAllowance;
 use drive_core::multipart::UploadTokens;
 use drive_core::plan::{JobMinutes, Quotas};
 use drive_core::queue::JobQueue;
 use drive_core::storage::Storage;
+
+use drive_generate::Generators;
 
 use crate::limits::RateLimits;
 use crate::meaning::Meaning;
@@ -42,6 +45,11 @@ pub struct Settings {
     /// What `/import-from-url` may fetch beyond the public internet (`DRIVE_FETCH_ALLOW_HOSTS`:
     /// the tests' loopback servers; never in service).
     pub fetch_allowances: drive_fetch::Allowances,
+    /// Images a month per plan (`DRIVE_IMAGES_*`).
+    pub image_allowance: ImageAllowance,
+    /// Which image models have a provider configured (the keys are read here only to know
+    /// which; the worker calls the providers).
+    pub generators: Generators,
 }
 
 impl Settings {
@@ -57,6 +65,8 @@ impl Settings {
             max_open_uploads: config::parsed_or("DRIVE_MAX_OPEN_UPLOADS", 100)?,
             max_active_jobs: config::parsed_or("DRIVE_MAX_ACTIVE_JOBS", 10)?,
             fetch_allowances: drive_fetch::allowances_from_environment(),
+            image_allowance: ImageAllowance::from_environment()?,
+            generators: Generators::from_environment()?,
         })
     }
 }

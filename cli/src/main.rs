@@ -7,6 +7,7 @@ mod artwork;
 mod client;
 mod commands;
 mod config;
+mod generate;
 mod imports;
 mod local;
 mod output;
@@ -171,6 +172,28 @@ enum Command {
         #[arg(long)]
         folder: Option<String>,
     },
+    /// Draw an image from a prompt; it is saved privately to your drive
+    Generate {
+        /// What to draw (1 to 4000 characters)
+        #[arg(required_unless_present = "status")]
+        prompt: Option<String>,
+        /// gptImage2 (default), nanoBanana, imagen4Fast, seedream4, flux2Pro, fluxKreaDev or
+        /// nanoBananaPro (Pro plan)
+        #[arg(long)]
+        model: Option<String>,
+        /// 1:1 (default), 3:2, 2:3, 16:9, 9:16, 4:3 or 3:4
+        #[arg(long)]
+        aspect_ratio: Option<String>,
+        /// low, medium or high (gptImage2 only; medium and high on the Pro plan)
+        #[arg(long)]
+        quality: Option<String>,
+        /// Wait until the image is saved and print it (or why it failed)
+        #[arg(long)]
+        wait: bool,
+        /// Show where an earlier generation stands instead of starting one
+        #[arg(long, value_name = "GENERATION_ID", conflicts_with_all = ["prompt", "wait"])]
+        status: Option<Uuid>,
+    },
     /// File requests: links anyone can send you files through, without an account
     #[command(subcommand)]
     Request(RequestCommand),
@@ -323,6 +346,29 @@ async fn run(cli: Cli) -> Result<()> {
         }
         Command::Import { url, name, folder } => {
             imports::run(&signed_in()?, &url, name.as_deref(), folder.as_deref(), json).await
+        }
+        Command::Generate {
+            prompt,
+            model,
+            aspect_ratio,
+            quality,
+            wait,
+            status,
+        } => {
+            let client = signed_in()?;
+            match (status, prompt) {
+                (Some(id), _) => generate::status(&client, &id.to_string(), json).await,
+                (None, Some(prompt)) => {
+                    let ask = generate::Ask {
+                        prompt: &prompt,
+                        model: model.as_deref(),
+                        aspect_ratio: aspect_ratio.as_deref(),
+                        quality: quality.as_deref(),
+                    };
+                    generate::run(&client, &ask, wait, json).await
+                }
+                (None, None) => anyhow::bail!("give a prompt, or --status GENERATION_ID"),
+            }
         }
         Command::Request(command) => {
             let client = signed_in()?;

@@ -88,4 +88,6 @@ ids! {
     ReviewId;
     /// A note on a review, or a reply to one.
     NoteId;
+    /// An image generated from a prompt.
+    GenerationId;
 }

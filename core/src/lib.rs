@@ -8,6 +8,7 @@ pub mod db;
 pub mod entry;
 pub mod file;
 pub mod folder;
+pub mod generation;
 pub mod id;
 pub mod input;
 pub mod job;

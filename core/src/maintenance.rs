@@ -2,7 +2,7 @@
 //! (and by the worker farm on a schedule once it exists). Every step is idempotent: running
 //! it twice, or on two machines at once, does no harm.
 
-use crate::db::{files, requests, reservations, uploads, users};
+use crate::db::{files, generations, requests, reservations, uploads, users};
 use crate::id::UploadId;
 use crate::storage::{Bucket, Storage, StorageError};
 use chrono::{DateTime, TimeDelta, Utc};
@@ -16,6 +16,7 @@ pub struct Swept {
     pub unrecorded_uploads: usize,
     pub forgotten_sessions: u64,
     pub finished_drops: usize,
+    pub imageless_generations: usize,
 }
 
 /// How long a file request's drop may sit with files and nothing under way before the sweep
@@ -29,11 +30,13 @@ const SESSION_MEMORY: TimeDelta = TimeDelta::days(1);
 /// The whole sweep, step after step: multipart uploads idle for `idle_for` are aborted, queued
 /// object removals retried, uploads never recorded removed once their reservation expired,
 /// sessions expired over a day ago forgotten, and file requests' drops idle for [`DROP_IDLE`]
-/// finished.
+/// finished, and generations with no image `image_grace` after their provider succeeded
+/// failed.
 pub async fn sweep(
     db: &PgPool,
     storage: &Storage,
     idle_for: TimeDelta,
+    image_grace: TimeDelta,
     now: DateTime<Utc>,
 ) -> Result<Swept, SweepError> {
     Ok(Swept {
@@ -42,7 +45,35 @@ pub async fn sweep(
         unrecorded_uploads: remove_unrecorded_uploads(db, storage, now).await?,
         forgotten_sessions: users::delete_sessions_expired_before(db, now - SESSION_MEMORY).await?,
         finished_drops: finish_idle_drops(db, now).await?,
+        imageless_generations: fail_imageless_generations(db, storage, now - image_grace).await?,
     })
+}
+
+/// Fails the generations that succeeded at their provider before `before` and still have no
+/// image in the drive (never saved, or deleted for good since), each with its `generation`
+/// event, and removes an image stored for one but never recorded as a file.
+pub async fn fail_imageless_generations(
+    db: &PgPool,
+    storage: &Storage,
+    before: DateTime<Utc>,
+) -> Result<usize, SweepError> {
+    let mut failed = 0;
+    for generation in generations::imageless(db, before).await? {
+        let why = match generation.status {
+            crate::generation::GenerationStatus::Done => "the image was deleted for good",
+            _ => "the image was made but could not be saved to the drive",
+        };
+        let mut tx = db.begin().await?;
+        if generations::finish_failed(&mut tx, generation.id, why, true).await? {
+            failed += 1;
+        }
+        tx.commit().await?;
+        let key = generation.object_key();
+        if !files::key_is_recorded(db, &key).await? {
+            storage.delete(Bucket::Private, &key).await?;
+        }
+    }
+    Ok(failed)
 }
 
 /// Finishes the drops whose senders left with files sent and nothing under way for

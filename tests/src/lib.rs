@@ -20,6 +20,7 @@ use uuid::Uuid;
 
 pub mod bench;
 pub mod browser;
+pub mod image_providers;
 pub mod media;
 pub mod origin;
 pub mod provider;

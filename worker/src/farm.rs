@@ -21,7 +21,7 @@ use anyhow::{Context, Result};
 use apalis::prelude::*;
 use apalis_redis::factory::RedisStorageFactory;
 use chrono::Utc;
-use drive_core::db::jobs::{self, End};
+use drive_core::db::jobs::{self, End, JobRow};
 use drive_core::db::users;
 use drive_core::db::{self, PgPool};
 use drive_core::id::{JobId, UserId};
@@ -35,6 +35,7 @@ use tokio::signal::unix::{SignalKind, signal};
 use tokio::task::JoinHandle;
 use uuid::Uuid;
 
+use crate::generation::{Failure, Generation};
 use crate::protocol::Start;
 use crate::run::EXIT_RETRY;
 use crate::settings::{MAX_ATTEMPTS, Settings};
@@ -164,6 +165,9 @@ impl Farm {
             self.end(id, end).await?;
             return Ok(());
         }
+        if job.job_type == JobType::GenerateImage {
+            return self.generate(job).await;
+        }
         tracing::info!(job.id = %id, job.r#type = job.job_type.as_str(), attempt = job.attempts, "running");
         let started = tokio::time::Instant::now();
         let (steward, start) =
@@ -237,6 +241,60 @@ impl Farm {
             return Ok(());
         }
         self.end(id, End::Failed(describe(status))).await
+    }
+
+    /// Works a generateImage job in this process ([`crate::generation`]), renewing its
+    /// heartbeat meanwhile; a failure of this machine's is retried like a job process's.
+    async fn generate(&self, job: JobRow) -> Result<()> {
+        let id = job.id;
+        tracing::info!(job.id = %id, attempt = job.attempts, "generating an image");
+        let generation = Generation {
+            db: &self.db,
+            storage: &self.storage,
+            generators: &self.settings.generators,
+            quotas: &self.settings.quotas,
+        };
+        let work = generation.work(&job);
+        tokio::pin!(work);
+        let mut tick = tokio::time::interval(self.settings.queue.heartbeat.min(Duration::from_secs(1)));
+        let outcome = loop {
+            tokio::select! {
+                outcome = &mut work => break outcome,
+                _ = tick.tick() => match jobs::heartbeat(&self.db, id, &self.name).await {
+                    // Another worker took it over: this one stops.
+                    Ok(None) => return Ok(()),
+                    // A caller cannot stop a generation; nothing else asks.
+                    Ok(Some(_)) => {}
+                    Err(e) => tracing::warn!(job.id = %id, "heartbeat failed: {e}"),
+                },
+            }
+        };
+        match outcome {
+            Ok(reading) => {
+                self.end(id, End::Done(serde_json::json!({}))).await?;
+                if let Some(reading) = reading
+                    && let Err(cause) = self.queue.push(reading).await
+                {
+                    tracing::warn!(%cause, "a reading recorded but not queued; the re-push loop will push it");
+                }
+                Ok(())
+            }
+            Err(Failure::Generation(why)) => self.end(id, End::Failed(why)).await,
+            Err(Failure::Server(why)) if job.attempts < MAX_ATTEMPTS => {
+                tracing::warn!(job.id = %id, "generating failed on this side, to be tried again: {why}");
+                jobs::release(&self.db, id).await?;
+                tokio::time::sleep(Duration::from_secs(2u64.pow(job.attempts as u32))).await;
+                self.queue.push(id).await?;
+                Ok(())
+            }
+            Err(Failure::Server(why)) => {
+                self.end(
+                    id,
+                    End::Failed(format!("the drive failed to save the image: {why}")),
+                )
+                .await
+            }
+        }
     }
 
     /// The process that runs the job: the spare, or a new one when there is none or it died.
@@ -457,7 +515,14 @@ async fn sweep_loop(farm: Arc<Farm>) {
     let mut tick = tokio::time::interval(farm.settings.sweep_every);
     loop {
         tick.tick().await;
-        match maintenance::sweep(&farm.db, &farm.storage, farm.settings.upload_idle, Utc::now()).await {
+        let swept = maintenance::sweep(
+            &farm.db,
+            &farm.storage,
+            farm.settings.upload_idle,
+            farm.settings.image_grace,
+            Utc::now(),
+        );
+        match swept.await {
             Ok(swept) => tracing::info!(?swept, "swept"),
             Err(e) => tracing::warn!("the sweep failed: {e}"),
         }

@@ -12,6 +12,7 @@ mod av;
 mod checksum;
 mod context;
 mod farm;
+mod generation;
 mod imports;
 mod metadata;
 mod objects;

@@ -115,5 +115,10 @@ fn perform(context: &JobContext, spec: &JobSpec) -> Result<serde_json::Value, Jo
         JobSpec::Captions(settings) => reading::captions::run(context, settings),
         JobSpec::Import(settings) => imports::run(context, settings),
         JobSpec::VideoThumbnail(settings) => av::video_thumbnail(context, settings),
+        // Worked by the supervisor, which holds the providers' keys; never handed to a job
+        // process.
+        JobSpec::GenerateImage(_) => Err(JobError::Input(
+            "a generateImage job is not run in a job process".into(),
+        )),
     }
 }

@@ -9,6 +9,7 @@ use drive_core::plan::{JobMinutes, Quotas};
 use drive_core::queue::QueueConfig;
 use drive_core::storage::{DEFAULT_SITE_URL, StorageConfig};
 use drive_core::{job, multipart};
+use drive_generate::Generators;
 
 pub struct Settings {
     pub database_url: String,
@@ -35,6 +36,12 @@ pub struct Settings {
     pub sweep_every: Duration,
     /// Multipart uploads with no new part for this long are aborted by the sweep.
     pub upload_idle: chrono::TimeDelta,
+    /// Generations that succeeded at their provider and have no image this long after are
+    /// failed by the sweep.
+    pub image_grace: chrono::TimeDelta,
+    /// The image providers generateImage jobs call (their keys are credentials: only this
+    /// process holds them).
+    pub generators: Generators,
     /// The font watermarks are drawn with.
     pub font: PathBuf,
     /// The local models (`DRIVE_MODELS`): readForSearch jobs embed with the one in it.
@@ -55,7 +62,9 @@ impl Settings {
     /// `DRIVE_JOB_DOWNLOAD_LIMIT_BYTES` (default 2 GB), `DRIVE_JOB_DISK_LIMIT_BYTES` (default
     /// 50 GB), the plans' job minutes, `DRIVE_JOB_WORK_DIR`
     /// (default `$TMPDIR/drive-jobs`), `DRIVE_SWEEP_INTERVAL_SECONDS` (default 3600),
-    /// `DRIVE_UPLOAD_IDLE_SECONDS` (default 7 days, the spec's) and
+    /// `DRIVE_UPLOAD_IDLE_SECONDS` (default 7 days, the spec's),
+    /// `DRIVE_GENERATION_IMAGE_GRACE_SECONDS` (default 900), the image providers' keys (see
+    /// [`Generators::from_environment`]) and
     /// `DRIVE_FONT` (default DejaVu Sans from Debian's fonts-dejavu-core), `DRIVE_MODELS`
     /// (default `~/.cache/drive/models`) and the describing model's (see [`Vision`]).
     pub fn from_environment() -> Result<Settings, ConfigError> {
@@ -84,6 +93,9 @@ impl Settings {
                 "DRIVE_UPLOAD_IDLE_SECONDS",
                 multipart::UPLOAD_LIFETIME.num_seconds(),
             )?),
+            image_grace: chrono::TimeDelta::from_std(drive_core::generation::image_grace()?)
+                .unwrap_or(chrono::TimeDelta::MAX),
+            generators: Generators::from_environment()?,
             font: config::or("DRIVE_FONT", "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf").into(),
             models: config::models(),
             vision: Vision::from_environment()?,

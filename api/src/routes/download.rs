@@ -57,7 +57,14 @@ async fn generate_download_url(
             Some(_) => ApiError::forbidden("file_not_found", "no file of yours has that id"),
         });
     };
-    let url = match file.bucket {
+    let url = link_to(&state, &file).await?;
+    count_view(&state, &file, caller).await?;
+    Ok(axum::Json(FileRecord::with_url(&file, Some(url))))
+}
+
+/// A file's `downloadUrl`: its permanent link when public, else a 6-hour link.
+pub(crate) async fn link_to(state: &AppState, file: &FileRow) -> ApiResult<String> {
+    Ok(match file.bucket {
         Bucket::Public => state.storage.public_link(file.id),
         Bucket::Private => {
             state
@@ -70,9 +77,7 @@ async fn generate_download_url(
                 )
                 .await?
         }
-    };
-    count_view(&state, &file, caller).await?;
-    Ok(axum::Json(FileRecord::with_url(&file, Some(url))))
+    })
 }
 
 /// A public file's permanent link (the `downloadUrl` of a public file): counts the open and

@@ -5,6 +5,7 @@ pub mod auth;
 pub mod collections;
 pub mod download;
 pub mod events;
+pub mod generations;
 pub mod imports;
 pub mod jobs;
 pub mod library;

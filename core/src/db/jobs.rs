@@ -9,6 +9,7 @@ use sqlx::{PgConnection, PgPool};
 
 use crate::db::events::{self, EventKind};
 use crate::db::files::{self, COLUMNS_OF_F, FileRow};
+use crate::db::generations;
 use crate::job::{JobSpec, JobType};
 use crate::records::{FileRecord, FolderRef};
 use crate::storage::Storage;
@@ -81,6 +82,10 @@ impl JobRow {
         JobSpec::from_row(self.job_type, self.options.clone())
     }
 }
+
+/// The job types the drive runs for itself, which callers neither list nor pay minutes for:
+/// metadata readings, and generations (counted by the image allowance instead).
+const DRIVES_OWN: &str = "('readMetadata', 'generateImage')";
 
 const COLUMNS: &str = "id, user_id, job_type, options, input_ids, source_folder_id, folder_id, \
                        output_folder_id, state, progress, error, result, attempts, stop_requested_at, \
@@ -157,7 +162,7 @@ pub async fn list(
 ) -> Result<Vec<JobRow>, sqlx::Error> {
     sqlx::query_as(&format!(
         "select {COLUMNS} from file_jobs
-         where user_id = $1 and ($2::uuid[] is null or id = any($2)) and job_type <> 'readMetadata'
+         where user_id = $1 and ($2::uuid[] is null or id = any($2)) and job_type not in {DRIVES_OWN}
          order by created_at desc, id desc
          limit $3 offset $4"
     ))
@@ -173,15 +178,15 @@ pub async fn list(
 /// jobs count by the time they took, running ones by the time they have run so far; failed
 /// ones cost nothing.
 pub async fn seconds_this_month(pool: &PgPool, user_id: UserId) -> Result<f64, sqlx::Error> {
-    sqlx::query_scalar(
+    sqlx::query_scalar(&format!(
         "select coalesce(sum(case when state = 'running' then extract(epoch from now() - started_at)
                                   else seconds end), 0)::float8
          from file_jobs
-         where user_id = $1 and job_type <> 'readMetadata'
+         where user_id = $1 and job_type not in {DRIVES_OWN}
            and ((seconds is not null
                  and ended_at >= date_trunc('month', now() at time zone 'utc') at time zone 'utc')
-                or (state = 'running' and started_at is not null))",
-    )
+                or (state = 'running' and started_at is not null))"
+    ))
     .bind(user_id)
     .fetch_one(pool)
     .await
@@ -199,10 +204,10 @@ pub async fn lock_and_count_active(
         .bind(user_id)
         .execute(&mut *conn)
         .await?;
-    sqlx::query_scalar(
+    sqlx::query_scalar(&format!(
         "select count(*) from file_jobs
-         where user_id = $1 and state in ('queued', 'running') and job_type <> 'readMetadata'",
-    )
+         where user_id = $1 and state in ('queued', 'running') and job_type not in {DRIVES_OWN}"
+    ))
     .bind(user_id)
     .fetch_one(conn)
     .await
@@ -367,6 +372,16 @@ pub async fn finish(
         if job.state == JobState::Failed {
             let why = job.error.as_deref().unwrap_or("the reading failed");
             files::metadata_unreadable(&mut *tx, &job.input_ids, why).await?;
+        }
+        tx.commit().await?;
+        return Ok(Some(job));
+    }
+    if let Ok(JobSpec::GenerateImage(settings)) = job.spec() {
+        // A generation is announced by its own event: a job given up on (its worker died too
+        // often, say) fails its generation with it; a done one has ended its generation already.
+        if job.state != JobState::Done {
+            let why = job.error.as_deref().unwrap_or("the generation was stopped");
+            generations::finish_failed(&mut tx, settings.generation, why, false).await?;
         }
         tx.commit().await?;
         return Ok(Some(job));

@@ -5,6 +5,7 @@ pub mod collections;
 pub mod events;
 pub mod files;
 pub mod folders;
+pub mod generations;
 pub mod jobs;
 pub mod locks;
 pub mod moments;

@@ -1105,3 +1105,63 @@ async fn covers_and_thumbnails_are_set_from_the_command_line() {
         refused.stderr
     );
 }
+
+#[tokio::test]
+async fn images_are_generated_from_the_command_line_with_the_development_stand_in() {
+    use drive_tests::image_providers::StandIn;
+    let stand_in = StandIn::start();
+    let provider = [
+        ("DRIVE_OPENAI_API_KEY", "dev"),
+        ("DRIVE_OPENAI_BASE_URL", stand_in.url.as_str()),
+    ];
+    let mut app = TestApp::spawn_with(&provider).await;
+    app.start_worker(&[]).await;
+    let user = app.user(Some("Pro")).await;
+    let scratch = Scratch::new();
+    let drive = Drive::new(&scratch);
+    drive.login(&app, &user).await;
+
+    let done = drive
+        .json(&["generate", "A red fox asleep in the snow", "--wait"])
+        .await;
+    assert_eq!(done["status"], "done", "{done}");
+    assert_eq!(done["image"]["fileName"], "A red fox asleep in the snow.png");
+    let square = download(&app, &user, done["image"]["id"].as_str().unwrap()).await;
+    let picture = image::load_from_memory(&square).expect("a real PNG");
+    assert_eq!((picture.width(), picture.height()), (1024, 1024));
+
+    let text = drive
+        .run(&[
+            "generate",
+            "A red fox asleep in the snow",
+            "--aspect-ratio",
+            "3:2",
+            "--wait",
+        ])
+        .await;
+    assert!(text.success && text.stdout.contains(" done: "), "{}", text.stdout);
+    let wide = library(&app, &user).await;
+    assert_eq!(wide.len(), 2, "each image saved once: {wide:?}");
+    let started = drive.json(&["generate", "A blue whale"]).await;
+    let id = started["id"].as_str().unwrap().to_string();
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(30);
+    let whale = loop {
+        let seen = drive.json(&["generate", "--status", &id]).await;
+        if seen["status"] != "working" {
+            break seen;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "{seen}");
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    };
+    // Drawn from the prompt: another prompt, another picture.
+    let whale = download(&app, &user, whale["image"]["id"].as_str().unwrap()).await;
+    assert_ne!(whale, square);
+    assert_eq!(library(&app, &user).await.len(), 3);
+
+    let refused = drive.run(&["generate", "A cat", "--model", "nanoBanana"]).await;
+    assert!(
+        !refused.success && refused.stderr.contains("DRIVE_GEMINI_API_KEY"),
+        "{}",
+        refused.stderr
+    );
+}

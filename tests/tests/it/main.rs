@@ -10,6 +10,7 @@ mod errors;
 mod events;
 mod files;
 mod folders;
+mod generations;
 mod hardening;
 mod imports;
 mod isolation;
