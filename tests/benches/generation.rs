@@ -45,7 +45,10 @@ async fn main() {
     let png = noise_png(1024);
     let fake = FakeProviders::drawing(png.clone()).await;
     let environment = fake.environment();
-    let pairs: Vec<(&str, &str)> = environment.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    let pairs: Vec<(&str, &str)> = environment
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.as_str()))
+        .collect();
     let mut app = TestApp::spawn_with(&pairs).await;
     app.start_worker(&[]).await;
     let user = app.user(Some("Pro")).await;
@@ -55,7 +58,11 @@ async fn main() {
     let (mut to_done, mut to_read, mut puts) = (Vec::new(), Vec::new(), Vec::new());
     for round in 0..ROUNDS {
         let started = app
-            .call(&user, "/generate-image", Some(json!({ "prompt": format!("noise {round}") })))
+            .call(
+                &user,
+                "/generate-image",
+                Some(json!({ "prompt": format!("noise {round}") })),
+            )
             .await;
         assert_eq!(started.status, 200, "{}", started.body);
         let id = started.body["id"].as_str().unwrap().to_string();
@@ -75,7 +82,8 @@ async fn main() {
             let status: String = row.get("status");
             assert_ne!(status, "failed", "the generation failed");
             let read_at: Option<DateTime<Utc>> = row.get("read_at");
-            if let (Some(done_at), Some(read_at)) = (row.get::<Option<DateTime<Utc>>, _>("ended_at"), read_at) {
+            if let (Some(done_at), Some(read_at)) = (row.get::<Option<DateTime<Utc>>, _>("ended_at"), read_at)
+            {
                 break (done_at, read_at);
             }
             assert!(Instant::now() < deadline, "generation {id} did not end");
@@ -100,7 +108,10 @@ async fn main() {
     let (done_min, done_med, done_max) = spread(to_done);
     let (read_min, read_med, read_max) = spread(to_read);
     let (put_min, put_med, put_max) = spread(puts);
-    println!("image: 1024x1024 PNG, {} bytes; {ROUNDS} rounds, alternating", png.len());
+    println!(
+        "image: 1024x1024 PNG, {} bytes; {ROUNDS} rounds, alternating",
+        png.len()
+    );
     println!("| What | min | median | max | median vs PUT |");
     println!("| --- | --- | --- | --- | --- |");
     println!(
@@ -117,6 +128,8 @@ async fn main() {
         read_max,
         read_med / put_med
     );
-    println!("| Plain S3 PUT of the same bytes (peer) | {put_min:.3} s | {put_med:.3} s | {put_max:.3} s | 1.00× |");
+    println!(
+        "| Plain S3 PUT of the same bytes (peer) | {put_min:.3} s | {put_med:.3} s | {put_max:.3} s | 1.00× |"
+    );
     app.kill_worker(0);
 }

@@ -5,7 +5,8 @@
 //! test; the server checks what they send and keeps every request.
 //!
 //! A prompt steers an answer: one containing `refuse` is refused the provider's way, one
-//! containing `hold` keeps a polled task pending until [`FakeProviders::release`].
+//! containing `hold` keeps a polled task pending until [`FakeProviders::release`], and OpenAI
+//! takes five seconds over one containing `slow`.
 
 use std::collections::HashMap;
 use std::io::Cursor;
@@ -199,6 +200,9 @@ async fn openai(State(shared): State<Arc<Shared>>, headers: HeaderMap, Json(body
             Value::Null,
             "Invalid value for a parameter.",
         );
+    }
+    if prompt_of(&body).contains("slow") {
+        tokio::time::sleep(std::time::Duration::from_secs(5)).await;
     }
     if prompt_of(&body).contains("refuse") {
         return error(

@@ -5,7 +5,7 @@ use axum::extract::State;
 use chrono::{DateTime, TimeDelta, Utc};
 use drive_core::db::events::{self, Cursor, EventKind, Filter, Since};
 use drive_core::folder::FolderPath;
-use drive_core::id::{FileId, JobId};
+use drive_core::id::{FileId, GenerationId, JobId, RequestId, ReviewId};
 use drive_core::input::{Bounded, Line};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -33,13 +33,13 @@ pub struct EventsInput {
     /// This folder and folders inside it: events about files there.
     folder: Option<FolderPath>,
     /// Only drops to this request.
-    request_id: Option<Uuid>,
+    request_id: Option<RequestId>,
     /// Only notes on this review.
-    review_id: Option<Uuid>,
+    review_id: Option<ReviewId>,
     /// Only views of this file.
     file_id: Option<FileId>,
     /// Only this generation finishing.
-    generation_id: Option<Uuid>,
+    generation_id: Option<GenerationId>,
     /// Only this job ending.
     job_id: Option<JobId>,
     /// 1 to 100; default 50.
@@ -83,10 +83,10 @@ async fn select_drive_events(
     }
     let limit = input.limit.map_or(50, Bounded::get);
     let subjects = [
-        (EventKind::Drop, input.request_id),
-        (EventKind::Note, input.review_id),
+        (EventKind::Drop, input.request_id.map(Uuid::from)),
+        (EventKind::Note, input.review_id.map(Uuid::from)),
         (EventKind::View, input.file_id.map(Uuid::from)),
-        (EventKind::Generation, input.generation_id),
+        (EventKind::Generation, input.generation_id.map(Uuid::from)),
         (EventKind::Job, input.job_id.map(Uuid::from)),
     ]
     .into_iter()

@@ -217,6 +217,21 @@ async fn a_provider_s_refusal_fails_the_generation_in_its_own_words() {
 }
 
 #[tokio::test]
+async fn a_provider_that_does_not_answer_in_time_fails_the_generation() {
+    let fake = FakeProviders::start().await;
+    let app = app_with(&fake, &[("DRIVE_GENERATION_TIMEOUT_SECONDS", "1")]).await;
+    let user = app.user(Some("Pro")).await;
+    let started = generate(&app, &user, json!({ "prompt": "a slow snail" })).await;
+    let failed = ended(&app, &user, &started["id"]).await;
+    assert_eq!(failed["status"], "failed");
+    assert_eq!(failed["error"], "OpenAI: it did not answer in time");
+    assert_eq!(
+        generation_events(&app, &user, &started["id"], 1).await[0]["status"],
+        "failed"
+    );
+}
+
+#[tokio::test]
 async fn bad_requests_are_refused_naming_the_field() {
     let fake = FakeProviders::start().await;
     let app = app_with(&fake, &[]).await;
