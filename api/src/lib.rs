@@ -4,6 +4,7 @@
 pub mod auth;
 pub mod error;
 pub mod extract;
+pub mod follow;
 pub mod limits;
 pub mod meaning;
 pub mod pages;

@@ -11,6 +11,7 @@ use std::sync::Arc;
 use anyhow::{Context, Result};
 use chrono::{TimeDelta, Utc};
 use clap::{Parser, Subcommand};
+use drive_api::follow::Follow;
 use drive_api::limits::RateLimits;
 use drive_api::meaning::Meaning;
 use drive_api::reader::Reader;
@@ -153,6 +154,11 @@ async fn serve(pool: db::PgPool) -> Result<()> {
         reader: Arc::new(Reader::from_environment()?),
         settings: Arc::new(Settings::from_environment()?),
         meaning: Arc::new(meaning),
+        follow: Arc::new(
+            Follow::start(&config::database_url()?)
+                .await
+                .context("listening for drive events (PostgreSQL LISTEN)")?,
+        ),
     };
     // The one line on stdout: scripts and tests read the address from it.
     println!("listening on http://{address}");

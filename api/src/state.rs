@@ -13,6 +13,7 @@ use drive_core::storage::Storage;
 
 use drive_generate::Generators;
 
+use crate::follow::Follow;
 use crate::limits::RateLimits;
 use crate::meaning::Meaning;
 use crate::reader::Reader;
@@ -28,6 +29,8 @@ pub struct AppState {
     pub settings: Arc<Settings>,
     /// The embedding model and the accounts' embeddings in memory, for `query`.
     pub meaning: Arc<Meaning>,
+    /// Wakes `/select-drive-events` callers waiting for their account's next event.
+    pub follow: Arc<Follow>,
 }
 
 pub struct Settings {

@@ -108,6 +108,18 @@ impl Client {
         Ok(self.session().await?.user_id)
     }
 
+    /// Where `drive events --follow` stopped, if it ran before.
+    pub async fn events_cursor(&self) -> Option<String> {
+        self.config.lock().await.events_cursor.clone()
+    }
+
+    /// Keeps the feed's cursor in the config file for the next `drive events --follow`.
+    pub async fn keep_events_cursor(&self, cursor: &str) -> Result<()> {
+        let mut config = self.config.lock().await;
+        config.events_cursor = Some(cursor.to_string());
+        config::save(&self.config_path, &config)
+    }
+
     /// POSTs `body` as JSON to `route` and reads the answer.
     pub async fn post<T: DeserializeOwned>(&self, route: &str, body: &impl Serialize) -> Result<T> {
         let body = serde_json::to_vec(body).context("encoding the request")?;

@@ -33,6 +33,7 @@ pub async fn login(
         app_id,
         api_token,
         session: Some(session),
+        events_cursor: None,
     };
     let client = Client::new(config_path.to_path_buf(), config.clone())?;
     let _: StorageUsage = client.post_empty("/get-user-storage-usage").await?;

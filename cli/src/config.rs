@@ -24,6 +24,9 @@ pub struct Config {
     pub api_token: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub session: Option<Session>,
+    /// Where `drive events --follow` goes on from (the feed's `nextCursor`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub events_cursor: Option<String>,
 }
 
 /// What `/exchange-token` granted.

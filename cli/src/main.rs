@@ -7,6 +7,7 @@ mod artwork;
 mod client;
 mod commands;
 mod config;
+mod events;
 mod generate;
 mod imports;
 mod local;
@@ -171,6 +172,23 @@ enum Command {
         /// Where it lands, like /Downloads (default: the top)
         #[arg(long)]
         folder: Option<String>,
+    },
+    /// What happened in your drive, oldest first; --follow prints events as they happen
+    Events {
+        /// A cursor printed before (nextCursor) or an ISO 8601 time [default: 24 hours ago, or
+        /// with --follow where the last follow stopped]
+        #[arg(long)]
+        since: Option<String>,
+        /// Only these kinds: drop, note, view, file, generation, job
+        #[arg(long, value_delimiter = ',')]
+        kinds: Vec<String>,
+        /// Events a page, 1 to 100 [default: 50]
+        #[arg(long)]
+        limit: Option<u32>,
+        /// Keep printing events as they happen (until interrupted), keeping the cursor in the
+        /// config file; with --json, one event a line
+        #[arg(long)]
+        follow: bool,
     },
     /// Draw an image from a prompt; it is saved privately to your drive
     Generate {
@@ -346,6 +364,19 @@ async fn run(cli: Cli) -> Result<()> {
         }
         Command::Import { url, name, folder } => {
             imports::run(&signed_in()?, &url, name.as_deref(), folder.as_deref(), json).await
+        }
+        Command::Events {
+            since,
+            kinds,
+            limit,
+            follow,
+        } => {
+            let query = events::Query {
+                since: since.as_deref(),
+                kinds: &kinds,
+                limit,
+            };
+            events::run(&signed_in()?, &query, follow, json).await
         }
         Command::Generate {
             prompt,

@@ -1,11 +1,13 @@
 //! The drive event feed: what happened in the caller's drive, oldest first, paged by an
 //! opaque cursor that never skips or repeats an event (see `drive_core::db::events::page`).
 
+use std::time::Duration;
+
 use axum::extract::State;
 use chrono::{DateTime, TimeDelta, Utc};
 use drive_core::db::events::{self, Cursor, EventKind, Filter, Since};
 use drive_core::folder::FolderPath;
-use drive_core::id::{FileId, GenerationId, JobId, RequestId, ReviewId};
+use drive_core::id::{FileId, GenerationId, JobId, RequestId, ReviewId, UserId};
 use drive_core::input::{Bounded, Line};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -44,6 +46,10 @@ pub struct EventsInput {
     job_id: Option<JobId>,
     /// 1 to 100; default 50.
     limit: Option<Bounded<1, 100>>,
+    /// Extension: seconds, 0 to 60 (default 0). When nothing newer than `since` matches, the
+    /// call holds until something does (answered within a second of it) or the wait ends, and
+    /// then answers as usual (an empty page at the end of the wait).
+    wait: Option<Bounded<0, 60>>,
 }
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -98,7 +104,8 @@ async fn select_drive_events(
         // The top holds everything: no filter.
         folder: input.folder.filter(|f| !f.is_top()).map(|f| f.stored()),
     };
-    let page = events::page(&state.db, caller.user_id, since, &filter, limit).await?;
+    let wait = Duration::from_secs(input.wait.map_or(0, Bounded::get) as u64);
+    let page = follow(&state, caller.user_id, since, &filter, limit, wait).await?;
     let events = page
         .events
         .into_iter()
@@ -116,3 +123,41 @@ async fn select_drive_events(
         more: page.more,
     }))
 }
+
+/// A page of the caller's events; when it is empty and `wait` is given, asked again each time
+/// the caller may have a new event, until one comes or `wait` ends. A wake whose event is not
+/// yet visible (an older transaction, of anyone's, still running holds the feed back) is looked
+/// at again every 100 ms for two seconds.
+async fn follow(
+    state: &AppState,
+    user: UserId,
+    since: Since,
+    filter: &Filter,
+    limit: i64,
+    wait: Duration,
+) -> ApiResult<events::Page> {
+    let deadline = tokio::time::Instant::now() + wait;
+    // Taken before the first look, so an event written between a look and the wait still wakes.
+    let mut waiter = (!wait.is_zero()).then(|| state.follow.subscribe());
+    let mut recheck_until: Option<tokio::time::Instant> = None;
+    loop {
+        let page = events::page(&state.db, user, since, filter, limit).await?;
+        let now = tokio::time::Instant::now();
+        let Some(waiter) = waiter
+            .as_mut()
+            .filter(|_| page.events.is_empty() && now < deadline)
+        else {
+            return Ok(page);
+        };
+        let until = match recheck_until {
+            Some(until) if until > now => deadline.min(now + RECHECK),
+            _ => deadline,
+        };
+        if waiter.wait(user, until).await {
+            recheck_until = Some(tokio::time::Instant::now() + RECHECK_FOR);
+        }
+    }
+}
+
+const RECHECK: Duration = Duration::from_millis(100);
+const RECHECK_FOR: Duration = Duration::from_secs(2);

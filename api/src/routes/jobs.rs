@@ -316,6 +316,10 @@ pub struct SelectJobsInput {
     limit: Option<Bounded<1, 100>>,
     /// Default 0.
     offset: Option<Bounded<0, { MAX_OFFSET }>>,
+    /// Extension: seconds, 0 to 60 (default 0). When every job selected is still queued or
+    /// running, the call holds until one of them ends (answered within a second of it) or the
+    /// wait ends, and then answers as usual.
+    wait: Option<Bounded<0, 60>>,
 }
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -352,10 +356,24 @@ async fn select_file_jobs(
     };
     let limit = input.limit.map_or(25, Bounded::get);
     let offset = input.offset.map_or(0, Bounded::get);
-    // One more than asked tells whether another page follows.
-    let mut rows = jobs::list(&state.db, caller.user_id, ids, limit + 1, offset).await?;
-    let more = rows.len() as i64 > limit;
-    rows.truncate(limit as usize);
+    let wait = Duration::from_secs(input.wait.map_or(0, Bounded::get) as u64);
+    let deadline = tokio::time::Instant::now() + wait;
+    // Taken before the first look: a job ending between a look and the wait still wakes it (its
+    // end writes a `job` event, whose commit notifies the account).
+    let mut waiter = (!wait.is_zero()).then(|| state.follow.subscribe());
+    let (rows, more) = loop {
+        // One more than asked tells whether another page follows.
+        let mut rows = jobs::list(&state.db, caller.user_id, ids, limit + 1, offset).await?;
+        let more = rows.len() as i64 > limit;
+        rows.truncate(limit as usize);
+        let under_way = !rows.is_empty() && rows.iter().all(|job| !job.state.has_ended());
+        match waiter.as_mut() {
+            Some(waiter) if under_way && tokio::time::Instant::now() < deadline => {
+                waiter.wait(caller.user_id, deadline).await;
+            }
+            _ => break (rows, more),
+        }
+    };
     let mut conn = state.db.acquire().await?;
     let records = JobRecord::load(&mut conn, &state.storage, &rows).await?;
     let used = jobs::seconds_this_month(&state.db, caller.user_id).await?;

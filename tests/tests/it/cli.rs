@@ -1165,3 +1165,91 @@ async fn images_are_generated_from_the_command_line_with_the_development_stand_i
         refused.stderr
     );
 }
+
+#[tokio::test]
+async fn events_are_listed_and_followed_from_the_command_line() {
+    use tokio::io::AsyncBufReadExt;
+    let app = TestApp::spawn().await;
+    let user = app.user(Some("Pro")).await;
+    let scratch = Scratch::new();
+    let drive = Drive::new(&scratch);
+    drive.login(&app, &user).await;
+    let first = app
+        .upload(&user, "first.txt", "Text", "text/plain", bytes(10, 1))
+        .await;
+    let listed = drive.run(&["events", "--kinds", "file"]).await;
+    assert!(
+        listed.success && listed.stdout.contains("file") && listed.stdout.contains("first.txt"),
+        "{}",
+        listed.stdout
+    );
+
+    // A follower prints what happens after it started, one JSON event a line.
+    let follow = || {
+        let mut command = drive.command(&["--json", "events", "--follow", "--kinds", "file"]);
+        command.stdout(std::process::Stdio::piped());
+        command.spawn().expect("drive events --follow")
+    };
+    let mut follower = follow();
+    let mut lines = tokio::io::BufReader::new(follower.stdout.take().unwrap()).lines();
+    // It starts 24 hours back: the first file comes at once.
+    let line = tokio::time::timeout(Duration::from_secs(10), lines.next_line())
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        serde_json::from_str::<Value>(&line).unwrap()["file"]["id"],
+        first.to_string()
+    );
+    let kept = kept_cursor(&drive, None).await;
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    let second = app
+        .upload(&user, "second.txt", "Text", "text/plain", bytes(10, 2))
+        .await;
+    let line = tokio::time::timeout(Duration::from_secs(5), lines.next_line())
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        serde_json::from_str::<Value>(&line).unwrap()["file"]["id"],
+        second.to_string()
+    );
+    // The cursor is kept once a page is printed.
+    kept_cursor(&drive, Some(&kept)).await;
+    let _ = follower.kill().await;
+
+    // Started again, it goes on from where it stopped: nothing twice.
+    let mut follower = follow();
+    let mut lines = tokio::io::BufReader::new(follower.stdout.take().unwrap()).lines();
+    let third = app
+        .upload(&user, "third.txt", "Text", "text/plain", bytes(10, 3))
+        .await;
+    let line = tokio::time::timeout(Duration::from_secs(5), lines.next_line())
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        serde_json::from_str::<Value>(&line).unwrap()["file"]["id"],
+        third.to_string()
+    );
+    let _ = follower.kill().await;
+}
+
+/// Waits until the config keeps an events cursor other than `before`; answers it.
+async fn kept_cursor(drive: &Drive, before: Option<&Value>) -> Value {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+    loop {
+        let cursor = drive.read_config()["eventsCursor"].clone();
+        if cursor.is_string() && Some(&cursor) != before {
+            return cursor;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "no new cursor kept: {cursor}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}

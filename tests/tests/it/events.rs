@@ -217,3 +217,139 @@ async fn events_page_in_transaction_order_by_number_not_by_text() {
     .await;
     assert_eq!(second.body["events"][0]["file"]["fileName"], "second");
 }
+
+/// The cursor past every event the user has now.
+async fn cursor_now(app: &TestApp, user: &TestUser) -> String {
+    let reply = feed(app, user, Some(json!({ "limit": 100 }))).await;
+    reply.body["nextCursor"].as_str().unwrap().to_string()
+}
+
+#[tokio::test]
+async fn a_waiting_follower_hears_of_a_new_event_within_a_second() {
+    let app = TestApp::spawn().await;
+    let user = app.user(Some("Pro")).await;
+    let since = cursor_now(&app, &user).await;
+    let started = std::time::Instant::now();
+    let follower = {
+        let (app_url, token) = (app.url.clone(), user.session.clone());
+        let body = json!({ "since": since, "wait": 20 });
+        tokio::spawn(async move {
+            let reply = reqwest::Client::new()
+                .post(format!("{app_url}/select-drive-events"))
+                .bearer_auth(token)
+                .header("X-Drive-App", APP_ID)
+                .json(&body)
+                .send()
+                .await
+                .unwrap();
+            (std::time::Instant::now(), reply.json::<Value>().await.unwrap())
+        })
+    };
+    tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
+    assert!(
+        !follower.is_finished(),
+        "the follower answered before anything happened"
+    );
+    let id = app
+        .upload(&user, "late.txt", "Text", "text/plain", bytes(10, 1))
+        .await;
+    let recorded = std::time::Instant::now();
+    let (answered, page) = follower.await.unwrap();
+    assert_eq!(page["events"][0]["kind"], "file", "{page}");
+    assert_eq!(page["events"][0]["file"]["id"], id.to_string());
+    let after = answered.saturating_duration_since(recorded);
+    assert!(
+        after < std::time::Duration::from_secs(1),
+        "answered {after:?} after the event"
+    );
+    assert!(answered - started >= std::time::Duration::from_millis(1500));
+
+    // A wait over nothing new ends empty, with a cursor to go on from.
+    let since = page["nextCursor"].as_str().unwrap();
+    let start = std::time::Instant::now();
+    let reply = feed(&app, &user, Some(json!({ "since": since, "wait": 1 }))).await;
+    assert!(start.elapsed() >= std::time::Duration::from_secs(1));
+    assert_eq!(reply.body["events"], json!([]));
+    assert!(reply.body["nextCursor"].is_string());
+    // With events already there, a wait answers at once.
+    let start = std::time::Instant::now();
+    let reply = feed(
+        &app,
+        &user,
+        Some(json!({ "since": "2000-01-01T00:00:00Z", "wait": 30 })),
+    )
+    .await;
+    assert_eq!(reply.body["events"].as_array().unwrap().len(), 1);
+    assert!(start.elapsed() < std::time::Duration::from_secs(5));
+    for wait in [json!(61), json!(-1), json!("soon")] {
+        let reply = app
+            .call(&user, "/select-drive-events", Some(json!({ "wait": wait })))
+            .await;
+        reply.assert_bad_field(reply.body["code"].as_str().unwrap_or(""), "wait");
+    }
+}
+
+#[tokio::test]
+async fn a_hundred_idle_followers_hold_no_database_connection_each() {
+    let app = TestApp::spawn().await;
+    let user = app.user(Some("Pro")).await;
+    let other = app.user(Some("Pro")).await;
+    let since = cursor_now(&app, &user).await;
+    let followers: Vec<_> = (0..100)
+        .map(|_| {
+            let (app_url, token, since) = (app.url.clone(), user.session.clone(), since.clone());
+            tokio::spawn(async move {
+                reqwest::Client::new()
+                    .post(format!("{app_url}/select-drive-events"))
+                    .bearer_auth(token)
+                    .header("X-Drive-App", APP_ID)
+                    .json(&json!({ "since": since, "wait": 30 }))
+                    .send()
+                    .await
+                    .unwrap()
+                    .json::<Value>()
+                    .await
+                    .unwrap()
+            })
+        })
+        .collect();
+    tokio::time::sleep(std::time::Duration::from_secs(2)).await;
+    assert!(
+        followers.iter().all(|f| !f.is_finished()),
+        "the followers are waiting"
+    );
+    let mut db = app.db().await;
+    let connections: i64 =
+        sqlx::query_scalar("select count(*) from pg_stat_activity where datname = current_database()")
+            .fetch_one(&mut db)
+            .await
+            .unwrap();
+    // The API's pool holds at most 20, its listener one, and this check one.
+    assert!(
+        connections <= 22,
+        "{connections} connections for 100 waiting followers"
+    );
+    // Someone else's event wakes none of them; others are served meanwhile.
+    let start = std::time::Instant::now();
+    app.upload(&other, "theirs.txt", "Text", "text/plain", bytes(10, 2))
+        .await;
+    assert!(start.elapsed() < std::time::Duration::from_secs(5));
+    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    assert!(
+        followers.iter().all(|f| !f.is_finished()),
+        "another account's event woke a follower"
+    );
+    let id = app
+        .upload(&user, "mine.txt", "Text", "text/plain", bytes(10, 3))
+        .await;
+    let recorded = std::time::Instant::now();
+    for follower in followers {
+        let page = follower.await.unwrap();
+        assert_eq!(page["events"][0]["file"]["id"], id.to_string(), "{page}");
+    }
+    assert!(
+        recorded.elapsed() < std::time::Duration::from_secs(3),
+        "{:?}",
+        recorded.elapsed()
+    );
+}

@@ -1061,3 +1061,67 @@ async fn a_zip_larger_than_a_part_is_written_in_parts_and_reads_back_whole() {
         assert!(out == *original, "entry {i} differs");
     }
 }
+
+#[tokio::test]
+async fn a_waiting_poller_hears_of_a_job_s_end_without_polling() {
+    // No worker yet: the job waits in the queue.
+    let mut app = TestApp::spawn().await;
+    let user = app.user(Some("Pro")).await;
+    let file = app
+        .upload(
+            &user,
+            "a.bin",
+            "Other",
+            "application/octet-stream",
+            bytes(1000, 1),
+        )
+        .await;
+    let job = app
+        .create_job(&user, json!({ "jobType": "checksum", "fileIds": [file] }))
+        .await;
+    let poller = {
+        let (url, token, id) = (app.url.clone(), user.session.clone(), job["id"].clone());
+        tokio::spawn(async move {
+            let reply = reqwest::Client::new()
+                .post(format!("{url}/select-file-jobs"))
+                .bearer_auth(token)
+                .header("X-Drive-App", drive_tests::APP_ID)
+                .json(&json!({ "ids": [id], "wait": 30 }))
+                .send()
+                .await
+                .unwrap();
+            (Instant::now(), reply.json::<Value>().await.unwrap())
+        })
+    };
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    assert!(
+        !poller.is_finished(),
+        "the poller answered while the job was queued"
+    );
+    app.start_worker(&[]).await;
+    let (answered, page) = poller.await.unwrap();
+    let ended = &page["jobs"][0];
+    assert_eq!(ended["state"], "done", "{page}");
+    let end_time: chrono::DateTime<chrono::Utc> = serde_json::from_value(ended["endTime"].clone()).unwrap();
+    let late = chrono::Utc::now() - end_time - chrono::TimeDelta::from_std(answered.elapsed()).unwrap();
+    assert!(
+        late < chrono::TimeDelta::seconds(1),
+        "answered {late} after the job ended"
+    );
+
+    // An ended job answers at once, whatever the wait; the wait is checked.
+    let start = Instant::now();
+    let reply = app
+        .call(
+            &user,
+            "/select-file-jobs",
+            Some(json!({ "ids": [job["id"]], "wait": 30 })),
+        )
+        .await;
+    assert_eq!(reply.status, StatusCode::OK);
+    assert!(start.elapsed() < Duration::from_secs(5));
+    let reply = app
+        .call(&user, "/select-file-jobs", Some(json!({ "wait": 61 })))
+        .await;
+    reply.assert_bad_field(reply.body["code"].as_str().unwrap_or(""), "wait");
+}
