@@ -304,6 +304,27 @@ impl TestApp {
         self.send(Some(&user.session), Some(APP_ID), route, body).await
     }
 
+    /// [`TestApp::call`] on a task of its own, for a call that holds (a `wait`): answers when it
+    /// answered, and its body.
+    pub fn call_in_background(
+        &self,
+        user: &TestUser,
+        route: &str,
+        body: Value,
+    ) -> tokio::task::JoinHandle<(std::time::Instant, Value)> {
+        let request = self
+            .http
+            .post(format!("{}{route}", self.url))
+            .bearer_auth(&user.session)
+            .header("X-Drive-App", APP_ID)
+            .json(&body);
+        tokio::spawn(async move {
+            let reply = Reply::read(request.send().await.expect("request")).await;
+            assert_eq!(reply.status, StatusCode::OK, "{}", reply.body);
+            (std::time::Instant::now(), reply.body)
+        })
+    }
+
     /// POSTs with exactly the credentials given.
     pub async fn send(
         &self,

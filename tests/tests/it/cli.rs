@@ -1193,29 +1193,13 @@ async fn events_are_listed_and_followed_from_the_command_line() {
     let mut follower = follow();
     let mut lines = tokio::io::BufReader::new(follower.stdout.take().unwrap()).lines();
     // It starts 24 hours back: the first file comes at once.
-    let line = tokio::time::timeout(Duration::from_secs(10), lines.next_line())
-        .await
-        .unwrap()
-        .unwrap()
-        .unwrap();
-    assert_eq!(
-        serde_json::from_str::<Value>(&line).unwrap()["file"]["id"],
-        first.to_string()
-    );
+    assert_eq!(next_file(&mut lines).await, first.to_string());
     let kept = kept_cursor(&drive, None).await;
     tokio::time::sleep(Duration::from_secs(1)).await;
     let second = app
         .upload(&user, "second.txt", "Text", "text/plain", bytes(10, 2))
         .await;
-    let line = tokio::time::timeout(Duration::from_secs(5), lines.next_line())
-        .await
-        .unwrap()
-        .unwrap()
-        .unwrap();
-    assert_eq!(
-        serde_json::from_str::<Value>(&line).unwrap()["file"]["id"],
-        second.to_string()
-    );
+    assert_eq!(next_file(&mut lines).await, second.to_string());
     // The cursor is kept once a page is printed.
     kept_cursor(&drive, Some(&kept)).await;
     let _ = follower.kill().await;
@@ -1226,15 +1210,7 @@ async fn events_are_listed_and_followed_from_the_command_line() {
     let third = app
         .upload(&user, "third.txt", "Text", "text/plain", bytes(10, 3))
         .await;
-    let line = tokio::time::timeout(Duration::from_secs(5), lines.next_line())
-        .await
-        .unwrap()
-        .unwrap()
-        .unwrap();
-    assert_eq!(
-        serde_json::from_str::<Value>(&line).unwrap()["file"]["id"],
-        third.to_string()
-    );
+    assert_eq!(next_file(&mut lines).await, third.to_string());
     let _ = follower.kill().await;
 }
 
@@ -1252,4 +1228,14 @@ async fn kept_cursor(drive: &Drive, before: Option<&Value>) -> Value {
         );
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
+}
+
+/// The file id of the next event a follower prints (one JSON event a line), within 10 s.
+async fn next_file(lines: &mut tokio::io::Lines<tokio::io::BufReader<tokio::process::ChildStdout>>) -> Value {
+    let line = tokio::time::timeout(Duration::from_secs(10), lines.next_line())
+        .await
+        .expect("an event within 10 s")
+        .expect("the follower's output")
+        .expect("a line");
+    serde_json::from_str::<Value>(&line).expect("one JSON event")["file"]["id"].clone()
 }

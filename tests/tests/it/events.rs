@@ -230,21 +230,11 @@ async fn a_waiting_follower_hears_of_a_new_event_within_a_second() {
     let user = app.user(Some("Pro")).await;
     let since = cursor_now(&app, &user).await;
     let started = std::time::Instant::now();
-    let follower = {
-        let (app_url, token) = (app.url.clone(), user.session.clone());
-        let body = json!({ "since": since, "wait": 20 });
-        tokio::spawn(async move {
-            let reply = reqwest::Client::new()
-                .post(format!("{app_url}/select-drive-events"))
-                .bearer_auth(token)
-                .header("X-Drive-App", APP_ID)
-                .json(&body)
-                .send()
-                .await
-                .unwrap();
-            (std::time::Instant::now(), reply.json::<Value>().await.unwrap())
-        })
-    };
+    let follower = app.call_in_background(
+        &user,
+        "/select-drive-events",
+        json!({ "since": since, "wait": 20 }),
+    );
     tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
     assert!(
         !follower.is_finished(),
@@ -297,20 +287,11 @@ async fn a_hundred_idle_followers_hold_no_database_connection_each() {
     let since = cursor_now(&app, &user).await;
     let followers: Vec<_> = (0..100)
         .map(|_| {
-            let (app_url, token, since) = (app.url.clone(), user.session.clone(), since.clone());
-            tokio::spawn(async move {
-                reqwest::Client::new()
-                    .post(format!("{app_url}/select-drive-events"))
-                    .bearer_auth(token)
-                    .header("X-Drive-App", APP_ID)
-                    .json(&json!({ "since": since, "wait": 30 }))
-                    .send()
-                    .await
-                    .unwrap()
-                    .json::<Value>()
-                    .await
-                    .unwrap()
-            })
+            app.call_in_background(
+                &user,
+                "/select-drive-events",
+                json!({ "since": since, "wait": 30 }),
+            )
         })
         .collect();
     tokio::time::sleep(std::time::Duration::from_secs(2)).await;
@@ -344,7 +325,7 @@ async fn a_hundred_idle_followers_hold_no_database_connection_each() {
         .await;
     let recorded = std::time::Instant::now();
     for follower in followers {
-        let page = follower.await.unwrap();
+        let (_, page) = follower.await.unwrap();
         assert_eq!(page["events"][0]["file"]["id"], id.to_string(), "{page}");
     }
     assert!(

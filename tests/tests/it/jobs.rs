@@ -1079,20 +1079,11 @@ async fn a_waiting_poller_hears_of_a_job_s_end_without_polling() {
     let job = app
         .create_job(&user, json!({ "jobType": "checksum", "fileIds": [file] }))
         .await;
-    let poller = {
-        let (url, token, id) = (app.url.clone(), user.session.clone(), job["id"].clone());
-        tokio::spawn(async move {
-            let reply = reqwest::Client::new()
-                .post(format!("{url}/select-file-jobs"))
-                .bearer_auth(token)
-                .header("X-Drive-App", drive_tests::APP_ID)
-                .json(&json!({ "ids": [id], "wait": 30 }))
-                .send()
-                .await
-                .unwrap();
-            (Instant::now(), reply.json::<Value>().await.unwrap())
-        })
-    };
+    let poller = app.call_in_background(
+        &user,
+        "/select-file-jobs",
+        json!({ "ids": [job["id"]], "wait": 30 }),
+    );
     tokio::time::sleep(Duration::from_millis(1500)).await;
     assert!(
         !poller.is_finished(),
