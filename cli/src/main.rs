@@ -10,6 +10,7 @@ mod config;
 mod events;
 mod generate;
 mod imports;
+mod jobs;
 mod local;
 mod output;
 mod progress;
@@ -173,6 +174,11 @@ enum Command {
         #[arg(long)]
         folder: Option<String>,
     },
+    /// File jobs: create (with --wait to follow one to its end), list, cancel
+    #[command(subcommand)]
+    Jobs(JobsCommand),
+    /// Print a shell completion script: drive completions bash > /etc/bash_completion.d/drive
+    Completions { shell: clap_complete::Shell },
     /// What happened in your drive, oldest first; --follow prints events as they happen
     Events {
         /// A cursor printed before (nextCursor) or an ISO 8601 time [default: 24 hours ago, or
@@ -227,6 +233,40 @@ enum Command {
         #[arg(long)]
         limit: Option<u32>,
     },
+}
+
+#[derive(Subcommand)]
+enum JobsCommand {
+    /// Start a job on files (in order); prints it, or with --wait follows it to its end
+    Create {
+        /// The job type, like proxy, convert, zip, checksum (see the README's table)
+        job_type: String,
+        /// The files it works on, in order
+        file_ids: Vec<String>,
+        /// A setting, name=value (repeatable): --set height=720 --set format=webm
+        #[arg(long = "set", value_name = "NAME=VALUE")]
+        settings: Vec<String>,
+        /// All the settings as one JSON object (--set values go over it)
+        #[arg(long)]
+        options: Option<String>,
+        /// Where results land, like /Exports (default: beside the first file)
+        #[arg(long)]
+        folder: Option<String>,
+        /// Check the settings and print the estimate without starting anything
+        #[arg(long, conflicts_with = "wait")]
+        dry_run: bool,
+        /// Follow the job to its end with a progress bar, then list what it made
+        #[arg(long)]
+        wait: bool,
+    },
+    /// Your jobs, newest first, and this month's job minutes
+    List {
+        /// Jobs to show, 1 to 100 [default: 25]
+        #[arg(long)]
+        limit: Option<u32>,
+    },
+    /// Stop a job (a queued one at once, a running one within a heartbeat)
+    Cancel { id: Uuid },
 }
 
 #[derive(Subcommand)]
@@ -364,6 +404,41 @@ async fn run(cli: Cli) -> Result<()> {
         }
         Command::Import { url, name, folder } => {
             imports::run(&signed_in()?, &url, name.as_deref(), folder.as_deref(), json).await
+        }
+        Command::Jobs(command) => {
+            let client = signed_in()?;
+            match command {
+                JobsCommand::Create {
+                    job_type,
+                    file_ids,
+                    settings,
+                    options,
+                    folder,
+                    dry_run,
+                    wait,
+                } => {
+                    let new = jobs::NewJob {
+                        job_type: &job_type,
+                        files: &file_ids,
+                        options: options.as_deref(),
+                        settings: &settings,
+                        folder: folder.as_deref(),
+                        dry_run,
+                    };
+                    jobs::create(&client, &new, wait, json).await
+                }
+                JobsCommand::List { limit } => jobs::list(&client, limit, json).await,
+                JobsCommand::Cancel { id } => jobs::cancel(&client, &id.to_string(), json).await,
+            }
+        }
+        Command::Completions { shell } => {
+            clap_complete::generate(
+                shell,
+                &mut <Cli as clap::CommandFactory>::command(),
+                "drive",
+                &mut std::io::stdout(),
+            );
+            Ok(())
         }
         Command::Events {
             since,

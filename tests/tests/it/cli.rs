@@ -1239,3 +1239,110 @@ async fn next_file(lines: &mut tokio::io::Lines<tokio::io::BufReader<tokio::proc
         .expect("a line");
     serde_json::from_str::<Value>(&line).expect("one JSON event")["file"]["id"].clone()
 }
+
+#[tokio::test]
+async fn jobs_are_created_followed_listed_and_canceled_from_the_command_line() {
+    let mut app = TestApp::spawn().await;
+    let user = app.user(Some("Pro")).await;
+    let scratch = Scratch::new();
+    let drive = Drive::new(&scratch);
+    drive.login(&app, &user).await;
+    let content = bytes(5000, 7);
+    let file = app
+        .upload(
+            &user,
+            "data.bin",
+            "Other",
+            "application/octet-stream",
+            content.clone(),
+        )
+        .await
+        .to_string();
+
+    // No worker yet: a job waits in the queue, and is canceled there.
+    let queued = drive.json(&["jobs", "create", "checksum", &file]).await;
+    let id = queued["job"]["id"].as_str().unwrap().to_string();
+    assert_eq!(queued["job"]["state"], "queued", "{queued}");
+    let canceled = drive.run(&["jobs", "cancel", &id]).await;
+    assert!(
+        canceled.success && canceled.stdout.contains("stopped"),
+        "{}",
+        canceled.stdout
+    );
+
+    // Settings as flags or JSON; a dry run only estimates; a bad setting names its field.
+    let dry = drive
+        .run(&[
+            "jobs",
+            "create",
+            "checksum",
+            &file,
+            "--set",
+            "algorithm=md5",
+            "--dry-run",
+        ])
+        .await;
+    assert!(
+        dry.success && dry.stdout.contains("would take about"),
+        "{}",
+        dry.stdout
+    );
+    let refused = drive
+        .run(&[
+            "jobs",
+            "create",
+            "checksum",
+            &file,
+            "--options",
+            r#"{"algorithm":"crc"}"#,
+        ])
+        .await;
+    assert!(
+        !refused.success && refused.stderr.contains("algorithm"),
+        "{}",
+        refused.stderr
+    );
+
+    app.start_worker(&[]).await;
+    let done = drive
+        .json(&[
+            "jobs",
+            "create",
+            "checksum",
+            &file,
+            "--set",
+            "algorithm=md5",
+            "--wait",
+        ])
+        .await;
+    assert_eq!(done["state"], "done", "{done}");
+    let path = scratch.path("data.bin");
+    std::fs::write(&path, &content).unwrap();
+    let md5sum = std::process::Command::new("md5sum").arg(&path).output().unwrap();
+    let expected = String::from_utf8(md5sum.stdout).unwrap();
+    assert_eq!(
+        done["result"]["checksums"][0]["digest"],
+        expected.split_whitespace().next().unwrap()
+    );
+    let text = drive.run(&["jobs", "create", "zip", &file, "--wait"]).await;
+    assert!(
+        text.success && text.stdout.contains(" zip done") && text.stdout.contains(".zip"),
+        "{}",
+        text.stdout
+    );
+
+    let listed = drive.run(&["jobs", "list"]).await;
+    assert!(listed.success, "{}", listed.stderr);
+    assert_eq!(
+        listed.stdout.lines().filter(|l| l.contains("checksum")).count(),
+        2,
+        "{}",
+        listed.stdout
+    );
+    assert!(listed.stdout.contains("stopped") && listed.stdout.contains("job minutes this month"));
+
+    let completions = drive.run(&["completions", "bash"]).await;
+    assert!(
+        completions.success && completions.stdout.contains("jobs") && completions.stdout.contains("generate")
+    );
+}
