@@ -12,6 +12,7 @@ mod generate;
 mod imports;
 mod jobs;
 mod local;
+mod organize;
 mod output;
 mod progress;
 mod reading;
@@ -174,6 +175,57 @@ enum Command {
         #[arg(long)]
         folder: Option<String>,
     },
+    /// Move files to a folder (made on the way; / is the top)
+    Mv {
+        #[arg(required = true, value_name = "ID")]
+        ids: Vec<Uuid>,
+        /// The folder, like /Clients/Acme
+        #[arg(long)]
+        to: String,
+    },
+    /// Put tags on files (or take them off with --remove)
+    Tag {
+        #[arg(required = true, value_name = "ID")]
+        ids: Vec<Uuid>,
+        /// Tags, comma-separated (1 to 20)
+        #[arg(long, value_delimiter = ',', required = true)]
+        tags: Vec<String>,
+        #[arg(long)]
+        remove: bool,
+    },
+    /// Set a file's description ("" clears it)
+    Describe { id: Uuid, description: String },
+    /// Your folders, playlists, galleries and tags
+    Collections,
+    /// Playlists: audio and video in order
+    #[command(subcommand)]
+    Playlist(CollectionCommand),
+    /// Galleries: pictures, featured ones first
+    #[command(subcommand)]
+    Gallery(CollectionCommand),
+    /// A ZIP of files, a gallery or a playlist, built by a job beside the first file
+    Archive {
+        #[arg(value_name = "ID", required_unless_present_any = ["gallery", "playlist"])]
+        ids: Vec<Uuid>,
+        #[arg(long, conflicts_with_all = ["ids", "playlist"])]
+        gallery: Option<Uuid>,
+        #[arg(long, conflicts_with_all = ["ids", "gallery"])]
+        playlist: Option<Uuid>,
+        /// The archive's name (.zip is added) [default: Archive]
+        #[arg(long)]
+        title: Option<String>,
+    },
+    /// Who opened your files: the files opened most, or these files
+    Views {
+        #[arg(value_name = "ID")]
+        ids: Vec<Uuid>,
+        /// A date, like 2026-11-01 [default: 30 days ago]
+        #[arg(long)]
+        since: Option<String>,
+        /// 1 to 100 [default: 25]
+        #[arg(long)]
+        limit: Option<u32>,
+    },
     /// File jobs: create (with --wait to follow one to its end), list, cancel
     #[command(subcommand)]
     Jobs(JobsCommand),
@@ -224,14 +276,168 @@ enum Command {
     /// Reviews: links to watch a video or track and leave notes at its moments
     #[command(subcommand)]
     Review(ReviewCommand),
-    /// Search inside the files you have had read: what is written or said in them
-    Search {
-        /// What to look for, by words and by meaning (at most 500 characters)
+    /// Search your library by what files are (every filter of /search-files) and, with
+    /// --query, inside the files you have had read: what is written or said in them
+    Search(Box<SearchArgs>),
+}
+
+#[derive(clap::Args)]
+struct SearchArgs {
+    /// What is said, seen or written inside files (at most 500 characters)
+    #[arg(long)]
+    query: Option<String>,
+    /// Words in names, descriptions, tags, titles, artists, albums, genres (also finds folders)
+    #[arg(long)]
+    text: Option<String>,
+    /// Kinds, comma-separated: Video, Audio, Image, Pdf, Text, Archive, Other
+    #[arg(long, value_delimiter = ',')]
+    types: Vec<String>,
+    /// Tags every file must carry, comma-separated
+    #[arg(long, value_delimiter = ',')]
+    tags: Vec<String>,
+    /// A folder (and the folders inside it), like /Photos
+    #[arg(long)]
+    folder: Option<String>,
+    /// Only public files
+    #[arg(long, conflicts_with = "private")]
+    public: bool,
+    /// Only private files
+    #[arg(long)]
+    private: bool,
+    #[arg(long, value_name = "TIME")]
+    uploaded_after: Option<String>,
+    #[arg(long, value_name = "TIME")]
+    uploaded_before: Option<String>,
+    /// When a photo was taken
+    #[arg(long, value_name = "TIME")]
+    taken_after: Option<String>,
+    #[arg(long, value_name = "TIME")]
+    taken_before: Option<String>,
+    /// Seconds
+    #[arg(long)]
+    min_duration: Option<f64>,
+    #[arg(long)]
+    max_duration: Option<f64>,
+    /// Bytes
+    #[arg(long)]
+    min_size: Option<i64>,
+    #[arg(long)]
+    max_size: Option<i64>,
+    /// Beats a minute
+    #[arg(long)]
+    min_tempo: Option<f64>,
+    #[arg(long)]
+    max_tempo: Option<f64>,
+    /// A musical key, like "F# minor"
+    #[arg(long)]
+    key: Option<String>,
+    /// Where a photo was taken: south,west,north,east in degrees
+    #[arg(long, value_delimiter = ',', num_args = 4, value_names = ["SOUTH", "WEST", "NORTH", "EAST"])]
+    within: Vec<f64>,
+    /// newest, oldest, largest, smallest or name [default: newest]
+    #[arg(long)]
+    sort: Option<String>,
+    /// Files (1 to 200; moments up to 50 with --query)
+    #[arg(long)]
+    limit: Option<u32>,
+    #[arg(long)]
+    offset: Option<u32>,
+}
+
+impl SearchArgs {
+    /// The `/search-files` body: only the filters given.
+    fn body(&self) -> serde_json::Value {
+        let mut body = serde_json::Map::new();
+        let mut put = |name: &str, value: serde_json::Value| {
+            if !value.is_null() {
+                body.insert(name.to_string(), value);
+            }
+        };
+        use serde_json::json;
+        put("query", json!(self.query));
+        put("text", json!(self.text));
+        put(
+            "types",
+            if self.types.is_empty() {
+                json!(null)
+            } else {
+                json!(self.types)
+            },
+        );
+        put(
+            "tags",
+            if self.tags.is_empty() {
+                json!(null)
+            } else {
+                json!(self.tags)
+            },
+        );
+        put("folder", json!(self.folder));
+        put(
+            "isPublic",
+            if self.public {
+                json!(true)
+            } else if self.private {
+                json!(false)
+            } else {
+                json!(null)
+            },
+        );
+        put("uploadedAfter", json!(self.uploaded_after));
+        put("uploadedBefore", json!(self.uploaded_before));
+        put("takenAfter", json!(self.taken_after));
+        put("takenBefore", json!(self.taken_before));
+        put("minDuration", json!(self.min_duration));
+        put("maxDuration", json!(self.max_duration));
+        put("minSize", json!(self.min_size));
+        put("maxSize", json!(self.max_size));
+        put("minTempo", json!(self.min_tempo));
+        put("maxTempo", json!(self.max_tempo));
+        put("key", json!(self.key));
+        if let [south, west, north, east] = self.within[..] {
+            put(
+                "within",
+                json!({ "south": south, "west": west, "north": north, "east": east }),
+            );
+        }
+        put("sort", json!(self.sort));
+        put("limit", json!(self.limit));
+        put("offset", json!(self.offset));
+        serde_json::Value::Object(body)
+    }
+}
+
+#[derive(Subcommand)]
+enum CollectionCommand {
+    /// Make one with these files, in order
+    Create {
+        title: String,
+        #[arg(value_name = "FILE_ID")]
+        ids: Vec<Uuid>,
+        /// Public: only your own files go in, and anyone with the link may see it
         #[arg(long)]
-        query: String,
-        /// Moments to show at most (up to 50)
+        public: bool,
+        /// Galleries: which of the files go up front
+        #[arg(long, value_delimiter = ',')]
+        featured: Vec<Uuid>,
+        /// Galleries: a description
         #[arg(long)]
-        limit: Option<u32>,
+        description: Option<String>,
+    },
+    /// Add files at the end
+    Add {
+        id: Uuid,
+        #[arg(required = true, value_name = "FILE_ID")]
+        ids: Vec<Uuid>,
+        /// Galleries: which of the new files go up front
+        #[arg(long, value_delimiter = ',')]
+        featured: Vec<Uuid>,
+    },
+    /// Put these files first, in this order
+    Reorder {
+        id: Uuid,
+        #[arg(required = true, value_name = "FILE_ID")]
+        ids: Vec<Uuid>,
     },
 }
 
@@ -405,6 +611,34 @@ async fn run(cli: Cli) -> Result<()> {
         Command::Import { url, name, folder } => {
             imports::run(&signed_in()?, &url, name.as_deref(), folder.as_deref(), json).await
         }
+        Command::Mv { ids, to } => organize::move_files(&signed_in()?, &strings(&ids), &to, json).await,
+        Command::Tag { ids, tags, remove } => {
+            organize::tag(&signed_in()?, &strings(&ids), &tags, remove, json).await
+        }
+        Command::Describe { id, description } => {
+            organize::describe(&signed_in()?, &id.to_string(), &description, json).await
+        }
+        Command::Collections => organize::collections(&signed_in()?, json).await,
+        Command::Playlist(command) => {
+            collection(&signed_in()?, organize::Kind::Playlist, command, json).await
+        }
+        Command::Gallery(command) => collection(&signed_in()?, organize::Kind::Gallery, command, json).await,
+        Command::Archive {
+            ids,
+            gallery,
+            playlist,
+            title,
+        } => {
+            let source = match (gallery, playlist) {
+                (Some(gallery), _) => serde_json::json!({ "galleryId": gallery }),
+                (None, Some(playlist)) => serde_json::json!({ "playlistId": playlist }),
+                (None, None) => serde_json::json!({ "fileIds": strings(&ids) }),
+            };
+            organize::archive(&signed_in()?, source, title.as_deref(), json).await
+        }
+        Command::Views { ids, since, limit } => {
+            organize::views(&signed_in()?, &strings(&ids), since.as_deref(), limit, json).await
+        }
         Command::Jobs(command) => {
             let client = signed_in()?;
             match command {
@@ -521,6 +755,50 @@ async fn run(cli: Cli) -> Result<()> {
                 }
             }
         }
-        Command::Search { query, limit } => reading::search(&signed_in()?, &query, limit, json).await,
+        Command::Search(search) => reading::search(&signed_in()?, search.body(), json).await,
+    }
+}
+
+fn strings(ids: &[Uuid]) -> Vec<String> {
+    ids.iter().map(Uuid::to_string).collect()
+}
+
+async fn collection(
+    client: &Client,
+    kind: organize::Kind,
+    command: CollectionCommand,
+    json: bool,
+) -> Result<()> {
+    match command {
+        CollectionCommand::Create {
+            title,
+            ids,
+            public,
+            featured,
+            description,
+        } => {
+            let made = organize::Made {
+                title: &title,
+                ids: &strings(&ids),
+                featured: &strings(&featured),
+                description: description.as_deref(),
+                public,
+            };
+            organize::create(client, kind, &made, json).await
+        }
+        CollectionCommand::Add { id, ids, featured } => {
+            organize::add(
+                client,
+                kind,
+                &id.to_string(),
+                &strings(&ids),
+                &strings(&featured),
+                json,
+            )
+            .await
+        }
+        CollectionCommand::Reorder { id, ids } => {
+            organize::reorder(client, kind, &id.to_string(), &strings(&ids), json).await
+        }
     }
 }

@@ -129,14 +129,43 @@ pub async fn read(client: &Client, body: &ReadBody, out: Option<&Path>, json: bo
 }
 
 /// The moments best matching `query`, with the name of the file each is in.
-pub async fn search(client: &Client, query: &str, limit: Option<u32>, json: bool) -> Result<()> {
-    let mut body = json!({ "query": query });
-    if let Some(limit) = limit {
-        body["limit"] = json!(limit);
-    }
+/// `/search-files` with `body`: with a query, the moments found inside files; without, the
+/// files that match.
+pub async fn search(client: &Client, body: Value, json: bool) -> Result<()> {
     let found: Value = client.post("/search-files", &body).await?;
     if json {
         return output::print_json(&found);
+    }
+    if body.get("query").is_none() {
+        let rows: Vec<Vec<String>> = found["files"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|f| {
+                let text = |v: &Value| v.as_str().unwrap_or("").to_string();
+                vec![
+                    text(&f["id"]),
+                    text(&f["type"]),
+                    f["fileSize"].to_string(),
+                    text(&f["folder"]),
+                    text(&f["fileName"]),
+                ]
+            })
+            .collect();
+        output::print_table(
+            &[
+                ("ID", Align::Left),
+                ("TYPE", Align::Left),
+                ("SIZE", Align::Right),
+                ("FOLDER", Align::Left),
+                ("NAME", Align::Left),
+            ],
+            &rows,
+        );
+        if let Some(next) = found["nextOffset"].as_u64() {
+            println!("more: --offset {next}");
+        }
+        return Ok(());
     }
     let found: Found = serde_json::from_value(found)?;
     if found.moments.is_empty() {

@@ -1346,3 +1346,131 @@ async fn jobs_are_created_followed_listed_and_canceled_from_the_command_line() {
         completions.success && completions.stdout.contains("jobs") && completions.stdout.contains("generate")
     );
 }
+
+#[tokio::test]
+async fn files_are_organized_collected_and_searched_by_every_filter_from_the_command_line() {
+    let app = TestApp::spawn().await;
+    let user = app.user(Some("Pro")).await;
+    let scratch = Scratch::new();
+    let drive = Drive::new(&scratch);
+    drive.login(&app, &user).await;
+    let upload = |name: &'static str, kind: &'static str, mime: &'static str, len: usize| {
+        let (app, user) = (&app, &user);
+        async move {
+            app.upload(user, name, kind, mime, bytes(len, 1))
+                .await
+                .to_string()
+        }
+    };
+    let report = upload("report.txt", "Text", "text/plain", 100).await;
+    let notes = upload("notes.txt", "Text", "text/plain", 3000).await;
+    let photo = upload("photo.png", "Image", "image/png", 200).await;
+    let one = upload("one.wav", "Audio", "audio/wav", 300).await;
+    let two = upload("two.wav", "Audio", "audio/wav", 300).await;
+    let three = upload("three.wav", "Audio", "audio/wav", 300).await;
+    let names = |found: &Value| -> Vec<String> {
+        let mut names: Vec<String> = found["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["fileName"].as_str().unwrap().to_string())
+            .collect();
+        names.sort();
+        names
+    };
+
+    let moved = drive.run(&["mv", &report, &notes, "--to", "/Work/2026"]).await;
+    assert!(
+        moved.success && moved.stdout.contains("moved 2 file(s) to /Work/2026/"),
+        "{}",
+        moved.stdout
+    );
+    let tagged = drive.run(&["tag", &report, "--tags", "urgent,client"]).await;
+    assert!(
+        tagged.success && tagged.stdout.contains("urgent"),
+        "{}",
+        tagged.stdout
+    );
+    let described = drive.run(&["describe", &report, "quarterly numbers"]).await;
+    assert!(described.success, "{}", described.stderr);
+
+    let found = drive.json(&["search", "--folder", "/Work"]).await;
+    assert_eq!(names(&found), ["notes.txt", "report.txt"]);
+    let found = drive.json(&["search", "--tags", "urgent"]).await;
+    assert_eq!(names(&found), ["report.txt"]);
+    let found = drive.json(&["search", "--text", "quarterly"]).await;
+    assert_eq!(names(&found), ["report.txt"]);
+    let found = drive
+        .json(&["search", "--types", "Image,Text", "--min-size", "150"])
+        .await;
+    assert_eq!(names(&found), ["notes.txt", "photo.png"]);
+    let found = drive
+        .json(&["search", "--private", "--sort", "largest", "--limit", "1"])
+        .await;
+    assert_eq!(found["files"][0]["fileName"], "notes.txt", "{found}");
+    let listed = drive.run(&["search", "--types", "Audio", "--sort", "name"]).await;
+    let order: Vec<&str> = listed.stdout.lines().filter(|l| l.contains(".wav")).collect();
+    assert!(
+        order.len() == 3 && order[0].ends_with("one.wav") && order[2].ends_with("two.wav"),
+        "{}",
+        listed.stdout
+    );
+    let refused = drive.run(&["search", "--sort", "loudest"]).await;
+    assert!(
+        !refused.success && refused.stderr.contains("sort"),
+        "{}",
+        refused.stderr
+    );
+
+    let mix = drive
+        .json(&["playlist", "create", "Mix", &one, &two, &report])
+        .await;
+    assert_eq!(mix["fileCount"], 2, "{mix}");
+    assert_eq!(mix["skipped"], json!([report]));
+    let id = mix["id"].as_str().unwrap().to_string();
+    let added = drive.run(&["playlist", "add", &id, &three]).await;
+    assert!(
+        added.success && added.stdout.contains("3 file(s)"),
+        "{}",
+        added.stdout
+    );
+    drive.json(&["playlist", "reorder", &id, &three, &one]).await;
+    let pics = drive
+        .json(&[
+            "gallery",
+            "create",
+            "Pics",
+            &photo,
+            "--featured",
+            &photo,
+            "--description",
+            "Holiday",
+        ])
+        .await;
+    assert_eq!(pics["featuredCount"], 1, "{pics}");
+    let collections = drive.run(&["collections"]).await;
+    for expected in ["/Work/2026/", "Mix", "Pics", "urgent"] {
+        assert!(
+            collections.stdout.contains(expected),
+            "{expected}: {}",
+            collections.stdout
+        );
+    }
+    let listed = app.call(&user, "/select-collections", None).await;
+    let playlist = &listed.body["playlists"][0];
+    assert_eq!(playlist["fileCount"], 3, "{}", listed.body);
+
+    let archived = drive
+        .json(&["archive", &report, &notes, "--title", "bundle"])
+        .await;
+    assert_eq!(archived["job"]["jobType"], "zip", "{archived}");
+    let gallery_zip = drive
+        .json(&["archive", "--gallery", pics["id"].as_str().unwrap()])
+        .await;
+    assert_eq!(gallery_zip["job"]["fileIds"], json!([photo]));
+    let views = drive.json(&["views"]).await;
+    assert!(
+        views["since"].is_string() && views["files"] == json!([]),
+        "{views}"
+    );
+}
