@@ -96,6 +96,7 @@ pub fn app(state: AppState) -> Router {
         .merge(routes::artwork::router())
         .merge(routes::requests::router())
         .merge(routes::reviews::router())
+        .merge(routes::version::router())
         .split_for_parts();
     CommonParts.modify(&mut doc);
     let router = router

@@ -50,6 +50,9 @@ pub struct Settings {
     pub fetch_allowances: drive_fetch::Allowances,
     /// Images a month per plan (`DRIVE_IMAGES_*`).
     pub image_allowance: ImageAllowance,
+    /// The newest client version this drive tells clients of (`DRIVE_CLIENT_VERSION`,
+    /// default the version it was built as: clients of the same release).
+    pub client_version: String,
     /// Which image models have a provider configured (the keys are read here only to know
     /// which; the worker calls the providers).
     pub generators: Generators,
@@ -69,6 +72,7 @@ impl Settings {
             max_active_jobs: config::parsed_or("DRIVE_MAX_ACTIVE_JOBS", 10)?,
             fetch_allowances: drive_fetch::allowances_from_environment(),
             image_allowance: ImageAllowance::from_environment()?,
+            client_version: config::or("DRIVE_CLIENT_VERSION", env!("CARGO_PKG_VERSION")),
             generators: Generators::from_environment()?,
         })
     }

@@ -21,6 +21,7 @@ mod requests;
 mod reviews;
 mod transfer;
 mod upload;
+mod version;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -563,7 +564,25 @@ async fn run(cli: Cli) -> Result<()> {
     };
     let json = cli.json;
     let signed_in = || Client::new(config_path.clone(), config::load(&config_path)?);
-    match cli.command {
+    // Once a day, beside any command of someone signed in.
+    let check = match cli.command {
+        Command::Login { .. } | Command::Completions { .. } => None,
+        _ => config::load(&config_path)
+            .ok()
+            .and_then(|config| version::start(&config_path, &config)),
+    };
+    let done = command(cli.command, &config_path, json, signed_in).await;
+    version::finish(check).await;
+    done
+}
+
+async fn command(
+    command: Command,
+    config_path: &std::path::Path,
+    json: bool,
+    signed_in: impl Fn() -> Result<Client>,
+) -> Result<()> {
+    match command {
         Command::Login { token, url, app } => commands::login(&config_path, token, &url, app, json).await,
         Command::Upload { paths } => upload::run(&signed_in()?, &paths, json).await,
         Command::List => commands::list(&signed_in()?, json).await,

@@ -17,4 +17,5 @@ pub mod reviews;
 pub mod search;
 pub mod trash;
 pub mod upload;
+pub mod version;
 pub mod views;

@@ -1474,3 +1474,38 @@ async fn files_are_organized_collected_and_searched_by_every_filter_from_the_com
         "{views}"
     );
 }
+
+#[tokio::test]
+async fn a_newer_client_is_mentioned_once_a_day_without_holding_a_command_up() {
+    let app = TestApp::spawn_with(&[("DRIVE_CLIENT_VERSION", "99.0.0")]).await;
+    let user = app.user(Some("Pro")).await;
+    let versions = reqwest::get(format!("{}/version", app.url)).await.unwrap();
+    assert_eq!(versions.status(), 200);
+    let versions: Value = versions.json().await.unwrap();
+    assert_eq!(versions["apiVersion"], "2026.09.28");
+    assert_eq!(versions["clients"]["drive"], "99.0.0");
+
+    let scratch = Scratch::new();
+    let drive = Drive::new(&scratch);
+    drive.login(&app, &user).await;
+    let first = drive.run(&["list"]).await;
+    assert!(first.success, "{}", first.stderr);
+    assert!(
+        first.stderr.contains("drive 99.0.0 is available"),
+        "{}",
+        first.stderr
+    );
+    // Checked today: not again.
+    let second = drive.run(&["list"]).await;
+    assert!(!second.stderr.contains("available"), "{}", second.stderr);
+    // A day later (the note's time moved back), once more; --json output stays one document.
+    let marker = scratch.path("config/drive.json.version-checked");
+    std::fs::write(
+        &marker,
+        (chrono::Utc::now() - chrono::TimeDelta::hours(25)).to_rfc3339(),
+    )
+    .unwrap();
+    let third = drive.run(&["--json", "list"]).await;
+    assert!(third.stderr.contains("99.0.0"), "{}", third.stderr);
+    serde_json::from_str::<Value>(&third.stdout).expect("stdout is only the JSON document");
+}
