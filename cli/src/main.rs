@@ -583,7 +583,7 @@ async fn command(
     signed_in: impl Fn() -> Result<Client>,
 ) -> Result<()> {
     match command {
-        Command::Login { token, url, app } => commands::login(&config_path, token, &url, app, json).await,
+        Command::Login { token, url, app } => commands::login(config_path, token, &url, app, json).await,
         Command::Upload { paths } => upload::run(&signed_in()?, &paths, json).await,
         Command::List => commands::list(&signed_in()?, json).await,
         Command::Link { id } => commands::link(&signed_in()?, id, json).await,
