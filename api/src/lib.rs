@@ -97,6 +97,7 @@ pub fn app(state: AppState) -> Router {
         .merge(routes::requests::router())
         .merge(routes::reviews::router())
         .merge(routes::version::router())
+        .merge(routes::health::router())
         .split_for_parts();
     CommonParts.modify(&mut doc);
     let router = router

@@ -95,6 +95,16 @@ impl JobQueue {
         })
     }
 
+    /// Whether Redis answers (for `/readyz`).
+    pub async fn ping(&self) -> Result<(), QueueError> {
+        let mut storage = self.storage.clone();
+        redis::cmd("PING")
+            .query_async::<String>(storage.get_connection())
+            .await
+            .map(drop)
+            .map_err(|e| QueueError(e.to_string()))
+    }
+
     pub async fn push(&self, job_id: JobId) -> Result<(), QueueError> {
         let mut storage = self.storage.clone();
         storage

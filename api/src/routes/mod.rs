@@ -6,6 +6,7 @@ pub mod collections;
 pub mod download;
 pub mod events;
 pub mod generations;
+pub mod health;
 pub mod imports;
 pub mod jobs;
 pub mod library;

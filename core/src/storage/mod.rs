@@ -240,6 +240,17 @@ impl Storage {
         )
     }
 
+    /// Whether the store answers for the private bucket (for `/readyz`).
+    pub async fn reachable(&self) -> Result<(), StorageError> {
+        self.client
+            .head_bucket()
+            .bucket(self.bucket_name(Bucket::Private))
+            .send()
+            .await
+            .map(drop)
+            .map_err(failed("head bucket"))
+    }
+
     /// Makes both buckets when missing and lets anyone read the public one.
     pub async fn ensure_buckets(&self) -> Result<(), StorageError> {
         for bucket in [Bucket::Private, Bucket::Public] {

@@ -4,7 +4,7 @@
 
 use drive_tests::proxy::TcpProxy;
 use drive_tests::*;
-use serde_json::json;
+use serde_json::{Value, json};
 
 async fn raw(app: &TestApp, user: &TestUser, route: &str, content_type: &str, body: &str) -> Reply {
     let response = app
@@ -242,4 +242,34 @@ async fn names_and_keys_with_other_spellings_answer_400_naming_the_field() {
                 .assert_bad_field("invalid_field", "fileName");
         }
     }
+}
+
+#[tokio::test]
+async fn readiness_names_what_does_not_answer_while_health_stays_up() {
+    let proxy = TcpProxy::start(&env("DRIVE_S3_ENDPOINT")).await;
+    let app = TestApp::spawn_with(&[("DRIVE_S3_ENDPOINT", &proxy.endpoint)]).await;
+    let get = |path: &'static str| {
+        let url = format!("{}{path}", app.url);
+        async move {
+            let reply = reqwest::get(url).await.unwrap();
+            (reply.status().as_u16(), reply.json::<Value>().await.unwrap())
+        }
+    };
+    assert_eq!(get("/healthz").await, (200, json!({ "status": "up" })));
+    assert_eq!(get("/readyz").await, (200, json!({ "status": "ready" })));
+
+    proxy.take_down();
+    let (status, body) = get("/readyz").await;
+    assert_eq!(status, 503, "{body}");
+    assert_eq!(body["code"], "not_ready");
+    assert_eq!(body["retryable"], true);
+    let error = body["error"].as_str().unwrap();
+    assert!(
+        error.contains("the object store") && !error.contains("database"),
+        "{error}"
+    );
+    assert_eq!(get("/healthz").await.0, 200);
+
+    proxy.bring_up();
+    assert_eq!(get("/readyz").await.0, 200);
 }
