@@ -10,6 +10,7 @@ pub mod meaning;
 pub mod pages;
 pub mod reader;
 pub mod records;
+pub mod request_id;
 pub mod routes;
 pub mod state;
 
@@ -117,6 +118,8 @@ fn with_error_bodies<S: Clone + Send + Sync + 'static>(router: Router<S>) -> Rou
         .method_not_allowed_fallback(wrong_method)
         .layer(DefaultBodyLimit::max(extract::BODY_LIMIT))
         .layer(CatchPanicLayer::custom(panicked))
+        // Outermost: the id's span covers everything, a panic's log line included.
+        .layer(axum::middleware::from_fn(request_id::tag))
 }
 
 async fn unknown_route(uri: Uri) -> ApiError {
