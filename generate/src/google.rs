@@ -5,7 +5,6 @@
 //! A prompt refused for safety comes back as a success with no picture: `promptFeedback.
 //! blockReason`, a candidate's `finishReason`, or Imagen's `raiFilteredReason` say why.
 
-use drive_core::generation::ImageModel;
 use serde_json::{Value, json};
 
 use crate::http::{Api, decoded};
@@ -13,17 +12,10 @@ use crate::{Ask, GenerateError, Image, Provider};
 
 const PROVIDER: &str = "Google";
 
-fn model_name(model: ImageModel) -> &'static str {
-    match model {
-        ImageModel::NanoBananaPro => "gemini-3-pro-image",
-        ImageModel::Imagen4Fast => "imagen-4.0-fast-generate-001",
-        _ => "gemini-2.5-flash-image",
-    }
-}
-
 pub(crate) async fn generate_content(
     api: &Api,
     provider: &Provider,
+    model: &str,
     ask: &Ask<'_>,
 ) -> Result<Image, GenerateError> {
     let body = json!({
@@ -33,11 +25,7 @@ pub(crate) async fn generate_content(
             "imageConfig": { "aspectRatio": ask.aspect_ratio.as_str() },
         },
     });
-    let url = format!(
-        "{}/models/{}:generateContent",
-        provider.base,
-        model_name(ask.model)
-    );
+    let url = format!("{}/models/{}:generateContent", provider.base, model);
     let request = api.post(&url).header("x-goog-api-key", &provider.key).json(&body);
     let answer = api.json(request, PROVIDER).await?;
     let parts = answer["candidates"][0]["content"]["parts"].as_array();
@@ -54,12 +42,17 @@ pub(crate) async fn generate_content(
     }
 }
 
-pub(crate) async fn predict(api: &Api, provider: &Provider, ask: &Ask<'_>) -> Result<Image, GenerateError> {
+pub(crate) async fn predict(
+    api: &Api,
+    provider: &Provider,
+    model: &str,
+    ask: &Ask<'_>,
+) -> Result<Image, GenerateError> {
     let body = json!({
         "instances": [{ "prompt": ask.prompt }],
         "parameters": { "sampleCount": 1, "aspectRatio": ask.aspect_ratio.as_str() },
     });
-    let url = format!("{}/models/{}:predict", provider.base, model_name(ask.model));
+    let url = format!("{}/models/{}:predict", provider.base, model);
     let request = api.post(&url).header("x-goog-api-key", &provider.key).json(&body);
     let answer = api.json(request, PROVIDER).await?;
     let prediction = &answer["predictions"][0];

@@ -156,8 +156,61 @@ pub struct Generators {
     modelark: Option<Provider>,
     bfl: Option<Provider>,
     fal: Option<Provider>,
-    /// OpenAI's model name for `gptImage2`.
-    openai_model: String,
+    /// The providers' names for the models.
+    ids: ModelIds,
+}
+
+/// What each provider calls the model: Google retires its image models every few months
+/// (`gemini-2.5-flash-image` is listed for shutdown from October 2026), so each name can be
+/// set without a new release.
+#[derive(Debug, Clone)]
+struct ModelIds {
+    gpt_image: String,
+    nano_banana: String,
+    nano_banana_pro: String,
+    imagen: String,
+    seedream: String,
+}
+
+impl ModelIds {
+    fn from_environment() -> Result<ModelIds, ConfigError> {
+        let id = |name: &'static str, default: &str| -> Result<String, ConfigError> {
+            let value = config::or(name, default);
+            // It goes into a URL's path: a plain name only.
+            if value.is_empty()
+                || !value
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_'))
+            {
+                return Err(ConfigError::Invalid {
+                    name,
+                    value,
+                    reason: "a model name is letters, digits, '-', '.' and '_'".into(),
+                });
+            }
+            Ok(value)
+        };
+        Ok(ModelIds {
+            gpt_image: id("DRIVE_OPENAI_IMAGE_MODEL", "gpt-image-2")?,
+            nano_banana: id("DRIVE_NANO_BANANA_MODEL", "gemini-2.5-flash-image")?,
+            nano_banana_pro: id("DRIVE_NANO_BANANA_PRO_MODEL", "gemini-3-pro-image")?,
+            imagen: id("DRIVE_IMAGEN_MODEL", "imagen-4.0-fast-generate-001")?,
+            seedream: id("DRIVE_SEEDREAM_MODEL", "seedream-4-0-250828")?,
+        })
+    }
+
+    fn of(&self, model: ImageModel) -> &str {
+        match model {
+            ImageModel::GptImage2 => &self.gpt_image,
+            ImageModel::NanoBanana => &self.nano_banana,
+            ImageModel::NanoBananaPro => &self.nano_banana_pro,
+            ImageModel::Imagen4Fast => &self.imagen,
+            ImageModel::Seedream4 => &self.seedream,
+            // Named by the endpoint's path (`/flux-2-pro`, `/fal-ai/flux/krea`).
+            ImageModel::Flux2Pro => "flux-2-pro",
+            ImageModel::FluxKreaDev => "fal-ai/flux/krea",
+        }
+    }
 }
 
 impl std::fmt::Debug for Generators {
@@ -176,7 +229,9 @@ impl std::fmt::Debug for Generators {
 impl Generators {
     /// Reads each provider's key and base URL (the README's table): `DRIVE_OPENAI_API_KEY`,
     /// `DRIVE_GEMINI_API_KEY`, `DRIVE_MODELARK_API_KEY`, `DRIVE_BFL_API_KEY`, `DRIVE_FAL_API_KEY`
-    /// and their `…_BASE_URL`s; `DRIVE_OPENAI_IMAGE_MODEL` (default `gpt-image-2`);
+    /// and their `…_BASE_URL`s; the providers' model names `DRIVE_OPENAI_IMAGE_MODEL`,
+    /// `DRIVE_NANO_BANANA_MODEL`, `DRIVE_NANO_BANANA_PRO_MODEL`, `DRIVE_IMAGEN_MODEL`,
+    /// `DRIVE_SEEDREAM_MODEL` ([`ModelIds`]);
     /// `DRIVE_GENERATION_TIMEOUT_SECONDS` (default 120), the longest one call to a provider
     /// may take.
     pub fn from_environment() -> Result<Generators, ConfigError> {
@@ -208,7 +263,7 @@ impl Generators {
                 "DRIVE_FAL_BASE_URL",
                 "https://queue.fal.run",
             ),
-            openai_model: config::or("DRIVE_OPENAI_IMAGE_MODEL", "gpt-image-2"),
+            ids: ModelIds::from_environment()?,
         })
     }
 
@@ -248,25 +303,25 @@ impl Generators {
         match ask.model {
             ImageModel::GptImage2 => {
                 let provider = self.provider(&self.openai, ask.model)?;
-                openai::generate(&self.api, provider, &self.openai_model, ask)
+                openai::generate(&self.api, provider, self.ids.of(ask.model), ask)
                     .await
                     .map(Started::Image)
             }
             ImageModel::NanoBanana | ImageModel::NanoBananaPro => {
                 let provider = self.provider(&self.google, ask.model)?;
-                google::generate_content(&self.api, provider, ask)
+                google::generate_content(&self.api, provider, self.ids.of(ask.model), ask)
                     .await
                     .map(Started::Image)
             }
             ImageModel::Imagen4Fast => {
                 let provider = self.provider(&self.google, ask.model)?;
-                google::predict(&self.api, provider, ask)
+                google::predict(&self.api, provider, self.ids.of(ask.model), ask)
                     .await
                     .map(Started::Image)
             }
             ImageModel::Seedream4 => {
                 let provider = self.provider(&self.modelark, ask.model)?;
-                modelark::generate(&self.api, provider, ask)
+                modelark::generate(&self.api, provider, self.ids.of(ask.model), ask)
                     .await
                     .map(Started::Image)
             }

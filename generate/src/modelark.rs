@@ -1,5 +1,5 @@
 //! BytePlus ModelArk, Seedream 4.0: `POST {base}/images/generations` with a bearer key, the
-//! model `seedream-4-0-250828`, a `WxH` size from BytePlus's recommended 2K sizes, one image,
+//! model (`seedream-4-0-250828` by default), a `WxH` size from BytePlus's recommended 2K sizes, one image,
 //! no watermark, answered in base64 (`data[0].b64_json`). A refusal is an OpenAI-like
 //! `{ error: { code, message } }` (such as `InputTextSensitiveContentDetected`).
 
@@ -10,7 +10,6 @@ use crate::http::{Api, decoded};
 use crate::{Ask, GenerateError, Image, Provider};
 
 const PROVIDER: &str = "BytePlus ModelArk";
-const MODEL: &str = "seedream-4-0-250828";
 
 /// BytePlus's recommended 2K sizes, by ratio.
 fn size(ratio: AspectRatio) -> &'static str {
@@ -25,9 +24,14 @@ fn size(ratio: AspectRatio) -> &'static str {
     }
 }
 
-pub(crate) async fn generate(api: &Api, provider: &Provider, ask: &Ask<'_>) -> Result<Image, GenerateError> {
+pub(crate) async fn generate(
+    api: &Api,
+    provider: &Provider,
+    model: &str,
+    ask: &Ask<'_>,
+) -> Result<Image, GenerateError> {
     let body = json!({
-        "model": MODEL,
+        "model": model,
         "prompt": ask.prompt,
         "size": size(ask.aspect_ratio),
         "sequential_image_generation": "disabled",

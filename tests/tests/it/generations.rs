@@ -562,3 +562,16 @@ async fn another_account_s_generations_are_as_if_they_did_not_exist() {
         .await;
     assert_eq!(events.body["events"], json!([]));
 }
+
+#[tokio::test]
+async fn a_provider_s_model_name_can_be_changed_without_a_release() {
+    let fake = FakeProviders::start().await;
+    let app = app_with(&fake, &[("DRIVE_NANO_BANANA_MODEL", "gemini-3.1-flash-image")]).await;
+    let user = app.user(Some("Pro")).await;
+    let started = generate(&app, &user, json!({ "prompt": "a kite", "model": "nanoBanana" })).await;
+    assert_eq!(ended(&app, &user, &started["id"]).await["status"], "done");
+    assert_eq!(
+        fake.sent("/google/")[0].path,
+        "/google/v1beta/models/gemini-3.1-flash-image:generateContent"
+    );
+}
