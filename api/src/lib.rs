@@ -7,6 +7,7 @@ pub mod extract;
 pub mod follow;
 pub mod limits;
 pub mod meaning;
+pub mod metrics;
 pub mod pages;
 pub mod reader;
 pub mod records;
@@ -103,8 +104,14 @@ pub fn app(state: AppState) -> Router {
     CommonParts.modify(&mut doc);
     let router = router
         .route("/openapi.json", get(move || async move { axum::Json(doc) }))
+        .route("/metrics", get(metrics::scrape))
         .merge(pages::router());
-    with_error_bodies(router).with_state(state)
+    with_error_bodies(router)
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            metrics::count,
+        ))
+        .with_state(state)
 }
 
 /// Every answer that is not a success carries the error body, including those no handler

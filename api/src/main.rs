@@ -159,6 +159,7 @@ async fn serve(pool: db::PgPool) -> Result<()> {
                 .await
                 .context("listening for drive events (PostgreSQL LISTEN)")?,
         ),
+        metrics: Arc::default(),
     };
     // The one line on stdout: scripts and tests read the address from it.
     println!("listening on http://{address}");

@@ -16,6 +16,7 @@ use drive_generate::Generators;
 use crate::follow::Follow;
 use crate::limits::RateLimits;
 use crate::meaning::Meaning;
+use crate::metrics::Metrics;
 use crate::reader::Reader;
 
 #[derive(Clone)]
@@ -31,6 +32,8 @@ pub struct AppState {
     pub meaning: Arc<Meaning>,
     /// Wakes `/select-drive-events` callers waiting for their account's next event.
     pub follow: Arc<Follow>,
+    /// Requests counted for `/metrics`.
+    pub metrics: Arc<Metrics>,
 }
 
 pub struct Settings {

@@ -4,7 +4,7 @@
 
 use drive_tests::proxy::TcpProxy;
 use drive_tests::*;
-use serde_json::{Value, json};
+use serde_json::json;
 
 async fn raw(app: &TestApp, user: &TestUser, route: &str, content_type: &str, body: &str) -> Reply {
     let response = app
@@ -242,83 +242,4 @@ async fn names_and_keys_with_other_spellings_answer_400_naming_the_field() {
                 .assert_bad_field("invalid_field", "fileName");
         }
     }
-}
-
-#[tokio::test]
-async fn readiness_names_what_does_not_answer_while_health_stays_up() {
-    let proxy = TcpProxy::start(&env("DRIVE_S3_ENDPOINT")).await;
-    let app = TestApp::spawn_with(&[("DRIVE_S3_ENDPOINT", &proxy.endpoint)]).await;
-    let get = |path: &'static str| {
-        let url = format!("{}{path}", app.url);
-        async move {
-            let reply = reqwest::get(url).await.unwrap();
-            (reply.status().as_u16(), reply.json::<Value>().await.unwrap())
-        }
-    };
-    assert_eq!(get("/healthz").await, (200, json!({ "status": "up" })));
-    assert_eq!(get("/readyz").await, (200, json!({ "status": "ready" })));
-
-    proxy.take_down();
-    let (status, body) = get("/readyz").await;
-    assert_eq!(status, 503, "{body}");
-    assert_eq!(body["code"], "not_ready");
-    assert_eq!(body["retryable"], true);
-    let error = body["error"].as_str().unwrap();
-    assert!(
-        error.contains("the object store") && !error.contains("database"),
-        "{error}"
-    );
-    assert_eq!(get("/healthz").await.0, 200);
-
-    proxy.bring_up();
-    assert_eq!(get("/readyz").await.0, 200);
-}
-
-#[tokio::test]
-async fn every_answer_names_its_request_and_the_log_lines_it_caused_do_too() {
-    let proxy = TcpProxy::start(&env("DRIVE_S3_ENDPOINT")).await;
-    let app = TestApp::spawn_with(&[("DRIVE_S3_ENDPOINT", &proxy.endpoint)]).await;
-    let user = app.user(Some("Pro")).await;
-    let file = app
-        .upload(&user, "a.txt", "Text", "text/plain", bytes(10, 1))
-        .await;
-    let toggle = |id: Option<&'static str>| {
-        let mut request = app
-            .http
-            .post(format!("{}/toggle-file-access", app.url))
-            .bearer_auth(&user.session)
-            .header("X-Drive-App", APP_ID)
-            .json(&json!({ "id": file }));
-        if let Some(id) = id {
-            request = request.header("X-Request-Id", id);
-        }
-        async move {
-            let reply = request.send().await.unwrap();
-            let id = reply.headers()["x-request-id"].to_str().unwrap().to_string();
-            (reply.status().as_u16(), id)
-        }
-    };
-    proxy.take_down();
-    let (status, id) = toggle(Some("support-case-4711")).await;
-    assert_eq!((status, id.as_str()), (502, "support-case-4711"));
-    // The storage failure's cause is logged under the caller's id.
-    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(5);
-    while !app
-        .log()
-        .lines()
-        .any(|l| l.contains("support-case-4711") && l.contains("storage unavailable"))
-    {
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "no log line names the request:\n{}",
-            app.log()
-        );
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    }
-    // Without an id, or with one that is not a plain token, the drive makes one.
-    let (_, made) = toggle(None).await;
-    assert!(made.parse::<uuid::Uuid>().is_ok(), "{made}");
-    let (_, replaced) = toggle(Some("a b\"c")).await;
-    assert!(replaced.parse::<uuid::Uuid>().is_ok(), "{replaced}");
-    proxy.bring_up();
 }

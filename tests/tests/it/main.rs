@@ -20,6 +20,7 @@ mod jobs;
 mod metadata;
 mod multipart;
 mod openapi;
+mod operations;
 mod pages;
 mod read;
 mod reading;

@@ -1,0 +1,137 @@
+//! Prometheus metrics of the API at `GET /metrics` (text exposition format 0.0.4): requests by
+//! route, method and status with their latency as a histogram, counted by a layer around every
+//! route; and, read from the database when scraped, jobs by type and state and the seconds
+//! ended jobs took. Labels are the route's pattern (`/p/{id}`), never a raw path, so a caller
+//! cannot grow the set.
+
+use std::collections::BTreeMap;
+use std::fmt::Write;
+use std::sync::Mutex;
+use std::time::Instant;
+
+use axum::extract::{MatchedPath, Request, State};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+
+use crate::error::ApiResult;
+use crate::state::AppState;
+
+/// Upper bounds of the latency buckets, in seconds.
+const BUCKETS: [f64; 12] = [
+    0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0,
+];
+
+#[derive(Default)]
+struct Series {
+    count: u64,
+    sum: f64,
+    /// Requests at or under each bucket's bound.
+    buckets: [u64; BUCKETS.len()],
+}
+
+/// Every request's route, method and status, and how long it took.
+#[derive(Default)]
+pub struct Metrics {
+    requests: Mutex<BTreeMap<(String, String, u16), Series>>,
+}
+
+impl Metrics {
+    fn observe(&self, route: String, method: String, status: u16, seconds: f64) {
+        let mut requests = self.requests.lock().unwrap_or_else(|e| e.into_inner());
+        let series = requests.entry((route, method, status)).or_default();
+        series.count += 1;
+        series.sum += seconds;
+        for (bound, bucket) in BUCKETS.iter().zip(series.buckets.iter_mut()) {
+            if seconds <= *bound {
+                *bucket += 1;
+            }
+        }
+    }
+
+    fn render_requests(&self, out: &mut String) {
+        let requests = self.requests.lock().unwrap_or_else(|e| e.into_inner());
+        out.push_str("# HELP drive_http_requests_total Requests answered, by route, method and status.\n");
+        out.push_str("# TYPE drive_http_requests_total counter\n");
+        for ((route, method, status), series) in requests.iter() {
+            let _ = writeln!(
+                out,
+                "drive_http_requests_total{{route=\"{route}\",method=\"{method}\",status=\"{status}\"}} {}",
+                series.count
+            );
+        }
+        out.push_str("# HELP drive_http_request_seconds Time to answer, by route and method.\n");
+        out.push_str("# TYPE drive_http_request_seconds histogram\n");
+        let mut by_route: BTreeMap<(&str, &str), Series> = BTreeMap::new();
+        for ((route, method, _), series) in requests.iter() {
+            let merged = by_route.entry((route, method)).or_default();
+            merged.count += series.count;
+            merged.sum += series.sum;
+            for (total, n) in merged.buckets.iter_mut().zip(series.buckets) {
+                *total += n;
+            }
+        }
+        for ((route, method), series) in by_route {
+            let labels = format!("route=\"{route}\",method=\"{method}\"");
+            for (bound, n) in BUCKETS.iter().zip(series.buckets) {
+                let _ = writeln!(
+                    out,
+                    "drive_http_request_seconds_bucket{{{labels},le=\"{bound}\"}} {n}"
+                );
+            }
+            let _ = writeln!(
+                out,
+                "drive_http_request_seconds_bucket{{{labels},le=\"+Inf\"}} {}",
+                series.count
+            );
+            let _ = writeln!(out, "drive_http_request_seconds_sum{{{labels}}} {}", series.sum);
+            let _ = writeln!(
+                out,
+                "drive_http_request_seconds_count{{{labels}}} {}",
+                series.count
+            );
+        }
+    }
+}
+
+/// The layer that counts every request by its route's pattern.
+pub async fn count(State(state): State<AppState>, request: Request, next: Next) -> Response {
+    let route = request
+        .extensions()
+        .get::<MatchedPath>()
+        .map_or("unmatched", |p| p.as_str())
+        .to_string();
+    let method = request.method().as_str().to_string();
+    let started = Instant::now();
+    let response = next.run(request).await;
+    state.metrics.observe(
+        route,
+        method,
+        response.status().as_u16(),
+        started.elapsed().as_secs_f64(),
+    );
+    response
+}
+
+/// `GET /metrics`.
+pub async fn scrape(State(state): State<AppState>) -> ApiResult<Response> {
+    let mut out = String::new();
+    state.metrics.render_requests(&mut out);
+    let jobs: Vec<(String, String, i64, f64)> = sqlx::query_as(
+        "select job_type, state, count(*), coalesce(sum(seconds), 0)::float8
+         from file_jobs group by job_type, state order by job_type, state",
+    )
+    .fetch_all(&state.db)
+    .await?;
+    out.push_str("# HELP drive_jobs Jobs in the database, by type and state.\n# TYPE drive_jobs gauge\n");
+    for (job_type, job_state, n, _) in &jobs {
+        let _ = writeln!(out, "drive_jobs{{type=\"{job_type}\",state=\"{job_state}\"}} {n}");
+    }
+    out.push_str("# HELP drive_job_seconds Seconds ended jobs took, by type and state.\n# TYPE drive_job_seconds gauge\n");
+    for (job_type, job_state, _, seconds) in &jobs {
+        let _ = writeln!(
+            out,
+            "drive_job_seconds{{type=\"{job_type}\",state=\"{job_state}\"}} {seconds}"
+        );
+    }
+    Ok(([("content-type", "text/plain; version=0.0.4")], out).into_response())
+}

@@ -1,0 +1,139 @@
+//! Running the drive: health and readiness, request ids in answers and logs, and the
+//! Prometheus metrics.
+
+use drive_tests::proxy::TcpProxy;
+use drive_tests::*;
+use serde_json::{Value, json};
+
+#[tokio::test]
+async fn readiness_names_what_does_not_answer_while_health_stays_up() {
+    let proxy = TcpProxy::start(&env("DRIVE_S3_ENDPOINT")).await;
+    let app = TestApp::spawn_with(&[("DRIVE_S3_ENDPOINT", &proxy.endpoint)]).await;
+    let get = |path: &'static str| {
+        let url = format!("{}{path}", app.url);
+        async move {
+            let reply = reqwest::get(url).await.unwrap();
+            (reply.status().as_u16(), reply.json::<Value>().await.unwrap())
+        }
+    };
+    assert_eq!(get("/healthz").await, (200, json!({ "status": "up" })));
+    assert_eq!(get("/readyz").await, (200, json!({ "status": "ready" })));
+
+    proxy.take_down();
+    let (status, body) = get("/readyz").await;
+    assert_eq!(status, 503, "{body}");
+    assert_eq!(body["code"], "not_ready");
+    assert_eq!(body["retryable"], true);
+    let error = body["error"].as_str().unwrap();
+    assert!(
+        error.contains("the object store") && !error.contains("database"),
+        "{error}"
+    );
+    assert_eq!(get("/healthz").await.0, 200);
+
+    proxy.bring_up();
+    assert_eq!(get("/readyz").await.0, 200);
+}
+
+#[tokio::test]
+async fn every_answer_names_its_request_and_the_log_lines_it_caused_do_too() {
+    let proxy = TcpProxy::start(&env("DRIVE_S3_ENDPOINT")).await;
+    let app = TestApp::spawn_with(&[("DRIVE_S3_ENDPOINT", &proxy.endpoint)]).await;
+    let user = app.user(Some("Pro")).await;
+    let file = app
+        .upload(&user, "a.txt", "Text", "text/plain", bytes(10, 1))
+        .await;
+    let toggle = |id: Option<&'static str>| {
+        let mut request = app
+            .http
+            .post(format!("{}/toggle-file-access", app.url))
+            .bearer_auth(&user.session)
+            .header("X-Drive-App", APP_ID)
+            .json(&json!({ "id": file }));
+        if let Some(id) = id {
+            request = request.header("X-Request-Id", id);
+        }
+        async move {
+            let reply = request.send().await.unwrap();
+            let id = reply.headers()["x-request-id"].to_str().unwrap().to_string();
+            (reply.status().as_u16(), id)
+        }
+    };
+    proxy.take_down();
+    let (status, id) = toggle(Some("support-case-4711")).await;
+    assert_eq!((status, id.as_str()), (502, "support-case-4711"));
+    // The storage failure's cause is logged under the caller's id.
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(5);
+    while !app
+        .log()
+        .lines()
+        .any(|l| l.contains("support-case-4711") && l.contains("storage unavailable"))
+    {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "no log line names the request:\n{}",
+            app.log()
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    // Without an id, or with one that is not a plain token, the drive makes one.
+    let (_, made) = toggle(None).await;
+    assert!(made.parse::<uuid::Uuid>().is_ok(), "{made}");
+    let (_, replaced) = toggle(Some("a b\"c")).await;
+    assert!(replaced.parse::<uuid::Uuid>().is_ok(), "{replaced}");
+    proxy.bring_up();
+}
+
+#[tokio::test]
+async fn metrics_count_requests_by_route_and_jobs_by_type_and_state() {
+    let mut app = TestApp::spawn().await;
+    app.start_worker(&[]).await;
+    let user = app.user(Some("Pro")).await;
+    let file = app
+        .upload(&user, "a.bin", "Other", "application/octet-stream", bytes(100, 1))
+        .await;
+    app.run_job(&user, json!({ "jobType": "checksum", "fileIds": [file] }))
+        .await;
+    for _ in 0..3 {
+        app.call(&user, "/select-user-files", None).await;
+    }
+    let missing = format!("/p/{}", uuid::Uuid::new_v4());
+    assert_eq!(
+        reqwest::get(format!("{}{missing}", app.url))
+            .await
+            .unwrap()
+            .status(),
+        404
+    );
+    let scraped = reqwest::get(format!("{}/metrics", app.url)).await.unwrap();
+    assert_eq!(scraped.status(), 200);
+    assert!(
+        scraped.headers()["content-type"]
+            .to_str()
+            .unwrap()
+            .starts_with("text/plain")
+    );
+    let text = scraped.text().await.unwrap();
+    let line = |start: &str| {
+        text.lines()
+            .find(|l| l.starts_with(start))
+            .unwrap_or_else(|| panic!("no {start} in:\n{text}"))
+            .to_string()
+    };
+    assert!(
+        line(r#"drive_http_requests_total{route="/select-user-files",method="POST",status="200"}"#)
+            .ends_with(" 3")
+    );
+    // A link's pattern, not its path: callers cannot grow the label set.
+    assert!(line(r#"drive_http_requests_total{route="/p/{id}",method="GET",status="404"}"#).ends_with(" 1"));
+    assert!(!text.contains(&missing));
+    assert!(
+        line(r#"drive_http_request_seconds_bucket{route="/select-user-files",method="POST",le="+Inf"}"#)
+            .ends_with(" 3")
+    );
+    assert!(
+        line(r#"drive_http_request_seconds_count{route="/select-user-files",method="POST"}"#).ends_with(" 3")
+    );
+    assert!(line(r#"drive_jobs{type="checksum",state="done"}"#).ends_with(" 1"));
+    assert!(text.contains(r#"drive_job_seconds{type="checksum",state="done"}"#));
+}
