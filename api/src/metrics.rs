@@ -1,12 +1,14 @@
 //! Prometheus metrics of the API at `GET /metrics` (text exposition format 0.0.4): requests by
 //! route, method and status with their latency as a histogram, counted by a layer around every
-//! route; and, read from the database when scraped, jobs by type and state and the seconds
+//! route; the bytes of files recorded by uploads; answers the object store failed; and, read
+//! from the database when scraped, jobs by type and state and the seconds
 //! ended jobs took. Labels are the route's pattern (`/p/{id}`), never a raw path, so a caller
 //! cannot grow the set.
 
 use std::collections::BTreeMap;
 use std::fmt::Write;
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 use axum::extract::{MatchedPath, Request, State};
@@ -33,9 +35,20 @@ struct Series {
 #[derive(Default)]
 pub struct Metrics {
     requests: Mutex<BTreeMap<(String, String, u16), Series>>,
+    uploaded_bytes: AtomicU64,
 }
 
+/// Answers the object store failed (a 502 `storage_unavailable`), counted where the error
+/// becomes an answer: one count for the process.
+pub static STORE_FAILURES: AtomicU64 = AtomicU64::new(0);
+
 impl Metrics {
+    /// A file of `bytes` recorded by an upload (a form, multipart, a request's sender).
+    pub fn uploaded(&self, bytes: i64) {
+        self.uploaded_bytes
+            .fetch_add(bytes.max(0) as u64, Ordering::Relaxed);
+    }
+
     fn observe(&self, route: String, method: String, status: u16, seconds: f64) {
         let mut requests = self.requests.lock().unwrap_or_else(|e| e.into_inner());
         let series = requests.entry((route, method, status)).or_default();
@@ -116,6 +129,25 @@ pub async fn count(State(state): State<AppState>, request: Request, next: Next) 
 pub async fn scrape(State(state): State<AppState>) -> ApiResult<Response> {
     let mut out = String::new();
     state.metrics.render_requests(&mut out);
+    let counters = [
+        (
+            "drive_upload_bytes_total",
+            "Bytes of the files uploads recorded.",
+            &state.metrics.uploaded_bytes,
+        ),
+        (
+            "drive_store_errors_total",
+            "Answers the object store failed (502 storage_unavailable).",
+            &STORE_FAILURES,
+        ),
+    ];
+    for (name, help, value) in counters {
+        let _ = writeln!(
+            out,
+            "# HELP {name} {help}\n# TYPE {name} counter\n{name} {}",
+            value.load(Ordering::Relaxed)
+        );
+    }
     let jobs: Vec<(String, String, i64, f64)> = sqlx::query_as(
         "select job_type, state, count(*), coalesce(sum(seconds), 0)::float8
          from file_jobs group by job_type, state order by job_type, state",

@@ -317,7 +317,10 @@ pub(crate) async fn record_upload(
         ));
     }
     let recorded = match entry::enter(&mut *tx, new, limit, kind).await? {
-        Entered::New { file, reading } => Recorded { file, reading },
+        Entered::New { file, reading } => {
+            state.metrics.uploaded(file.file_size);
+            Recorded { file, reading }
+        }
         Entered::Existing(file) => Recorded { file, reading: None },
         // The caller's transaction, dropped, rolls the insert back.
         Entered::OverQuota { used } => return Err(storage_limit_reached(limit, used, stored)),

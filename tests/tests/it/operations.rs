@@ -61,6 +61,16 @@ async fn every_answer_names_its_request_and_the_log_lines_it_caused_do_too() {
     };
     proxy.take_down();
     let (status, id) = toggle(Some("support-case-4711")).await;
+    let metrics = reqwest::get(format!("{}/metrics", app.url))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        metrics.lines().any(|l| l == "drive_store_errors_total 1"),
+        "{metrics}"
+    );
     assert_eq!((status, id.as_str()), (502, "support-case-4711"));
     // The storage failure's cause is logged under the caller's id.
     let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(5);
@@ -136,4 +146,6 @@ async fn metrics_count_requests_by_route_and_jobs_by_type_and_state() {
     );
     assert!(line(r#"drive_jobs{type="checksum",state="done"}"#).ends_with(" 1"));
     assert!(text.contains(r#"drive_job_seconds{type="checksum",state="done"}"#));
+    assert_eq!(line("drive_upload_bytes_total "), "drive_upload_bytes_total 100");
+    assert_eq!(line("drive_store_errors_total "), "drive_store_errors_total 0");
 }
