@@ -36,6 +36,7 @@ use tokio::task::JoinHandle;
 use uuid::Uuid;
 
 use crate::generation::{Failure, Generation};
+use crate::metrics::WorkerMetrics;
 use crate::protocol::Start;
 use crate::run::EXIT_RETRY;
 use crate::settings::{MAX_ATTEMPTS, Settings};
@@ -51,6 +52,8 @@ pub struct Farm {
     settings: Settings,
     /// A job process started ahead, waiting on stdin for the next job this worker claims.
     spare: Mutex<Option<Child>>,
+    /// What this worker ran, for its `/metrics`.
+    metrics: WorkerMetrics,
 }
 
 pub async fn work() -> Result<()> {
@@ -81,6 +84,7 @@ pub async fn work() -> Result<()> {
         queue,
         settings,
         spare: Mutex::new(None),
+        metrics: WorkerMetrics::default(),
     });
     farm.refill_spare();
 
@@ -101,6 +105,12 @@ pub async fn work() -> Result<()> {
         .concurrency(concurrency)
         .build(handle);
 
+    if let Some(listen) = farm.settings.metrics_listen {
+        let listener = tokio::net::TcpListener::bind(listen)
+            .await
+            .with_context(|| format!("binding the metrics address {listen}"))?;
+        tokio::spawn(crate::metrics::serve(listener, farm.clone()));
+    }
     tokio::spawn(repush_loop(farm.clone()));
     tokio::spawn(sweep_loop(farm.clone()));
     tracing::info!(worker = %name, concurrency, queue = %farm.settings.queue.name, "taking jobs");
@@ -120,22 +130,40 @@ pub async fn work() -> Result<()> {
 }
 
 async fn handle(message: JobMessage, farm: Data<Arc<Farm>>) -> Result<(), BoxDynError> {
-    let supervised = farm.supervise(message.job_id).await;
+    let id = message.job_id;
+    let supervised = {
+        let _running = farm.metrics.running();
+        farm.supervise(id).await
+    };
+    if matches!(supervised, Ok(true)) {
+        match jobs::find(&farm.db, id).await {
+            Ok(Some(job)) if job.state.has_ended() => farm.metrics.ended(&job),
+            Ok(_) => {}
+            Err(e) => tracing::warn!(job.id = %id, "reading the job back for the metrics failed: {e}"),
+        }
+    }
     // Between jobs rather than at a job's start, so that readying it takes no CPU from one.
     farm.refill_spare();
-    supervised.map_err(|e| {
-        tracing::error!(job.id = %message.job_id, "supervising the job failed: {e:#}");
+    supervised.map(drop).map_err(|e| {
+        tracing::error!(job.id = %id, "supervising the job failed: {e:#}");
         e.into()
     })
 }
 
 impl Farm {
-    async fn supervise(&self, id: JobId) -> Result<()> {
+    /// Claims job `id` and sees it through this attempt; `false` when it was not this worker's
+    /// to run (a repeated message).
+    async fn supervise(&self, id: JobId) -> Result<bool> {
         let stale = self.settings.stale_after().as_secs_f64();
         let Some(job) = jobs::claim(&self.db, id, &self.name, stale).await? else {
             // Ended, stopped while queued, or running healthily elsewhere: a repeated message.
-            return Ok(());
+            return Ok(false);
         };
+        self.run_claimed(job).await.map(|()| true)
+    }
+
+    async fn run_claimed(&self, job: JobRow) -> Result<()> {
+        let id = job.id;
         if job.stop_requested_at.is_some() {
             self.end(id, End::Stopped).await?;
             return Ok(());
@@ -295,6 +323,14 @@ impl Farm {
                 .await
             }
         }
+    }
+
+    /// This worker's `/metrics` page.
+    pub async fn metrics_text(&self) -> Result<String, sqlx::Error> {
+        let queued: i64 = sqlx::query_scalar("select count(*) from file_jobs where state = 'queued'")
+            .fetch_one(&self.db)
+            .await?;
+        Ok(self.metrics.render(queued))
     }
 
     /// The process that runs the job: the spare, or a new one when there is none or it died.

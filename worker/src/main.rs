@@ -15,6 +15,7 @@ mod farm;
 mod generation;
 mod imports;
 mod metadata;
+mod metrics;
 mod objects;
 mod pdfs;
 mod pictures;

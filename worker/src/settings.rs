@@ -39,6 +39,8 @@ pub struct Settings {
     /// Generations that succeeded at their provider and have no image this long after are
     /// failed by the sweep.
     pub image_grace: chrono::TimeDelta,
+    /// Where `/metrics` is served (`DRIVE_WORKER_METRICS_LISTEN`; unset: not served).
+    pub metrics_listen: Option<std::net::SocketAddr>,
     /// The image providers generateImage jobs call (their keys are credentials: only this
     /// process holds them).
     pub generators: Generators,
@@ -96,6 +98,16 @@ impl Settings {
             image_grace: chrono::TimeDelta::from_std(drive_core::generation::image_grace()?)
                 .unwrap_or(chrono::TimeDelta::MAX),
             generators: Generators::from_environment()?,
+            metrics_listen: match std::env::var("DRIVE_WORKER_METRICS_LISTEN") {
+                Ok(value) if !value.is_empty() => Some(value.parse().map_err(
+                    |e: std::net::AddrParseError| ConfigError::Invalid {
+                        name: "DRIVE_WORKER_METRICS_LISTEN",
+                        value,
+                        reason: e.to_string(),
+                    },
+                )?),
+                _ => None,
+            },
             font: config::or("DRIVE_FONT", "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf").into(),
             models: config::models(),
             vision: Vision::from_environment()?,

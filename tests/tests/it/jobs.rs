@@ -187,10 +187,13 @@ async fn a_zip_holds_the_files_and_unzipping_it_gives_them_back() {
     );
 }
 
-/// A zip of `n` entries `f0.bin`, `f1.bin`… of 300 kB each, slow enough to unpack (in a debug
-/// build) that a test can act while the job runs; answers the entries' bytes and the zip.
-fn many_entries(n: u8) -> (Vec<Vec<u8>>, Vec<u8>) {
-    let entries: Vec<(String, Vec<u8>)> = (0..n).map(|i| (format!("f{i}.bin"), bytes(300_000, i))).collect();
+/// A zip of `n` entries `f0.bin`, `f1.bin`… of `size` bytes each, slow enough to unpack (each
+/// entry is stored and recorded by itself) that a test can act while the job runs; answers the
+/// entries' bytes and the zip.
+fn many_entries(n: u16, size: usize) -> (Vec<Vec<u8>>, Vec<u8>) {
+    let entries: Vec<(String, Vec<u8>)> = (0..n)
+        .map(|i| (format!("f{i}.bin"), bytes(size, i as u8)))
+        .collect();
     let refs: Vec<(&str, &[u8])> = entries.iter().map(|(n, b)| (n.as_str(), b.as_slice())).collect();
     let zipped = zip_of(&refs);
     (entries.into_iter().map(|(_, b)| b).collect(), zipped)
@@ -574,7 +577,7 @@ async fn a_canceled_job_stops_and_keeps_what_it_made() {
     assert!(canceled.body["job"]["seconds"].is_null(), "it never ran");
 
     // Running: unzip 40 entries slowly enough to stop it part-way.
-    let (_, zipped) = many_entries(40);
+    let (_, zipped) = many_entries(40, 300_000);
     let id = app
         .upload(&user, "many.zip", "Archive", "application/zip", zipped)
         .await;
@@ -833,7 +836,7 @@ async fn a_job_that_has_ended_may_still_queue_the_readings_of_what_it_made() {
 async fn a_worker_killed_mid_job_loses_nothing_and_leaves_no_duplicates() {
     let mut app = TestApp::spawn().await;
     let user = app.user(Some("Pro")).await;
-    let (entries, zipped) = many_entries(30);
+    let (entries, zipped) = many_entries(30, 300_000);
     let id = app
         .upload(&user, "many.zip", "Archive", "application/zip", zipped)
         .await;
@@ -999,9 +1002,9 @@ async fn the_time_memory_and_download_limits_fail_the_job_alone() {
     assert!(job["error"].as_str().unwrap().contains("memory"), "{job}");
     assert!(job["files"].as_array().unwrap().is_empty());
 
-    // A job still running after the time limit (3 s here) is stopped as failed: 250 entries
-    // saved one by one take several times that.
-    let (_, zipped) = many_entries(250);
+    // A job still running after the time limit (3 s here) is stopped as failed: 1,000 entries
+    // saved one by one take several times that (250 took 3 s on a fast machine).
+    let (_, zipped) = many_entries(1000, 1000);
     let slow = app
         .upload(&user, "many.zip", "Archive", "application/zip", zipped)
         .await;

@@ -149,3 +149,39 @@ async fn metrics_count_requests_by_route_and_jobs_by_type_and_state() {
     assert_eq!(line("drive_upload_bytes_total "), "drive_upload_bytes_total 100");
     assert_eq!(line("drive_store_errors_total "), "drive_store_errors_total 0");
 }
+
+#[tokio::test]
+async fn a_worker_serves_what_it_ran_and_what_waits() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let listen = format!("127.0.0.1:{port}");
+    let mut app = TestApp::spawn().await;
+    let user = app.user(Some("Pro")).await;
+    let file = app
+        .upload(&user, "a.bin", "Other", "application/octet-stream", bytes(100, 1))
+        .await;
+    // Queued before any worker runs.
+    let job = app
+        .create_job(&user, json!({ "jobType": "checksum", "fileIds": [file] }))
+        .await;
+    app.start_worker(&[("DRIVE_WORKER_METRICS_LISTEN", &listen)])
+        .await;
+    app.wait_job(&user, &job["id"]).await;
+    let text = reqwest::get(format!("http://{listen}/metrics"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(text.lines().any(|l| l == "drive_worker_jobs_running 0"), "{text}");
+    assert!(text.lines().any(|l| l == "drive_jobs_queued 0"), "{text}");
+    assert!(
+        text.lines()
+            .any(|l| l == r#"drive_worker_jobs_ended_total{type="checksum",state="done"} 1"#),
+        "{text}"
+    );
+    assert!(text.contains(r#"drive_worker_job_seconds_total{type="checksum",state="done"}"#));
+}
