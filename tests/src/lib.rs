@@ -240,6 +240,25 @@ impl TestApp {
         let _ = worker.child.wait();
     }
 
+    /// Sends the API process SIGTERM (what a container runtime sends to stop it) and answers
+    /// its exit status once it has exited.
+    pub async fn terminate_api(&mut self) -> std::process::ExitStatus {
+        let pid = self.child.id().to_string();
+        let sent = Command::new("kill").args(["-TERM", &pid]).status().expect("kill");
+        assert!(sent.success(), "kill -TERM {pid}");
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+        loop {
+            if let Some(status) = self.child.try_wait().expect("the API's status") {
+                return status;
+            }
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "the API did not exit on SIGTERM"
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
     /// What the API process wrote to stderr so far.
     pub fn log(&self) -> String {
         std::fs::read_to_string(&self.log).unwrap_or_default()

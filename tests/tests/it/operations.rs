@@ -185,3 +185,28 @@ async fn a_worker_serves_what_it_ran_and_what_waits() {
     );
     assert!(text.contains(r#"drive_worker_job_seconds_total{type="checksum",state="done"}"#));
 }
+
+#[tokio::test]
+async fn sigterm_lets_requests_in_flight_finish_and_takes_no_new_ones() {
+    let mut app = TestApp::spawn().await;
+    let user = app.user(Some("Pro")).await;
+    let since = app.call(&user, "/select-drive-events", None).await.body["nextCursor"].clone();
+    // A call holding for 3 s when the stop comes.
+    let started = std::time::Instant::now();
+    let in_flight = app.call_in_background(
+        &user,
+        "/select-drive-events",
+        json!({ "since": since, "wait": 3 }),
+    );
+    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    let status = app.terminate_api().await;
+    assert!(status.success(), "{status}");
+    let (answered, page) = in_flight.await.expect("the call in flight was answered");
+    assert_eq!(page["events"], json!([]));
+    assert!(
+        answered - started >= std::time::Duration::from_secs(3),
+        "it was cut short"
+    );
+    // Nothing is served any more.
+    assert!(reqwest::get(format!("{}/healthz", app.url)).await.is_err());
+}
