@@ -1,0 +1,521 @@
+//! The command line itself: every command, its arguments and their help, as clap reads them.
+//! `main.rs` dispatches each to the module that does it.
+
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand};
+use uuid::Uuid;
+
+use crate::config;
+
+#[derive(Parser)]
+#[command(
+    name = "drive",
+    version,
+    about = "Command-line client of the Drive file service"
+)]
+pub struct Cli {
+    /// Config file [default: $HOME/.config/drive/config.json]
+    #[arg(long, global = true, env = "DRIVE_CONFIG", value_name = "PATH")]
+    pub config: Option<PathBuf>,
+    /// Print one JSON document on stdout instead of text, and no progress bars
+    #[arg(long, global = true)]
+    pub json: bool,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand)]
+pub enum Command {
+    /// Sign in with an API token and save it, with the session it buys, in the config file
+    Login {
+        /// The API token
+        #[arg(long, env = "DRIVE_API_TOKEN", hide_env_values = true)]
+        token: String,
+        /// The service's base URL
+        #[arg(long, default_value = config::DEFAULT_URL)]
+        url: String,
+        /// The application id sent as X-Drive-App
+        #[arg(long, default_value = config::DEFAULT_APP)]
+        app: String,
+    },
+    /// Upload files and folders (recursively); files the drive already has are not sent again
+    Upload {
+        /// Files, and folders whose files (at any depth) go up
+        #[arg(required = true, value_name = "PATH")]
+        paths: Vec<PathBuf>,
+    },
+    /// List the library, newest first
+    List,
+    /// Print a fresh download link (permanent for a public file, 6 hours for a private one)
+    Link {
+        /// The file's id, as `drive list` shows it
+        id: Uuid,
+    },
+    /// Move files to the trash
+    Trash {
+        /// File ids, as `drive list` shows them
+        #[arg(required = true, value_name = "ID")]
+        ids: Vec<Uuid>,
+    },
+    /// Bring files back from the trash
+    Restore {
+        /// File ids, as `drive list` shows them
+        #[arg(required = true, value_name = "ID")]
+        ids: Vec<Uuid>,
+    },
+    /// Delete files for good, with their stored bytes
+    Delete {
+        /// File ids, as `drive list` shows them
+        #[arg(required = true, value_name = "ID")]
+        ids: Vec<Uuid>,
+    },
+    /// Make a file public: anyone with its permanent link can fetch it
+    Public {
+        /// The file's id
+        id: Uuid,
+    },
+    /// Make a file private: only 6-hour links reach it
+    Private {
+        /// The file's id
+        id: Uuid,
+    },
+    /// Show storage used, the plan's limit and what is left
+    Usage,
+    /// Have files read for searching inside them (a readForSearch job)
+    ReadForSearch {
+        /// File ids, as `drive list` shows them
+        #[arg(required = true, value_name = "ID")]
+        ids: Vec<Uuid>,
+    },
+    /// Read a file: a picture as a JPEG (--out), a video's frame, a PDF's pages, a text file's
+    /// piece, what is said in audio and videos you have had read
+    Read {
+        /// The file's id
+        id: Uuid,
+        /// Seconds into a video or audio
+        #[arg(long)]
+        at: Option<f64>,
+        /// First and last PDF page (at most 20 at once)
+        #[arg(long)]
+        from_page: Option<u32>,
+        #[arg(long)]
+        to_page: Option<u32>,
+        /// Byte offset into a text file (`next offset` of the previous read)
+        #[arg(long)]
+        offset: Option<u64>,
+        /// Where to write the picture or frame (a JPEG)
+        #[arg(long, value_name = "FILE")]
+        out: Option<PathBuf>,
+    },
+    /// Make captions of videos or audio you have had read (a captions job)
+    Captions {
+        /// File ids, as `drive list` shows them
+        #[arg(required = true, value_name = "ID")]
+        ids: Vec<Uuid>,
+        /// srt, vtt or txt
+        #[arg(long, default_value = "srt")]
+        format: String,
+    },
+    /// Put a picture on a track or a playlist as its cover (without --image: take it off)
+    Cover {
+        /// A track's file id
+        #[arg(long, conflicts_with = "playlist", required_unless_present = "playlist")]
+        track: Option<Uuid>,
+        /// A playlist's id
+        #[arg(long)]
+        playlist: Option<Uuid>,
+        /// One of your pictures
+        #[arg(long)]
+        image: Option<Uuid>,
+    },
+    /// Set a video's thumbnail: a picture, or the frame at a moment (neither: its own poster)
+    Thumbnail {
+        /// The video's file id
+        video: Uuid,
+        /// One of your pictures
+        #[arg(long)]
+        image: Option<Uuid>,
+        /// A moment of the video, in seconds or like 1:05
+        #[arg(long)]
+        at: Option<String>,
+    },
+    /// Have the drive fetch a link into your drive (an import job)
+    Import {
+        /// An http or https link on the public internet
+        url: String,
+        /// The new file's name (default: the link's last part)
+        #[arg(long)]
+        name: Option<String>,
+        /// Where it lands, like /Downloads (default: the top)
+        #[arg(long)]
+        folder: Option<String>,
+    },
+    /// Move files to a folder (made on the way; / is the top)
+    Mv {
+        #[arg(required = true, value_name = "ID")]
+        ids: Vec<Uuid>,
+        /// The folder, like /Clients/Acme
+        #[arg(long)]
+        to: String,
+    },
+    /// Put tags on files (or take them off with --remove)
+    Tag {
+        #[arg(required = true, value_name = "ID")]
+        ids: Vec<Uuid>,
+        /// Tags, comma-separated (1 to 20)
+        #[arg(long, value_delimiter = ',', required = true)]
+        tags: Vec<String>,
+        #[arg(long)]
+        remove: bool,
+    },
+    /// Set a file's description ("" clears it)
+    Describe { id: Uuid, description: String },
+    /// Your folders, playlists, galleries and tags
+    Collections,
+    /// Playlists: audio and video in order
+    #[command(subcommand)]
+    Playlist(CollectionCommand),
+    /// Galleries: pictures, featured ones first
+    #[command(subcommand)]
+    Gallery(CollectionCommand),
+    /// A ZIP of files, a gallery or a playlist, built by a job beside the first file
+    Archive {
+        #[arg(value_name = "ID", required_unless_present_any = ["gallery", "playlist"])]
+        ids: Vec<Uuid>,
+        #[arg(long, conflicts_with_all = ["ids", "playlist"])]
+        gallery: Option<Uuid>,
+        #[arg(long, conflicts_with_all = ["ids", "gallery"])]
+        playlist: Option<Uuid>,
+        /// The archive's name (.zip is added) [default: Archive]
+        #[arg(long)]
+        title: Option<String>,
+    },
+    /// Who opened your files: the files opened most, or these files
+    Views {
+        #[arg(value_name = "ID")]
+        ids: Vec<Uuid>,
+        /// A date, like 2026-11-01 [default: 30 days ago]
+        #[arg(long)]
+        since: Option<String>,
+        /// 1 to 100 [default: 25]
+        #[arg(long)]
+        limit: Option<u32>,
+    },
+    /// File jobs: create (with --wait to follow one to its end), list, cancel
+    #[command(subcommand)]
+    Jobs(JobsCommand),
+    /// Print a shell completion script: drive completions bash > /etc/bash_completion.d/drive
+    Completions { shell: clap_complete::Shell },
+    /// What happened in your drive, oldest first; --follow prints events as they happen
+    Events {
+        /// A cursor printed before (nextCursor) or an ISO 8601 time [default: 24 hours ago, or
+        /// with --follow where the last follow stopped]
+        #[arg(long)]
+        since: Option<String>,
+        /// Only these kinds: drop, note, view, file, generation, job
+        #[arg(long, value_delimiter = ',')]
+        kinds: Vec<String>,
+        /// Events a page, 1 to 100 [default: 50]
+        #[arg(long)]
+        limit: Option<u32>,
+        /// Keep printing events as they happen (until interrupted), keeping the cursor in the
+        /// config file; with --json, one event a line
+        #[arg(long)]
+        follow: bool,
+    },
+    /// Draw an image from a prompt; it is saved privately to your drive
+    Generate {
+        /// What to draw (1 to 4000 characters)
+        #[arg(required_unless_present = "status")]
+        prompt: Option<String>,
+        /// gptImage2 (default), nanoBanana, imagen4Fast, seedream4, flux2Pro, fluxKreaDev or
+        /// nanoBananaPro (Pro plan)
+        #[arg(long)]
+        model: Option<String>,
+        /// 1:1 (default), 3:2, 2:3, 16:9, 9:16, 4:3 or 3:4
+        #[arg(long)]
+        aspect_ratio: Option<String>,
+        /// low, medium or high (gptImage2 only; medium and high on the Pro plan)
+        #[arg(long)]
+        quality: Option<String>,
+        /// Wait until the image is saved and print it (or why it failed)
+        #[arg(long)]
+        wait: bool,
+        /// Show where an earlier generation stands instead of starting one
+        #[arg(long, value_name = "GENERATION_ID", conflicts_with_all = ["prompt", "wait"])]
+        status: Option<Uuid>,
+    },
+    /// File requests: links anyone can send you files through, without an account
+    #[command(subcommand)]
+    Request(RequestCommand),
+    /// Reviews: links to watch a video or track and leave notes at its moments
+    #[command(subcommand)]
+    Review(ReviewCommand),
+    /// Search your library by what files are (every filter of /search-files) and, with
+    /// --query, inside the files you have had read: what is written or said in them
+    Search(Box<SearchArgs>),
+}
+
+#[derive(clap::Args)]
+pub struct SearchArgs {
+    /// What is said, seen or written inside files (at most 500 characters)
+    #[arg(long)]
+    query: Option<String>,
+    /// Words in names, descriptions, tags, titles, artists, albums, genres (also finds folders)
+    #[arg(long)]
+    text: Option<String>,
+    /// Kinds, comma-separated: Video, Audio, Image, Pdf, Text, Archive, Other
+    #[arg(long, value_delimiter = ',')]
+    types: Vec<String>,
+    /// Tags every file must carry, comma-separated
+    #[arg(long, value_delimiter = ',')]
+    tags: Vec<String>,
+    /// A folder (and the folders inside it), like /Photos
+    #[arg(long)]
+    folder: Option<String>,
+    /// Only public files
+    #[arg(long, conflicts_with = "private")]
+    public: bool,
+    /// Only private files
+    #[arg(long)]
+    private: bool,
+    #[arg(long, value_name = "TIME")]
+    uploaded_after: Option<String>,
+    #[arg(long, value_name = "TIME")]
+    uploaded_before: Option<String>,
+    /// When a photo was taken
+    #[arg(long, value_name = "TIME")]
+    taken_after: Option<String>,
+    #[arg(long, value_name = "TIME")]
+    taken_before: Option<String>,
+    /// Seconds
+    #[arg(long)]
+    min_duration: Option<f64>,
+    #[arg(long)]
+    max_duration: Option<f64>,
+    /// Bytes
+    #[arg(long)]
+    min_size: Option<i64>,
+    #[arg(long)]
+    max_size: Option<i64>,
+    /// Beats a minute
+    #[arg(long)]
+    min_tempo: Option<f64>,
+    #[arg(long)]
+    max_tempo: Option<f64>,
+    /// A musical key, like "F# minor"
+    #[arg(long)]
+    key: Option<String>,
+    /// Where a photo was taken: south,west,north,east in degrees
+    #[arg(long, value_delimiter = ',', num_args = 4, value_names = ["SOUTH", "WEST", "NORTH", "EAST"])]
+    within: Vec<f64>,
+    /// newest, oldest, largest, smallest or name [default: newest]
+    #[arg(long)]
+    sort: Option<String>,
+    /// Files (1 to 200; moments up to 50 with --query)
+    #[arg(long)]
+    limit: Option<u32>,
+    #[arg(long)]
+    offset: Option<u32>,
+}
+
+impl SearchArgs {
+    /// The `/search-files` body: only the filters given.
+    pub fn body(&self) -> serde_json::Value {
+        let mut body = serde_json::Map::new();
+        let mut put = |name: &str, value: serde_json::Value| {
+            if !value.is_null() {
+                body.insert(name.to_string(), value);
+            }
+        };
+        use serde_json::json;
+        put("query", json!(self.query));
+        put("text", json!(self.text));
+        put(
+            "types",
+            if self.types.is_empty() {
+                json!(null)
+            } else {
+                json!(self.types)
+            },
+        );
+        put(
+            "tags",
+            if self.tags.is_empty() {
+                json!(null)
+            } else {
+                json!(self.tags)
+            },
+        );
+        put("folder", json!(self.folder));
+        put(
+            "isPublic",
+            if self.public {
+                json!(true)
+            } else if self.private {
+                json!(false)
+            } else {
+                json!(null)
+            },
+        );
+        put("uploadedAfter", json!(self.uploaded_after));
+        put("uploadedBefore", json!(self.uploaded_before));
+        put("takenAfter", json!(self.taken_after));
+        put("takenBefore", json!(self.taken_before));
+        put("minDuration", json!(self.min_duration));
+        put("maxDuration", json!(self.max_duration));
+        put("minSize", json!(self.min_size));
+        put("maxSize", json!(self.max_size));
+        put("minTempo", json!(self.min_tempo));
+        put("maxTempo", json!(self.max_tempo));
+        put("key", json!(self.key));
+        if let [south, west, north, east] = self.within[..] {
+            put(
+                "within",
+                json!({ "south": south, "west": west, "north": north, "east": east }),
+            );
+        }
+        put("sort", json!(self.sort));
+        put("limit", json!(self.limit));
+        put("offset", json!(self.offset));
+        serde_json::Value::Object(body)
+    }
+}
+
+#[derive(Subcommand)]
+pub enum CollectionCommand {
+    /// Make one with these files, in order
+    Create {
+        title: String,
+        #[arg(value_name = "FILE_ID")]
+        ids: Vec<Uuid>,
+        /// Public: only your own files go in, and anyone with the link may see it
+        #[arg(long)]
+        public: bool,
+        /// Galleries: which of the files go up front
+        #[arg(long, value_delimiter = ',')]
+        featured: Vec<Uuid>,
+        /// Galleries: a description
+        #[arg(long)]
+        description: Option<String>,
+    },
+    /// Add files at the end
+    Add {
+        id: Uuid,
+        #[arg(required = true, value_name = "FILE_ID")]
+        ids: Vec<Uuid>,
+        /// Galleries: which of the new files go up front
+        #[arg(long, value_delimiter = ',')]
+        featured: Vec<Uuid>,
+    },
+    /// Put these files first, in this order
+    Reorder {
+        id: Uuid,
+        #[arg(required = true, value_name = "FILE_ID")]
+        ids: Vec<Uuid>,
+    },
+}
+
+#[derive(Subcommand)]
+pub enum JobsCommand {
+    /// Start a job on files (in order); prints it, or with --wait follows it to its end
+    Create {
+        /// The job type, like proxy, convert, zip, checksum (see the README's table)
+        job_type: String,
+        /// The files it works on, in order
+        file_ids: Vec<String>,
+        /// A setting, name=value (repeatable): --set height=720 --set format=webm
+        #[arg(long = "set", value_name = "NAME=VALUE")]
+        settings: Vec<String>,
+        /// All the settings as one JSON object (--set values go over it)
+        #[arg(long)]
+        options: Option<String>,
+        /// Where results land, like /Exports (default: beside the first file)
+        #[arg(long)]
+        folder: Option<String>,
+        /// Check the settings and print the estimate without starting anything
+        #[arg(long, conflicts_with = "wait")]
+        dry_run: bool,
+        /// Follow the job to its end with a progress bar, then list what it made
+        #[arg(long)]
+        wait: bool,
+    },
+    /// Your jobs, newest first, and this month's job minutes
+    List {
+        /// Jobs to show, 1 to 100 [default: 25]
+        #[arg(long)]
+        limit: Option<u32>,
+    },
+    /// Stop a job (a queued one at once, a running one within a heartbeat)
+    Cancel { id: Uuid },
+}
+
+#[derive(Subcommand)]
+pub enum RequestCommand {
+    /// Make a request; prints the link to share
+    Create {
+        /// What you ask for (1 to 200 characters)
+        title: String,
+        /// Shown to whoever opens the link (up to 2000 characters)
+        #[arg(long)]
+        message: Option<String>,
+        /// Where arrivals land, like /Clients/Acme (default: a new folder named for the request)
+        #[arg(long)]
+        folder: Option<String>,
+        /// When it stops taking files (ISO 8601, like 2026-12-31T23:59:00Z)
+        #[arg(long)]
+        expires: Option<chrono::DateTime<chrono::Utc>>,
+        /// Most bytes it takes from everyone together
+        #[arg(long)]
+        max_bytes: Option<u64>,
+        /// What it takes: extensions (.pdf) and kinds (Video, Audio, Image, Pdf, Text, Archive)
+        #[arg(long, value_delimiter = ',')]
+        accept: Option<Vec<String>>,
+        /// Most files one sender may send
+        #[arg(long)]
+        max_files_per_sender: Option<u32>,
+        /// A job type run on each file that arrives (like checksum or proxy)
+        #[arg(long)]
+        on_arrival: Option<String>,
+        /// Its settings as JSON, like '{"height":720}'
+        #[arg(long, requires = "on_arrival")]
+        on_arrival_options: Option<String>,
+    },
+    /// List your requests with what arrived, newest first
+    List {
+        /// Only requests dropping into this folder or one inside it
+        #[arg(long)]
+        folder: Option<String>,
+    },
+    /// Take files again (a request past its expiry stays closed)
+    Open { id: Uuid },
+    /// Stop taking files
+    Close { id: Uuid },
+}
+
+#[derive(Subcommand)]
+pub enum ReviewCommand {
+    /// Make a review of a video or track; prints the link to share
+    Create {
+        /// The file's id, as `drive list` shows it
+        file_id: Uuid,
+        /// Its title (default: the file's name)
+        #[arg(long)]
+        title: Option<String>,
+    },
+    /// Your reviews, each with its notes in the order of the timeline
+    List {
+        /// Only reviews of this file
+        #[arg(long)]
+        file: Option<Uuid>,
+    },
+    /// Answer a note
+    Reply { note_id: Uuid, text: String },
+    /// Mark a note dealt with (or, with --undo, not)
+    Resolve {
+        note_id: Uuid,
+        #[arg(long)]
+        undo: bool,
+    },
+}
