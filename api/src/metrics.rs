@@ -11,11 +11,15 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
-use axum::extract::{MatchedPath, Request, State};
+use std::net::SocketAddr;
+
+use axum::extract::{ConnectInfo, MatchedPath, Request, State};
+use axum::http::Method;
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
 use crate::error::ApiResult;
+use crate::limits::Limited;
 use crate::state::AppState;
 
 /// Upper bounds of the latency buckets, in seconds.
@@ -113,7 +117,17 @@ pub async fn count(State(state): State<AppState>, request: Request, next: Next) 
         .get::<MatchedPath>()
         .map_or("unmatched", |p| p.as_str())
         .to_string();
-    let method = request.method().as_str().to_string();
+    // A caller may send any method name: those outside HTTP's own are one label.
+    let method = match *request.method() {
+        Method::GET
+        | Method::POST
+        | Method::PUT
+        | Method::DELETE
+        | Method::HEAD
+        | Method::OPTIONS
+        | Method::PATCH => request.method().as_str().to_string(),
+        _ => "other".to_string(),
+    };
     let started = Instant::now();
     let response = next.run(request).await;
     state.metrics.observe(
@@ -125,8 +139,14 @@ pub async fn count(State(state): State<AppState>, request: Request, next: Next) 
     response
 }
 
-/// `GET /metrics`.
-pub async fn scrape(State(state): State<AppState>) -> ApiResult<Response> {
+/// `GET /metrics`. Open to anyone who can reach it (keep it on the internal network), and
+/// counted against the per-address limit for anonymous callers, since each scrape asks the
+/// database.
+pub async fn scrape(
+    State(state): State<AppState>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+) -> ApiResult<Response> {
+    state.limits.check(Limited::Anonymous, peer.ip()).await?;
     let mut out = String::new();
     state.metrics.render_requests(&mut out);
     let counters = [

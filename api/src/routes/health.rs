@@ -2,16 +2,19 @@
 //! is up and serving; `GET /readyz`, it can do its work: the database, the queue (Redis) and the
 //! object store each answer within two seconds (503 `not_ready` naming what did not).
 
+use std::net::SocketAddr;
 use std::time::Duration;
 
-use axum::extract::State;
+use axum::extract::{ConnectInfo, State};
 use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use crate::error::ErrorBody;
+use crate::limits::Limited;
 use crate::state::AppState;
 
 pub fn router() -> OpenApiRouter<AppState> {
@@ -41,7 +44,14 @@ async fn healthz() -> axum::Json<Health> {
     responses((status = 200, body = Health), (status = 503, body = ErrorBody, description = "`not_ready`: what did not answer")))]
 async fn readyz(
     State(state): State<AppState>,
-) -> Result<axum::Json<Health>, (StatusCode, axum::Json<ErrorBody>)> {
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+) -> Result<axum::Json<Health>, Response> {
+    // Each look asks three services: anonymous callers' per-address limit applies.
+    state
+        .limits
+        .check(Limited::Anonymous, peer.ip())
+        .await
+        .map_err(IntoResponse::into_response)?;
     let database = within("the database", async {
         sqlx::query("select 1")
             .execute(&state.db)
@@ -69,7 +79,8 @@ async fn readyz(
             field: None,
             retryable: true,
         }),
-    ))
+    )
+        .into_response())
 }
 
 /// `None` when `check` answers well within [`PATIENCE`]; else what did not, and why.

@@ -115,6 +115,15 @@ async fn metrics_count_requests_by_route_and_jobs_by_type_and_state() {
             .status(),
         404
     );
+    // Made-up methods do not grow the label set either.
+    let brew = reqwest::Method::from_bytes(b"BREW").unwrap();
+    let answered = app
+        .http
+        .request(brew, format!("{}/healthz", app.url))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(answered.status(), 405);
     let scraped = reqwest::get(format!("{}/metrics", app.url)).await.unwrap();
     assert_eq!(scraped.status(), 200);
     assert!(
@@ -137,6 +146,10 @@ async fn metrics_count_requests_by_route_and_jobs_by_type_and_state() {
     // A link's pattern, not its path: callers cannot grow the label set.
     assert!(line(r#"drive_http_requests_total{route="/p/{id}",method="GET",status="404"}"#).ends_with(" 1"));
     assert!(!text.contains(&missing));
+    assert!(
+        !text.contains("BREW") && text.contains(r#"method="other""#),
+        "{text}"
+    );
     assert!(
         line(r#"drive_http_request_seconds_bucket{route="/select-user-files",method="POST",le="+Inf"}"#)
             .ends_with(" 3")
