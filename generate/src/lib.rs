@@ -48,19 +48,29 @@ pub struct Image {
 }
 
 impl Image {
+    /// The file name extension of a picture of `mime_type` (one `sniffed` gave).
+    pub fn extension_for(mime_type: &str) -> &'static str {
+        match mime_type {
+            "image/jpeg" => "jpg",
+            "image/webp" => "webp",
+            _ => "png",
+        }
+    }
+
     /// `bytes` as an image, when they are one of the kinds the drive keeps.
     pub fn sniffed(bytes: Vec<u8>, provider: &str) -> Result<Image, GenerateError> {
-        let (mime_type, extension) = if bytes.starts_with(b"\x89PNG\r\n\x1a\n") {
-            ("image/png", "png")
+        let mime_type = if bytes.starts_with(b"\x89PNG\r\n\x1a\n") {
+            "image/png"
         } else if bytes.starts_with(&[0xff, 0xd8, 0xff]) {
-            ("image/jpeg", "jpg")
+            "image/jpeg"
         } else if bytes.len() > 12 && &bytes[..4] == b"RIFF" && &bytes[8..12] == b"WEBP" {
-            ("image/webp", "webp")
+            "image/webp"
         } else {
             return Err(GenerateError(format!(
                 "{provider} answered something that is not a PNG, JPEG or WebP picture"
             )));
         };
+        let extension = Image::extension_for(mime_type);
         Ok(Image {
             bytes,
             mime_type,

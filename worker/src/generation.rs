@@ -154,11 +154,7 @@ impl Generation<'_> {
             Some(plan) => self.quotas.for_plan(plan),
             None => 0,
         };
-        let extension = match image_type {
-            "image/jpeg" => "jpg",
-            "image/webp" => "webp",
-            _ => "png",
-        };
+        let extension = Image::extension_for(image_type);
         let name = folders::free_file_name(self.db, user_id, None, &file_name(&generation.prompt, extension))
             .await?;
         let new = NewFile {
