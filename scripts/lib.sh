@@ -171,3 +171,36 @@ ensure_speech_tools() {
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq espeak-ng sox >/dev/null
   fi
 }
+
+# The MCP clients the drive-mcp tests drive it with from outside, in
+# ${DRIVE_MCP_CLIENTS:-~/.cache/drive/mcp-clients}: the official Python SDK (`mcp`, with
+# `jsonschema` for checking results against the tools' output schemas) in a virtualenv, which runs
+# tests/mcp/check_tools.py, and the MCP Inspector's CLI. Idempotent: installs only what is missing
+# or at another version. Exports DRIVE_MCP_PYTHON (the venv's python) and DRIVE_MCP_INSPECTOR.
+MCP_PYTHON_SDK_VERSION=2.3.0
+MCP_JSONSCHEMA_VERSION=4.26.0
+# Inspector 2.x declares Node >= 22.19 but its CLI runs on this machine's Node 20 (checked over stdio
+# and streamable HTTP); npm only warns about the engine, so those warnings are silenced.
+MCP_INSPECTOR_VERSION=2.12.0
+ensure_mcp_clients() {
+  export DRIVE_MCP_CLIENTS="${DRIVE_MCP_CLIENTS:-$HOME/.cache/drive/mcp-clients}"
+  local venv="$DRIVE_MCP_CLIENTS/venv" inspector="$DRIVE_MCP_CLIENTS/inspector" tmp
+  export DRIVE_MCP_PYTHON="$venv/bin/python"
+  export DRIVE_MCP_INSPECTOR="$inspector/node_modules/.bin/mcp-inspector"
+  if ! "$DRIVE_MCP_PYTHON" -c "import importlib.metadata as m, sys
+sys.exit((m.version('mcp'), m.version('jsonschema')) != ('$MCP_PYTHON_SDK_VERSION', '$MCP_JSONSCHEMA_VERSION'))" 2>/dev/null; then
+    [ -x "$DRIVE_MCP_PYTHON" ] || python3 -m venv "$venv"
+    "$DRIVE_MCP_PYTHON" -m pip install --quiet --disable-pip-version-check \
+      "mcp==$MCP_PYTHON_SDK_VERSION" "jsonschema==$MCP_JSONSCHEMA_VERSION"
+  fi
+  if [ "$(node -p "require('$inspector/node_modules/@modelcontextprotocol/inspector/package.json').version" 2>/dev/null)" != \
+    "$MCP_INSPECTOR_VERSION" ] || [ ! -x "$DRIVE_MCP_INSPECTOR" ]; then
+    # Into a fresh folder, moved into place whole, so an interrupted install is not taken for a
+    # finished one. Its only install script is a no-op outside a source checkout.
+    tmp="$DRIVE_MCP_CLIENTS/inspector.part"
+    rm -rf "$tmp" && mkdir -p "$tmp"
+    npm install --prefix "$tmp" --no-audit --no-fund --ignore-scripts --engine-strict=false --loglevel=error \
+      "@modelcontextprotocol/inspector@$MCP_INSPECTOR_VERSION" >/dev/null || { rm -rf "$tmp"; return 1; }
+    rm -rf "$inspector" && mv "$tmp" "$inspector"
+  fi
+}

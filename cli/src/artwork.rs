@@ -5,8 +5,8 @@ use anyhow::{Result, bail};
 use serde_json::{Value, json};
 use uuid::Uuid;
 
-use crate::client::Client;
 use crate::output;
+use drive_client::Client;
 
 /// Which a cover goes on.
 pub enum Covered {

@@ -1,20 +1,16 @@
 //! Every command but `upload`: signing in, and the library (list, link, trash, restore,
 //! delete, public, private, usage).
 
-use std::collections::{BTreeMap, HashSet};
 use std::path::Path;
 
 use anyhow::{Result, anyhow, bail};
+use drive_client::config::{self, Config};
+use drive_client::files::Batch;
+use drive_client::{self as client, Client};
 use serde_json::json;
 use uuid::Uuid;
 
-use crate::client::{self, Client};
-use crate::config::{self, Config};
 use crate::output::{self, Align};
-use crate::records::{FileRecord, FileRef, StorageUsage};
-
-/// Most files `/trash-files` and `/delete-files` take in one call.
-const FILES_PER_CALL: usize = 100;
 
 /// Exchanges the token (so a wrong one is refused now rather than at the next command),
 /// makes one call to check the application id, then saves the config.
@@ -36,7 +32,7 @@ pub async fn login(
         events_cursor: None,
     };
     let client = Client::new(config_path.to_path_buf(), config.clone())?;
-    let _: StorageUsage = client.post_empty("/get-user-storage-usage").await?;
+    client.storage_usage().await?;
     config::save(config_path, &config)?;
     if json {
         output::print_json(&json!({
@@ -57,7 +53,7 @@ pub async fn login(
 
 /// The library, newest first, as the service answers it.
 pub async fn list(client: &Client, json: bool) -> Result<()> {
-    let files: Vec<FileRecord> = client.post_empty("/select-user-files").await?;
+    let files = client.library().await?;
     if json {
         return output::print_json(&files);
     }
@@ -94,7 +90,7 @@ pub async fn list(client: &Client, json: bool) -> Result<()> {
 
 /// A fresh link: the permanent one of a public file, or one that works for 6 hours.
 pub async fn link(client: &Client, id: Uuid, json: bool) -> Result<()> {
-    let file: FileRecord = client.post("/generate-download-url", &FileRef { id }).await?;
+    let file = client.download_link(id).await?;
     if json {
         return output::print_json(&file);
     }
@@ -105,80 +101,36 @@ pub async fn link(client: &Client, id: Uuid, json: bool) -> Result<()> {
     Ok(())
 }
 
-/// The three routes that take an array of file references and answer the ids they acted on.
-#[derive(Debug, Clone, Copy)]
-pub enum Batch {
-    Trash,
-    Restore,
-    Delete,
-}
-
-impl Batch {
-    fn route(self) -> &'static str {
-        match self {
-            Batch::Trash => "/trash-files",
-            Batch::Restore => "/restore-files",
-            Batch::Delete => "/delete-files",
-        }
-    }
-
-    /// The answer's field, and the word for what was done.
-    fn done(self) -> &'static str {
-        match self {
-            Batch::Trash => "trashed",
-            Batch::Restore => "restored",
-            Batch::Delete => "deleted",
-        }
-    }
-
-    /// Why the service may pass over an id.
-    fn skipped_because(self) -> &'static str {
-        match self {
-            Batch::Trash => "not in your library (already in the trash?)",
-            Batch::Restore => "not in your trash",
-            Batch::Delete => "not one of your files",
-        }
+/// Why the service may pass over an id.
+fn skipped_because(batch: Batch) -> &'static str {
+    match batch {
+        Batch::Trash => "not in your library (already in the trash?)",
+        Batch::Restore => "not in your trash",
+        Batch::Delete => "not one of your files",
     }
 }
 
 pub async fn batch(client: &Client, batch: Batch, ids: &[Uuid], json: bool) -> Result<()> {
-    let mut seen = HashSet::new();
-    let ids: Vec<Uuid> = ids.iter().copied().filter(|id| seen.insert(*id)).collect();
-    let mut acted_on = HashSet::new();
-    for chunk in ids.chunks(FILES_PER_CALL) {
-        let refs: Vec<FileRef> = chunk.iter().map(|&id| FileRef { id }).collect();
-        let mut answer: BTreeMap<String, Vec<Uuid>> = client.post(batch.route(), &refs).await?;
-        acted_on.extend(answer.remove(batch.done()).unwrap_or_default());
-    }
-    // Reported in the order given, which the service's answer need not keep.
-    let (done, skipped): (Vec<Uuid>, Vec<Uuid>) = ids.iter().partition(|id| acted_on.contains(id));
+    let outcome = client.batch(batch, ids).await?;
     if json {
-        output::print_json(&json!({ batch.done(): done, "notFound": skipped }))?;
+        output::print_json(&json!({ batch.done(): outcome.done, "notFound": outcome.skipped }))?;
     } else {
-        for id in &done {
+        for id in &outcome.done {
             println!("{} {id}", batch.done());
         }
     }
-    if !skipped.is_empty() {
-        let skipped: Vec<String> = skipped.iter().map(Uuid::to_string).collect();
-        bail!("{}: {}", batch.skipped_because(), skipped.join(", "));
+    if !outcome.skipped.is_empty() {
+        let skipped: Vec<String> = outcome.skipped.iter().map(Uuid::to_string).collect();
+        bail!("{}: {}", skipped_because(batch), skipped.join(", "));
     }
     Ok(())
 }
 
-/// Makes a file public or private. The service's route toggles, so it is called only when the
-/// file is not already as wanted; otherwise running the command twice would undo it.
+/// Makes a file public or private (without undoing it when run twice).
 pub async fn set_access(client: &Client, id: Uuid, public: bool, json: bool) -> Result<()> {
-    let library: Vec<FileRecord> = client.post_empty("/select-user-files").await?;
-    let file = library.into_iter().find(|f| f.id == id).ok_or_else(|| {
+    let (changed, file) = client.set_access(id, public).await?.ok_or_else(|| {
         anyhow!("no file in your library has id {id} (a trashed file must be restored first)")
     })?;
-    let changed = file.is_public != public;
-    let file: FileRecord = if changed {
-        client.post("/toggle-file-access", &FileRef { id }).await?
-    } else {
-        file
-    };
     if json {
         return output::print_json(&json!({ "changed": changed, "file": file }));
     }
@@ -191,7 +143,7 @@ pub async fn set_access(client: &Client, id: Uuid, public: bool, json: bool) -> 
 }
 
 pub async fn usage(client: &Client, json: bool) -> Result<()> {
-    let usage: StorageUsage = client.post_empty("/get-user-storage-usage").await?;
+    let usage = client.storage_usage().await?;
     if json {
         return output::print_json(&usage);
     }

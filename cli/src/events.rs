@@ -6,8 +6,8 @@
 use anyhow::Result;
 use serde_json::{Value, json};
 
-use crate::client::Client;
 use crate::output;
+use drive_client::Client;
 
 /// How long one call of a follower holds on the service.
 const WAIT_SECONDS: u64 = 30;

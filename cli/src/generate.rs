@@ -7,8 +7,8 @@ use std::time::Duration;
 use anyhow::{Result, bail};
 use serde_json::{Value, json};
 
-use crate::client::Client;
 use crate::output;
+use drive_client::Client;
 
 pub struct Ask<'a> {
     pub prompt: &'a str,

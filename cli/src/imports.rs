@@ -3,8 +3,8 @@
 use anyhow::Result;
 use serde_json::{Value, json};
 
-use crate::client::Client;
 use crate::output;
+use drive_client::Client;
 
 pub async fn run(
     client: &Client,

@@ -7,8 +7,8 @@ use anyhow::{Context, Result, bail};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde_json::{Map, Value, json};
 
-use crate::client::Client;
 use crate::output;
+use drive_client::Client;
 
 pub struct NewJob<'a> {
     pub job_type: &'a str,

@@ -5,34 +5,30 @@
 
 mod args;
 mod artwork;
-mod client;
 mod commands;
-mod config;
 mod events;
 mod generate;
 mod imports;
 mod jobs;
-mod local;
 mod organize;
 mod output;
 mod progress;
 mod reading;
-mod records;
 mod requests;
 mod reviews;
-mod transfer;
 mod upload;
-mod version;
 
 use std::process::ExitCode;
+use std::time::Duration;
 
 use anyhow::Result;
 use clap::Parser;
 use uuid::Uuid;
 
 use crate::args::{Cli, CollectionCommand, Command, JobsCommand, RequestCommand, ReviewCommand};
-use crate::client::Client;
-use crate::commands::Batch;
+use drive_client::files::Batch;
+use drive_client::version::{self, Program};
+use drive_client::{Client, config};
 
 #[tokio::main]
 async fn main() -> ExitCode {
@@ -58,10 +54,12 @@ async fn run(cli: Cli) -> Result<()> {
         Command::Login { .. } | Command::Completions { .. } => None,
         _ => config::load(&config_path)
             .ok()
-            .and_then(|config| version::start(&config_path, &config)),
+            .and_then(|config| version::start(Program::Cli, Some(&config_path), &config.base_url)),
     };
     let done = command(cli.command, &config_path, json, signed_in).await;
-    version::finish(check).await;
+    if let Some(check) = check {
+        check.finish(Duration::from_millis(300)).await;
+    }
     done
 }
 

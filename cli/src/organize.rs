@@ -5,8 +5,8 @@
 use anyhow::Result;
 use serde_json::{Value, json};
 
-use crate::client::Client;
 use crate::output;
+use drive_client::Client;
 
 /// Posts `body` to `route` and prints the answer as JSON, or `say` of it for people.
 async fn call(

@@ -13,20 +13,7 @@ pub fn print_json(value: &impl Serialize) -> Result<()> {
     Ok(())
 }
 
-/// A size in binary units with one decimal: `512 B`, `1.2 MiB`.
-pub fn size(bytes: u64) -> String {
-    const UNITS: [&str; 6] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
-    if bytes < 1024 {
-        return format!("{bytes} B");
-    }
-    let mut value = bytes as f64;
-    let mut unit = 0;
-    while value >= 1024.0 && unit < UNITS.len() - 1 {
-        value /= 1024.0;
-        unit += 1;
-    }
-    format!("{value:.1} {}", UNITS[unit])
-}
+pub use drive_client::records::size;
 
 /// A time in the local zone, to the minute.
 pub fn time(at: DateTime<Utc>) -> String {
@@ -64,20 +51,5 @@ pub fn print_table(columns: &[(&str, Align)], rows: &[Vec<String>]) {
             }
         }
         println!("{}", line.trim_end());
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn sizes_read_like_people_write_them() {
-        assert_eq!(size(0), "0 B");
-        assert_eq!(size(1023), "1023 B");
-        assert_eq!(size(1024), "1.0 KiB");
-        assert_eq!(size(1_258_291), "1.2 MiB");
-        assert_eq!(size(150 * 1024 * 1024), "150.0 MiB");
-        assert_eq!(size(10 * 1024_u64.pow(4)), "10.0 TiB");
     }
 }

@@ -1,7 +1,10 @@
 //! Progress bars for an upload: one for all the bytes, one per file in flight. Hidden for
 //! `--json` and when stderr is not a terminal, where they would only be noise.
 
+use std::sync::Arc;
+
 use anyhow::Result;
+use drive_client::upload::Progress;
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 pub struct UploadProgress {
@@ -58,9 +61,13 @@ pub struct FileProgress {
 }
 
 impl FileProgress {
-    pub fn advance(&self, bytes: u64) {
-        self.file.inc(bytes);
-        self.total.inc(bytes);
+    /// What the upload tells of the bytes it sends.
+    pub fn counter(&self) -> Progress {
+        let bars = self.clone();
+        Arc::new(move |bytes| {
+            bars.file.inc(bytes);
+            bars.total.inc(bytes);
+        })
     }
 
     pub fn done(&self) {

@@ -10,8 +10,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use uuid::Uuid;
 
-use crate::client::Client;
 use crate::output::{self, Align};
+use drive_client::Client;
 
 /// A moment as `/search-files` answers it.
 #[derive(Debug, Serialize, Deserialize)]

@@ -7,8 +7,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use uuid::Uuid;
 
-use crate::client::Client;
 use crate::output::{self, Align};
+use drive_client::Client;
 
 /// What `drive request create` asks for.
 #[derive(Debug, Serialize)]

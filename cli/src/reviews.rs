@@ -6,8 +6,8 @@ use anyhow::Result;
 use serde_json::{Value, json};
 use uuid::Uuid;
 
-use crate::client::Client;
 use crate::output;
+use drive_client::Client;
 
 pub async fn create(client: &Client, file_id: Uuid, title: Option<&str>, json: bool) -> Result<()> {
     let made: Value = client

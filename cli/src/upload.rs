@@ -6,17 +6,16 @@ use std::collections::hash_map::Entry;
 use std::io::IsTerminal;
 use std::path::PathBuf;
 
-use anyhow::{Result, anyhow, bail};
+use anyhow::{Result, bail};
+use drive_client::Client;
+use drive_client::local::{self, LocalFile};
+use drive_client::upload::{self, UploadStatus, Uploaded};
 use futures::{StreamExt, stream};
-use serde::{Serialize, Serializer};
+use serde::Serialize;
 use uuid::Uuid;
 
-use crate::client::Client;
-use crate::local::{self, LocalFile};
 use crate::output::{self, Align};
-use crate::progress::{FileProgress, UploadProgress};
-use crate::records::{FileRecord, StorageUsage};
-use crate::transfer::{self, Sent};
+use crate::progress::UploadProgress;
 
 const FILES_AT_ONCE: usize = 20;
 
@@ -27,7 +26,8 @@ struct Report {
     path: String,
     file_name: String,
     file_size: u64,
-    status: Status,
+    /// In words (`already stored`), or `failed`.
+    status: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
     id: Option<Uuid>,
     /// Parts an interrupted run had already stored, which this run skipped.
@@ -37,57 +37,8 @@ struct Report {
     error: Option<String>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Status {
-    Uploaded,
-    /// Uploaded, picking up the parts an interrupted run had stored.
-    Resumed,
-    /// Not sent: an interrupted run had stored the whole file but not recorded it; this run
-    /// recorded it.
-    Recovered,
-    /// Not sent: the drive has a file of the same name, size and modified time.
-    AlreadyStored,
-    /// Not sent: the drive has it, in the trash.
-    InTrash,
-    Failed,
-}
-
-impl Status {
-    fn label(self) -> &'static str {
-        match self {
-            Status::Uploaded => "uploaded",
-            Status::Resumed => "resumed",
-            Status::Recovered => "recovered",
-            Status::AlreadyStored => "already stored",
-            Status::InTrash => "in trash",
-            Status::Failed => "failed",
-        }
-    }
-}
-
-impl Serialize for Status {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.label())
-    }
-}
-
-/// Where a file ends up in the drive.
-#[derive(Debug, Clone, Copy)]
-struct Outcome {
-    status: Status,
-    id: Uuid,
-    resumed_parts: Option<usize>,
-}
-
-impl Outcome {
-    fn found(status: Status, id: Uuid) -> Outcome {
-        Outcome {
-            status,
-            id,
-            resumed_parts: None,
-        }
-    }
-}
+/// What became of one file: where it ended up, or why it did not.
+type Outcome = Result<Uploaded, String>;
 
 /// What to do with a file, decided before anything is sent.
 enum Plan {
@@ -104,7 +55,7 @@ pub async fn run(client: &Client, paths: &[PathBuf], json: bool) -> Result<()> {
         bail!("nothing to upload: no files in {}", paths.join(", "));
     }
     let user_id = client.user_id().await?;
-    let library: Vec<FileRecord> = client.post_empty("/select-user-files").await?;
+    let library = client.library().await?;
 
     let mut first_with_key = HashMap::new();
     let plans: Vec<Plan> = files
@@ -126,17 +77,17 @@ pub async fn run(client: &Client, paths: &[PathBuf], json: bool) -> Result<()> {
     let to_send: Vec<usize> = (0..files.len())
         .filter(|&i| matches!(plans[i], Plan::Send))
         .collect();
-    check_room(client, to_send.iter().map(|&i| &files[i])).await?;
-
     let total_bytes = to_send.iter().map(|&i| files[i].size).sum();
+    upload::check_room(client, to_send.len(), total_bytes).await?;
+
     let visible = !json && std::io::stderr().is_terminal();
     let progress = UploadProgress::new(total_bytes, to_send.len(), visible)?;
-    let sent: HashMap<usize, Result<Outcome, String>> = stream::iter(to_send)
+    let sent: HashMap<usize, Outcome> = stream::iter(to_send)
         .map(|index| {
             let (file, progress) = (&files[index], &progress);
             async move {
                 let bar = progress.start_file(&file.name, file.size);
-                let outcome = upload_one(client, file, user_id, &bar).await;
+                let outcome = upload::send(client, file, user_id, &bar.counter()).await;
                 bar.done();
                 (index, outcome.map_err(|e| format!("{e:#}")))
             }
@@ -152,10 +103,10 @@ pub async fn run(client: &Client, paths: &[PathBuf], json: bool) -> Result<()> {
         .enumerate()
         .map(|(index, (file, plan))| {
             let outcome = match plan {
-                Plan::AlreadyStored(id) => Ok(Outcome::found(Status::AlreadyStored, *id)),
+                Plan::AlreadyStored(id) => Ok(Uploaded::found(UploadStatus::AlreadyStored, *id)),
                 Plan::Send => outcome_of(&sent, index),
                 Plan::SameAs(first) => {
-                    outcome_of(&sent, *first).map(|o| Outcome::found(Status::AlreadyStored, o.id))
+                    outcome_of(&sent, *first).map(|o| Uploaded::found(UploadStatus::AlreadyStored, o.id))
                 }
             };
             report(file, outcome)
@@ -164,84 +115,18 @@ pub async fn run(client: &Client, paths: &[PathBuf], json: bool) -> Result<()> {
     print(&reports, json)
 }
 
-fn outcome_of(sent: &HashMap<usize, Result<Outcome, String>>, index: usize) -> Result<Outcome, String> {
+fn outcome_of(sent: &HashMap<usize, Outcome>, index: usize) -> Outcome {
     sent.get(&index)
         .cloned()
         .unwrap_or_else(|| Err("the upload did not run".to_string()))
 }
 
-/// Refuses before anything is sent when the files do not fit in the storage left.
-async fn check_room<'a>(client: &Client, files: impl Iterator<Item = &'a LocalFile>) -> Result<()> {
-    let (count, needed) = files.fold((0, 0), |(count, bytes), f| (count + 1, bytes + f.size));
-    if count == 0 {
-        return Ok(());
-    }
-    let usage: StorageUsage = client.post_empty("/get-user-storage-usage").await?;
-    if needed > usage.remaining_bytes {
-        bail!(
-            "not enough storage: {count} files to upload need {}, but only {} of {} is left; nothing was uploaded",
-            output::size(needed),
-            output::size(usage.remaining_bytes),
-            output::size(usage.limit_bytes),
-        );
-    }
-    Ok(())
-}
+const FAILED: &str = "failed";
 
-async fn upload_one(
-    client: &Client,
-    file: &LocalFile,
-    user_id: Uuid,
-    progress: &FileProgress,
-) -> Result<Outcome> {
-    match transfer::send(client, file, user_id, progress).await? {
-        Sent::Recorded { id, resumed_parts } => Ok(Outcome {
-            status: if resumed_parts.is_some() {
-                Status::Resumed
-            } else {
-                Status::Uploaded
-            },
-            id,
-            resumed_parts,
-        }),
-        Sent::Recovered { id } => recovered(client, id).await,
-        Sent::KeyTaken => find_recorded(client, file).await,
-    }
-}
-
-/// `/insert-file` answers the file already recorded under a key too, and the library listing
-/// showed none: a recovered file is one of those only if it is in the trash. (One another run
-/// recorded meanwhile is reported recovered.)
-async fn recovered(client: &Client, id: Uuid) -> Result<Outcome> {
-    let trash: Vec<FileRecord> = client.post_empty("/select-trashed-files").await?;
-    let status = if trash.iter().any(|r| r.id == id) {
-        Status::InTrash
-    } else {
-        Status::Recovered
-    };
-    Ok(Outcome::found(status, id))
-}
-
-/// The file recorded under this file's key, which the library listing did not show: recorded
-/// since by another run, or in the trash.
-async fn find_recorded(client: &Client, file: &LocalFile) -> Result<Outcome> {
-    let library: Vec<FileRecord> = client.post_empty("/select-user-files").await?;
-    if let Some(stored) = library.iter().find(|r| file.is_stored_as(r)) {
-        return Ok(Outcome::found(Status::AlreadyStored, stored.id));
-    }
-    let trash: Vec<FileRecord> = client.post_empty("/select-trashed-files").await?;
-    if let Some(trashed) = trash.iter().find(|r| file.is_stored_as(r)) {
-        return Ok(Outcome::found(Status::InTrash, trashed.id));
-    }
-    Err(anyhow!(
-        "the drive already records a file under this file's key, but neither the library nor the trash shows it"
-    ))
-}
-
-fn report(file: &LocalFile, outcome: Result<Outcome, String>) -> Report {
+fn report(file: &LocalFile, outcome: Outcome) -> Report {
     let (status, id, resumed_parts, error) = match outcome {
-        Ok(o) => (o.status, Some(o.id), o.resumed_parts, None),
-        Err(e) => (Status::Failed, None, None, Some(e)),
+        Ok(o) => (o.status.label(), Some(o.id), o.resumed_parts, None),
+        Err(e) => (FAILED, None, None, Some(e)),
     };
     Report {
         path: file.path.display().to_string(),
@@ -262,7 +147,7 @@ fn print(reports: &[Report], json: bool) -> Result<()> {
             .iter()
             .map(|r| {
                 vec![
-                    r.status.label().to_string(),
+                    r.status.to_string(),
                     output::size(r.file_size),
                     r.id.map_or("-".to_string(), |id| id.to_string()),
                     r.path.clone(),
@@ -278,11 +163,11 @@ fn print(reports: &[Report], json: bool) -> Result<()> {
             ],
             &rows,
         );
-        if reports.iter().any(|r| r.status == Status::InTrash) {
+        if reports.iter().any(|r| r.status == UploadStatus::InTrash.label()) {
             eprintln!("Files in the trash were not sent again: `drive restore ID` brings one back.");
         }
     }
-    let failed: Vec<&Report> = reports.iter().filter(|r| r.status == Status::Failed).collect();
+    let failed: Vec<&Report> = reports.iter().filter(|r| r.status == FAILED).collect();
     for report in &failed {
         eprintln!(
             "error: {}: {}",

@@ -25,6 +25,7 @@ pub mod media;
 pub mod origin;
 pub mod provider;
 pub mod proxy;
+pub mod scratch;
 pub mod senders;
 
 /// The application id every file-service call carries in `X-Drive-App`.

@@ -2,67 +2,16 @@
 //! its own config file, against a real API and object store. Every effect is checked through
 //! the API (or its database and store), not through the CLI's own word.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::Duration;
 
+use drive_tests::scratch::{Scratch, sha256, write_file};
 use drive_tests::*;
 use serde_json::{Value, json};
-use sha2::{Digest, Sha256};
 use uuid::Uuid;
 
 const MIB: usize = 1024 * 1024;
-
-/// A folder of this test's own, removed when the test ends.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new() -> Scratch {
-        let dir = std::env::temp_dir().join(format!("drive-cli-test-{}", Uuid::new_v4().simple()));
-        std::fs::create_dir_all(&dir).expect("scratch folder");
-        Scratch(dir)
-    }
-
-    fn path(&self, name: &str) -> PathBuf {
-        self.0.join(name)
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-/// Writes `len` deterministic bytes (varying with `seed`) to `path`, a mebibyte at a time so
-/// large files never sit in memory; answers their sha256.
-fn write_file(path: &Path, len: usize, seed: u8) -> String {
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).expect("folder");
-    }
-    let mut file = std::io::BufWriter::new(std::fs::File::create(path).expect("create file"));
-    let mut hasher = Sha256::new();
-    let block = bytes(MIB, seed);
-    let mut written = 0;
-    while written < len {
-        let mut chunk = block[..MIB.min(len - written)].to_vec();
-        // Every mebibyte differs, so a part sent at the wrong offset cannot go unnoticed.
-        let index = (written / MIB) as u64;
-        for (byte, stamp) in chunk.iter_mut().zip(index.to_le_bytes()) {
-            *byte ^= stamp;
-        }
-        file.write_all(&chunk).expect("write file");
-        hasher.update(&chunk);
-        written += chunk.len();
-    }
-    file.flush().expect("flush file");
-    hex::encode(hasher.finalize())
-}
-
-fn sha256(bytes: &[u8]) -> String {
-    hex::encode(Sha256::digest(bytes))
-}
 
 struct Run {
     success: bool,

@@ -3,46 +3,16 @@
 //! on inputs made here with the `ffmpeg` command, their results probed with `ffprobe`; damaged
 //! videos; and every setting's 400.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use drive_core::id::FileId;
 use drive_tests::media::{duration, ffmpeg, ffprobe as probe, ffprobe_with as probe_with, video_of};
 use drive_tests::proxy::TcpProxy;
+use drive_tests::scratch::Scratch;
 use drive_tests::*;
 use image::{Rgb, RgbImage};
 use serde_json::{Value, json};
-use uuid::Uuid;
-
-// ---- a scratch folder ----
-
-/// A folder of its own under the system's temporary folder, removed when dropped.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new() -> Scratch {
-        let dir = std::env::temp_dir().join(format!("drive-av-test-{}", Uuid::new_v4().simple()));
-        std::fs::create_dir_all(&dir).expect("scratch folder");
-        Scratch(dir)
-    }
-
-    fn path(&self, name: &str) -> PathBuf {
-        self.0.join(name)
-    }
-
-    /// `bytes` written to a file named `input.EXT`.
-    fn file(&self, bytes: &[u8], ext: &str) -> PathBuf {
-        let path = self.path(&format!("input.{ext}"));
-        std::fs::write(&path, bytes).expect("write scratch file");
-        path
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
 
 fn text(path: &Path) -> &str {
     path.to_str().expect("a UTF-8 path")

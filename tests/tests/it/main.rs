@@ -17,6 +17,7 @@ mod isolation;
 mod job_av;
 mod job_media;
 mod jobs;
+mod mcp;
 mod metadata;
 mod multipart;
 mod openapi;

@@ -1,6 +1,16 @@
-//! Calls to the file service: the session (exchanged for the API token, renewed a minute
-//! before it ends and once more when a call is refused with 401), the two headers every call
-//! carries, and the service's error body turned into an error people can read.
+//! The client library of the Drive file service, shared by the `drive` CLI and the `drive-mcp`
+//! tool server: the session (exchanged for the API token, renewed a minute before it ends and
+//! once more when a call is refused with 401), the two headers every call carries, the
+//! service's error body as an error type ([`ApiError`]), the file routes typed ([`files`]), and
+//! uploads streamed from disk that resume ([`upload`]).
+
+pub mod config;
+pub mod files;
+pub mod local;
+pub mod records;
+mod transfer;
+pub mod upload;
+pub mod version;
 
 use std::fmt;
 use std::path::PathBuf;
@@ -14,16 +24,20 @@ use serde::de::DeserializeOwned;
 use tokio::sync::Mutex;
 use uuid::Uuid;
 
-use crate::config::{self, Config, Session};
+use crate::config::{Config, Session};
+
+pub use crate::transfer::FORM_UPLOAD_LIMIT;
 
 const APP_HEADER: &str = "X-Drive-App";
 
 /// The service's error body, `{ error, code, field?, retryable }`.
-#[derive(Debug, serde::Deserialize)]
+#[derive(Debug, Clone, serde::Deserialize)]
 pub struct ApiError {
     pub error: String,
     pub code: String,
     pub field: Option<String>,
+    #[serde(default)]
+    pub retryable: bool,
 }
 
 impl fmt::Display for ApiError {
@@ -46,7 +60,7 @@ pub fn has_code(err: &anyhow::Error, code: &str) -> bool {
 pub fn http_client() -> Result<reqwest::Client> {
     reqwest::Client::builder()
         .connect_timeout(Duration::from_secs(30))
-        .user_agent(concat!("drive-cli/", env!("CARGO_PKG_VERSION")))
+        .user_agent(concat!("drive-client/", env!("CARGO_PKG_VERSION")))
         .build()
         .context("setting up HTTP")
 }
@@ -79,7 +93,9 @@ pub async fn exchange(http: &reqwest::Client, base_url: &str, api_token: &str) -
 
 pub struct Client {
     http: reqwest::Client,
-    config_path: PathBuf,
+    /// Where the session is kept between runs (the CLI's config file); `None` keeps it in
+    /// memory only (the tool server over HTTP, one client per caller's token).
+    config_path: Option<PathBuf>,
     base_url: String,
     app_id: String,
     /// The config, whose session is renewed under this lock so that concurrent calls
@@ -88,7 +104,24 @@ pub struct Client {
 }
 
 impl Client {
+    /// A client that keeps its session in the config file at `config_path`.
     pub fn new(config_path: PathBuf, config: Config) -> Result<Client> {
+        Client::build(Some(config_path), config)
+    }
+
+    /// A client whose session lives as long as it does.
+    pub fn in_memory(base_url: &str, app_id: &str, api_token: &str) -> Result<Client> {
+        let config = Config {
+            base_url: base_url.to_string(),
+            app_id: app_id.to_string(),
+            api_token: api_token.to_string(),
+            session: None,
+            events_cursor: None,
+        };
+        Client::build(None, config)
+    }
+
+    fn build(config_path: Option<PathBuf>, config: Config) -> Result<Client> {
         Ok(Client {
             http: http_client()?,
             config_path,
@@ -117,7 +150,7 @@ impl Client {
     pub async fn keep_events_cursor(&self, cursor: &str) -> Result<()> {
         let mut config = self.config.lock().await;
         config.events_cursor = Some(cursor.to_string());
-        config::save(&self.config_path, &config)
+        self.keep(&config)
     }
 
     /// POSTs `body` as JSON to `route` and reads the answer.
@@ -178,8 +211,19 @@ impl Client {
     async fn renew(&self, config: &mut Config) -> Result<Session> {
         let session = exchange(&self.http, &self.base_url, &config.api_token).await?;
         config.session = Some(session.clone());
-        config::save(&self.config_path, config)?;
+        self.keep(config)?;
         Ok(session)
+    }
+
+    fn keep(&self, config: &Config) -> Result<()> {
+        match &self.config_path {
+            Some(path) => config::save(path, config),
+            None => Ok(()),
+        }
+    }
+
+    pub fn base_url(&self) -> &str {
+        &self.base_url
     }
 }
 

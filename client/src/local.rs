@@ -39,6 +39,15 @@ impl LocalFile {
         })
     }
 
+    /// The file at `path`, which must be a file (a link to one is followed).
+    pub fn open(path: &Path) -> Result<LocalFile> {
+        let metadata = std::fs::metadata(path).with_context(|| format!("cannot read {}", path.display()))?;
+        if !metadata.is_file() {
+            bail!("{} is not a file", path.display());
+        }
+        LocalFile::new(path.to_path_buf(), &metadata)
+    }
+
     pub fn modified_rfc3339(&self) -> String {
         self.modified.to_rfc3339_opts(SecondsFormat::Secs, true)
     }

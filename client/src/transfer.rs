@@ -18,10 +18,12 @@ use tokio::io::{AsyncReadExt, AsyncSeekExt};
 use tokio_util::io::ReaderStream;
 use uuid::Uuid;
 
-use crate::client::{self, Client};
 use crate::local::LocalFile;
-use crate::progress::FileProgress;
+use crate::{Client, has_code};
 use drive_kinds::FileKind;
+
+/// Told the bytes of a file as they leave for storage (a progress bar, or nothing).
+pub type Progress = std::sync::Arc<dyn Fn(u64) + Send + Sync>;
 
 /// Files up to this size go in one form POST; larger ones in parts, which can resume.
 pub const FORM_UPLOAD_LIMIT: u64 = 64 * 1024 * 1024;
@@ -129,7 +131,7 @@ pub enum Sent {
     KeyTaken,
 }
 
-pub async fn send(client: &Client, file: &LocalFile, user_id: Uuid, progress: &FileProgress) -> Result<Sent> {
+pub async fn send(client: &Client, file: &LocalFile, user_id: Uuid, progress: &Progress) -> Result<Sent> {
     let object_key = file.object_key(user_id);
     let (kind, mime_type) = drive_kinds::for_name(&file.name);
     let input = UploadInput {
@@ -140,7 +142,7 @@ pub async fn send(client: &Client, file: &LocalFile, user_id: Uuid, progress: &F
         mime_type,
     };
     if let Some(id) = recover(client, file, &input, user_id).await? {
-        progress.advance(file.size);
+        progress(file.size);
         return Ok(Sent::Recovered { id });
     }
     let stored = if file.size <= FORM_UPLOAD_LIMIT {
@@ -150,7 +152,7 @@ pub async fn send(client: &Client, file: &LocalFile, user_id: Uuid, progress: &F
     };
     let resumed_parts = match stored {
         Ok(resumed_parts) => resumed_parts,
-        Err(e) if client::has_code(&e, "object_key_taken") => return Ok(Sent::KeyTaken),
+        Err(e) if has_code(&e, "object_key_taken") => return Ok(Sent::KeyTaken),
         Err(e) => return Err(e),
     };
     Ok(Sent::Recorded {
@@ -170,7 +172,7 @@ async fn recover(
 ) -> Result<Option<Uuid>> {
     match insert(client, file, input, user_id).await {
         Ok(id) => Ok(Some(id)),
-        Err(e) if client::has_code(&e, "object_not_found") => Ok(None),
+        Err(e) if has_code(&e, "object_not_found") => Ok(None),
         Err(e) => Err(e),
     }
 }
@@ -193,7 +195,7 @@ async fn send_form(
     client: &Client,
     file: &LocalFile,
     input: &UploadInput<'_>,
-    progress: &FileProgress,
+    progress: &Progress,
 ) -> Result<()> {
     let urls: FileUrls = client.post("/generate-file-urls", input).await?;
     let mut form = Form::new();
@@ -223,10 +225,10 @@ async fn send_parts(
     client: &Client,
     file: &LocalFile,
     input: &UploadInput<'_>,
-    progress: &FileProgress,
+    progress: &Progress,
 ) -> Result<Option<usize>> {
     let upload: MultipartUpload = client.post("/create-multipart-upload", input).await?;
-    progress.advance(upload.parts.iter().map(|p| p.size).sum());
+    progress(upload.parts.iter().map(|p| p.size).sum());
     // Parts neither stored nor signed in the create answer (past the first 100 missing) are
     // signed a batch at a time as they are reached, so no URL ages out (they last a day)
     // while earlier parts of a very large file are still going.
@@ -275,7 +277,7 @@ async fn put_parts(
     file: &LocalFile,
     part_size: u64,
     parts: Vec<SignedPart>,
-    progress: &FileProgress,
+    progress: &Progress,
 ) -> Result<()> {
     stream::iter(parts.into_iter().map(Ok))
         .try_for_each_concurrent(PARTS_IN_FLIGHT, |part| async move {
@@ -297,7 +299,7 @@ async fn put_parts(
 
 /// `len` bytes of the file at `path` from `offset`, read as they are sent rather than all
 /// at once, moving the progress bar as they go.
-async fn stream_from_disk(path: &Path, offset: u64, len: u64, progress: &FileProgress) -> Result<Body> {
+async fn stream_from_disk(path: &Path, offset: u64, len: u64, progress: &Progress) -> Result<Body> {
     let mut file = File::open(path)
         .await
         .with_context(|| format!("opening {}", path.display()))?;
@@ -306,7 +308,7 @@ async fn stream_from_disk(path: &Path, offset: u64, len: u64, progress: &FilePro
         .with_context(|| format!("reading {}", path.display()))?;
     let progress = progress.clone();
     let chunks = ReaderStream::with_capacity(file.take(len), CHUNK)
-        .inspect_ok(move |chunk| progress.advance(chunk.len() as u64));
+        .inspect_ok(move |chunk| progress(chunk.len() as u64));
     Ok(Body::wrap_stream(chunks))
 }
 

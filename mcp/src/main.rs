@@ -1,0 +1,191 @@
+//! `drive-mcp`: the Drive MCP tool server. Seven tools (see `tools`) over stdio, for a client
+//! that starts the server itself, or over streamable HTTP, for clients that reach it by URL;
+//! both on the drive client library the `drive` CLI uses.
+
+mod callers;
+mod explain;
+mod spool;
+mod tools;
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+use axum::extract::Request;
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use clap::{Parser, Subcommand};
+use drive_client::version::{self, Program};
+use drive_client::{Client, config};
+use rmcp::ServiceExt;
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use tokio_util::sync::CancellationToken;
+
+use crate::callers::Callers;
+use crate::tools::DriveTools;
+
+#[derive(Parser)]
+#[command(name = "drive-mcp", version, about = "The Drive MCP tool server")]
+struct Args {
+    #[command(subcommand)]
+    transport: Transport,
+}
+
+#[derive(Subcommand)]
+enum Transport {
+    /// Serve one account over stdin and stdout. The account is DRIVE_API_TOKEN's (with
+    /// DRIVE_URL), or else the one `drive login` signed in (its config file).
+    Stdio {
+        /// The `drive` CLI's config file.
+        #[arg(long, env = "DRIVE_CONFIG")]
+        config: Option<PathBuf>,
+        #[arg(long, env = "DRIVE_API_TOKEN", hide_env_values = true)]
+        token: Option<String>,
+        #[arg(long, env = "DRIVE_URL", default_value = config::DEFAULT_URL)]
+        url: String,
+        #[arg(long, env = "DRIVE_APP", default_value = config::DEFAULT_APP)]
+        app: String,
+    },
+    /// Serve streamable HTTP at /mcp. Every request carries its caller's drive API token as
+    /// `Authorization: Bearer`; the server holds no credential of its own.
+    Http {
+        #[arg(long, env = "DRIVE_MCP_LISTEN", default_value = "127.0.0.1:8090")]
+        listen: SocketAddr,
+        #[arg(long, env = "DRIVE_URL", default_value = config::DEFAULT_URL)]
+        url: String,
+        #[arg(long, env = "DRIVE_APP", default_value = config::DEFAULT_APP)]
+        app: String,
+        /// A host name clients reach this server by, beyond the loopback names (repeat for
+        /// more). Requests naming any other host are refused, against DNS rebinding.
+        #[arg(long = "allowed-host", env = "DRIVE_MCP_ALLOWED_HOSTS", value_delimiter = ',')]
+        allowed_hosts: Vec<String>,
+    },
+}
+
+#[tokio::main]
+async fn main() -> Result<()> {
+    match Args::parse().transport {
+        Transport::Stdio {
+            config,
+            token,
+            url,
+            app,
+        } => {
+            let (client, config_path) = match token {
+                Some(token) => (Client::in_memory(&url, &app, &token)?, None),
+                None => {
+                    let path = match config {
+                        Some(path) => path,
+                        None => config::default_path()?,
+                    };
+                    (Client::new(path.clone(), config::load(&path)?)?, Some(path))
+                }
+            };
+            check_version_daily(config_path, client.base_url().to_string());
+            serve_stdio(client).await
+        }
+        Transport::Http {
+            listen,
+            url,
+            app,
+            allowed_hosts,
+        } => {
+            let base_url = url.trim_end_matches('/').to_string();
+            check_version_daily(None, base_url.clone());
+            serve_http(listen, Callers::by_token(&base_url, &app), allowed_hosts).await
+        }
+    }
+}
+
+async fn serve_stdio(client: Client) -> Result<()> {
+    let tools = DriveTools::local(Arc::new(Callers::One(Arc::new(client))));
+    let running = tools
+        .serve(rmcp::transport::stdio())
+        .await
+        .context("starting the MCP session on stdio")?;
+    running.waiting().await.context("serving on stdio")?;
+    Ok(())
+}
+
+/// Base64 grows bytes by a third; the rest of the message is small.
+const MOST_REQUEST_BYTES: usize = (spool::MOST_BYTES as usize).div_ceil(3) * 4 + 1024 * 1024;
+
+async fn serve_http(listen: SocketAddr, callers: Callers, allowed_hosts: Vec<String>) -> Result<()> {
+    let stop = CancellationToken::new();
+    let mut config = StreamableHttpServerConfig::default()
+        .with_max_request_body_bytes(MOST_REQUEST_BYTES)
+        .with_cancellation_token(stop.child_token());
+    if !allowed_hosts.is_empty() {
+        let mut hosts = vec![
+            "localhost".to_string(),
+            "127.0.0.1".to_string(),
+            "::1".to_string(),
+        ];
+        hosts.extend(allowed_hosts);
+        config = config.with_allowed_hosts(hosts);
+    }
+    let callers = Arc::new(callers);
+    let service = StreamableHttpService::new(
+        move || Ok(DriveTools::remote(callers.clone())),
+        Arc::new(LocalSessionManager::default()),
+        config,
+    );
+    let app = axum::Router::new()
+        .nest_service("/mcp", service)
+        .layer(middleware::from_fn(require_token));
+    let listener = tokio::net::TcpListener::bind(listen)
+        .await
+        .with_context(|| format!("listening on {listen}"))?;
+    eprintln!("drive-mcp: serving MCP at http://{}/mcp", listener.local_addr()?);
+    axum::serve(listener, app)
+        .with_graceful_shutdown(async move {
+            shutdown_signal().await;
+            stop.cancel();
+        })
+        .await
+        .context("serving HTTP")
+}
+
+/// Refuses a request without a bearer token before the MCP layer reads it, the way an
+/// OAuth-protected resource does (401 with `WWW-Authenticate: Bearer`).
+async fn require_token(request: Request, next: Next) -> Response {
+    if callers::bearer_of(request.headers()).is_some() {
+        return next.run(request).await;
+    }
+    let body = serde_json::json!({
+        "error": "Send your drive API token as the header Authorization: Bearer API_TOKEN",
+        "code": "unauthorized",
+        "retryable": false,
+    });
+    (
+        http::StatusCode::UNAUTHORIZED,
+        [(http::header::WWW_AUTHENTICATE, "Bearer")],
+        axum::Json(body),
+    )
+        .into_response()
+}
+
+async fn shutdown_signal() {
+    let mut terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+        .expect("installing the SIGTERM handler");
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        _ = terminate.recv() => {}
+    }
+}
+
+/// The spec's daily version check, beside the serving: never in its way, said on stderr
+/// (which MCP clients keep as the server's log).
+fn check_version_daily(config_path: Option<PathBuf>, base_url: String) {
+    tokio::spawn(async move {
+        loop {
+            if let Some(check) = version::start(Program::ToolServer, config_path.as_deref(), &base_url) {
+                check.finish(Duration::from_secs(30)).await;
+            }
+            tokio::time::sleep(Duration::from_secs(24 * 60 * 60)).await;
+        }
+    });
+}

@@ -1,0 +1,353 @@
+//! The `drive-mcp` tool server driven by real MCP clients: the official Python SDK's client
+//! (`tests/mcp/check_tools.py`) over stdio and over streamable HTTP, calling all seven tools
+//! with every answer validated against the tool's declared output schema; and the MCP
+//! Inspector's command-line mode listing and calling tools. `scripts/test` installs both
+//! (`ensure_mcp_clients`). What the tools did is checked through the API.
+
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::time::Duration;
+
+use drive_tests::scratch::{Scratch, sha256, write_file};
+use drive_tests::*;
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::process::{Child, Command};
+
+const MIB: usize = 1024 * 1024;
+/// Over 64 MiB, so the upload goes to storage in parts.
+const LARGE: usize = 65 * MIB;
+const TOOLS: [&str; 7] = [
+    "get_download_link",
+    "get_storage_usage",
+    "list_files",
+    "remove_files",
+    "restore_files",
+    "set_file_access",
+    "upload_file",
+];
+
+fn check_tools() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("mcp/check_tools.py")
+}
+
+struct Run {
+    success: bool,
+    code: Option<i32>,
+    stdout: String,
+    stderr: String,
+}
+
+impl Run {
+    fn json(&self) -> Value {
+        assert!(
+            self.success,
+            "failed ({:?}):\n{}\n{}",
+            self.code, self.stderr, self.stdout
+        );
+        serde_json::from_str(&self.stdout).unwrap_or_else(|e| panic!("{e}: {}", self.stdout))
+    }
+}
+
+/// Runs `command` to its end (killed if the test ends first).
+async fn run(mut command: Command) -> Run {
+    command.stdin(Stdio::null()).kill_on_drop(true);
+    let output = tokio::time::timeout(Duration::from_secs(600), command.output())
+        .await
+        .expect("an MCP client ran for over 10 minutes")
+        .expect("start an MCP client");
+    Run {
+        success: output.status.success(),
+        code: output.status.code(),
+        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+    }
+}
+
+/// The Python SDK's client running `check_tools.py ARGS`.
+fn python(args: &[&str]) -> Command {
+    let mut command = Command::new(env("DRIVE_MCP_PYTHON"));
+    command.arg(check_tools()).args(args);
+    command
+}
+
+/// `drive-mcp stdio` for `user`, as `check_tools.py --stdio` starts it (with this environment).
+fn stdio_client(app: &TestApp, user: &TestUser, args: &[&str]) -> Command {
+    let mut command = python(args);
+    command
+        .arg("--")
+        .arg(bin("drive-mcp"))
+        .arg("stdio")
+        .env("DRIVE_URL", &app.url)
+        .env("DRIVE_API_TOKEN", &user.api_token)
+        .env("DRIVE_APP", APP_ID)
+        .env_remove("DRIVE_CONFIG");
+    command
+}
+
+/// `drive-mcp http` on a port of its own; stopped when dropped.
+struct HttpServer {
+    _child: Child,
+    url: String,
+}
+
+impl HttpServer {
+    async fn start(app: &TestApp) -> HttpServer {
+        let mut child = Command::new(bin("drive-mcp"))
+            .args([
+                "http",
+                "--listen",
+                "127.0.0.1:0",
+                "--url",
+                &app.url,
+                "--app",
+                APP_ID,
+            ])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("start drive-mcp http");
+        let mut lines = BufReader::new(child.stderr.take().expect("stderr")).lines();
+        let url = tokio::time::timeout(Duration::from_secs(30), async {
+            while let Some(line) = lines.next_line().await.expect("read drive-mcp's stderr") {
+                if let Some(url) = line.strip_prefix("drive-mcp: serving MCP at ") {
+                    return url.to_string();
+                }
+            }
+            panic!("drive-mcp http ended before serving");
+        })
+        .await
+        .expect("drive-mcp http did not start within 30 s");
+        // Its log goes on being read, so the pipe never fills.
+        tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+        HttpServer { _child: child, url }
+    }
+}
+
+/// The MCP Inspector's CLI mode: `--cli --format json ARGS…`.
+fn inspector(args: &[&str]) -> Command {
+    let mut command = Command::new(env("DRIVE_MCP_INSPECTOR"));
+    command.args(["--cli", "--format", "json"]).args(args);
+    command
+}
+
+/// A small file already in the drive, so list_files has a second page.
+async fn seed(app: &TestApp, user: &TestUser) -> String {
+    let id = app
+        .upload(user, "older.txt", "Text", "text/plain", b"an older file".to_vec())
+        .await;
+    id.to_string()
+}
+
+/// What `check_tools.py --upload` reports, checked against what the drive holds now.
+async fn check_scenario(app: &TestApp, user: &TestUser, report: &Value, seeded: &str) {
+    assert_eq!(report["tools"], json!(TOOLS), "{report}");
+    assert_eq!(report["statuses"]["first"], "uploaded", "{report}");
+    assert_eq!(report["statuses"]["second"], "alreadyStored", "{report}");
+    assert_eq!(report["uploaded"]["fileSize"], LARGE, "{report}");
+    assert_eq!(
+        report["pages"][1],
+        json!([seeded]),
+        "the second page is the older file: {report}"
+    );
+    assert!(report["link"]["linkExpiresAt"].is_string(), "{report}");
+    let text = report["errorText"].as_str().expect("errorText");
+    assert!(
+        text.contains("list_files"),
+        "the error says what to do next: {text}"
+    );
+    // Deleted for good: the drive no longer knows the file; the other one is untouched.
+    let id = report["uploaded"]["id"].as_str().expect("uploaded id");
+    let gone = app
+        .call(user, "/generate-download-url", Some(json!({ "id": id })))
+        .await;
+    assert_eq!(gone.body["code"], "file_not_found", "{}", gone.body);
+    assert_eq!(app.download(user, seeded).await, b"an older file");
+}
+
+#[tokio::test]
+async fn the_python_client_calls_every_tool_over_stdio() {
+    let app = TestApp::spawn().await;
+    let user = app.user(Some("Pro")).await;
+    let seeded = seed(&app, &user).await;
+    let scratch = Scratch::new();
+    let path = scratch.path("large.bin");
+    write_file(&path, LARGE, 7);
+
+    let report = run(stdio_client(
+        &app,
+        &user,
+        &["--stdio", "--upload", path.to_str().unwrap()],
+    ))
+    .await
+    .json();
+    assert_eq!(report["transport"], "stdio");
+    check_scenario(&app, &user, &report, &seeded).await;
+}
+
+#[tokio::test]
+async fn the_python_client_calls_every_tool_over_streamable_http() {
+    let app = TestApp::spawn().await;
+    let user = app.user(Some("Pro")).await;
+    let seeded = seed(&app, &user).await;
+    let server = HttpServer::start(&app).await;
+    let scratch = Scratch::new();
+    let path = scratch.path("large.bin");
+    write_file(&path, LARGE, 9);
+
+    // The 2025-11-25 revision's handshake, then the newest revision's stateless calls.
+    for mode in ["legacy", "auto"] {
+        let report = run(python(&[
+            "--mode",
+            mode,
+            "--http",
+            &server.url,
+            "--token",
+            &user.api_token,
+            "--upload",
+            path.to_str().unwrap(),
+        ]))
+        .await
+        .json();
+        assert_eq!(report["transport"], "http");
+        check_scenario(&app, &user, &report, &seeded).await;
+    }
+}
+
+#[tokio::test]
+async fn http_callers_need_their_own_token_and_see_only_their_own_files() {
+    let app = TestApp::spawn().await;
+    let owner = app.user(Some("Pro")).await;
+    let stranger = app.user(Some("Pro")).await;
+    let owned = seed(&app, &owner).await;
+    let server = HttpServer::start(&app).await;
+
+    // No token: refused before MCP reads the request, the way an OAuth resource does.
+    let refused = reqwest::Client::new()
+        .post(&server.url)
+        .json(&json!({ "jsonrpc": "2.0", "id": 1, "method": "tools/list" }))
+        .send()
+        .await
+        .expect("reach drive-mcp");
+    assert_eq!(refused.status(), StatusCode::UNAUTHORIZED);
+    assert_eq!(refused.headers()["www-authenticate"], "Bearer");
+
+    // A token the drive does not know: the tool answers the drive's refusal.
+    let call = |token: &str, tool: &str, args: Value| {
+        inspector(&[
+            "--stored-auth-only",
+            "--transport",
+            "http",
+            "--server-url",
+            &server.url,
+            "--header",
+            &format!("Authorization: Bearer {token}"),
+            "--method",
+            "tools/call",
+            "--tool-name",
+            tool,
+            "--tool-args-json",
+            &args.to_string(),
+        ])
+    };
+    let forged = run(call("not-a-token", "get_storage_usage", json!({}))).await;
+    assert!(!forged.success, "{}", forged.stdout);
+    assert!(
+        forged.stdout.contains("unauthorized"),
+        "{}\n{}",
+        forged.stdout,
+        forged.stderr
+    );
+
+    // Another user's file is a file that does not exist.
+    let theirs = run(call(
+        &stranger.api_token,
+        "get_download_link",
+        json!({ "id": owned }),
+    ))
+    .await;
+    assert!(!theirs.success, "{}", theirs.stdout);
+    assert!(
+        theirs.stdout.contains("file_not_found"),
+        "{}\n{}",
+        theirs.stdout,
+        theirs.stderr
+    );
+    let listed = run(call(&stranger.api_token, "list_files", json!({})))
+        .await
+        .json();
+    assert_eq!(
+        listed["result"]["structuredContent"]["files"],
+        json!([]),
+        "{listed}"
+    );
+    let mine = run(call(&owner.api_token, "list_files", json!({}))).await.json();
+    assert_eq!(
+        mine["result"]["structuredContent"]["files"][0]["id"], owned,
+        "{mine}"
+    );
+}
+
+#[tokio::test]
+async fn the_inspector_lists_the_tools_and_uploads_a_file() {
+    let app = TestApp::spawn().await;
+    let user = app.user(Some("Pro")).await;
+    let scratch = Scratch::new();
+    let path = scratch.path("notes from the inspector.txt");
+    let digest = write_file(&path, 3 * MIB + 17, 3);
+    let over_stdio = |args: &[&str]| {
+        let mut command = inspector(&[
+            "-e",
+            &format!("DRIVE_URL={}", app.url),
+            "-e",
+            &format!("DRIVE_API_TOKEN={}", user.api_token),
+            "-e",
+            &format!("DRIVE_APP={APP_ID}"),
+        ]);
+        command.args(args).arg("--").arg(bin("drive-mcp")).arg("stdio");
+        command
+    };
+
+    let listed = run(over_stdio(&["--method", "tools/list"])).await.json();
+    let tools = &listed["result"]["tools"];
+    let mut names: Vec<&str> = tools
+        .as_array()
+        .unwrap_or_else(|| panic!("no tools: {listed}"))
+        .iter()
+        .map(|t| t["name"].as_str().expect("tool name"))
+        .collect();
+    names.sort();
+    assert_eq!(names, TOOLS);
+    let remove = tools
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "remove_files")
+        .unwrap();
+    assert_eq!(remove["annotations"]["destructiveHint"], true, "{remove}");
+
+    let args = json!({ "path": path }).to_string();
+    let uploaded = run(over_stdio(&[
+        "--method",
+        "tools/call",
+        "--tool-name",
+        "upload_file",
+        "--tool-args-json",
+        &args,
+    ]))
+    .await
+    .json();
+    let answer = &uploaded["result"]["structuredContent"];
+    let file = &answer["file"];
+    assert_eq!(answer["status"], "uploaded", "{uploaded}");
+    assert_eq!(file["fileName"], "notes from the inspector.txt");
+    let id = file["id"].as_str().expect("file id");
+    assert_eq!(sha256(&app.download(&user, id).await), digest);
+    // Its link is a real one.
+    let (status, bytes) = get(file["downloadUrl"].as_str().expect("downloadUrl")).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(sha256(&bytes), digest);
+}
