@@ -7,6 +7,8 @@ then one of
   --upload PATH               the scenario: every tool once, on one file, which ends deleted for good
   --calls N --tool NAME [--args JSON]   times N calls of one tool: {"p50Ms", "p99Ms", ...}
   (neither)                   only checks the tool listing
+or, for the benchmark's peer, the same call straight to the drive's API from this same HTTP client:
+  check_tools.py --api URL --token TOKEN --app APP --calls N [--route /get-user-storage-usage]
 
 Every structuredContent is validated against its tool's outputSchema (JSON Schema 2020-12).
 Prints one JSON object on stdout; on any failure prints "check_tools: FAIL: ..." on stderr and
@@ -166,13 +168,44 @@ def percentile(sorted_ms, p):
     return sorted_ms[max(0, math.ceil(p / 100 * len(sorted_ms)) - 1)]
 
 
+WARM_UP = 5  # calls made before timing, on both sides: connections and sessions are set up
+
+
+def stats(ms, n):
+    ms = sorted(ms)
+    return {"calls": n, "p50Ms": percentile(ms, 50), "p99Ms": percentile(ms, 99),
+            "meanMs": round(sum(ms) / n, 3), "minMs": ms[0], "maxMs": ms[-1]}
+
+
 async def timing(c, tool, args, n):
     check(n > 0, "--calls must be positive")
+    for _ in range(WARM_UP):
+        await c.call(tool, args)
+    c.calls.clear()
     for _ in range(n):
         await c.call(tool, args)
-    ms = sorted(x["ms"] for x in c.calls)
-    return {"tool": tool, "calls": n, "p50Ms": percentile(ms, 50), "p99Ms": percentile(ms, 99),
-            "meanMs": round(sum(ms) / n, 3), "minMs": ms[0], "maxMs": ms[-1]}
+    return {"tool": tool, **stats([x["ms"] for x in c.calls], n)}
+
+
+async def api_timing(opts):
+    """The peer of a tool call: the drive's own route, called with a session as any client does."""
+    check(opts.calls and opts.calls > 0, "--api needs --calls N")
+    async with httpx2.AsyncClient(timeout=30) as http:
+        grant = await http.post(f"{opts.api}/exchange-token", headers={"Authorization": f"Bearer {opts.token}"})
+        check(grant.status_code == 200, f"/exchange-token answered {grant.status_code}: {grant.text}")
+        headers = {"Authorization": f"Bearer {grant.json()['gelToken']}", "X-Drive-App": opts.app}
+
+        async def call():
+            start = time.perf_counter()
+            reply = await http.post(f"{opts.api}{opts.route}", headers=headers)
+            ms = round((time.perf_counter() - start) * 1000, 3)
+            check(reply.status_code == 200, f"{opts.route} answered {reply.status_code}: {reply.text}")
+            return ms
+
+        for _ in range(WARM_UP):
+            await call()
+        ms = [await call() for _ in range(opts.calls)]
+    return {"route": opts.route, **stats(ms, opts.calls)}
 
 
 HTTP_ERRORS = []  # the SDK turns an HTTP error into a bare "Server returned an error response"
@@ -232,11 +265,15 @@ def main():
     p.add_argument("--calls", type=int)
     p.add_argument("--tool", default="get_storage_usage")
     p.add_argument("--args", default="{}", help="JSON arguments for --calls")
+    p.add_argument("--api", metavar="URL", help="the drive API's base URL, for the peer timing")
+    p.add_argument("--app", default="drive", help="the application id the API is called with")
+    p.add_argument("--route", default="/get-user-storage-usage")
     opts = p.parse_args(argv)
-    if opts.stdio == bool(opts.http) or (opts.stdio and not command) or (opts.http and not opts.token):
-        p.error("give either --stdio -- CMD ARGS... or --http URL --token TOKEN")
+    modes = [opts.stdio, bool(opts.http), bool(opts.api)]
+    if sum(modes) != 1 or (opts.stdio and not command) or ((opts.http or opts.api) and not opts.token):
+        p.error("give one of --stdio -- CMD ARGS..., --http URL --token TOKEN, --api URL --token TOKEN")
     try:
-        out = asyncio.run(run(opts, command))
+        out = asyncio.run(api_timing(opts) if opts.api else run(opts, command))
     except (Exception, BaseExceptionGroup) as e:  # noqa: BLE001 - every failure ends the same way
         for leaf in leaves(e):
             message = str(leaf) if isinstance(leaf, CheckFailed) else f"{type(leaf).__name__}: {leaf}"
