@@ -115,7 +115,10 @@ const MOST_REQUEST_BYTES: usize = (spool::MOST_BYTES as usize).div_ceil(3) * 4 +
 
 async fn serve_http(listen: SocketAddr, callers: Callers, allowed_hosts: Vec<String>) -> Result<()> {
     let stop = CancellationToken::new();
+    // Every tool answers once, so a plain JSON answer serves where an event stream would only
+    // add framing (clients that ask for a stream on GET still get one).
     let mut config = StreamableHttpServerConfig::default()
+        .with_json_response(true)
         .with_max_request_body_bytes(MOST_REQUEST_BYTES)
         .with_cancellation_token(stop.child_token());
     if !allowed_hosts.is_empty() {

@@ -120,7 +120,16 @@ async fn tool_upload(app: &TestApp, path: &Path) -> Duration {
     let report = check_tools_run(
         app,
         &user,
-        &["--calls", "1", "--tool", "upload_file", "--args", &args],
+        &[
+            "--warm-up",
+            "0",
+            "--calls",
+            "1",
+            "--tool",
+            "upload_file",
+            "--args",
+            &args,
+        ],
         true,
     )
     .await;

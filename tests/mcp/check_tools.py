@@ -168,7 +168,7 @@ def percentile(sorted_ms, p):
     return sorted_ms[max(0, math.ceil(p / 100 * len(sorted_ms)) - 1)]
 
 
-WARM_UP = 5  # calls made before timing, on both sides: connections and sessions are set up
+WARM_UP = 5  # calls made before timing by default, on both sides: connections and sessions are set up
 
 
 def stats(ms, n):
@@ -177,9 +177,9 @@ def stats(ms, n):
             "meanMs": round(sum(ms) / n, 3), "minMs": ms[0], "maxMs": ms[-1]}
 
 
-async def timing(c, tool, args, n):
+async def timing(c, tool, args, n, warm_up):
     check(n > 0, "--calls must be positive")
-    for _ in range(WARM_UP):
+    for _ in range(warm_up):
         await c.call(tool, args)
     c.calls.clear()
     for _ in range(n):
@@ -202,7 +202,7 @@ async def api_timing(opts):
             check(reply.status_code == 200, f"{opts.route} answered {reply.status_code}: {reply.text}")
             return ms
 
-        for _ in range(WARM_UP):
+        for _ in range(opts.warm_up):
             await call()
         ms = [await call() for _ in range(opts.calls)]
     return {"route": opts.route, **stats(ms, opts.calls)}
@@ -233,7 +233,7 @@ async def run(opts, command):
             out["tools"] = await c.list_tools()
             out["listToolsMs"] = round((time.perf_counter() - start) * 1000, 3)
             if opts.calls:
-                out.update(await timing(c, opts.tool, json.loads(opts.args), opts.calls))
+                out.update(await timing(c, opts.tool, json.loads(opts.args), opts.calls, opts.warm_up))
             elif opts.upload:
                 out.update(await scenario(c, opts.upload, bool(opts.http)))
                 out["calls"] = c.calls
@@ -265,6 +265,7 @@ def main():
     p.add_argument("--calls", type=int)
     p.add_argument("--tool", default="get_storage_usage")
     p.add_argument("--args", default="{}", help="JSON arguments for --calls")
+    p.add_argument("--warm-up", type=int, default=WARM_UP, help="untimed calls first (0 for an upload)")
     p.add_argument("--api", metavar="URL", help="the drive API's base URL, for the peer timing")
     p.add_argument("--app", default="drive", help="the application id the API is called with")
     p.add_argument("--route", default="/get-user-storage-usage")
