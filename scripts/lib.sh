@@ -204,3 +204,18 @@ sys.exit((m.version('mcp'), m.version('jsonschema')) != ('$MCP_PYTHON_SDK_VERSIO
     rm -rf "$inspector" && mv "$tmp" "$inspector"
   fi
 }
+
+# A Docker engine and docker-compose, from Debian's packages, for docker/build, docker/up and
+# docker/smoke: installed when missing, and dockerd started in the background when no engine
+# answers (its log in /tmp/dockerd.log).
+ensure_docker() {
+  if ! command -v dockerd >/dev/null 2>&1 || ! command -v docker-compose >/dev/null 2>&1 ||
+    ! command -v debootstrap >/dev/null 2>&1; then
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq docker.io docker-compose debootstrap >/dev/null
+  fi
+  if ! docker info >/dev/null 2>&1; then
+    nohup dockerd >/tmp/dockerd.log 2>&1 &
+    for _ in $(seq 1 100); do docker info >/dev/null 2>&1 && break; sleep 0.2; done
+    docker info >/dev/null 2>&1 || { echo "dockerd did not start; see /tmp/dockerd.log" >&2; return 1; }
+  fi
+}

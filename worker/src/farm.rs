@@ -109,6 +109,11 @@ pub async fn work() -> Result<()> {
         let listener = tokio::net::TcpListener::bind(listen)
             .await
             .with_context(|| format!("binding the metrics address {listen}"))?;
+        if let Some(path) = &farm.settings.metrics_address_file {
+            let address = listener.local_addr().context("reading the metrics address")?;
+            std::fs::write(path, address.to_string())
+                .with_context(|| format!("writing the metrics address to {}", path.display()))?;
+        }
         tokio::spawn(crate::metrics::serve(listener, farm.clone()));
     }
     tokio::spawn(repush_loop(farm.clone()));

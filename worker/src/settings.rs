@@ -41,6 +41,9 @@ pub struct Settings {
     pub image_grace: chrono::TimeDelta,
     /// Where `/metrics` is served (`DRIVE_WORKER_METRICS_LISTEN`; unset: not served).
     pub metrics_listen: Option<std::net::SocketAddr>,
+    /// Where the address `/metrics` is served on is written once bound
+    /// (`DRIVE_WORKER_METRICS_ADDRESS_FILE`): with port 0, how a health check finds it.
+    pub metrics_address_file: Option<std::path::PathBuf>,
     /// The image providers generateImage jobs call (their keys are credentials: only this
     /// process holds them).
     pub generators: Generators,
@@ -108,6 +111,9 @@ impl Settings {
                 )?),
                 _ => None,
             },
+            metrics_address_file: std::env::var_os("DRIVE_WORKER_METRICS_ADDRESS_FILE")
+                .filter(|path| !path.is_empty())
+                .map(Into::into),
             font: config::or("DRIVE_FONT", "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf").into(),
             models: config::models(),
             vision: Vision::from_environment()?,

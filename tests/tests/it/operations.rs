@@ -165,12 +165,9 @@ async fn metrics_count_requests_by_route_and_jobs_by_type_and_state() {
 
 #[tokio::test]
 async fn a_worker_serves_what_it_ran_and_what_waits() {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let listen = format!("127.0.0.1:{port}");
+    // On any free port, which the worker writes down, as the worker image's health check reads it.
+    let scratch = drive_tests::scratch::Scratch::new();
+    let address_file = scratch.path("metrics-address");
     let mut app = TestApp::spawn().await;
     let user = app.user(Some("Pro")).await;
     let file = app
@@ -180,9 +177,16 @@ async fn a_worker_serves_what_it_ran_and_what_waits() {
     let job = app
         .create_job(&user, json!({ "jobType": "checksum", "fileIds": [file] }))
         .await;
-    app.start_worker(&[("DRIVE_WORKER_METRICS_LISTEN", &listen)])
-        .await;
+    app.start_worker(&[
+        ("DRIVE_WORKER_METRICS_LISTEN", "127.0.0.1:0"),
+        (
+            "DRIVE_WORKER_METRICS_ADDRESS_FILE",
+            address_file.to_str().unwrap(),
+        ),
+    ])
+    .await;
     app.wait_job(&user, &job["id"]).await;
+    let listen = std::fs::read_to_string(&address_file).expect("the metrics address written down");
     let text = reqwest::get(format!("http://{listen}/metrics"))
         .await
         .unwrap()

@@ -1,0 +1,12 @@
+# Redis from Debian's packages, for the one-host compose file: the job queue. Appends every
+# write to its log in the volume at /data, so queued jobs outlive a restart.
+FROM debian:bookworm-slim
+RUN apt-get update \
+ && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends redis-server \
+ && rm -rf /var/lib/apt/lists/* \
+ && mkdir -p /data && chown redis:redis /data
+USER redis
+WORKDIR /data
+ENV REDIS_PORT=6379 REDIS_BIND=127.0.0.1
+HEALTHCHECK --interval=5s --timeout=3s CMD redis-cli -h 127.0.0.1 -p "$REDIS_PORT" ping | grep -q PONG || exit 1
+CMD ["sh", "-c", "exec redis-server --port \"$REDIS_PORT\" --bind \"$REDIS_BIND\" --dir /data --appendonly yes --save ''"]
