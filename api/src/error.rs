@@ -172,6 +172,15 @@ impl IntoResponse for ApiError {
                 tracing::error!(%cause, "machine failure");
                 (StatusCode::INTERNAL_SERVER_ERROR, "internal", None, true)
             }
+            ApiError::Database(cause) if database_unreachable(cause) => {
+                tracing::warn!(%cause, "database unavailable");
+                (
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    "database_unavailable",
+                    None,
+                    true,
+                )
+            }
             ApiError::Database(cause) => {
                 tracing::error!(%cause, "database failure");
                 (StatusCode::INTERNAL_SERVER_ERROR, "internal", None, true)
@@ -187,6 +196,9 @@ impl IntoResponse for ApiError {
         };
         let error = match &self {
             ApiError::Storage(_) => "Storage is unavailable right now; try again.".to_string(),
+            ApiError::Database(cause) if database_unreachable(cause) => {
+                "The database is unavailable right now; try again.".to_string()
+            }
             ApiError::FetchFailed { .. } => "Storage did not hand the file over; try again.".to_string(),
             ApiError::Database(_) | ApiError::Panic(_) | ApiError::Machine(_) | ApiError::Embedding(_) => {
                 "Something went wrong on our side; try again.".to_string()
@@ -216,3 +228,12 @@ impl From<MoveError> for ApiError {
 }
 
 pub type ApiResult<T> = Result<T, ApiError>;
+
+/// Whether the database could not be reached (no connection to be had, or the one in use was
+/// cut), as against a query that failed: the first passes with time, so it is a 503.
+fn database_unreachable(cause: &sqlx::Error) -> bool {
+    matches!(
+        cause,
+        sqlx::Error::Io(_) | sqlx::Error::PoolTimedOut | sqlx::Error::PoolClosed | sqlx::Error::Tls(_)
+    )
+}

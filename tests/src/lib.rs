@@ -101,6 +101,13 @@ impl TestApp {
 
     /// Starts an API whose environment is the default one plus `extra` (which wins).
     pub async fn spawn_with(extra: &[(&str, &str)]) -> TestApp {
+        TestApp::spawn_through(None, extra).await
+    }
+
+    /// [`TestApp::spawn_with`], its processes reaching PostgreSQL at `database_at` (`host:port`,
+    /// a [`proxy::TcpProxy`] in front of the shared server, say) rather than directly. The test's
+    /// own checks ([`TestApp::db`]) still go straight to the server.
+    pub async fn spawn_through(database_at: Option<&str>, extra: &[(&str, &str)]) -> TestApp {
         let id = Uuid::new_v4().simple().to_string();
         let database = format!("drive_test_{id}");
         let admin_url = env("DRIVE_TEST_DATABASE_URL");
@@ -116,8 +123,12 @@ impl TestApp {
 
         let queue = format!("drive-test-{id}");
         let work_dir = std::env::temp_dir().join(format!("drive-jobs-{id}"));
+        let served_url = match database_at {
+            Some(address) => through(&database_url, address),
+            None => database_url.clone(),
+        };
         let mut environment: Vec<(String, String)> = [
-            ("DRIVE_DATABASE_URL", database_url.as_str()),
+            ("DRIVE_DATABASE_URL", served_url.as_str()),
             ("DRIVE_REDIS_URL", &env("DRIVE_TEST_REDIS_URL")),
             ("DRIVE_QUEUE", &queue),
             // Workers presumed dead after 1.5 s of silence, so a killed one is replaced quickly.
@@ -641,6 +652,15 @@ impl Drop for TestApp {
     }
 }
 
+/// `url` with its `host:port` replaced by `address`.
+fn through(url: &str, address: &str) -> String {
+    let (scheme, rest) = url.split_once("://").expect("a database URL with a scheme");
+    let (authority, path) = rest.split_once('/').unwrap_or((rest, ""));
+    let host = authority.rsplit_once('@').map_or(authority, |(_, host)| host);
+    let user = authority.strip_suffix(host).unwrap_or("");
+    format!("{scheme}://{user}{address}/{path}")
+}
+
 fn with_database(url: &str, database: &str) -> String {
     let (base, query) = url.split_once('?').map_or((url, None), |(b, q)| (b, Some(q)));
     let base = base.rsplit_once('/').map_or(base, |(b, _)| b);
@@ -650,6 +670,7 @@ fn with_database(url: &str, database: &str) -> String {
     }
 }
 
+#[derive(Clone)]
 pub struct TestUser {
     pub id: UserId,
     pub handle: String,

@@ -88,23 +88,6 @@ pub async fn work() -> Result<()> {
     });
     farm.refill_spare();
 
-    // Workers wake on Redis pub/sub pushes when a job is queued, which needs RESP3.
-    let url = &farm.settings.queue.redis_url;
-    let resp3 = format!("{url}{}protocol=resp3", if url.contains('?') { '&' } else { '?' });
-    let client = apalis_redis::Client::open(resp3.as_str())?;
-    let mut factory = RedisStorageFactory::new(client)
-        .await
-        .context("connecting to Redis")?;
-    let concurrency = farm.settings.concurrency;
-    // A batch no bigger than what this worker runs at once leaves the rest of the queue to
-    // the other workers.
-    let backend = factory.create_with_config(farm.settings.queue.apalis(concurrency))?;
-    let worker = WorkerBuilder::new(name.as_str())
-        .backend(backend)
-        .data(farm.clone())
-        .concurrency(concurrency)
-        .build(handle);
-
     if let Some(listen) = farm.settings.metrics_listen {
         let listener = tokio::net::TcpListener::bind(listen)
             .await
@@ -118,19 +101,70 @@ pub async fn work() -> Result<()> {
     }
     tokio::spawn(repush_loop(farm.clone()));
     tokio::spawn(sweep_loop(farm.clone()));
+    let concurrency = farm.settings.concurrency;
     tracing::info!(worker = %name, concurrency, queue = %farm.settings.queue.name, "taking jobs");
     // The one line on stdout: tests and scripts wait for it.
     println!("worker {name} ready");
 
+    let (stop, stopped) = tokio::sync::watch::channel(false);
     let mut terminate = signal(SignalKind::terminate()).context("installing a SIGTERM handler")?;
-    let shutdown = async move {
+    tokio::spawn(async move {
         tokio::select! {
             _ = tokio::signal::ctrl_c() => {}
             _ = terminate.recv() => {}
         }
-        Ok::<(), std::io::Error>(())
-    };
-    worker.run_until(shutdown).await?;
+        let _ = stop.send(true);
+    });
+    // A queue outage ends apalis's worker with an error; this process stays, and takes jobs
+    // again once Redis answers (jobs it was running are picked up by their heartbeats).
+    // (A wrong address has failed the start already: `JobQueue::connect` above.)
+    let mut pause = Duration::from_millis(200);
+    loop {
+        let mut until = stopped.clone();
+        let shutdown = async move {
+            let _ = until.wait_for(|stop| *stop).await;
+            Ok::<(), std::io::Error>(())
+        };
+        let started = std::time::Instant::now();
+        let failure = match take_jobs(&farm, shutdown).await {
+            Ok(()) => return Ok(()),
+            Err(e) => e,
+        };
+        if *stopped.borrow() {
+            return Ok(());
+        }
+        // Back to a short pause once a run lasted: the outage it ended with is a new one.
+        if started.elapsed() > Duration::from_secs(10) {
+            pause = Duration::from_millis(200);
+        }
+        tracing::warn!("the queue failed; taking jobs again in {pause:?}: {failure:#}");
+        tokio::time::sleep(pause).await;
+        pause = (pause * 2).min(Duration::from_secs(5));
+    }
+}
+
+/// Takes this farm's jobs from Redis, on a connection of its own, until `shutdown` (Ok) or the
+/// queue fails (the error).
+async fn take_jobs(
+    farm: &Arc<Farm>,
+    shutdown: impl std::future::Future<Output = std::io::Result<()>> + Send + 'static,
+) -> Result<()> {
+    // Workers wake on Redis pub/sub pushes when a job is queued, which needs RESP3.
+    let url = &farm.settings.queue.redis_url;
+    let resp3 = format!("{url}{}protocol=resp3", if url.contains('?') { '&' } else { '?' });
+    let client = apalis_redis::Client::open(resp3.as_str())?;
+    let mut factory = RedisStorageFactory::new(client).await?;
+    let concurrency = farm.settings.concurrency;
+    // A batch no bigger than what this worker runs at once leaves the rest of the queue to
+    // the other workers.
+    let backend = factory.create_with_config(farm.settings.queue.apalis(concurrency))?;
+    WorkerBuilder::new(farm.name.as_str())
+        .backend(backend)
+        .data(farm.clone())
+        .concurrency(concurrency)
+        .build(handle)
+        .run_until(shutdown)
+        .await?;
     Ok(())
 }
 
@@ -270,7 +304,7 @@ impl Farm {
             // again; the job's results so far are reused, never duplicated.
             jobs::release(&self.db, id).await?;
             tokio::time::sleep(Duration::from_secs(2u64.pow(job.attempts as u32))).await;
-            self.queue.push(id).await?;
+            jobs::push(&self.db, &self.queue, id).await?;
             return Ok(());
         }
         self.end(id, End::Failed(describe(status))).await
@@ -306,7 +340,7 @@ impl Farm {
             Ok(reading) => {
                 self.end(id, End::Done(serde_json::json!({}))).await?;
                 if let Some(reading) = reading
-                    && let Err(cause) = self.queue.push(reading).await
+                    && let Err(cause) = jobs::push(&self.db, &self.queue, reading).await
                 {
                     tracing::warn!(%cause, "a reading recorded but not queued; the re-push loop will push it");
                 }
@@ -317,7 +351,7 @@ impl Farm {
                 tracing::warn!(job.id = %id, "generating failed on this side, to be tried again: {why}");
                 jobs::release(&self.db, id).await?;
                 tokio::time::sleep(Duration::from_secs(2u64.pow(job.attempts as u32))).await;
-                self.queue.push(id).await?;
+                jobs::push(&self.db, &self.queue, id).await?;
                 Ok(())
             }
             Err(Failure::Server(why)) => {
@@ -360,7 +394,7 @@ impl Farm {
     async fn announce(&self, steward: JoinHandle<Vec<JobId>>) {
         let readings = steward.await.unwrap_or_default();
         for id in readings {
-            if let Err(cause) = self.queue.push(id).await {
+            if let Err(cause) = jobs::push(&self.db, &self.queue, id).await {
                 tracing::warn!(%cause, "a reading recorded but not queued; the re-push loop will push it");
             }
         }
@@ -531,11 +565,9 @@ async fn repush_loop(farm: Arc<Farm>) {
     }
 }
 
-/// Queued jobs wait this long for a worker before their message is pushed again.
-const REPUSH_QUEUED_AFTER: Duration = Duration::from_secs(600);
-
 async fn repush(farm: &Farm, stale: Duration) -> Result<()> {
-    let jobs = jobs::needing_a_push(&farm.db, stale.as_secs_f64(), REPUSH_QUEUED_AFTER.as_secs_f64()).await?;
+    let repush = farm.settings.repush_queued_after.as_secs_f64();
+    let jobs = jobs::needing_a_push(&farm.db, stale.as_secs_f64(), repush).await?;
     for job in jobs {
         if job.attempts >= MAX_ATTEMPTS && job.state == jobs::JobState::Running {
             let why = format!(
@@ -545,7 +577,7 @@ async fn repush(farm: &Farm, stale: Duration) -> Result<()> {
             farm.end(job.id, End::Failed(why)).await?;
         } else {
             tracing::info!(job.id = %job.id, state = job.state.as_str(), "pushing the job again");
-            farm.queue.push(job.id).await?;
+            jobs::push(&farm.db, &farm.queue, job.id).await?;
         }
     }
     Ok(())

@@ -34,6 +34,11 @@ pub struct Settings {
     pub work_dir: PathBuf,
     /// How often the scheduled sweep (idle multipart uploads, queued object deletions) runs.
     pub sweep_every: Duration,
+    /// Queued jobs wait this long for a worker before their message is pushed again
+    /// (`DRIVE_REPUSH_QUEUED_SECONDS`): Redis keeps nothing on disk, and a worker killed between
+    /// taking a message and claiming its job takes the message with it. Sooner re-pushes a big
+    /// backlog more often (each duplicate is dropped by the claim, but Redis holds it until then).
+    pub repush_queued_after: Duration,
     /// Multipart uploads with no new part for this long are aborted by the sweep.
     pub upload_idle: chrono::TimeDelta,
     /// Generations that succeeded at their provider and have no image this long after are
@@ -94,6 +99,10 @@ impl Settings {
             )
             .into(),
             sweep_every: Duration::from_secs_f64(config::parsed_or("DRIVE_SWEEP_INTERVAL_SECONDS", 3600.0)?),
+            repush_queued_after: Duration::from_secs_f64(config::parsed_or(
+                "DRIVE_REPUSH_QUEUED_SECONDS",
+                600.0,
+            )?),
             upload_idle: chrono::TimeDelta::seconds(config::parsed_or(
                 "DRIVE_UPLOAD_IDLE_SECONDS",
                 multipart::UPLOAD_LIFETIME.num_seconds(),

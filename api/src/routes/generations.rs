@@ -6,6 +6,7 @@
 
 use axum::extract::State;
 use drive_core::db::generations::{self, NewGeneration};
+use drive_core::db::jobs;
 use drive_core::db::users;
 use drive_core::generation::{AspectRatio, GenerationStatus, ImageModel, Quality};
 use drive_core::id::GenerationId;
@@ -144,7 +145,7 @@ async fn generate_image(
     let (generation, job) = generations::create(&mut tx, &new).await?;
     tx.commit().await?;
     // Should the push be lost, the farm's re-push loop finds the queued job.
-    if let Err(cause) = state.queue.push(job.id).await {
+    if let Err(cause) = jobs::push(&state.db, &state.queue, job.id).await {
         tracing::warn!(%cause, generation.id = %generation.id, "a generation recorded but not queued");
     }
     Ok(axum::Json(StartedGeneration {

@@ -239,7 +239,7 @@ pub(crate) async fn submit(
         .pop();
     tx.commit().await?;
     // The job is recorded; should Redis not take it now, the farm pushes queued jobs again.
-    if let Err(cause) = state.queue.push(row.id).await {
+    if let Err(cause) = jobs::push(&state.db, &state.queue, row.id).await {
         tracing::warn!(job.id = %row.id, %cause, "job recorded but not queued; the farm will re-push it");
     }
     Ok(CreatedJob {

@@ -6,6 +6,7 @@ use axum::extract::State;
 use chrono::{DateTime, Utc};
 use drive_core::db::events::EventKind;
 use drive_core::db::files::{self, FileRow};
+use drive_core::db::jobs;
 use drive_core::db::reservations::{self, Reserve};
 use drive_core::entry::{self, Entered};
 use drive_core::file::{FileKind, FileName, FileSize, MAX_FORM_UPLOAD_SIZE, MimeType, ObjectKey};
@@ -276,7 +277,7 @@ impl Recorded {
     /// Hands the file's metadata reading to the farm, after the commit.
     pub(crate) async fn push_reading(&self, state: &AppState) {
         if let Some(job_id) = self.reading
-            && let Err(cause) = state.queue.push(job_id).await
+            && let Err(cause) = jobs::push(&state.db, &state.queue, job_id).await
         {
             tracing::warn!(job.id = %job_id, %cause, "metadata reading recorded but not queued; the farm will re-push it");
         }

@@ -11,6 +11,7 @@ use crate::db::events::{self, EventKind};
 use crate::db::files::{self, COLUMNS_OF_F, FileRow};
 use crate::db::generations;
 use crate::job::{JobSpec, JobType};
+use crate::queue::{JobQueue, QueueError};
 use crate::records::{FileRecord, FolderRef};
 use crate::storage::Storage;
 
@@ -427,6 +428,25 @@ pub async fn request_stop(
         }
         other => Ok(other),
     }
+}
+
+/// Hands a recorded job to the farm: its message pushed to the queue. When Redis does not take
+/// it, the job is marked as never pushed, so the farm's re-push loop sends it at its next tick
+/// (three heartbeats) once Redis answers, rather than after [`needing_a_push`]'s long wait for
+/// lost messages. The error is still answered, for the caller to log.
+pub async fn push(pool: &PgPool, queue: &JobQueue, id: JobId) -> Result<(), QueueError> {
+    let pushed = queue.push(id).await;
+    if pushed.is_err() {
+        let marked =
+            sqlx::query("update file_jobs set pushed_at = 'epoch' where id = $1 and state = 'queued'")
+                .bind(id)
+                .execute(pool)
+                .await;
+        if let Err(cause) = marked {
+            tracing::warn!(job.id = %id, %cause, "a job not pushed could not be marked so; it waits for the long re-push");
+        }
+    }
+    pushed
 }
 
 /// Running jobs whose worker has been silent for `stale_seconds`, and queued jobs whose

@@ -8,6 +8,7 @@ mod collections;
 mod content_search;
 mod errors;
 mod events;
+mod faults;
 mod files;
 mod folders;
 mod generations;
