@@ -81,6 +81,9 @@ pub struct JobQueue {
     storage: RedisStorage<JobMessage>,
     /// The channel idle workers wait on.
     wake_channel: String,
+    /// Where apalis keeps messages waiting for a worker: the list of queued ones and the set of
+    /// scheduled ones (every push files its message there, due at once).
+    waiting: (String, String),
 }
 
 impl JobQueue {
@@ -91,8 +94,25 @@ impl JobQueue {
         let apalis = config.apalis(1);
         Ok(JobQueue {
             wake_channel: format!("tasks:{}:available", apalis.active_jobs_list()),
+            waiting: (apalis.active_jobs_list(), apalis.scheduled_jobs_set()),
             storage: RedisStorage::new(conn).with_config(apalis),
         })
+    }
+
+    /// Messages waiting in Redis for a worker (the queue's depth, for the metrics): against the
+    /// jobs queued in the database, a shortfall is messages lost, a surplus re-pushes not yet
+    /// dropped by a claim.
+    pub async fn depth(&self) -> Result<i64, QueueError> {
+        let mut storage = self.storage.clone();
+        let (queued, scheduled): (i64, i64) = redis::pipe()
+            .cmd("LLEN")
+            .arg(&self.waiting.0)
+            .cmd("ZCARD")
+            .arg(&self.waiting.1)
+            .query_async(storage.get_connection())
+            .await
+            .map_err(|e| QueueError(e.to_string()))?;
+        Ok(queued + scheduled)
     }
 
     /// Whether Redis answers (for `/readyz`).

@@ -369,7 +369,9 @@ impl Farm {
         let queued: i64 = sqlx::query_scalar("select count(*) from file_jobs where state = 'queued'")
             .fetch_one(&self.db)
             .await?;
-        Ok(self.metrics.render(queued))
+        // The queue's depth is left out while Redis does not answer: the rest still tells.
+        let messages = self.queue.depth().await.ok();
+        Ok(self.metrics.render(queued, messages))
     }
 
     /// The process that runs the job: the spare, or a new one when there is none or it died.

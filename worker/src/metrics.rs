@@ -1,7 +1,7 @@
 //! A worker's Prometheus metrics at `GET /metrics` on `DRIVE_WORKER_METRICS_LISTEN` (off when
 //! unset): the jobs it is running, the jobs it saw to their end by type and state with the
-//! seconds they took, and the jobs queued in the whole farm (from the database, the queue's
-//! source of truth).
+//! seconds they took, the jobs queued in the whole farm (from the database, the queue's source
+//! of truth), and the messages waiting in Redis (the queue's depth).
 
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -52,7 +52,7 @@ impl WorkerMetrics {
     }
 
     /// The worker's own series, in the text format.
-    pub fn render(&self, queued: i64) -> String {
+    pub fn render(&self, queued: i64, messages: Option<i64>) -> String {
         let mut out = String::new();
         out.push_str("# HELP drive_worker_jobs_running Jobs this worker is running.\n");
         out.push_str("# TYPE drive_worker_jobs_running gauge\n");
@@ -65,6 +65,12 @@ impl WorkerMetrics {
             "# HELP drive_jobs_queued Jobs waiting in the farm's queue.\n# TYPE drive_jobs_queued gauge\n",
         );
         let _ = writeln!(out, "drive_jobs_queued {queued}");
+        if let Some(messages) = messages {
+            out.push_str(
+                "# HELP drive_queue_messages Messages waiting in Redis for a worker (the queue's depth).\n# TYPE drive_queue_messages gauge\n",
+            );
+            let _ = writeln!(out, "drive_queue_messages {messages}");
+        }
         let ended = self.ended.lock().unwrap_or_else(|e| e.into_inner());
         out.push_str("# HELP drive_worker_jobs_ended_total Jobs this worker saw end, by type and state.\n");
         out.push_str("# TYPE drive_worker_jobs_ended_total counter\n");

@@ -250,8 +250,17 @@ async fn workers_killed_at_random_through_a_run_of_jobs_lose_and_double_nothing(
         "the run was long enough to kill a few workers ({killed})"
     );
 
+    // A job whose worker is killed under it three times is failed on purpose (a job that kills
+    // its workers must not take the farm down); at this killing rate one now and then is.
+    let mut failed = 0;
     for (user, id) in &ids {
         let job = app.job(user, id).await;
+        if job["state"] == "failed" {
+            let why = job["error"].as_str().unwrap_or_default();
+            assert!(why.contains("stopped while running it, 3 times"), "{job}");
+            failed += 1;
+            continue;
+        }
         assert_eq!(job["state"], "done", "{job}");
         assert_eq!(
             job["files"].as_array().map(Vec::len),
@@ -259,18 +268,24 @@ async fn workers_killed_at_random_through_a_run_of_jobs_lose_and_double_nothing(
             "one zip made: {job}"
         );
     }
-    let zips: i64 = sqlx::query_scalar("select count(*) from files where file_name like 'run-%.zip'")
-        .fetch_one(&mut db)
-        .await
-        .unwrap();
-    assert_eq!(zips as usize, JOBS, "no job's zip stored twice");
+    let doubled: i64 = sqlx::query_scalar(
+        "select count(*) from (select file_name from files where file_name like 'run-%' group by 1 having count(*) > 1) d",
+    )
+    .fetch_one(&mut db)
+    .await
+    .unwrap();
+    assert_eq!(doubled, 0, "no job's zip stored twice");
     let ends: Vec<i64> = sqlx::query_scalar(
-        "select count(*) from drive_events where kind = 'job' and fields->'job'->>'state' = 'done' group by fields->'job'->>'id'",
+        "select count(*) from drive_events where kind = 'job' and fields->'job'->>'state' in ('done', 'failed')
+         group by fields->'job'->>'id'",
     )
     .fetch_all(&mut db)
     .await
     .unwrap();
     assert_eq!(ends.len(), JOBS, "every job's end announced");
     assert!(ends.iter().all(|&n| n == 1), "a job ended twice: {ends:?}");
-    println!("{JOBS} jobs, {killed} workers killed with SIGKILL, 0 lost, 0 doubled");
+    println!(
+        "{JOBS} jobs, {killed} workers killed with SIGKILL: {} done, {failed} failed after three kills, 0 lost, 0 doubled",
+        JOBS - failed
+    );
 }

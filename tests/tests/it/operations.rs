@@ -195,6 +195,7 @@ async fn a_worker_serves_what_it_ran_and_what_waits() {
         .unwrap();
     assert!(text.lines().any(|l| l == "drive_worker_jobs_running 0"), "{text}");
     assert!(text.lines().any(|l| l == "drive_jobs_queued 0"), "{text}");
+    assert!(text.lines().any(|l| l == "drive_queue_messages 0"), "{text}");
     assert!(
         text.lines()
             .any(|l| l == r#"drive_worker_jobs_ended_total{type="checksum",state="done"} 1"#),
