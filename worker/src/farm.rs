@@ -8,8 +8,7 @@
 //! child is kept started ahead (the spare), waiting for a job, so a job does not wait for a
 //! process.
 //!
-//! Beside the queue it runs two loops: one pushes again the jobs whose worker died (or whose
-//! message Redis lost), one runs the scheduled sweep.
+//! Beside the queue it runs the two loops of [`crate::upkeep`].
 
 use std::os::unix::process::ExitStatusExt;
 use std::process::ExitStatus;
@@ -26,7 +25,6 @@ use drive_core::db::users;
 use drive_core::db::{self, PgPool};
 use drive_core::id::{JobId, UserId};
 use drive_core::job::JobType;
-use drive_core::maintenance;
 use drive_core::queue::{JobMessage, JobQueue};
 use drive_core::storage::Storage;
 use tokio::io::AsyncWriteExt;
@@ -41,15 +39,16 @@ use crate::protocol::Start;
 use crate::run::EXIT_RETRY;
 use crate::settings::{MAX_ATTEMPTS, Settings};
 use crate::steward::Steward;
+use crate::upkeep;
 
 /// What every supervised job shares.
 pub struct Farm {
     /// This process's name in the queue and on the job rows it runs.
     name: String,
-    db: PgPool,
-    storage: Storage,
-    queue: JobQueue,
-    settings: Settings,
+    pub(crate) db: PgPool,
+    pub(crate) storage: Storage,
+    pub(crate) queue: JobQueue,
+    pub(crate) settings: Settings,
     /// A job process started ahead, waiting on stdin for the next job this worker claims.
     spare: Mutex<Option<Child>>,
     /// What this worker ran, for its `/metrics`.
@@ -99,8 +98,8 @@ pub async fn work() -> Result<()> {
         }
         tokio::spawn(crate::metrics::serve(listener, farm.clone()));
     }
-    tokio::spawn(repush_loop(farm.clone()));
-    tokio::spawn(sweep_loop(farm.clone()));
+    tokio::spawn(upkeep::repush_loop(farm.clone()));
+    tokio::spawn(upkeep::sweep_loop(farm.clone()));
     let concurrency = farm.settings.concurrency;
     tracing::info!(worker = %name, concurrency, queue = %farm.settings.queue.name, "taking jobs");
     // The one line on stdout: tests and scripts wait for it.
@@ -488,7 +487,7 @@ impl Farm {
         }
     }
 
-    async fn end(&self, id: JobId, end: End) -> Result<()> {
+    pub(crate) async fn end(&self, id: JobId, end: End) -> Result<()> {
         tracing::info!(job.id = %id, ?end, "ended");
         jobs::finish(&self.db, &self.storage, id, end).await?;
         Ok(())
@@ -551,57 +550,6 @@ fn folder_size(dir: &std::path::Path) -> u64 {
             _ => entry.metadata().map_or(0, |m| m.len()),
         })
         .sum()
-}
-
-/// Pushes again the jobs a dead worker held and the queued jobs whose message may be lost;
-/// fails the ones that have been tried too often. Every worker runs this; a claim makes the
-/// duplicates harmless.
-async fn repush_loop(farm: Arc<Farm>) {
-    let stale = farm.settings.stale_after();
-    let mut tick = tokio::time::interval(stale);
-    loop {
-        tick.tick().await;
-        if let Err(e) = repush(&farm, stale).await {
-            tracing::warn!("re-pushing jobs failed: {e:#}");
-        }
-    }
-}
-
-async fn repush(farm: &Farm, stale: Duration) -> Result<()> {
-    let repush = farm.settings.repush_queued_after.as_secs_f64();
-    let jobs = jobs::needing_a_push(&farm.db, stale.as_secs_f64(), repush).await?;
-    for job in jobs {
-        if job.attempts >= MAX_ATTEMPTS && job.state == jobs::JobState::Running {
-            let why = format!(
-                "the job's worker stopped while running it, {} times; giving up",
-                job.attempts
-            );
-            farm.end(job.id, End::Failed(why)).await?;
-        } else {
-            tracing::info!(job.id = %job.id, state = job.state.as_str(), "pushing the job again");
-            jobs::push(&farm.db, &farm.queue, job.id).await?;
-        }
-    }
-    Ok(())
-}
-
-/// The scheduled maintenance ([`maintenance::sweep`]). Idempotent, so every worker may run it.
-async fn sweep_loop(farm: Arc<Farm>) {
-    let mut tick = tokio::time::interval(farm.settings.sweep_every);
-    loop {
-        tick.tick().await;
-        let swept = maintenance::sweep(
-            &farm.db,
-            &farm.storage,
-            farm.settings.upload_idle,
-            farm.settings.image_grace,
-            Utc::now(),
-        );
-        match swept.await {
-            Ok(swept) => tracing::info!(?swept, "swept"),
-            Err(e) => tracing::warn!("the sweep failed: {e}"),
-        }
-    }
 }
 
 fn hostname() -> String {

@@ -24,6 +24,7 @@ mod reading;
 mod run;
 mod settings;
 mod steward;
+mod upkeep;
 mod vision;
 
 use std::process::ExitCode;
