@@ -74,20 +74,6 @@ fn watch_job_memory(done: std::sync::Arc<std::sync::atomic::AtomicBool>) -> std:
     })
 }
 
-fn jpeg_6000x4000(path: &Path) {
-    let mut pixels = image::RgbImage::new(6000, 4000);
-    let mut state = 1u32;
-    for (x, y, p) in pixels.enumerate_pixels_mut() {
-        state = state.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
-        let noise = (state >> 28) as u8;
-        *p = image::Rgb([(x / 24) as u8 ^ noise, (y / 16) as u8, ((x + y) / 40) as u8]);
-    }
-    let mut out = std::io::BufWriter::new(std::fs::File::create(path).unwrap());
-    image::codecs::jpeg::JpegEncoder::new_with_quality(&mut out, 90)
-        .encode_image(&pixels)
-        .unwrap();
-}
-
 fn pdf_of(path: &Path, pages: u32) {
     use lopdf::content::{Content, Operation};
     use lopdf::{Document, Object, Stream, dictionary};
@@ -257,7 +243,7 @@ async fn main() {
 
     // Picture convert: a 6000 × 4000 JPEG to a 2048-pixel JPEG.
     let photo = dir.join("photo.jpg");
-    jpeg_6000x4000(&photo);
+    drive_tests::bench::photo(&photo, 6000, 4000);
     let photo_id = add_file(&app, &user, &photo, "Image", "image/jpeg").await;
     let thumb = dir.join("thumb.jpg");
     let peer = timed_median(

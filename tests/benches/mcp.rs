@@ -11,12 +11,13 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
+use drive_tests::bench::drive_upload;
 use drive_tests::scratch::write_file;
+use drive_tests::tool_server::HttpToolServer;
 use drive_tests::{APP_ID, TestApp, TestUser, bin, env};
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::Command;
 
 const MIB: usize = 1024 * 1024;
@@ -53,65 +54,6 @@ async fn check_tools_run(app: &TestApp, user: &TestUser, args: &[&str], stdio: b
     serde_json::from_slice(&output.stdout).expect("check_tools.py's report")
 }
 
-/// `drive-mcp http` on a port of its own; answers its `/mcp` URL.
-async fn start_http(app: &TestApp) -> (tokio::process::Child, String) {
-    let mut child = Command::new(bin("drive-mcp"))
-        .args([
-            "http",
-            "--listen",
-            "127.0.0.1:0",
-            "--url",
-            &app.url,
-            "--app",
-            APP_ID,
-        ])
-        .stderr(Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("start drive-mcp http");
-    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
-    while let Some(line) = lines.next_line().await.unwrap() {
-        if let Some(url) = line.strip_prefix("drive-mcp: serving MCP at ") {
-            tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
-            return (child, url.to_string());
-        }
-    }
-    panic!("drive-mcp http ended before serving");
-}
-
-/// `drive upload PATH` into a fresh account, timed from the command's start to its end.
-async fn drive_upload(app: &TestApp, dir: &Path, path: &Path, round: usize) -> Duration {
-    let user = app.user(Some("Pro")).await;
-    let config = dir.join(format!("drive-{round}.json"));
-    let run = |args: Vec<String>| {
-        let config = config.clone();
-        async move {
-            let status = Command::new(bin("drive"))
-                .arg("--config")
-                .arg(&config)
-                .args(&args)
-                .stdout(Stdio::null())
-                .status()
-                .await
-                .unwrap();
-            assert!(status.success(), "drive {args:?}");
-        }
-    };
-    run(vec![
-        "login".into(),
-        "--url".into(),
-        app.url.clone(),
-        "--app".into(),
-        APP_ID.into(),
-        "--token".into(),
-        user.api_token.clone(),
-    ])
-    .await;
-    let start = Instant::now();
-    run(vec!["--json".into(), "upload".into(), path.display().to_string()]).await;
-    start.elapsed()
-}
-
 /// One `upload_file` call over stdio into a fresh account, timed by the MCP client around the
 /// call (the server's start and the handshake are not counted).
 async fn tool_upload(app: &TestApp, path: &Path) -> Duration {
@@ -145,7 +87,8 @@ fn spread(mut figures: Vec<f64>) -> (f64, f64, f64) {
 async fn main() {
     let app = TestApp::spawn().await;
     let user = app.user(Some("Pro")).await;
-    let (_server, mcp_url) = start_http(&app).await;
+    let server = HttpToolServer::start(&app).await;
+    let mcp_url = server.url.clone();
     let calls = CALLS.to_string();
 
     // ---- a tool call against the same API call ----

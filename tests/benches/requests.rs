@@ -11,8 +11,9 @@ use std::io::SeekFrom;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
+use drive_tests::bench::drive_upload;
 use drive_tests::senders::Sender;
-use drive_tests::{APP_ID, TestApp, bin, env, raw_store};
+use drive_tests::{TestApp, env, raw_store};
 use futures::StreamExt;
 use serde_json::json;
 use tokio::io::{AsyncReadExt, AsyncSeekExt, AsyncWriteExt};
@@ -65,39 +66,6 @@ async fn send_through_request(app: &TestApp, request_id: &str, path: &Path, size
     let finished = sender.finish_file(app, &added.body["arrivalId"]).await;
     assert_eq!(finished.status, 200, "{}", finished.body);
     assert_eq!(sender.finish(app).await.status, 200);
-    start.elapsed()
-}
-
-/// `drive upload` of the file as a fresh user (so nothing is skipped as sent before).
-async fn drive_upload(app: &TestApp, dir: &Path, path: &Path, round: usize) -> Duration {
-    let user = app.user(Some("Pro")).await;
-    let config = dir.join(format!("drive-{round}.json"));
-    let run = |args: Vec<String>| {
-        let config = config.clone();
-        async move {
-            let status = tokio::process::Command::new(bin("drive"))
-                .arg("--config")
-                .arg(&config)
-                .args(&args)
-                .stdout(std::process::Stdio::null())
-                .status()
-                .await
-                .unwrap();
-            assert!(status.success(), "drive {args:?}");
-        }
-    };
-    run(vec![
-        "login".into(),
-        "--url".into(),
-        app.url.clone(),
-        "--app".into(),
-        APP_ID.into(),
-        "--token".into(),
-        user.api_token.clone(),
-    ])
-    .await;
-    let start = Instant::now();
-    run(vec!["--json".into(), "upload".into(), path.display().to_string()]).await;
     start.elapsed()
 }
 

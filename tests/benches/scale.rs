@@ -14,20 +14,6 @@ use serde_json::json;
 const ACCOUNTS: usize = 8;
 const ROUNDS: usize = 3;
 
-fn photo(path: &Path) {
-    let mut pixels = image::RgbImage::new(2400, 1600);
-    let mut state = 7u32;
-    for (x, y, p) in pixels.enumerate_pixels_mut() {
-        state = state.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
-        let noise = (state >> 28) as u8;
-        *p = image::Rgb([(x / 24) as u8 ^ noise, (y / 16) as u8, ((x + y) / 40) as u8]);
-    }
-    let mut out = std::io::BufWriter::new(std::fs::File::create(path).unwrap());
-    image::codecs::jpeg::JpegEncoder::new_with_quality(&mut out, 90)
-        .encode_image(&pixels)
-        .unwrap();
-}
-
 /// Seconds from the first submission to the last end of the batch, with `workers` workers.
 async fn batch(workers: usize, dir: &Path) -> f64 {
     let mut app = TestApp::spawn().await;
@@ -92,7 +78,7 @@ fn spread(mut figures: Vec<f64>) -> (f64, f64, f64) {
 async fn main() {
     let dir = std::path::PathBuf::from(env("DRIVE_BENCH_DIR"));
     std::fs::write(dir.join("blob.bin"), drive_tests::noise(16 * 1024 * 1024, 5)).unwrap();
-    photo(&dir.join("photo.jpg"));
+    drive_tests::bench::photo(&dir.join("photo.jpg"), 2400, 1600);
     let counts = [1usize, 2, 4];
     let mut figures = vec![Vec::new(); counts.len()];
     for round in 0..ROUNDS {

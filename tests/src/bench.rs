@@ -2,13 +2,13 @@
 //! command, and taking medians.
 
 use std::path::Path;
-use std::process::Command;
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use drive_core::id::{FileId, JobId};
 use serde_json::{Value, json};
 
-use crate::{TestApp, TestUser, raw_store};
+use crate::{APP_ID, TestApp, TestUser, bin, raw_store};
 
 /// Puts a local file in the store under the user's key and records it through `/insert-file`:
 /// the upload is reserved through `/generate-file-urls` as any upload is, but the bytes go in
@@ -184,4 +184,53 @@ pub async fn put_link(app: &TestApp, key: &str) -> String {
         .unwrap()
         .uri()
         .to_string()
+}
+
+/// `drive upload PATH` of a fresh account (so nothing is skipped as sent before), timed from the
+/// command's start to its end; its config file is `drive-{round}.json` in `dir`.
+pub async fn drive_upload(app: &TestApp, dir: &Path, path: &Path, round: usize) -> Duration {
+    let user = app.user(Some("Pro")).await;
+    let config = dir.join(format!("drive-{round}.json"));
+    let run = |args: Vec<String>| {
+        let config = config.clone();
+        async move {
+            let status = tokio::process::Command::new(bin("drive"))
+                .arg("--config")
+                .arg(&config)
+                .args(&args)
+                .stdout(Stdio::null())
+                .status()
+                .await
+                .unwrap();
+            assert!(status.success(), "drive {args:?}");
+        }
+    };
+    run(vec![
+        "login".into(),
+        "--url".into(),
+        app.url.clone(),
+        "--app".into(),
+        APP_ID.into(),
+        "--token".into(),
+        user.api_token.clone(),
+    ])
+    .await;
+    let start = Instant::now();
+    run(vec!["--json".into(), "upload".into(), path.display().to_string()]).await;
+    start.elapsed()
+}
+
+/// A `width`×`height` JPEG (quality 90) of bands and noise, which compresses like a photo.
+pub fn photo(path: &Path, width: u32, height: u32) {
+    let mut pixels = image::RgbImage::new(width, height);
+    let mut state = 1u32;
+    for (x, y, p) in pixels.enumerate_pixels_mut() {
+        state = state.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+        let noise = (state >> 28) as u8;
+        *p = image::Rgb([(x / 24) as u8 ^ noise, (y / 16) as u8, ((x + y) / 40) as u8]);
+    }
+    let mut out = std::io::BufWriter::new(std::fs::File::create(path).unwrap());
+    image::codecs::jpeg::JpegEncoder::new_with_quality(&mut out, 90)
+        .encode_image(&pixels)
+        .unwrap();
 }

@@ -27,6 +27,7 @@ pub mod provider;
 pub mod proxy;
 pub mod scratch;
 pub mod senders;
+pub mod tool_server;
 
 /// The application id every file-service call carries in `X-Drive-App`.
 pub const APP_ID: &str = "drive-test-app";

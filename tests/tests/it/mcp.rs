@@ -9,11 +9,11 @@ use std::process::Stdio;
 use std::time::Duration;
 
 use drive_tests::scratch::{Scratch, sha256, write_file};
+use drive_tests::tool_server::HttpToolServer;
 use drive_tests::*;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, BufReader};
-use tokio::process::{Child, Command};
+use tokio::process::Command;
 
 const MIB: usize = 1024 * 1024;
 /// Over 64 MiB, so the upload goes to storage in parts.
@@ -86,47 +86,6 @@ fn stdio_client(app: &TestApp, user: &TestUser, args: &[&str]) -> Command {
     command
 }
 
-/// `drive-mcp http` on a port of its own; stopped when dropped.
-struct HttpServer {
-    _child: Child,
-    url: String,
-}
-
-impl HttpServer {
-    async fn start(app: &TestApp) -> HttpServer {
-        let mut child = Command::new(bin("drive-mcp"))
-            .args([
-                "http",
-                "--listen",
-                "127.0.0.1:0",
-                "--url",
-                &app.url,
-                "--app",
-                APP_ID,
-            ])
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .kill_on_drop(true)
-            .spawn()
-            .expect("start drive-mcp http");
-        let mut lines = BufReader::new(child.stderr.take().expect("stderr")).lines();
-        let url = tokio::time::timeout(Duration::from_secs(30), async {
-            while let Some(line) = lines.next_line().await.expect("read drive-mcp's stderr") {
-                if let Some(url) = line.strip_prefix("drive-mcp: serving MCP at ") {
-                    return url.to_string();
-                }
-            }
-            panic!("drive-mcp http ended before serving");
-        })
-        .await
-        .expect("drive-mcp http did not start within 30 s");
-        // Its log goes on being read, so the pipe never fills.
-        tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
-        HttpServer { _child: child, url }
-    }
-}
-
 /// The MCP Inspector's CLI mode: `--cli --format json ARGS…`.
 fn inspector(args: &[&str]) -> Command {
     let mut command = Command::new(env("DRIVE_MCP_INSPECTOR"));
@@ -193,7 +152,7 @@ async fn the_python_client_calls_every_tool_over_streamable_http() {
     let app = TestApp::spawn().await;
     let user = app.user(Some("Pro")).await;
     let seeded = seed(&app, &user).await;
-    let server = HttpServer::start(&app).await;
+    let server = HttpToolServer::start(&app).await;
     let scratch = Scratch::new();
     let path = scratch.path("large.bin");
     write_file(&path, LARGE, 9);
@@ -223,7 +182,7 @@ async fn http_callers_need_their_own_token_and_see_only_their_own_files() {
     let owner = app.user(Some("Pro")).await;
     let stranger = app.user(Some("Pro")).await;
     let owned = seed(&app, &owner).await;
-    let server = HttpServer::start(&app).await;
+    let server = HttpToolServer::start(&app).await;
 
     // No token: refused before MCP reads the request, the way an OAuth resource does.
     let refused = reqwest::Client::new()
