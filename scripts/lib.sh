@@ -219,3 +219,31 @@ ensure_docker() {
     docker info >/dev/null 2>&1 || { echo "dockerd did not start; see /tmp/dockerd.log" >&2; return 1; }
   fi
 }
+
+# docker-compose on the drive's compose file, as the project DRIVE_COMPOSE_PROJECT (default drive).
+drive_compose() {
+  docker-compose -f docker/compose.yaml -p "${DRIVE_COMPOSE_PROJECT:-drive}" "$@"
+}
+
+# The secrets compose reads: DRIVE_SECRET, DRIVE_S3_SECRET_ACCESS_KEY and POSTGRES_PASSWORD from the
+# environment when all three are set, or else made once and kept in .drive/docker.env (0600); and
+# the models folder the API and workers mount.
+load_docker_env() {
+  export DRIVE_MODELS="${DRIVE_MODELS:-$HOME/.cache/drive/models}"
+  if [ -n "${DRIVE_SECRET:-}" ] && [ -n "${DRIVE_S3_SECRET_ACCESS_KEY:-}" ] && [ -n "${POSTGRES_PASSWORD:-}" ]; then
+    return 0
+  fi
+  local env_file=.drive/docker.env
+  if [ ! -f "$env_file" ]; then
+    mkdir -p .drive
+    (
+      umask 077
+      echo "DRIVE_SECRET=$(head -c 32 /dev/urandom | base64 | tr -d '/+=')" >"$env_file"
+      echo "DRIVE_S3_SECRET_ACCESS_KEY=$(head -c 24 /dev/urandom | base64 | tr -d '/+=')" >>"$env_file"
+      echo "POSTGRES_PASSWORD=$(head -c 24 /dev/urandom | base64 | tr -d '/+=')" >>"$env_file"
+    )
+  fi
+  set -a
+  source "$env_file"
+  set +a
+}
