@@ -205,6 +205,23 @@ sys.exit((m.version('mcp'), m.version('jsonschema')) != ('$MCP_PYTHON_SDK_VERSIO
   fi
 }
 
+# The tools that check the served OpenAPI document from outside (tests/tests/it/contract.rs), in a
+# virtualenv under ${DRIVE_CONTRACT_TOOLS:-~/.cache/drive/contract-tools}: Schemathesis, which fuzzes
+# every operation against the document, and openapi-python-client, which generates a client from it.
+# Idempotent. Exports DRIVE_CONTRACT_PYTHON; both tools are run as modules of that python.
+SCHEMATHESIS_VERSION=4.32.5
+OPENAPI_PYTHON_CLIENT_VERSION=0.29.1
+ensure_contract_tools() {
+  export DRIVE_CONTRACT_TOOLS="${DRIVE_CONTRACT_TOOLS:-$HOME/.cache/drive/contract-tools}"
+  export DRIVE_CONTRACT_PYTHON="$DRIVE_CONTRACT_TOOLS/venv/bin/python"
+  if ! "$DRIVE_CONTRACT_PYTHON" -c "import importlib.metadata as m, sys
+sys.exit((m.version('schemathesis'), m.version('openapi-python-client')) != ('$SCHEMATHESIS_VERSION', '$OPENAPI_PYTHON_CLIENT_VERSION'))" 2>/dev/null; then
+    [ -x "$DRIVE_CONTRACT_PYTHON" ] || python3 -m venv "$DRIVE_CONTRACT_TOOLS/venv"
+    "$DRIVE_CONTRACT_PYTHON" -m pip install --quiet --disable-pip-version-check \
+      "schemathesis==$SCHEMATHESIS_VERSION" "openapi-python-client==$OPENAPI_PYTHON_CLIENT_VERSION"
+  fi
+}
+
 # A Docker engine and docker-compose, from Debian's packages, for docker/build, docker/up and
 # docker/smoke: installed when missing, and dockerd started in the background when no engine
 # answers (its log in /tmp/dockerd.log).

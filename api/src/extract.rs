@@ -8,6 +8,7 @@ use axum::http::StatusCode;
 use axum::http::header::CONTENT_TYPE;
 use serde::de::DeserializeOwned;
 use serde_path_to_error::Segment;
+use utoipa::PartialSchema;
 
 use crate::error::ApiError;
 
@@ -16,12 +17,38 @@ pub const BODY_LIMIT: usize = 2 * 1024 * 1024;
 
 pub struct Json<T>(pub T);
 
-impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for Json<T> {
+impl<S: Send + Sync, T: DeserializeOwned + PartialSchema> FromRequest<S> for Json<T> {
     type Rejection = ApiError;
 
     async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
-        parse(&json_body(req, state).await?).map(Json)
+        let bytes = json_body(req, state).await?;
+        refuse_unlisted_array::<T>(&bytes)?;
+        parse(&bytes).map(Json)
     }
+}
+
+/// serde reads a struct from an array of its fields in order (`[null, null]` for a body of two
+/// optional fields), which the document does not offer: a body that is an array is taken only
+/// where the route's schema is one.
+fn refuse_unlisted_array<T: PartialSchema>(bytes: &[u8]) -> Result<(), ApiError> {
+    if bytes.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'[') {
+        return Ok(());
+    }
+    let schema = serde_json::to_value(T::schema()).unwrap_or_default();
+    let is_array = |s: &serde_json::Value| {
+        s["type"] == "array" || s["type"].as_array().is_some_and(|t| t.contains(&"array".into()))
+    };
+    let options = ["oneOf", "anyOf"]
+        .iter()
+        .filter_map(|k| schema[k].as_array())
+        .flatten();
+    if is_array(&schema) || options.into_iter().any(is_array) {
+        return Ok(());
+    }
+    Err(ApiError::invalid(
+        "body",
+        "the body is a JSON object, not an array",
+    ))
 }
 
 /// One JSON body read as two types: a shared input (`A`) plus the fields one route adds to

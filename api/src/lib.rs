@@ -2,6 +2,7 @@
 //! enqueues work. It never touches file bytes.
 
 pub mod auth;
+pub mod document;
 pub mod error;
 pub mod extract;
 pub mod follow;
@@ -23,63 +24,26 @@ use axum::http::{Method, Uri};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use tower_http::catch_panic::CatchPanicLayer;
-use utoipa::openapi::security::{ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder, SecurityScheme};
-use utoipa::openapi::{Content, OpenApi as OpenApiDoc, Ref, RefOr, ResponseBuilder};
-use utoipa::{Modify, OpenApi};
+use utoipa::OpenApi;
 use utoipa_axum::router::OpenApiRouter;
 
-use crate::error::{ApiError, ErrorBody};
+use crate::error::ApiError;
 use crate::state::AppState;
 
 /// The interface version the spec names.
 pub const API_VERSION: &str = "2026.09.28";
 
 #[derive(OpenApi)]
-#[openapi(
-    info(
-        title = "Drive",
-        version = "2026.09.28",
-        description = "File storage and sharing: direct-to-storage uploads, library, trash."
-    ),
-    components(schemas(ErrorBody))
-)]
+#[openapi(info(
+    title = "Drive",
+    version = "2026.09.28",
+    description = "File storage and sharing: direct-to-storage uploads, library, trash."
+))]
 struct ApiDoc;
-
-/// What every operation shares: the error body as the default response and the two
-/// credentials (session bearer token and application header).
-struct CommonParts;
-
-impl Modify for CommonParts {
-    fn modify(&self, doc: &mut OpenApiDoc) {
-        let components = doc.components.get_or_insert_with(Default::default);
-        components.add_security_scheme(
-            "session",
-            SecurityScheme::Http(HttpBuilder::new().scheme(HttpAuthScheme::Bearer).build()),
-        );
-        components.add_security_scheme(
-            "app",
-            SecurityScheme::ApiKey(ApiKey::Header(ApiKeyValue::new(auth::APP_HEADER))),
-        );
-        let error = ResponseBuilder::new()
-            .description("An error: `{ error, code, field?, retryable }`.")
-            .content(
-                "application/json",
-                Content::new(Some(RefOr::Ref(Ref::from_schema_name("ErrorBody")))),
-            )
-            .build();
-        for item in doc.paths.paths.values_mut() {
-            if let Some(op) = item.post.as_mut() {
-                op.responses
-                    .responses
-                    .insert("default".into(), RefOr::T(error.clone()));
-            }
-        }
-    }
-}
 
 /// The whole API: every route, and the OpenAPI document generated from those same routes.
 pub fn app(state: AppState) -> Router {
-    let (router, mut doc) = OpenApiRouter::with_openapi(ApiDoc::openapi())
+    let (router, doc) = OpenApiRouter::with_openapi(ApiDoc::openapi())
         .merge(routes::auth::router())
         .merge(routes::upload::router())
         .merge(routes::multipart::router())
@@ -101,7 +65,7 @@ pub fn app(state: AppState) -> Router {
         .merge(routes::version::router())
         .merge(routes::health::router())
         .split_for_parts();
-    CommonParts.modify(&mut doc);
+    let doc = document::served(doc);
     let router = router
         .route("/openapi.json", get(move || async move { axum::Json(doc) }))
         .route("/metrics", get(metrics::scrape))

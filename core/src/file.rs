@@ -50,6 +50,20 @@ pub fn check_name(name: &str) -> Result<(), String> {
     crate::input::check_chars(name, false)
 }
 
+/// What [`check_name`] takes, as a regular expression without anchors for the OpenAPI document
+/// (ECMA 262 and Python read it alike; the 255 characters are the schema's `maxLength`): a
+/// character other than a space or a dot, or else spaces and dots with at least one of each,
+/// or three dots or more.
+pub fn name_pattern() -> String {
+    let refused = crate::input::refused_class(false);
+    let spaces = crate::input::SPACES;
+    let any = format!(r"[^/\\{refused}]");
+    let solid = format!(r"[^/\\.{refused}{spaces}]");
+    let thin = format!("[.{spaces}]");
+    let space = format!("[{spaces}]");
+    format!(r"(?:{any}*{solid}{any}*|{thin}*\.{thin}*{space}{thin}*|{thin}*{space}{thin}*\.{thin}*|\.\.\.+)")
+}
+
 /// `name` made to pass [`check_name`], for names the drive did not check when it stored them:
 /// each character it refuses becomes `_`, and a name of dots only becomes `_`.
 pub fn safe_name(name: &str) -> String {
@@ -71,10 +85,23 @@ pub fn safe_name(name: &str) -> String {
 }
 
 /// A file's display name, as [`check_name`] has it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(try_from = "String", into = "String")]
-#[schema(value_type = String, example = "holiday.mp4")]
 pub struct FileName(String);
+
+impl utoipa::PartialSchema for FileName {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        utoipa::openapi::schema::ObjectBuilder::new()
+            .schema_type(utoipa::openapi::schema::Type::String)
+            .min_length(Some(1))
+            .max_length(Some(255))
+            .pattern(Some(format!("^{}$", name_pattern())))
+            .examples(["holiday.mp4"])
+            .into()
+    }
+}
+
+impl ToSchema for FileName {}
 
 impl TryFrom<String> for FileName {
     type Error = String;
@@ -97,10 +124,25 @@ impl FileName {
 }
 
 /// An exact file size in bytes, 0 to 2 TB.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
-#[serde(try_from = "i64", into = "i64")]
-#[schema(value_type = i64, format = Int64)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "serde_json::Number", into = "i64")]
 pub struct FileSize(i64);
+
+/// `62.0` is the whole number `62` (as JSON Schema reads it).
+impl TryFrom<serde_json::Number> for FileSize {
+    type Error = String;
+    fn try_from(n: serde_json::Number) -> Result<Self, String> {
+        FileSize::try_from(crate::input::whole(&n).ok_or("must be a whole number of bytes")?)
+    }
+}
+
+impl utoipa::PartialSchema for FileSize {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        crate::input::Bounded::<0, MAX_FILE_SIZE>::schema()
+    }
+}
+
+impl ToSchema for FileSize {}
 
 impl TryFrom<i64> for FileSize {
     type Error = String;

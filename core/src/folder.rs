@@ -7,10 +7,27 @@ pub const MAX_DEPTH: usize = 32;
 
 /// A parsed folder path. Input may end in a slash (as listings write paths); it is kept
 /// without one.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(try_from = "String")]
-#[schema(value_type = String, example = "/Holidays/2026")]
 pub struct FolderPath(Vec<String>);
+
+/// `/`, or names as [`crate::file::check_name`] takes them after it, at most 32, with an
+/// optional slash at the end. The names' 255 characters each are left to the route.
+impl utoipa::PartialSchema for FolderPath {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        let name = crate::file::name_pattern();
+        utoipa::openapi::schema::ObjectBuilder::new()
+            .schema_type(utoipa::openapi::schema::Type::String)
+            .pattern(Some(format!(
+                "^/(?:{name}(?:/{name}){{0,{}}}/?)?$",
+                MAX_DEPTH - 1
+            )))
+            .examples(["/Holidays/2026"])
+            .into()
+    }
+}
+
+impl ToSchema for FolderPath {}
 
 impl TryFrom<String> for FolderPath {
     type Error = String;
@@ -79,6 +96,42 @@ mod tests {
         assert!(parse(&deep(33)).is_err());
         for bad in ["a/b", "/a//b", "/a/../b", "//", "/ /x"] {
             assert!(parse(bad).is_err(), "{bad} was accepted");
+        }
+    }
+
+    #[test]
+    fn the_schema_pattern_takes_what_parse_takes() {
+        use utoipa::PartialSchema;
+        use utoipa::openapi::{RefOr, schema::Schema};
+        let RefOr::T(Schema::Object(schema)) = FolderPath::schema() else {
+            panic!("not an object")
+        };
+        let pattern = regex::Regex::new(schema.pattern.as_deref().unwrap()).unwrap();
+        let deep = |n: usize| format!("/{}", vec!["x"; n].join("/"));
+        for sample in [
+            "/",
+            "/a",
+            "/a/",
+            "/a/b",
+            "//",
+            "/a//b",
+            "a",
+            "",
+            "/.",
+            "/..",
+            "/...",
+            "/. ",
+            "/ .",
+            "/ ",
+            "/a\\b",
+            "/été",
+            "/a\u{202E}",
+            "/\u{3000}",
+            "/ x ",
+            &deep(32),
+            &deep(33),
+        ] {
+            assert_eq!(pattern.is_match(sample), parse(sample).is_ok(), "{sample:?}");
         }
     }
 }

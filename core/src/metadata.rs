@@ -90,6 +90,10 @@ pub struct MusicalKey {
 const NAMES: [&str; 12] = ["C", "C#", "D", "D#", "E", "F", "F#", "G", "G#", "A", "A#", "B"];
 
 impl MusicalKey {
+    /// What [`MusicalKey::parse`] reads, as a regular expression for the OpenAPI document (ECMA
+    /// 262 and Python read it alike; a test holds it to `parse`).
+    pub const PATTERN: &str = "^[ \\u00A0\\u1680\\u2000-\\u200A\\u202F\\u205F\\u3000]*[A-Ga-g][#\\u266Fb\\u266D]?[ \\u00A0\\u1680\\u2000-\\u200A\\u202F\\u205F\\u3000]*([Mm]|[Mm][Ii][Nn]|[Mm][Ii][Nn][Oo][Rr]|[Mm][Aa][Jj]|[Mm][Aa][Jj][Oo][Rr])?[ \\u00A0\\u1680\\u2000-\\u200A\\u202F\\u205F\\u3000]*$";
+
     /// Reads `C`, `c#`, `Db`, `F♯ minor`, `Am`, `A min`, `Bb major`, `Ebmaj`…
     pub fn parse(s: &str) -> Option<MusicalKey> {
         let s = s.trim();
@@ -136,6 +140,39 @@ impl MusicalKey {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn the_key_pattern_takes_what_parse_takes() {
+        let pattern = regex::Regex::new(MusicalKey::PATTERN).unwrap();
+        for sample in [
+            "C",
+            "c#",
+            "Db",
+            "F\u{266F} minor",
+            "Am",
+            "A min",
+            "Bb major",
+            "Ebmaj",
+            " G ",
+            "H",
+            "Cb",
+            "CB",
+            "C maj7",
+            "",
+            "m",
+            "A\u{3000}MINOR",
+            "A\u{00A0}",
+            "C#m",
+            "C##",
+        ] {
+            assert_eq!(
+                pattern.is_match(sample),
+                MusicalKey::parse(sample).is_some(),
+                "{sample:?}"
+            );
+        }
+    }
+
     use super::*;
 
     #[test]

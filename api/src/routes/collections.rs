@@ -11,7 +11,7 @@ use drive_core::db::collections::{self, CollectionKind, CollectionRow};
 use drive_core::db::{folders, tags};
 use drive_core::folder;
 use drive_core::id::{CollectionId, FileId, FolderId, TagId};
-use drive_core::input::{Line, Text};
+use drive_core::input::{Line, List, Text};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
@@ -19,7 +19,7 @@ use utoipa_axum::routes;
 
 use crate::auth::Caller;
 use crate::error::{ApiError, ApiResult};
-use crate::extract::{Json, id_count};
+use crate::extract::Json;
 use crate::state::AppState;
 
 pub fn router() -> OpenApiRouter<AppState> {
@@ -62,14 +62,6 @@ pub struct Reordered {
     title: String,
     is_public: bool,
     file_count: i64,
-}
-
-fn check_title(title: &str) -> ApiResult<String> {
-    let title = title.trim();
-    if title.is_empty() || title.chars().count() > 200 {
-        return Err(ApiError::invalid("title", "a title is 1 to 200 characters"));
-    }
-    Ok(title.to_string())
 }
 
 pub(crate) fn not_found(kind: CollectionKind) -> ApiError {
@@ -128,14 +120,14 @@ async fn create(
     kind: CollectionKind,
     new: NewCollection<'_>,
 ) -> ApiResult<Collection> {
-    let title = check_title(new.title)?;
-    let file_ids = id_count("fileIds", new.file_ids, 0, 500)?;
+    let title = new.title.trim();
+    let file_ids = new.file_ids;
     let mut tx = state.db.begin().await?;
     let id = collections::create(
         &mut tx,
         caller.user_id,
         kind,
-        &title,
+        title,
         new.description,
         new.is_public,
     )
@@ -153,7 +145,6 @@ async fn add(
     file_ids: &[FileId],
     featured: &[FileId],
 ) -> ApiResult<Collection> {
-    let file_ids = id_count("fileIds", file_ids, 1, 500)?;
     let mut tx = state.db.begin().await?;
     let is_public = collections::lock_owned(&mut tx, caller.user_id, kind, id)
         .await?
@@ -171,7 +162,6 @@ async fn reorder(
     file_ids: &[FileId],
     featured: Option<&[FileId]>,
 ) -> ApiResult<Reordered> {
-    let file_ids = id_count("fileIds", file_ids, 1, 10_000)?;
     let mut tx = state.db.begin().await?;
     collections::lock_owned(&mut tx, caller.user_id, kind, id)
         .await?
@@ -190,10 +180,10 @@ async fn reorder(
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct CreatePlaylistInput {
-    title: Line,
+    title: Line<1, 200>,
     /// Up to 500, in order.
     #[serde(default)]
-    file_ids: Vec<FileId>,
+    file_ids: List<FileId, 0, 500>,
     #[serde(default)]
     is_public: bool,
 }
@@ -223,7 +213,7 @@ async fn create_playlist(
 pub struct AddToPlaylistInput {
     playlist_id: CollectionId,
     /// 1 to 500, appended in order.
-    file_ids: Vec<FileId>,
+    file_ids: List<FileId, 1, 500>,
 }
 
 /// Append files to a playlist; files already in stay where they are.
@@ -251,7 +241,7 @@ async fn add_to_playlist(
 pub struct ReorderPlaylistInput {
     playlist_id: CollectionId,
     /// 1 to 10000: these first, in this order.
-    file_ids: Vec<FileId>,
+    file_ids: List<FileId, 1, 10_000>,
 }
 
 /// Put named files first in the order given; the others follow in their prior order.
@@ -277,27 +267,17 @@ async fn reorder_playlist(
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct CreateGalleryInput {
-    title: Line,
+    title: Line<1, 200>,
     /// Up to 2000 characters; line feeds and tabs are kept.
-    description: Option<Text>,
+    description: Option<Text<0, 2000>>,
     /// Up to 500 images, in order.
     #[serde(default)]
-    file_ids: Vec<FileId>,
+    file_ids: List<FileId, 0, 500>,
     /// Which of `fileIds` go up front.
     #[serde(default)]
-    featured_ids: Vec<FileId>,
+    featured_ids: List<FileId, 0, 500>,
     #[serde(default)]
     is_public: bool,
-}
-
-fn check_description(description: Option<&str>) -> ApiResult<Option<&str>> {
-    match description {
-        Some(d) if d.chars().count() > 2000 => {
-            Err(ApiError::invalid("description", "at most 2000 characters"))
-        }
-        Some(d) if d.trim().is_empty() => Ok(None),
-        other => Ok(other),
-    }
 }
 
 /// Make a gallery of images.
@@ -310,10 +290,10 @@ async fn create_gallery(
 ) -> ApiResult<axum::Json<Collection>> {
     let new = NewCollection {
         title: &input.title,
-        description: check_description(input.description.as_deref())?,
+        description: input.description.as_deref().filter(|d| !d.trim().is_empty()),
         is_public: input.is_public,
         file_ids: &input.file_ids,
-        featured: id_count("featuredIds", &input.featured_ids, 0, 500)?,
+        featured: &input.featured_ids,
     };
     Ok(axum::Json(
         create(&state, &caller, CollectionKind::Gallery, new).await?,
@@ -325,10 +305,10 @@ async fn create_gallery(
 pub struct AddToGalleryInput {
     gallery_id: CollectionId,
     /// 1 to 500, appended in order.
-    file_ids: Vec<FileId>,
+    file_ids: List<FileId, 1, 500>,
     /// Which of the new images go up front.
     #[serde(default)]
-    featured_ids: Vec<FileId>,
+    featured_ids: List<FileId, 0, 500>,
 }
 
 /// Append images to a gallery; images already in, and those featured, stay.
@@ -339,7 +319,7 @@ async fn add_to_gallery(
     caller: Caller,
     Json(input): Json<AddToGalleryInput>,
 ) -> ApiResult<axum::Json<Collection>> {
-    let featured = id_count("featuredIds", &input.featured_ids, 0, 500)?;
+    let featured = &input.featured_ids;
     let added = add(
         &state,
         &caller,
@@ -357,10 +337,10 @@ async fn add_to_gallery(
 pub struct ReorderGalleryInput {
     gallery_id: CollectionId,
     /// 1 to 10000: these first, in this order.
-    file_ids: Vec<FileId>,
+    file_ids: List<FileId, 1, 10_000>,
     /// With it, the named images listed here are featured and the other named ones are not;
     /// without it, featuring stays.
-    featured_ids: Option<Vec<FileId>>,
+    featured_ids: Option<List<FileId, 0, 10_000>>,
 }
 
 /// Reorder a gallery, and optionally change which named images are featured.
@@ -371,10 +351,7 @@ async fn reorder_gallery(
     caller: Caller,
     Json(input): Json<ReorderGalleryInput>,
 ) -> ApiResult<axum::Json<Reordered>> {
-    let featured = match &input.featured_ids {
-        Some(ids) => Some(id_count("featuredIds", ids, 0, 10_000)?),
-        None => None,
-    };
+    let featured = input.featured_ids.as_ref().map(|ids| &ids[..]);
     let reordered = reorder(
         &state,
         &caller,

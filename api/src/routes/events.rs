@@ -8,7 +8,7 @@ use chrono::{DateTime, TimeDelta, Utc};
 use drive_core::db::events::{self, Cursor, EventKind, Filter, Since};
 use drive_core::folder::FolderPath;
 use drive_core::id::{FileId, GenerationId, JobId, RequestId, ReviewId, UserId};
-use drive_core::input::{Bounded, Line};
+use drive_core::input::{Bounded, Line, List, UNLIMITED};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
@@ -24,14 +24,34 @@ pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new().routes(routes!(select_drive_events))
 }
 
+/// `since` in the document: a cursor as [`Cursor::decode`] reads it, or an RFC 3339 time.
+fn since_schema() -> utoipa::openapi::schema::Schema {
+    use utoipa::openapi::schema::{KnownFormat, ObjectBuilder, OneOfBuilder, SchemaFormat, Type};
+    OneOfBuilder::new()
+        .item(
+            ObjectBuilder::new()
+                .schema_type(Type::String)
+                .pattern(Some(r"^c\+?[0-9]{1,19}\.[+-]?[0-9]{1,18}$")),
+        )
+        .item(
+            ObjectBuilder::new()
+                .schema_type(Type::String)
+                .format(Some(SchemaFormat::KnownFormat(KnownFormat::DateTime))),
+        )
+        .item(ObjectBuilder::new().schema_type(Type::Null))
+        .build()
+        .into()
+}
+
 /// The request of `/select-drive-events`; every field is optional.
 #[derive(Debug, Default, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct EventsInput {
     /// A `nextCursor` from before, or an ISO 8601 time; default 24 hours ago.
+    #[schema(schema_with = since_schema)]
     since: Option<Line>,
     /// Kinds to include (at least one).
-    kinds: Option<Vec<EventKind>>,
+    kinds: Option<List<EventKind, 1, { UNLIMITED }>>,
     /// This folder and folders inside it: events about files there.
     folder: Option<FolderPath>,
     /// Only drops to this request.
@@ -84,9 +104,6 @@ async fn select_drive_events(
             })
             .ok_or_else(|| ApiError::invalid("since", "since must be a nextCursor or an ISO 8601 time"))?,
     };
-    if input.kinds.as_ref().is_some_and(Vec::is_empty) {
-        return Err(ApiError::invalid("kinds", "give at least one kind"));
-    }
     let limit = input.limit.map_or(50, Bounded::get);
     let subjects = [
         (EventKind::Drop, input.request_id.map(Uuid::from)),
@@ -99,7 +116,7 @@ async fn select_drive_events(
     .filter_map(|(kind, id)| id.map(|id| (kind, id)))
     .collect();
     let filter = Filter {
-        kinds: input.kinds,
+        kinds: input.kinds.map(Vec::from),
         subjects,
         // The top holds everything: no filter.
         folder: input.folder.filter(|f| !f.is_top()).map(|f| f.stored()),

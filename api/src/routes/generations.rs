@@ -10,7 +10,7 @@ use drive_core::db::jobs;
 use drive_core::db::users;
 use drive_core::generation::{AspectRatio, GenerationStatus, ImageModel, Quality};
 use drive_core::id::GenerationId;
-use drive_core::input::Text;
+use drive_core::input::{List, Text};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
@@ -36,7 +36,7 @@ const MAX_IDS: usize = 20;
 #[serde(rename_all = "camelCase")]
 pub struct GenerateInput {
     /// What to draw: 1 to 4000 characters.
-    prompt: Text,
+    prompt: Text<1, { MAX_PROMPT }>,
     /// Default `gptImage2`. `nanoBananaPro` is for the Pro plan.
     model: Option<ImageModel>,
     /// Default `1:1`. `gptImage2` takes 1:1, 3:2 and 2:3; `imagen4Fast` all but 3:2 and 2:3.
@@ -71,13 +71,6 @@ async fn generate_image(
     Json(input): Json<GenerateInput>,
 ) -> ApiResult<axum::Json<StartedGeneration>> {
     let prompt = input.prompt.trim();
-    let length = prompt.chars().count();
-    if !(1..=MAX_PROMPT).contains(&length) {
-        return Err(ApiError::invalid(
-            "prompt",
-            format!("a prompt has 1 to {MAX_PROMPT} characters"),
-        ));
-    }
     let model = input.model.unwrap_or(ImageModel::GptImage2);
     let aspect_ratio = input.aspect_ratio.unwrap_or(AspectRatio::Square);
     if !model.takes(aspect_ratio) {
@@ -159,7 +152,7 @@ async fn generate_image(
 #[derive(Debug, Deserialize, ToSchema)]
 pub struct SelectGenerationsInput {
     /// 1 to 20 generation ids.
-    ids: Vec<GenerationId>,
+    ids: List<GenerationId, 1, { MAX_IDS }>,
 }
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -190,9 +183,6 @@ async fn select_generations(
     caller: Caller,
     Json(input): Json<SelectGenerationsInput>,
 ) -> ApiResult<axum::Json<Generations>> {
-    if !(1..=MAX_IDS).contains(&input.ids.len()) {
-        return Err(ApiError::invalid("ids", format!("give 1 to {MAX_IDS} ids")));
-    }
     let mut answered = Vec::new();
     for (generation, file) in generations::of_user(&state.db, caller.user_id, &input.ids).await? {
         let trashed = file.as_ref().and_then(|f| f.trashed_at).map(|_| true);

@@ -35,7 +35,7 @@ const MAX_URL: usize = 2048;
 #[serde(rename_all = "camelCase")]
 pub struct ImportInput {
     /// An http or https link to a file on the public internet, at most 2048 characters.
-    url: Line,
+    url: Line<1, { MAX_URL }>,
     /// The new file's name; default the link's last path segment.
     file_name: Option<FileName>,
     /// Where the file lands, made on the way; default the top of the drive.
@@ -53,12 +53,6 @@ async fn import_from_url(
     Json(input): Json<ImportInput>,
 ) -> ApiResult<axum::Json<CreatedJob>> {
     let plan = caller.plan()?;
-    if input.url.len() > MAX_URL {
-        return Err(ApiError::invalid(
-            "url",
-            format!("a link has at most {MAX_URL} characters"),
-        ));
-    }
     let url = drive_fetch::check_link(&input.url, &SystemResolver, &state.settings.fetch_allowances)
         .await
         .map_err(|e| match e {

@@ -10,7 +10,7 @@ use drive_core::db::jobs::{self, JobRecord, JobRow, NewJob};
 use drive_core::db::moments;
 use drive_core::folder::FolderPath;
 use drive_core::id::{FileId, FolderId, JobId};
-use drive_core::input::{Bounded, MAX_OFFSET};
+use drive_core::input::{Bounded, List, MAX_OFFSET};
 use drive_core::job::{self, JobSpec, JobType, SettingsError};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -32,7 +32,7 @@ pub fn router() -> OpenApiRouter<AppState> {
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct CreateJobInput {
-    #[schema(value_type = String)]
+    #[schema(schema_with = JobType::requestable_schema)]
     job_type: JobType,
     /// The caller's files, each once, in order; or `fromFolderId` for a zip.
     file_ids: Option<Vec<FileId>>,
@@ -311,7 +311,7 @@ fn job_not_found() -> ApiError {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct SelectJobsInput {
     /// 1 to 100 job ids; default all the caller's jobs.
-    ids: Option<Vec<JobId>>,
+    ids: Option<List<JobId, 1, 100>>,
     /// 1 to 100, default 25.
     limit: Option<Bounded<1, 100>>,
     /// Default 0.
@@ -350,10 +350,7 @@ async fn select_file_jobs(
     Json(input): Json<Option<SelectJobsInput>>,
 ) -> ApiResult<axum::Json<SelectedJobs>> {
     let input = input.unwrap_or_default();
-    let ids = match &input.ids {
-        Some(ids) => Some(id_count("ids", ids, 1, 100)?),
-        None => None,
-    };
+    let ids = input.ids.as_ref().map(|ids| &ids[..]);
     let limit = input.limit.map_or(25, Bounded::get);
     let offset = input.offset.map_or(0, Bounded::get);
     let wait = Duration::from_secs(input.wait.map_or(0, Bounded::get) as u64);

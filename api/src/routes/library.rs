@@ -9,7 +9,7 @@ use drive_core::db::collections::{self, CollectionKind};
 use drive_core::db::files;
 use drive_core::file::FileKind;
 use drive_core::id::{CollectionId, FileId};
-use drive_core::input::Line;
+use drive_core::input::{Line, List};
 use drive_core::job::{self, JobSpec};
 use drive_core::plan::Plan;
 use drive_core::storage::Bucket;
@@ -20,7 +20,7 @@ use utoipa_axum::routes;
 
 use crate::auth::Caller;
 use crate::error::{ApiError, ApiResult};
-use crate::extract::{Json, id_count};
+use crate::extract::Json;
 use crate::records::{FileRecord, FileRef};
 use crate::routes::jobs::{self as file_jobs, CreatedJob, JobRequest};
 use crate::state::AppState;
@@ -130,13 +130,25 @@ async fn get_user_storage_usage(
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ArchiveRequestInput {
     /// 1 to 1000 of the caller's files; or `galleryId` or `playlistId`.
-    file_ids: Option<Vec<FileId>>,
+    file_ids: Option<List<FileId, 1, 1000>>,
     /// One of the caller's galleries: its images in display order.
     gallery_id: Option<CollectionId>,
     /// One of the caller's playlists: its tracks in order.
     playlist_id: Option<CollectionId>,
     /// The archive's name (`.zip` is added); default `Archive`.
+    #[schema(schema_with = title_schema)]
     title: Option<Line>,
+}
+
+/// A file name (the zip job's `name`) of 1 to 200 characters, or null.
+fn title_schema() -> utoipa::openapi::schema::Object {
+    use utoipa::openapi::schema::{ObjectBuilder, SchemaType, Type};
+    ObjectBuilder::new()
+        .schema_type(SchemaType::from_iter([Type::String, Type::Null]))
+        .min_length(Some(1))
+        .max_length(Some(200))
+        .pattern(Some(format!("^{}$", drive_core::file::name_pattern())))
+        .build()
 }
 
 /// Ask for a ZIP of files, a gallery or a playlist: a zip job the farm builds in the
@@ -150,7 +162,7 @@ async fn create_archive_request(
     Json(input): Json<ArchiveRequestInput>,
 ) -> ApiResult<(StatusCode, axum::Json<CreatedJob>)> {
     let (ids, with_public) = match (&input.file_ids, input.gallery_id, input.playlist_id) {
-        (Some(ids), None, None) => (id_count("fileIds", ids, 1, 1000)?.to_vec(), false),
+        (Some(ids), None, None) => (ids.to_vec(), false),
         (None, Some(id), None) => (
             collection_files(&state, &caller, CollectionKind::Gallery, id).await?,
             true,

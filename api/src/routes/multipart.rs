@@ -8,7 +8,7 @@ use drive_core::db::files;
 use drive_core::db::reservations;
 use drive_core::db::uploads::{self, UploadRow, UploadState};
 use drive_core::id::UserId;
-use drive_core::input::{Bounded, Line};
+use drive_core::input::{Bounded, Line, List};
 use drive_core::multipart::{
     MAX_PARTS, PART_URL_LIFETIME, PartPlan, SIGNED_PARTS_IN_CREATE, TokenError, UPLOAD_LIFETIME,
 };
@@ -20,7 +20,7 @@ use utoipa_axum::routes;
 
 use crate::auth::Caller;
 use crate::error::{ApiError, ApiResult};
-use crate::extract::{Json, id_count};
+use crate::extract::Json;
 use crate::routes::upload::{UploadInput, key_taken, reserve_upload};
 use crate::state::AppState;
 
@@ -297,7 +297,7 @@ pub(crate) fn upload_not_found() -> ApiError {
 pub struct SignPartsInput {
     token: Line,
     /// 1 to 1000 part numbers, each 1 to 10000 (and in the upload's plan).
-    part_numbers: Vec<Bounded<1, { MAX_PARTS }>>,
+    part_numbers: List<Bounded<1, { MAX_PARTS }>, 1, 1000>,
 }
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -315,7 +315,6 @@ async fn sign_upload_parts(
     caller: Caller,
     Json(input): Json<SignPartsInput>,
 ) -> ApiResult<axum::Json<SignedParts>> {
-    id_count("partNumbers", &input.part_numbers, 1, 1000)?;
     let row = upload_for(&state, &caller, &input.token)
         .await?
         .filter(|row| row.state == UploadState::Open)

@@ -7,7 +7,7 @@ use drive_core::db::folders::{self, MoveSource};
 use drive_core::db::tags::{self, TagRow};
 use drive_core::folder::FolderPath;
 use drive_core::id::{FileId, FolderId, TagId};
-use drive_core::input::{Line, Text};
+use drive_core::input::{Line, List, Text};
 use serde::{Deserialize, Deserializer, Serialize};
 use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
@@ -15,7 +15,7 @@ use utoipa_axum::routes;
 
 use crate::auth::Caller;
 use crate::error::{ApiError, ApiResult};
-use crate::extract::{Json, id_count};
+use crate::extract::Json;
 use crate::records::FolderRef;
 use crate::state::AppState;
 
@@ -36,7 +36,7 @@ fn present<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Optio
 #[serde(rename_all = "camelCase")]
 pub struct MoveInput {
     /// 1 to 500 of the caller's files; or `fromFolderId`.
-    file_ids: Option<Vec<FileId>>,
+    file_ids: Option<List<FileId, 1, 500>>,
     /// Every file in this folder of the caller's, trashed ones included; or `fileIds`.
     from_folder_id: Option<FolderId>,
     /// The destination path, at most 32 deep, made on the way (`/` is the top); or `folderId`.
@@ -74,7 +74,7 @@ async fn move_files(
                 "give fileIds or fromFolderId, not both",
             ));
         }
-        (Some(ids), None) => MoveSource::Files(id_count("fileIds", ids, 1, 500)?),
+        (Some(ids), None) => MoveSource::Files(ids),
         (None, Some(from)) => {
             folders::find_owned(&state.db, caller.user_id, from)
                 .await?
@@ -143,9 +143,9 @@ impl From<TagRow> for Tag {
 #[serde(rename_all = "camelCase")]
 pub struct TagFilesInput {
     /// 1 to 500 of the caller's files.
-    file_ids: Vec<FileId>,
+    file_ids: List<FileId, 1, 500>,
     /// 1 to 20 tag names, each 1 to 100 characters.
-    tags: Vec<Line>,
+    tags: List<Line<1, 100>, 1, 20>,
     /// Default add.
     #[serde(default)]
     action: TagAction,
@@ -166,19 +166,8 @@ async fn tag_files(
     caller: Caller,
     Json(input): Json<TagFilesInput>,
 ) -> ApiResult<axum::Json<TaggedFiles>> {
-    let ids = id_count("fileIds", &input.file_ids, 1, 500)?;
-    id_count("tags", &input.tags, 1, 20)?;
-    let mut names = Vec::with_capacity(input.tags.len());
-    for (n, tag) in input.tags.iter().enumerate() {
-        let name = tag.trim();
-        if name.is_empty() || name.chars().count() > 100 {
-            return Err(ApiError::invalid(
-                "tags",
-                format!("a tag is 1 to 100 characters (tag {})", n + 1),
-            ));
-        }
-        names.push(name.to_string());
-    }
+    let ids = &input.file_ids;
+    let names: Vec<String> = input.tags.iter().map(|tag| tag.trim().to_string()).collect();
     let mut tx = state.db.begin().await?;
     let updated = tags::owned_files(&mut tx, caller.user_id, ids).await?;
     if updated.is_empty() {
@@ -200,7 +189,8 @@ async fn tag_files(
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct UpdateFileTagsInput {
-    file_ids: Vec<FileId>,
+    /// 1 to 500 of the caller's files.
+    file_ids: List<FileId, 1, 500>,
     tag_id: TagId,
     action: TagAction,
 }
@@ -220,7 +210,7 @@ async fn update_file_tags(
     caller: Caller,
     Json(input): Json<UpdateFileTagsInput>,
 ) -> ApiResult<axum::Json<UpdatedFileTags>> {
-    let ids = id_count("fileIds", &input.file_ids, 1, 500)?;
+    let ids = &input.file_ids;
     let tag = tags::find_owned(&state.db, caller.user_id, input.tag_id)
         .await?
         .ok_or_else(|| ApiError::not_found("tag_not_found", "no tag of yours has that id"))?;
@@ -242,7 +232,7 @@ async fn update_file_tags(
 pub struct DescriptionInput {
     file_id: FileId,
     /// Up to 5000 characters; empty clears it. Line feeds and tabs are kept.
-    description: Text,
+    description: Text<0, 5000>,
 }
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -259,12 +249,6 @@ async fn update_file_description(
     caller: Caller,
     Json(input): Json<DescriptionInput>,
 ) -> ApiResult<axum::Json<Described>> {
-    if input.description.chars().count() > 5000 {
-        return Err(ApiError::invalid(
-            "description",
-            "a description is at most 5000 characters",
-        ));
-    }
     let description = Some(String::from(input.description)).filter(|d| !d.trim().is_empty());
     if !tags::set_description(&state.db, caller.user_id, input.file_id, description.as_deref()).await? {
         return Err(ApiError::not_found(

@@ -12,7 +12,7 @@ use drive_core::db::reviews::{self, NewNote, NoteRow, ReviewRow};
 use drive_core::db::{files, users};
 use drive_core::file::FileKind;
 use drive_core::id::{FileId, NoteId, ReviewId};
-use drive_core::input::{Line, Text};
+use drive_core::input::{Line, List, Text};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
@@ -20,7 +20,7 @@ use utoipa_axum::routes;
 
 use crate::auth::Caller;
 use crate::error::{ApiError, ApiResult};
-use crate::extract::{Json, id_count};
+use crate::extract::Json;
 use crate::limits::Limited;
 use crate::state::AppState;
 
@@ -175,7 +175,7 @@ pub struct CreateReviewInput {
     /// One of the caller's videos or tracks.
     file_id: FileId,
     /// 1 to 200 characters; default the file's name.
-    title: Option<Line>,
+    title: Option<Line<1, 200>>,
 }
 
 /// Make a link to watch a video or track and leave notes on it.
@@ -198,9 +198,8 @@ async fn create_file_review(
     if !matches!(file.kind, FileKind::Video | FileKind::Audio) {
         return Err(ApiError::invalid("fileId", "a review takes a video or a track"));
     }
-    let title = match input.title.as_deref().map(str::trim) {
-        Some(title) if (1..=200).contains(&title.chars().count()) => title.to_string(),
-        Some(_) => return Err(ApiError::invalid("title", "a title has 1 to 200 characters")),
+    let title = match input.title.as_deref() {
+        Some(title) => title.trim().to_string(),
         None => file.file_name.clone(),
     };
     let row = reviews::create(&state.db, caller.user_id, file.id, &title).await?;
@@ -211,7 +210,7 @@ async fn create_file_review(
 #[serde(rename_all = "camelCase")]
 pub struct SelectReviewsInput {
     /// 1 to 50 of the caller's reviews.
-    review_ids: Option<Vec<ReviewId>>,
+    review_ids: Option<List<ReviewId, 1, { MAX_LISTED as usize }>>,
     /// Only reviews of this file.
     file_id: Option<FileId>,
 }
@@ -231,9 +230,6 @@ async fn select_file_reviews(
     Json(input): Json<Option<SelectReviewsInput>>,
 ) -> ApiResult<axum::Json<Reviews>> {
     let input = input.unwrap_or_default();
-    if let Some(ids) = &input.review_ids {
-        id_count("reviewIds", ids, 1, MAX_LISTED as usize)?;
-    }
     let rows = reviews::list(
         &state.db,
         caller.user_id,
@@ -249,22 +245,13 @@ async fn select_file_reviews(
     }))
 }
 
-/// A note's or reply's text: 1 to 2000 characters.
-fn note_text(text: &Text) -> ApiResult<&str> {
-    let text = text.trim();
-    if !(1..=2000).contains(&text.chars().count()) {
-        return Err(ApiError::invalid("text", "a note has 1 to 2000 characters"));
-    }
-    Ok(text)
-}
-
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct OwnerReplyInput {
     /// A note (not a reply) on one of the caller's reviews.
     note_id: NoteId,
     /// 1 to 2000 characters.
-    text: Text,
+    text: Text<1, 2000>,
 }
 
 /// Answer a note, as the review's owner (signed with the account's handle).
@@ -275,7 +262,7 @@ async fn reply_to_review_note(
     caller: Caller,
     Json(input): Json<OwnerReplyInput>,
 ) -> ApiResult<axum::Json<Reply>> {
-    let text = note_text(&input.text)?;
+    let text = input.text.trim();
     let note = reviews::owned_note(&state.db, caller.user_id, input.note_id)
         .await?
         .ok_or_else(note_not_found)?;
@@ -390,9 +377,9 @@ pub async fn available(state: &AppState, id: ReviewId) -> ApiResult<ReviewRow> {
 pub struct AddNoteInput {
     review_id: ReviewId,
     /// Who is writing: 1 to 100 characters.
-    reviewer_name: Line,
+    reviewer_name: Line<1, 100>,
     /// 1 to 2000 characters.
-    text: Text,
+    text: Text<1, 2000>,
     /// Seconds into the file, 0 to 86400; required for a note, left out for a reply (which is
     /// at its note's moment).
     seconds: Option<f64>,
@@ -411,13 +398,7 @@ async fn add_review_note(
 ) -> ApiResult<axum::Json<Note>> {
     state.limits.check(Limited::Anonymous, peer.ip()).await?;
     let name = input.reviewer_name.trim();
-    if !(1..=100).contains(&name.chars().count()) {
-        return Err(ApiError::invalid(
-            "reviewerName",
-            "a name has 1 to 100 characters",
-        ));
-    }
-    let text = note_text(&input.text)?;
+    let text = input.text.trim();
     let review = available(&state, input.review_id).await?;
     let (reply_to, seconds) = match (input.reply_to, input.seconds) {
         (Some(_), Some(_)) => {

@@ -39,11 +39,17 @@ pub enum SortBy {
     Name,
 }
 
+/// Degrees; `south` at most `north`. `west` may be east of `east`: the box crosses the
+/// antimeridian.
 #[derive(Debug, Deserialize, ToSchema)]
 pub struct Within {
+    #[schema(minimum = -90, maximum = 90)]
     south: f64,
+    #[schema(minimum = -180, maximum = 180)]
     west: f64,
+    #[schema(minimum = -90, maximum = 90)]
     north: f64,
+    #[schema(minimum = -180, maximum = 180)]
     east: f64,
 }
 
@@ -52,10 +58,10 @@ pub struct Within {
 pub struct SearchInput {
     /// What is said, seen or written inside files (at most 500 characters), matched by words
     /// and by meaning within the files the owner has had read (`readForSearch` jobs).
-    query: Option<Line>,
+    query: Option<Line<1, 500>>,
     /// Words that must all appear in a file's name, description, tags, title, artists, album or
     /// genre; also finds folders by name.
-    text: Option<Line>,
+    text: Option<Line<0, 500>>,
     types: Option<Vec<FileKind>>,
     /// Tag names (case-insensitive); files must carry every one.
     tags: Option<Vec<Line>>,
@@ -66,13 +72,18 @@ pub struct SearchInput {
     uploaded_before: Option<DateTime<Utc>>,
     taken_after: Option<DateTime<Utc>>,
     taken_before: Option<DateTime<Utc>>,
+    #[schema(minimum = 0)]
     min_duration: Option<f64>,
+    #[schema(minimum = 0)]
     max_duration: Option<f64>,
     min_size: Option<Bounded<0, { i64::MAX }>>,
     max_size: Option<Bounded<0, { i64::MAX }>>,
+    #[schema(minimum = 0)]
     min_tempo: Option<f64>,
+    #[schema(minimum = 0)]
     max_tempo: Option<f64>,
     /// A musical key: a note letter, optional sharp or flat, optional mode.
+    #[schema(schema_with = key_schema)]
     key: Option<Line>,
     /// Where a photo was taken.
     within: Option<Within>,
@@ -82,6 +93,14 @@ pub struct SearchInput {
     limit: Option<Bounded<1, 200>>,
     /// Default 0.
     offset: Option<Bounded<0, { MAX_OFFSET }>>,
+}
+
+fn key_schema() -> utoipa::openapi::schema::Object {
+    use utoipa::openapi::schema::{ObjectBuilder, SchemaType, Type};
+    ObjectBuilder::new()
+        .schema_type(SchemaType::from_iter([Type::String, Type::Null]))
+        .pattern(Some(MusicalKey::PATTERN))
+        .build()
 }
 
 /// A file found.
@@ -206,18 +225,7 @@ fn bounding_box(within: &Within) -> ApiResult<BoundingBox> {
 
 /// Parses the request into search filters, refusing any field it cannot take.
 fn filters(input: &SearchInput) -> ApiResult<Filters> {
-    if let Some(query) = input.query.as_deref() {
-        if query.chars().count() > 500 {
-            return Err(ApiError::invalid("query", "query is at most 500 characters"));
-        }
-        if query.trim().is_empty() {
-            return Err(ApiError::invalid("query", "query must not be blank"));
-        }
-    }
     let text = input.text.as_deref().unwrap_or_default();
-    if text.chars().count() > 500 {
-        return Err(ApiError::invalid("text", "text is at most 500 characters"));
-    }
     let key = match input.key.as_deref() {
         Some(k) => Some(MusicalKey::parse(k).ok_or_else(|| {
             ApiError::invalid(

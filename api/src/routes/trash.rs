@@ -4,6 +4,7 @@ use axum::extract::State;
 use drive_core::access::{self, Move};
 use drive_core::db::files::{self, ObjectToDelete};
 use drive_core::id::FileId;
+use drive_core::input::{List, UNLIMITED};
 use drive_core::maintenance;
 use serde::Serialize;
 use utoipa::ToSchema;
@@ -11,7 +12,7 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use crate::auth::Caller;
-use crate::error::{ApiError, ApiResult};
+use crate::error::ApiResult;
 use crate::extract::Json;
 use crate::records::{FileRecord, FileRef};
 use crate::state::AppState;
@@ -25,14 +26,15 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(delete_files))
 }
 
-/// The ids of a file-reference array of `min..=max` items.
-fn ids(refs: &[FileRef], max: Option<usize>) -> ApiResult<Vec<FileId>> {
-    if refs.is_empty() || max.is_some_and(|max| refs.len() > max) {
-        let range = max.map_or("at least 1".to_string(), |m| format!("1 to {m}"));
-        return Err(ApiError::invalid("body", format!("send {range} file references")));
-    }
-    Ok(refs.iter().map(|r| r.id).collect())
+/// The ids of a file-reference array.
+fn ids(refs: &[FileRef]) -> Vec<FileId> {
+    refs.iter().map(|r| r.id).collect()
 }
+
+/// What `/trash-files` and `/delete-files` take: 1 to 100 files a call.
+type HundredFiles = List<FileRef, 1, 100>;
+/// What `/restore-files` takes: any number from 1.
+type AnyFiles = List<FileRef, 1, { UNLIMITED }>;
 
 /// Trashes or restores (`how`) those of `ids` whose bytes change bucket on the way; answers
 /// their ids.
@@ -56,14 +58,14 @@ pub struct Trashed {
 }
 
 /// Move 1 to 100 of the caller's files to the trash.
-#[utoipa::path(post, path = "/trash-files", tag = "trash", request_body = Vec<FileRef>,
+#[utoipa::path(post, path = "/trash-files", tag = "trash", request_body = HundredFiles,
     responses((status = 200, body = Trashed)))]
 async fn trash_files(
     State(state): State<AppState>,
     caller: Caller,
-    Json(refs): Json<Vec<FileRef>>,
+    Json(refs): Json<HundredFiles>,
 ) -> ApiResult<axum::Json<Trashed>> {
-    let ids = ids(&refs, Some(100))?;
+    let ids = ids(&refs);
     // Public files first leave the public bucket: nothing anonymous reaches a trashed file.
     let mut trashed = move_where_needed(&state, &caller, &ids, Move::Trash).await?;
     trashed.extend(files::trash(&state.db, caller.user_id, &ids).await?);
@@ -77,14 +79,14 @@ pub struct Restored {
 }
 
 /// Bring the caller's files back from the trash.
-#[utoipa::path(post, path = "/restore-files", tag = "trash", request_body = Vec<FileRef>,
+#[utoipa::path(post, path = "/restore-files", tag = "trash", request_body = AnyFiles,
     responses((status = 200, body = Restored)))]
 async fn restore_files(
     State(state): State<AppState>,
     caller: Caller,
-    Json(refs): Json<Vec<FileRef>>,
+    Json(refs): Json<AnyFiles>,
 ) -> ApiResult<axum::Json<Restored>> {
-    let ids = ids(&refs, None)?;
+    let ids = ids(&refs);
     // Files that were public when trashed go back to the public bucket.
     let mut restored = move_where_needed(&state, &caller, &ids, Move::Restore).await?;
     restored.extend(files::restore(&state.db, caller.user_id, &ids).await?);
@@ -126,14 +128,14 @@ async fn purge_trashed_files(
 }
 
 /// Delete 1 to 100 files for good, trashed or not, with their stored objects.
-#[utoipa::path(post, path = "/delete-files", tag = "trash", request_body = Vec<FileRef>,
+#[utoipa::path(post, path = "/delete-files", tag = "trash", request_body = HundredFiles,
     responses((status = 200, body = Deleted)))]
 async fn delete_files(
     State(state): State<AppState>,
     caller: Caller,
-    Json(refs): Json<Vec<FileRef>>,
+    Json(refs): Json<HundredFiles>,
 ) -> ApiResult<axum::Json<Deleted>> {
-    let ids = ids(&refs, Some(100))?;
+    let ids = ids(&refs);
     let gone = files::delete(&state.db, caller.user_id, Some(&ids)).await?;
     Ok(axum::Json(Deleted {
         deleted: remove_objects(&state, gone).await,

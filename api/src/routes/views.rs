@@ -5,7 +5,7 @@ use chrono::{NaiveDate, TimeDelta, Utc};
 use drive_core::db::views;
 use drive_core::folder::FolderPath;
 use drive_core::id::FileId;
-use drive_core::input::Bounded;
+use drive_core::input::{Bounded, List};
 use drive_core::storage::Bucket;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -14,7 +14,7 @@ use utoipa_axum::routes;
 
 use crate::auth::Caller;
 use crate::error::ApiResult;
-use crate::extract::{Json, id_count};
+use crate::extract::Json;
 use crate::state::AppState;
 
 pub fn router() -> OpenApiRouter<AppState> {
@@ -25,7 +25,7 @@ pub fn router() -> OpenApiRouter<AppState> {
 #[serde(rename_all = "camelCase")]
 pub struct ViewsInput {
     /// 1 to 100 of the caller's files; without it, the files opened most since `since`.
-    file_ids: Option<Vec<FileId>>,
+    file_ids: Option<List<FileId, 1, 100>>,
     /// Count opens from this day on; default 30 days ago.
     since: Option<NaiveDate>,
     /// 1 to 100; default 25.
@@ -74,9 +74,6 @@ async fn select_file_views(
     Json(input): Json<Option<ViewsInput>>,
 ) -> ApiResult<axum::Json<FileViews>> {
     let input = input.unwrap_or_default();
-    if let Some(ids) = &input.file_ids {
-        id_count("fileIds", ids, 1, 100)?;
-    }
     let limit = input.limit.map_or(25, Bounded::get);
     let since = input
         .since

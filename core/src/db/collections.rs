@@ -99,14 +99,20 @@ pub async fn append(
     file_ids: &[FileId],
     featured: &[FileId],
 ) -> Result<Vec<FileId>, sqlx::Error> {
+    // The files are locked (for share) so none is deleted between this check and the insert,
+    // which would break the foreign key; one deleted meanwhile is left out instead.
     sqlx::query_scalar(
-        "with wanted as (
-             select f.id, min(w.n) as n
+        "with locked as (
+             select f.id from files f
+             where f.id = any($4::uuid[]) and f.kind = any($5) and f.trashed_at is null
+               and f.derivative_of is null and (f.user_id = $2 or (not $3 and f.bucket = 'public'))
+             for share
+         ),
+         wanted as (
+             select w.id, min(w.n) as n
              from unnest($4::uuid[]) with ordinality as w (id, n)
-             join files f on f.id = w.id
-             where f.kind = any($5) and f.trashed_at is null and f.derivative_of is null
-               and (f.user_id = $2 or (not $3 and f.bucket = 'public'))
-             group by f.id
+             join locked l on l.id = w.id
+             group by w.id
          ),
          fresh as (
              select id, n from wanted

@@ -6,6 +6,7 @@ mod auth;
 mod cli;
 mod collections;
 mod content_search;
+mod contract;
 mod errors;
 mod events;
 mod faults;

@@ -11,7 +11,7 @@ use drive_core::db::requests::{self, DropListing, DroppedFile, NewRequest, Reque
 use drive_core::file::{FileKind, check_name, guess_type};
 use drive_core::folder::{FolderPath, listed};
 use drive_core::id::{DropId, FolderId, RequestId};
-use drive_core::input::{Bounded, Line, Text};
+use drive_core::input::{Bounded, Line, List, Text};
 use drive_core::job::{JobSpec, JobType, SettingsError};
 use drive_core::records::FolderRef;
 use serde::{Deserialize, Serialize};
@@ -21,7 +21,7 @@ use utoipa_axum::routes;
 
 use crate::auth::Caller;
 use crate::error::{ApiError, ApiResult};
-use crate::extract::{Json, id_count};
+use crate::extract::Json;
 use crate::state::AppState;
 
 pub fn router() -> OpenApiRouter<AppState> {
@@ -41,9 +41,9 @@ const MAX_ACCEPT_TYPES: usize = 50;
 #[serde(rename_all = "camelCase")]
 pub struct CreateRequestInput {
     /// 1 to 200 characters.
-    title: Line,
+    title: Line<1, 200>,
     /// Up to 2000 characters; shown to whoever opens the link.
-    message: Option<Text>,
+    message: Option<Text<0, 2000>>,
     /// Where arrivals land, made if absent; or `folderId`. Default: a new folder at the top
     /// named for the request.
     folder: Option<FolderPath>,
@@ -55,7 +55,7 @@ pub struct CreateRequestInput {
     max_bytes: Option<Bounded<1, { i64::MAX }>>,
     /// Extension: what it takes, each an extension (`.pdf`) or a kind (`Video`, `Audio`,
     /// `Image`, `Pdf`, `Text`, `Archive`); 1 to 50. Default: anything.
-    accept_types: Option<Vec<Line>>,
+    accept_types: Option<List<Line, 1, { MAX_ACCEPT_TYPES }>>,
     /// Extension: most files one sender (one visit of the page) may send, 1 to 10000.
     max_files_per_sender: Option<Bounded<1, 10000>>,
     /// Extension: a job run on each file that arrives and that its type takes, under the
@@ -67,7 +67,7 @@ pub struct CreateRequestInput {
 #[derive(Debug, Deserialize, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct OnArrival {
-    #[schema(value_type = String)]
+    #[schema(schema_with = JobType::requestable_schema)]
     job_type: JobType,
     #[serde(default)]
     options: serde_json::Value,
@@ -120,17 +120,7 @@ async fn create_file_request(
 ) -> ApiResult<axum::Json<CreatedRequest>> {
     caller.plan()?;
     let title = input.title.trim();
-    let count = title.chars().count();
-    if !(1..=200).contains(&count) {
-        return Err(ApiError::invalid("title", "a title has 1 to 200 characters"));
-    }
     let message = input.message.as_deref().filter(|m| !m.trim().is_empty());
-    if message.is_some_and(|m| m.chars().count() > 2000) {
-        return Err(ApiError::invalid(
-            "message",
-            "a message has at most 2000 characters",
-        ));
-    }
     if input.expire_time.is_some_and(|t| t <= Utc::now()) {
         return Err(ApiError::invalid(
             "expireTime",
@@ -221,7 +211,6 @@ fn folder_name(title: &str) -> String {
 
 /// `acceptTypes` as stored: extensions lower case with their dot, kinds by their name.
 fn accepted_types(types: &[Line]) -> ApiResult<Vec<String>> {
-    id_count("acceptTypes", types, 1, MAX_ACCEPT_TYPES)?;
     let mut accepted: Vec<String> = Vec::with_capacity(types.len());
     for entry in types {
         let entry = entry.trim();
@@ -270,7 +259,7 @@ pub fn accepts(accept: Option<&[String]>, file_name: &str) -> bool {
 #[serde(rename_all = "camelCase")]
 pub struct SelectRequestsInput {
     /// 1 to 50 of the caller's requests.
-    request_ids: Option<Vec<RequestId>>,
+    request_ids: Option<List<RequestId, 1, { MAX_LISTED as usize }>>,
     /// Only requests dropping into this folder or one inside it (counted before the 50); of
     /// what arrived, only files still there.
     folder: Option<FolderPath>,
@@ -332,9 +321,6 @@ async fn select_file_requests(
     Json(input): Json<Option<SelectRequestsInput>>,
 ) -> ApiResult<axum::Json<FileRequests>> {
     let input = input.unwrap_or_default();
-    if let Some(ids) = &input.request_ids {
-        id_count("requestIds", ids, 1, MAX_LISTED as usize)?;
-    }
     let folder = input.folder.filter(|f| !f.is_top()).map(|f| f.stored());
     let rows = requests::list(
         &state.db,

@@ -17,7 +17,7 @@ use drive_core::db::uploads::{self, UploadState};
 use drive_core::db::users;
 use drive_core::file::{FileName, FileSize, guess_type};
 use drive_core::id::{ArrivalId, DropId, RequestId};
-use drive_core::input::{Bounded, Line, Text};
+use drive_core::input::{Bounded, Line, List, Text};
 use drive_core::job::JobSpec;
 use drive_core::multipart::{DEFAULT_PART_SIZE, MAX_PARTS, PART_URL_LIFETIME, PartPlan, UPLOAD_LIFETIME};
 use drive_core::storage::{Bucket, PostRules, StoredHeaders};
@@ -30,7 +30,7 @@ use utoipa_axum::routes;
 
 use crate::auth::Caller;
 use crate::error::{ApiError, ApiResult};
-use crate::extract::{Json, id_count};
+use crate::extract::Json;
 use crate::limits::Limited;
 use crate::routes::jobs::{self, JobRequest};
 use crate::routes::multipart::{self, SignedPart, StoredPartBody};
@@ -61,9 +61,9 @@ const RECORD_GRACE: TimeDelta = TimeDelta::hours(1);
 pub struct StartDropInput {
     request_id: RequestId,
     /// Who is sending: 1 to 100 characters.
-    sender_name: Line,
+    sender_name: Line<1, 100>,
     /// Up to 2000 characters for the owner.
-    note: Option<Text>,
+    note: Option<Text<0, 2000>>,
 }
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -84,13 +84,7 @@ async fn start_request_drop(
 ) -> ApiResult<axum::Json<StartedDrop>> {
     state.limits.check(Limited::Anonymous, peer.ip()).await?;
     let name = input.sender_name.trim();
-    if !(1..=100).contains(&name.chars().count()) {
-        return Err(ApiError::invalid("senderName", "a name has 1 to 100 characters"));
-    }
     let note = input.note.as_deref().map(str::trim).filter(|n| !n.is_empty());
-    if note.is_some_and(|n| n.chars().count() > 2000) {
-        return Err(ApiError::invalid("note", "a note has at most 2000 characters"));
-    }
     let request = requests::find(&state.db, input.request_id)
         .await?
         .ok_or_else(request_not_found)?;
@@ -295,7 +289,7 @@ pub struct SignRequestPartsInput {
     token: Line,
     arrival_id: ArrivalId,
     /// 1 to 1000 part numbers of the file's plan.
-    part_numbers: Vec<Bounded<1, { MAX_PARTS }>>,
+    part_numbers: List<Bounded<1, { MAX_PARTS }>, 1, 1000>,
 }
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -314,7 +308,6 @@ async fn sign_request_parts(
     Json(input): Json<SignRequestPartsInput>,
 ) -> ApiResult<axum::Json<SignedRequestParts>> {
     state.limits.check(Limited::Anonymous, peer.ip()).await?;
-    id_count("partNumbers", &input.part_numbers, 1, 1000)?;
     let (arrival, request) = sending(&state, &input.token, input.arrival_id).await?;
     let row = uploads::open_under_key(&state.db, request.user_id, &arrival.object_key)
         .await?

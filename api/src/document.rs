@@ -1,0 +1,289 @@
+//! What the served OpenAPI document adds to what utoipa derives from the routes: who may call
+//! each operation (its `security`), and every status it can answer, each with the error body.
+//! The request schemas themselves carry their limits (lengths, patterns, list sizes, ranges,
+//! enums) from the types that validate them (`drive_core::input`), so a request the document
+//! calls valid is one the route takes, save for what only the drive's state can tell (an id
+//! that is not the caller's, a token that has expired, a quota spent).
+
+use utoipa::openapi::path::Operation;
+use utoipa::openapi::security::{
+    ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder, SecurityRequirement, SecurityScheme,
+};
+use utoipa::openapi::{Content, OpenApi, Ref, RefOr, Response, ResponseBuilder, Schema};
+use utoipa::{Modify, PartialSchema, ToSchema};
+
+use crate::auth;
+use crate::error::ErrorBody;
+
+/// Who may call an operation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Access {
+    /// A session (`Authorization: Bearer`, from `/exchange-token`) and `X-Drive-App`.
+    Session,
+    /// The account's API token as the bearer: signing in.
+    ApiToken,
+    /// Anyone, with no credentials: the pages' own calls, health and version.
+    Anyone,
+    /// Anyone for a public file; a session for one's own private file.
+    AnyoneOrSession,
+}
+
+fn access(path: &str) -> Access {
+    match path {
+        "/exchange-token" => Access::ApiToken,
+        "/generate-download-url" => Access::AnyoneOrSession,
+        "/healthz"
+        | "/readyz"
+        | "/version"
+        | "/p/{id}"
+        | "/start-request-drop"
+        | "/add-request-file"
+        | "/sign-request-parts"
+        | "/finish-request-file"
+        | "/finish-request-drop"
+        | "/open-review"
+        | "/add-review-note" => Access::Anyone,
+        _ => Access::Session,
+    }
+}
+
+/// Whether the routes count this operation's calls per address (`crate::limits`): signing in
+/// and what anyone may call without an account (health and version are not counted).
+fn rate_limited(path: &str) -> bool {
+    match access(path) {
+        Access::ApiToken | Access::AnyoneOrSession => true,
+        Access::Anyone => !matches!(path, "/healthz" | "/readyz" | "/version"),
+        Access::Session => false,
+    }
+}
+
+/// The document as served: utoipa's, with [`Contract`] applied and the choices between fields
+/// ([`CHOICES`]) stated in the request schemas.
+pub fn served(mut doc: OpenApi) -> serde_json::Value {
+    Contract.modify(&mut doc);
+    let mut doc = serde_json::to_value(doc).expect("the document is JSON");
+    pattern_dates(&mut doc);
+    for (schema, choice, fields) in CHOICES {
+        let schema = &mut doc["components"]["schemas"][schema];
+        assert!(schema.is_object(), "{schema} is not in the document");
+        let given = |name: &&str| match name.strip_suffix('?') {
+            // Given even as null (a `folderId` of null is the top).
+            Some(name) => serde_json::json!({ "required": [name] }),
+            None => {
+                serde_json::json!({ "required": [name], "properties": { *name: { "not": { "type": "null" } } } })
+            }
+        };
+        let rule = match choice {
+            Choice::ExactlyOne => {
+                serde_json::json!({ "oneOf": fields.iter().map(given).collect::<Vec<_>>() })
+            }
+            Choice::AtMostOne => {
+                serde_json::json!({ "not": { "allOf": fields.iter().map(given).collect::<Vec<_>>() } })
+            }
+        };
+        match schema["allOf"].as_array_mut() {
+            Some(rules) => rules.push(rule),
+            None => schema["allOf"] = serde_json::json!([rule]),
+        }
+    }
+    doc
+}
+
+/// Gives every `date` and `date-time` string a pattern besides its format: tools that check
+/// a format only when told to (or generate from the pattern alone) still know that `""` is
+/// not a time.
+fn pattern_dates(value: &mut serde_json::Value) {
+    match value {
+        serde_json::Value::Object(map) => {
+            let pattern = match map.get("format").and_then(|f| f.as_str()) {
+                Some("date-time") => Some("^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt ][0-9]{2}:[0-9]{2}:[0-9]{2}"),
+                Some("date") => Some("^[0-9]{4}-[0-9]{2}-[0-9]{2}$"),
+                _ => None,
+            };
+            if let Some(pattern) = pattern {
+                map.entry("pattern").or_insert(pattern.into());
+            }
+            map.values_mut().for_each(pattern_dates);
+        }
+        serde_json::Value::Array(items) => items.iter_mut().for_each(pattern_dates),
+        _ => {}
+    }
+}
+
+enum Choice {
+    ExactlyOne,
+    /// Of two fields.
+    AtMostOne,
+}
+
+/// Fields of a request body of which the route takes exactly one, or at most one, checked by
+/// the route after reading the body (each answers 400 naming the field otherwise). A field is
+/// given when present and not null; one marked `?` is given even as null.
+const CHOICES: &[(&str, Choice, &[&str])] = &[
+    ("MoveInput", Choice::ExactlyOne, &["fileIds", "fromFolderId"]),
+    ("MoveInput", Choice::ExactlyOne, &["folder", "folderId?"]),
+    ("CreateJobInput", Choice::ExactlyOne, &["fileIds", "fromFolderId"]),
+    ("CreateJobInput", Choice::AtMostOne, &["folder", "folderId"]),
+    (
+        "ArchiveRequestInput",
+        Choice::ExactlyOne,
+        &["fileIds", "galleryId", "playlistId"],
+    ),
+    ("SetCoverInput", Choice::ExactlyOne, &["fileId", "playlistId"]),
+    ("SetThumbnailInput", Choice::AtMostOne, &["imageId", "at"]),
+    ("ImportInput", Choice::AtMostOne, &["folder", "folderId"]),
+    ("CreateRequestInput", Choice::AtMostOne, &["folder", "folderId"]),
+];
+
+pub struct Contract;
+
+impl Modify for Contract {
+    fn modify(&self, doc: &mut OpenApi) {
+        let components = doc.components.get_or_insert_with(Default::default);
+        components.add_security_scheme(
+            "session",
+            SecurityScheme::Http(
+                HttpBuilder::new()
+                    .scheme(HttpAuthScheme::Bearer)
+                    .description(Some("The session token `/exchange-token` answers (`gelToken`)."))
+                    .build(),
+            ),
+        );
+        components.add_security_scheme(
+            "app",
+            SecurityScheme::ApiKey(ApiKey::Header(ApiKeyValue::with_description(
+                auth::APP_HEADER,
+                "The application id the drive was set up with.",
+            ))),
+        );
+        components.add_security_scheme(
+            "apiToken",
+            SecurityScheme::Http(
+                HttpBuilder::new()
+                    .scheme(HttpAuthScheme::Bearer)
+                    .description(Some("The account's API token, for `/exchange-token` only."))
+                    .build(),
+            ),
+        );
+        components
+            .schemas
+            .insert(ErrorBody::name().into_owned(), ErrorBody::schema());
+        let schemas = components.schemas.clone();
+        for (path, item) in doc.paths.paths.iter_mut() {
+            for op in [item.get.as_mut(), item.post.as_mut()].into_iter().flatten() {
+                op.security = Some(security(access(path)));
+                for (status, why) in statuses(path, op, &schemas) {
+                    op.responses
+                        .responses
+                        .entry(status.to_string())
+                        .or_insert_with(|| RefOr::T(error(why)));
+                }
+            }
+        }
+    }
+}
+
+fn security(access: Access) -> Vec<SecurityRequirement> {
+    let session = SecurityRequirement::new("session", Vec::<String>::new()).add("app", Vec::<String>::new());
+    match access {
+        Access::Session => vec![session],
+        Access::ApiToken => vec![SecurityRequirement::new("apiToken", Vec::<String>::new())],
+        Access::Anyone => vec![SecurityRequirement::default()],
+        Access::AnyoneOrSession => vec![SecurityRequirement::default(), session],
+    }
+}
+
+/// The error statuses an operation can answer, each with what it means there.
+fn statuses(
+    path: &str,
+    op: &Operation,
+    schemas: &std::collections::BTreeMap<String, RefOr<Schema>>,
+) -> Vec<(u16, &'static str)> {
+    let access = access(path);
+    let takes_input = op.request_body.is_some() || op.parameters.as_ref().is_some_and(|p| !p.is_empty());
+    let mut statuses = Vec::new();
+    if takes_input || access == Access::Session {
+        statuses.push((400, "A field (or header) is missing or wrong; `field` names it."));
+    }
+    if access != Access::Anyone {
+        statuses.push((401, "No valid credential: sign in again (`/exchange-token`)."));
+    }
+    if matches!(access, Access::Session | Access::AnyoneOrSession) {
+        statuses.push((
+            403,
+            "Signed in but not allowed: no plan, or the plan does not allow it.",
+        ));
+    } else if access == Access::Anyone && op.request_body.is_some() {
+        statuses.push((
+            403,
+            "The request or review no longer takes this (closed, or past its time).",
+        ));
+    }
+    if path == "/p/{id}" || op.request_body.as_ref().is_some_and(|b| names_an_id(b, schemas)) {
+        statuses.push((404, "Nothing the caller may see has that id."));
+    }
+    if op.request_body.is_some() {
+        statuses.push((413, "The body is over 2 MiB."));
+    }
+    if rate_limited(path) {
+        statuses.push((
+            429,
+            "Too many such calls from this address this minute; retryable.",
+        ));
+    }
+    if !matches!(path, "/healthz" | "/version") {
+        statuses.push((500, "A failure of the drive's own; retryable."));
+        statuses.push((502, "The store (or another upstream) did not answer; retryable."));
+        statuses.push((503, "The database did not answer; retryable."));
+    }
+    statuses
+}
+
+/// Whether a request body names a record by id (a property `id`, `…Id` or `…Ids`, at any depth)
+/// or by the token of an upload or a drop, so the route can answer 404.
+fn names_an_id(
+    body: &utoipa::openapi::request_body::RequestBody,
+    schemas: &std::collections::BTreeMap<String, RefOr<Schema>>,
+) -> bool {
+    let Ok(body) = serde_json::to_value(body) else {
+        return false;
+    };
+    let schemas = serde_json::to_value(schemas).unwrap_or_default();
+    let mut seen = Vec::new();
+    mentions_id(&body, &schemas, &mut seen)
+}
+
+fn mentions_id(value: &serde_json::Value, schemas: &serde_json::Value, seen: &mut Vec<String>) -> bool {
+    match value {
+        serde_json::Value::Object(map) => {
+            if let Some(serde_json::Value::String(r)) = map.get("$ref") {
+                let name = r.rsplit('/').next().unwrap_or_default().to_string();
+                if seen.contains(&name) {
+                    return false;
+                }
+                seen.push(name.clone());
+                return mentions_id(&schemas[&name], schemas, seen);
+            }
+            if let Some(serde_json::Value::Object(properties)) = map.get("properties")
+                && properties
+                    .keys()
+                    .any(|k| k == "id" || k == "token" || k.ends_with("Id") || k.ends_with("Ids"))
+            {
+                return true;
+            }
+            map.values().any(|v| mentions_id(v, schemas, seen))
+        }
+        serde_json::Value::Array(items) => items.iter().any(|v| mentions_id(v, schemas, seen)),
+        _ => false,
+    }
+}
+
+fn error(description: &str) -> Response {
+    ResponseBuilder::new()
+        .description(description)
+        .content(
+            "application/json",
+            Content::new(Some(RefOr::Ref(Ref::from_schema_name("ErrorBody")))),
+        )
+        .build()
+}

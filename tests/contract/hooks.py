@@ -1,0 +1,109 @@
+"""Schemathesis hooks for the drive's contract run (tests/tests/it/contract.rs).
+
+Random ids reach nothing: every route would answer 404 and the fuzzer would never get past
+the lookup. So before each call, ids the fuzzer made up are swapped, most of the time, for
+real ones the test seeded (files, folders, jobs, collections...), read from the JSON file named
+by DRIVE_CONTRACT_SEED: {"fileId": [...], "folderId": [...], ...}. Only well-formed UUIDs are
+swapped, so the malformed ids of negative cases stay malformed.
+
+After each call, the operation and the status are appended to DRIVE_CONTRACT_CALLS as JSON
+lines, so the test can count the operations that got past validation.
+"""
+
+import json
+import os
+import random
+import uuid
+
+import schemathesis
+
+with open(os.environ["DRIVE_CONTRACT_SEED"]) as seed_file:
+    SEED = json.load(seed_file)
+CALLS = os.environ["DRIVE_CONTRACT_CALLS"]
+# Fixed, so a failing run can be repeated.
+CHOICE = random.Random(20260928)
+
+# Fields whose ids are of another field's kind.
+ALIASES = {
+    "fromFolderId": "folderId",
+    "parentId": "folderId",
+    "collectionId": "playlistId",
+    "id": "fileId",
+}
+
+
+def real(kind, value):
+    """A seeded id of `kind` in place of `value`, when `value` is a UUID and one is seeded."""
+    ids = SEED.get(ALIASES.get(kind, kind))
+    if not ids or not isinstance(value, str) or CHOICE.random() < 0.15:
+        return value
+    try:
+        uuid.UUID(value)
+    except ValueError:
+        return value
+    return CHOICE.choice(ids)
+
+
+def swap_ids(value):
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if key.endswith("Ids") and isinstance(item, list):
+                value[key] = [real(key[:-1], i) for i in item]
+            elif key.endswith("Id") or key == "id":
+                value[key] = real(key, item)
+            else:
+                swap_ids(item)
+    elif isinstance(value, list):
+        for item in value:
+            swap_ids(item)
+
+
+# Credentials in the body, by the routes that take them. A token or an object key is state the
+# document cannot know, like an id; unlike an id, one that does not exist is a 400 (the field
+# is wrong), so cases meant to be valid always carry the real one.
+BODY_CREDENTIALS = {
+    "/sign-upload-parts": "uploadToken",
+    "/complete-multipart-upload": "uploadToken",
+    "/abort-multipart-upload": "uploadToken",
+    "/add-request-file": "dropToken",
+    "/sign-request-parts": "dropToken",
+    "/finish-request-file": "dropToken",
+    # A drop of its own: finishing the other would close it to the calls above.
+    "/finish-request-drop": "finishedDropToken",
+}
+
+
+def meant_valid(case):
+    meta = getattr(case, "meta", None)
+    return meta is not None and meta.generation.mode.is_positive
+
+
+@schemathesis.hook
+def before_call(context, case, kwargs):
+    path = case.operation.path
+    swap_ids(case.body)
+    if case.path_parameters and "id" in case.path_parameters:
+        case.path_parameters["id"] = real("publicFileId", case.path_parameters["id"])
+    if path == "/exchange-token" and "Authorization" in (case.headers or {}):
+        # Signing in takes the API token as the bearer, not a session.
+        case.headers["Authorization"] = f"Bearer {SEED['apiToken'][0]}"
+    if not meant_valid(case) or not isinstance(case.body, dict):
+        return
+    if isinstance(case.body.get("wait"), (int, float)) and case.body["wait"] > 1:
+        # A valid wait holds the call that long when nothing happens: up to a minute a case.
+        case.body["wait"] = 1
+    within = case.body.get("within")
+    if isinstance(within, dict) and all(isinstance(within.get(k), (int, float)) for k in ("south", "north")):
+        # The one rule of a box its schema cannot state: south is not north of north.
+        if within["south"] > within["north"]:
+            within["south"], within["north"] = within["north"], within["south"]
+    if path in BODY_CREDENTIALS and "token" in case.body:
+        case.body["token"] = SEED[BODY_CREDENTIALS[path]][0]
+    if "objectKey" in case.body:
+        case.body["objectKey"] = f"users/{SEED['userId'][0]}/{uuid.uuid4().hex}/{case.body.get('fileName', 'f')}"
+
+
+@schemathesis.hook
+def after_call(context, case, response):
+    with open(CALLS, "a") as calls:
+        calls.write(json.dumps({"operation": case.operation.label, "status": response.status_code}) + "\n")
