@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use chrono::{DateTime, Utc};
 use drive_tests::image_providers::FakeProviders;
-use drive_tests::{TestApp, raw_store};
+use drive_tests::raw_store;
 use serde_json::json;
 use sqlx::Row;
 
@@ -44,13 +44,7 @@ fn spread(mut figures: Vec<f64>) -> (f64, f64, f64) {
 async fn main() {
     let png = noise_png(1024);
     let fake = FakeProviders::drawing(png.clone()).await;
-    let environment = fake.environment();
-    let pairs: Vec<(&str, &str)> = environment
-        .iter()
-        .map(|(k, v)| (k.as_str(), v.as_str()))
-        .collect();
-    let mut app = TestApp::spawn_with(&pairs).await;
-    app.start_worker(&[]).await;
+    let mut app = fake.app(&[]).await;
     let user = app.user(Some("Pro")).await;
     let mut db = app.db().await;
     let store = raw_store().await;

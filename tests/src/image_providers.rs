@@ -21,6 +21,8 @@ use axum::routing::{get, post};
 use base64::Engine;
 use serde_json::{Value, json};
 
+use crate::TestApp;
+
 /// The keys the stand-ins take, one per provider.
 pub const OPENAI_KEY: &str = "sk-test-openai";
 pub const GEMINI_KEY: &str = "test-gemini-key";
@@ -135,6 +137,21 @@ impl FakeProviders {
         .into_iter()
         .map(|(k, v)| (k.to_string(), v))
         .collect()
+    }
+
+    /// An app whose every provider is this server, with a worker; `extra` is added to the
+    /// environment of both (and wins).
+    pub async fn app(&self, extra: &[(&str, &str)]) -> TestApp {
+        let mut environment = self.environment();
+        environment.retain(|(name, _)| !extra.iter().any(|(k, _)| k == name));
+        environment.extend(extra.iter().map(|(k, v)| (k.to_string(), v.to_string())));
+        let pairs: Vec<(&str, &str)> = environment
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .collect();
+        let mut app = TestApp::spawn_with(&pairs).await;
+        app.start_worker(&[]).await;
+        app
     }
 
     /// Every request sent so far whose path starts with `prefix`.

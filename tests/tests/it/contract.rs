@@ -19,6 +19,20 @@ async fn made(app: &TestApp, user: &TestUser, route: &str, body: Value) -> Value
     reply.body
 }
 
+/// A sender's drop into the request `id`, as the request's page starts one.
+async fn start_drop(app: &TestApp, id: &Value) -> Value {
+    let drop = app
+        .send(
+            None,
+            None,
+            "/start-request-drop",
+            Some(json!({ "requestId": id, "senderName": "Seeder" })),
+        )
+        .await;
+    assert_eq!(drop.status, 200, "{}", drop.body);
+    drop.body
+}
+
 /// Real ids and credentials of every kind the routes look up, for tests/contract/hooks.py to
 /// swap in.
 async fn seed(app: &TestApp, user: &TestUser) -> Value {
@@ -76,24 +90,8 @@ async fn seed(app: &TestApp, user: &TestUser) -> Value {
     )
     .await;
     let request = made(app, user, "/create-file-request", json!({ "title": "Seeded" })).await;
-    let drop = app
-        .send(
-            None,
-            None,
-            "/start-request-drop",
-            Some(json!({ "requestId": request["id"], "senderName": "Seeder" })),
-        )
-        .await;
-    assert_eq!(drop.status, 200, "{}", drop.body);
-    let other_drop = app
-        .send(
-            None,
-            None,
-            "/start-request-drop",
-            Some(json!({ "requestId": request["id"], "senderName": "Seeder" })),
-        )
-        .await;
-    assert_eq!(other_drop.status, 200, "{}", other_drop.body);
+    let drop = start_drop(app, &request["id"]).await;
+    let other_drop = start_drop(app, &request["id"]).await;
     let review = made(app, user, "/create-file-review", json!({ "fileId": video })).await;
     let note = app
         .send(
@@ -118,10 +116,10 @@ async fn seed(app: &TestApp, user: &TestUser) -> Value {
         "requestId": [request["id"]],
         "reviewId": [review["id"]],
         "noteId": [note.body["id"]],
-        "dropId": [drop.body["dropId"]],
+        "dropId": [drop["dropId"]],
         "uploadToken": [upload["token"]],
-        "dropToken": [drop.body["token"]],
-        "finishedDropToken": [other_drop.body["token"]],
+        "dropToken": [drop["token"]],
+        "finishedDropToken": [other_drop["token"]],
         "apiToken": [user.api_token],
     })
 }
@@ -130,17 +128,8 @@ async fn seed(app: &TestApp, user: &TestUser) -> Value {
 async fn schemathesis_finds_every_operation_true_to_the_document() {
     // Every image model answers (a stand-in for each provider), so /generate-image can succeed.
     let providers = FakeProviders::start().await;
-    let environment: Vec<(String, String)> = providers
-        .environment()
-        .into_iter()
-        .filter(|(name, _)| name != "DRIVE_FETCH_ALLOW_HOSTS")
-        .collect();
-    let environment: Vec<(&str, &str)> = environment
-        .iter()
-        .map(|(k, v)| (k.as_str(), v.as_str()))
-        .collect();
-    let mut app = TestApp::spawn_with(&environment).await;
-    app.start_worker(&[]).await;
+    // Imports reach the public internet only (the stand-ins' own links are not fetched here).
+    let app = providers.app(&[("DRIVE_FETCH_ALLOW_HOSTS", "")]).await;
     let user = app.user(Some("Pro")).await;
     let scratch = Scratch::new();
     let seed_path = scratch.path("seed.json");

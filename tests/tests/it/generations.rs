@@ -9,19 +9,6 @@ use drive_tests::image_providers::{FakeProviders, picture};
 use drive_tests::*;
 use serde_json::{Value, json};
 
-/// An app whose every provider is the stand-in, with a worker, plus `extra` for both.
-async fn app_with(fake: &FakeProviders, extra: &[(&str, &str)]) -> TestApp {
-    let mut environment = fake.environment();
-    environment.extend(extra.iter().map(|(k, v)| (k.to_string(), v.to_string())));
-    let pairs: Vec<(&str, &str)> = environment
-        .iter()
-        .map(|(k, v)| (k.as_str(), v.as_str()))
-        .collect();
-    let mut app = TestApp::spawn_with(&pairs).await;
-    app.start_worker(&[]).await;
-    app
-}
-
 async fn generate(app: &TestApp, user: &TestUser, body: Value) -> Value {
     let started = app.call(user, "/generate-image", Some(body)).await;
     assert_eq!(started.status, 200, "generate-image: {}", started.body);
@@ -69,7 +56,7 @@ async fn generation_events(app: &TestApp, user: &TestUser, id: &Value, n: usize)
 #[tokio::test]
 async fn every_model_draws_through_its_provider_and_the_image_is_saved_privately() {
     let fake = FakeProviders::start().await;
-    let app = app_with(&fake, &[]).await;
+    let app = fake.app(&[]).await;
     let user = app.user(Some("Pro")).await;
     let cases = [
         ("gptImage2", "2:3"),
@@ -188,7 +175,7 @@ async fn every_model_draws_through_its_provider_and_the_image_is_saved_privately
 #[tokio::test]
 async fn a_provider_s_refusal_fails_the_generation_in_its_own_words() {
     let fake = FakeProviders::start().await;
-    let app = app_with(&fake, &[]).await;
+    let app = fake.app(&[]).await;
     let user = app.user(Some("Pro")).await;
     let cases = [
         ("gptImage2", "rejected by the safety system"),
@@ -219,7 +206,7 @@ async fn a_provider_s_refusal_fails_the_generation_in_its_own_words() {
 #[tokio::test]
 async fn a_provider_that_does_not_answer_in_time_fails_the_generation() {
     let fake = FakeProviders::start().await;
-    let app = app_with(&fake, &[("DRIVE_GENERATION_TIMEOUT_SECONDS", "1")]).await;
+    let app = fake.app(&[("DRIVE_GENERATION_TIMEOUT_SECONDS", "1")]).await;
     let user = app.user(Some("Pro")).await;
     let started = generate(&app, &user, json!({ "prompt": "a slow snail" })).await;
     let failed = ended(&app, &user, &started["id"]).await;
@@ -234,7 +221,7 @@ async fn a_provider_that_does_not_answer_in_time_fails_the_generation() {
 #[tokio::test]
 async fn bad_requests_are_refused_naming_the_field() {
     let fake = FakeProviders::start().await;
-    let app = app_with(&fake, &[]).await;
+    let app = fake.app(&[]).await;
     let user = app.user(Some("Pro")).await;
     let long = "a".repeat(4001);
     let rows = [
@@ -369,7 +356,7 @@ fn fake_quality(fake: &FakeProviders, n: usize) -> String {
 #[tokio::test]
 async fn concurrent_requests_never_spend_more_than_the_allowance() {
     let fake = FakeProviders::start().await;
-    let app = app_with(&fake, &[("DRIVE_IMAGES_BASIC", "3")]).await;
+    let app = fake.app(&[("DRIVE_IMAGES_BASIC", "3")]).await;
     let user = app.user(Some("Basic")).await;
     let replies = futures::future::join_all((0..12).map(|n| {
         app.call(
@@ -395,14 +382,12 @@ async fn concurrent_requests_never_spend_more_than_the_allowance() {
 #[tokio::test]
 async fn a_trashed_image_keeps_its_generation_done_and_one_deleted_for_good_fails_it() {
     let fake = FakeProviders::start().await;
-    let app = app_with(
-        &fake,
-        &[
+    let app = fake
+        .app(&[
             ("DRIVE_GENERATION_IMAGE_GRACE_SECONDS", "1"),
             ("DRIVE_SWEEP_INTERVAL_SECONDS", "0.5"),
-        ],
-    )
-    .await;
+        ])
+        .await;
     let user = app.user(Some("Pro")).await;
     let started = generate(
         &app,
@@ -489,7 +474,7 @@ async fn a_generation_whose_image_was_never_saved_is_failed_15_minutes_on() {
 #[tokio::test]
 async fn a_worker_killed_mid_generation_is_replaced_and_the_provider_is_paid_once() {
     let fake = FakeProviders::start().await;
-    let mut app = app_with(&fake, &[]).await;
+    let mut app = fake.app(&[]).await;
     let user = app.user(Some("Pro")).await;
     let started = generate(
         &app,
@@ -531,7 +516,7 @@ async fn a_worker_killed_mid_generation_is_replaced_and_the_provider_is_paid_onc
 #[tokio::test]
 async fn another_account_s_generations_are_as_if_they_did_not_exist() {
     let fake = FakeProviders::start().await;
-    let app = app_with(&fake, &[]).await;
+    let app = fake.app(&[]).await;
     let owner = app.user(Some("Pro")).await;
     let other = app.user(Some("Pro")).await;
     let started = generate(&app, &owner, json!({ "prompt": "a secret garden" })).await;
@@ -566,7 +551,9 @@ async fn another_account_s_generations_are_as_if_they_did_not_exist() {
 #[tokio::test]
 async fn a_provider_s_model_name_can_be_changed_without_a_release() {
     let fake = FakeProviders::start().await;
-    let app = app_with(&fake, &[("DRIVE_NANO_BANANA_MODEL", "gemini-3.1-flash-image")]).await;
+    let app = fake
+        .app(&[("DRIVE_NANO_BANANA_MODEL", "gemini-3.1-flash-image")])
+        .await;
     let user = app.user(Some("Pro")).await;
     let started = generate(&app, &user, json!({ "prompt": "a kite", "model": "nanoBanana" })).await;
     assert_eq!(ended(&app, &user, &started["id"]).await["status"], "done");
