@@ -158,7 +158,6 @@ impl IntoResponse for ApiError {
             ApiError::Unreadable { .. } => (StatusCode::UNPROCESSABLE_ENTITY, "unreadable", None, false),
             ApiError::Storage(cause) => {
                 tracing::warn!(%cause, "storage unavailable");
-                crate::metrics::STORE_FAILURES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 (StatusCode::BAD_GATEWAY, "storage_unavailable", None, true)
             }
             ApiError::GeneratorUnavailable { .. } => {

@@ -42,10 +42,6 @@ pub struct Metrics {
     uploaded_bytes: AtomicU64,
 }
 
-/// Answers the object store failed (a 502 `storage_unavailable`), counted where the error
-/// becomes an answer: one count for the process.
-pub static STORE_FAILURES: AtomicU64 = AtomicU64::new(0);
-
 impl Metrics {
     /// A file of `bytes` recorded by an upload (a form, multipart, a request's sender).
     pub fn uploaded(&self, bytes: i64) {
@@ -153,20 +149,16 @@ pub async fn scrape(
         (
             "drive_upload_bytes_total",
             "Bytes of the files uploads recorded.",
-            &state.metrics.uploaded_bytes,
+            state.metrics.uploaded_bytes.load(Ordering::Relaxed),
         ),
         (
             "drive_store_errors_total",
-            "Answers the object store failed (502 storage_unavailable).",
-            &STORE_FAILURES,
+            "Calls to the object store this process made that failed.",
+            drive_core::storage::failures(),
         ),
     ];
     for (name, help, value) in counters {
-        let _ = writeln!(
-            out,
-            "# HELP {name} {help}\n# TYPE {name} counter\n{name} {}",
-            value.load(Ordering::Relaxed)
-        );
+        let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} counter\n{name} {value}");
     }
     let jobs: Vec<(String, String, i64, f64)> = sqlx::query_as(
         "select job_type, state, count(*), coalesce(sum(seconds), 0)::float8

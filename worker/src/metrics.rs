@@ -1,7 +1,8 @@
 //! A worker's Prometheus metrics at `GET /metrics` on `DRIVE_WORKER_METRICS_LISTEN` (off when
 //! unset): the jobs it is running, the jobs it saw to their end by type and state with the
 //! seconds they took, the jobs queued in the whole farm (from the database, the queue's source
-//! of truth), and the messages waiting in Redis (the queue's depth).
+//! of truth), the messages waiting in Redis (the queue's depth), and the store calls it made
+//! that failed.
 
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -71,6 +72,14 @@ impl WorkerMetrics {
             );
             let _ = writeln!(out, "drive_queue_messages {messages}");
         }
+        out.push_str(
+            "# HELP drive_store_errors_total Calls to the object store this worker made that failed.\n# TYPE drive_store_errors_total counter\n",
+        );
+        let _ = writeln!(
+            out,
+            "drive_store_errors_total {}",
+            drive_core::storage::failures()
+        );
         let ended = self.ended.lock().unwrap_or_else(|e| e.into_inner());
         out.push_str("# HELP drive_worker_jobs_ended_total Jobs this worker saw end, by type and state.\n");
         out.push_str("# TYPE drive_worker_jobs_ended_total counter\n");

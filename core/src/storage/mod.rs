@@ -130,17 +130,29 @@ pub struct StorageError {
     pub cause: String,
 }
 
+/// Store calls this process made that failed: every [`StorageError`] is made by [`failed`],
+/// which counts it, so the API and the workers report the same thing (`drive_store_errors_total`).
+static FAILURES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// How many store calls of this process have failed so far.
+pub fn failures() -> u64 {
+    FAILURES.load(std::sync::atomic::Ordering::Relaxed)
+}
+
 fn failed<E, R>(operation: &'static str) -> impl FnOnce(SdkError<E, R>) -> StorageError
 where
     E: ProvideErrorMetadata + std::error::Error + 'static,
     R: std::fmt::Debug,
 {
-    move |e| StorageError {
-        operation,
-        cause: match e.code() {
-            Some(code) => format!("{code}: {}", e.message().unwrap_or_default()),
-            None => aws_sdk_s3::error::DisplayErrorContext(&e).to_string(),
-        },
+    move |e| {
+        FAILURES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        StorageError {
+            operation,
+            cause: match e.code() {
+                Some(code) => format!("{code}: {}", e.message().unwrap_or_default()),
+                None => aws_sdk_s3::error::DisplayErrorContext(&e).to_string(),
+            },
+        }
     }
 }
 

@@ -205,6 +205,74 @@ async fn a_worker_serves_what_it_ran_and_what_waits() {
 }
 
 #[tokio::test]
+async fn a_worker_counts_the_store_calls_that_failed() {
+    let scratch = drive_tests::scratch::Scratch::new();
+    let address_file = scratch.path("metrics-address");
+    let store = TcpProxy::start(&env("DRIVE_S3_ENDPOINT")).await;
+    let mut app = TestApp::spawn().await;
+    let user = app.user(Some("Pro")).await;
+    // An upload left open, which the worker's sweep (twice a second) finds idle after a second
+    // and asks the store about.
+    let input = json!({ "type": "Video", "fileName": "idle.mp4", "fileSize": 64 * 1024 * 1024 + 1, "objectKey": user.key("idle.mp4") });
+    let create = app.call(&user, "/create-multipart-upload", Some(input)).await;
+    assert_eq!(create.status, 200, "{}", create.body);
+    store.take_down();
+    app.start_worker(&[
+        ("DRIVE_S3_ENDPOINT", &store.endpoint),
+        ("DRIVE_SWEEP_INTERVAL_SECONDS", "0.5"),
+        ("DRIVE_UPLOAD_IDLE_SECONDS", "1"),
+        ("DRIVE_WORKER_METRICS_LISTEN", "127.0.0.1:0"),
+        (
+            "DRIVE_WORKER_METRICS_ADDRESS_FILE",
+            address_file.to_str().unwrap(),
+        ),
+    ])
+    .await;
+    let listen = std::fs::read_to_string(&address_file).expect("the metrics address written down");
+    let failures = || async {
+        let text = reqwest::get(format!("http://{listen}/metrics"))
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap();
+        let line = text
+            .lines()
+            .find(|l| l.starts_with("drive_store_errors_total "))
+            .unwrap_or_else(|| panic!("no drive_store_errors_total in {text}"))
+            .to_string();
+        line["drive_store_errors_total ".len()..].parse::<u64>().unwrap()
+    };
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(30);
+    while failures().await == 0 {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the worker never counted a failed store call"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    }
+    // Back up, the sweep goes through: the upload is aborted, and the count stops growing.
+    store.bring_up();
+    let still_open = json!({ "token": create.body["token"], "partNumbers": [1] });
+    loop {
+        let reply = app
+            .call(&user, "/sign-upload-parts", Some(still_open.clone()))
+            .await;
+        if reply.status == 404 {
+            break;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the sweep never went through"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    }
+    let counted = failures().await;
+    tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
+    assert_eq!(failures().await, counted);
+}
+
+#[tokio::test]
 async fn sigterm_lets_requests_in_flight_finish_and_takes_no_new_ones() {
     let mut app = TestApp::spawn().await;
     let user = app.user(Some("Pro")).await;
