@@ -299,14 +299,22 @@ impl Farm {
             return Ok(());
         }
         if status.code() == Some(EXIT_RETRY) && job.attempts < MAX_ATTEMPTS {
-            // A server-side failure (the store or the database): let it wait a little and run
-            // again; the job's results so far are reused, never duplicated.
-            jobs::release(&self.db, id).await?;
-            tokio::time::sleep(Duration::from_secs(2u64.pow(job.attempts as u32))).await;
-            jobs::push(&self.db, &self.queue, id).await?;
-            return Ok(());
+            // A server-side failure (the store or the database): the job's results so far are
+            // reused, never duplicated.
+            return self.retry_later(&job).await;
         }
         self.end(id, End::Failed(describe(status))).await
+    }
+
+    /// A job that failed on this side (the store or the database did not answer) runs again
+    /// after 2, then 4 seconds: released so that no message claims it sooner (one pushed twice
+    /// would otherwise spend its attempts at once), then pushed.
+    async fn retry_later(&self, job: &JobRow) -> Result<()> {
+        let wait = Duration::from_secs(2u64.pow(job.attempts as u32));
+        jobs::release(&self.db, job.id, wait).await?;
+        tokio::time::sleep(wait).await;
+        jobs::push(&self.db, &self.queue, job.id).await?;
+        Ok(())
     }
 
     /// Works a generateImage job in this process ([`crate::generation`]), renewing its
@@ -348,10 +356,7 @@ impl Farm {
             Err(Failure::Generation(why)) => self.end(id, End::Failed(why)).await,
             Err(Failure::Server(why)) if job.attempts < MAX_ATTEMPTS => {
                 tracing::warn!(job.id = %id, "generating failed on this side, to be tried again: {why}");
-                jobs::release(&self.db, id).await?;
-                tokio::time::sleep(Duration::from_secs(2u64.pow(job.attempts as u32))).await;
-                jobs::push(&self.db, &self.queue, id).await?;
-                Ok(())
+                self.retry_later(&job).await
             }
             Err(Failure::Server(why)) => {
                 self.end(

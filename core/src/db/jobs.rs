@@ -229,7 +229,7 @@ pub async fn claim(
          set state = 'running', attempts = attempts + 1, worker = $2, heartbeat_at = now(),
              started_at = coalesce(started_at, now())
          where id = $1
-           and (state = 'queued'
+           and ((state = 'queued' and (run_after is null or run_after <= now()))
                 or (state = 'running' and heartbeat_at < now() - make_interval(secs => $3)))
          returning {COLUMNS}"
     ))
@@ -553,14 +553,17 @@ impl JobRecord {
     }
 }
 
-/// Puts a running job back in the queue's hands after a server-side failure (its next
-/// message claims it as queued).
-pub async fn release(pool: &PgPool, id: JobId) -> Result<(), sqlx::Error> {
+/// Puts a running job back in the queue's hands after a server-side failure: no message
+/// claims it before `after` has passed (the caller pushes one then).
+pub async fn release(pool: &PgPool, id: JobId, after: std::time::Duration) -> Result<(), sqlx::Error> {
     sqlx::query(
-        "update file_jobs set state = 'queued', worker = null, pushed_at = now()
+        "update file_jobs
+         set state = 'queued', worker = null, pushed_at = now(),
+             run_after = now() + make_interval(secs => $2)
          where id = $1 and state = 'running'",
     )
     .bind(id)
+    .bind(after.as_secs_f64())
     .execute(pool)
     .await?;
     Ok(())
