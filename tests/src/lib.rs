@@ -2,6 +2,11 @@
 //! binary), its own database and its own pair of buckets in the run's object store, and the
 //! process is killed by its PID when the test's [`TestApp`] is dropped.
 //!
+//! With `DRIVE_TEST_SCALE_OUT` set, every test app is two API processes behind a balancer
+//! ([`proxy::TcpProxy::balance`]), and a test that starts a worker gets two more beside it:
+//! the suite run so shows the drive works scaled out (`scripts/test` runs it so after the
+//! plain run).
+//!
 //! `scripts/test` starts the object store and sets `DRIVE_S3_ENDPOINT`,
 //! `DRIVE_S3_ACCESS_KEY_ID`, `DRIVE_S3_SECRET_ACCESS_KEY`, `DRIVE_TEST_DATABASE_URL` (an
 //! administrative connection used to make and drop test databases) and
@@ -60,6 +65,13 @@ pub struct TestApp {
     database: String,
     child: Child,
     log: PathBuf,
+    /// API processes beside the first, and their logs ([`TestApp::start_api`]; scaled out, one).
+    others: Vec<(Child, PathBuf)>,
+    /// Scaled out: the balancer in front of both API processes, which `url` names (held: it
+    /// stops when dropped).
+    _balancer: Option<proxy::TcpProxy>,
+    /// Scaled out: the two workers started beside the test's first.
+    companions: Vec<Worker>,
     /// Where this test's workers keep their jobs' files.
     work_dir: PathBuf,
     /// The environment the API was started with, which workers share.
@@ -93,6 +105,35 @@ pub fn job_processes() -> Vec<(u32, u32)> {
             Some((pid, rest.split_whitespace().nth(1)?.parse().ok()?))
         })
         .collect()
+}
+
+/// Whether this run is scaled out (`DRIVE_TEST_SCALE_OUT`).
+pub fn scaled_out() -> bool {
+    std::env::var_os("DRIVE_TEST_SCALE_OUT").is_some()
+}
+
+/// Starts `drive-api serve` with `environment`, its stderr in `log`; answers it and its URL.
+async fn start_api(environment: &[(String, String)], log: &PathBuf) -> (Child, String) {
+    let mut command = Command::new(bin("drive-api"));
+    command
+        .arg("serve")
+        .envs(environment.iter().map(|(k, v)| (k, v)))
+        .env("DRIVE_LISTEN", "127.0.0.1:0")
+        .env("DRIVE_LOG", "info,drive_api=debug")
+        .stdout(Stdio::piped())
+        .stderr(std::fs::File::create(log).expect("log file"));
+    let mut child = command.spawn().expect("start drive-api");
+    let stdout = child.stdout.take().expect("stdout");
+    let url = tokio::task::spawn_blocking(move || {
+        let mut line = String::new();
+        BufReader::new(stdout).read_line(&mut line).ok();
+        line.trim().strip_prefix("listening on ").map(str::to_string)
+    });
+    let url = tokio::time::timeout(Duration::from_secs(60), url)
+        .await
+        .ok()
+        .and_then(|r| r.ok().flatten());
+    (child, url.unwrap_or_default())
 }
 
 impl TestApp {
@@ -151,26 +192,23 @@ impl TestApp {
             environment.retain(|(name, _)| name != k);
             environment.push((k.to_string(), v.to_string()));
         }
-        let mut command = Command::new(bin("drive-api"));
-        command
-            .arg("serve")
-            .envs(environment.iter().map(|(k, v)| (k, v)))
-            .env("DRIVE_LISTEN", "127.0.0.1:0")
-            .env("DRIVE_LOG", "info,drive_api=debug")
-            .stdout(Stdio::piped())
-            .stderr(std::fs::File::create(&log).expect("log file"));
-        let mut child = command.spawn().expect("start drive-api");
-        let stdout = child.stdout.take().expect("stdout");
-        let url = tokio::task::spawn_blocking(move || {
-            let mut line = String::new();
-            BufReader::new(stdout).read_line(&mut line).ok();
-            line.trim().strip_prefix("listening on ").map(str::to_string)
-        });
-        let url = tokio::time::timeout(Duration::from_secs(60), url)
-            .await
-            .ok()
-            .and_then(|r| r.ok().flatten());
-        let url = url.unwrap_or_default();
+        // Scaled out, both processes are told the balancer's address as the site's, as
+        // production behind a balancer is (their links name it).
+        let balancer = scaled_out().then(|| proxy::TcpProxy::balancer("http"));
+        let mut api_environment = environment.clone();
+        if let Some(front) = &balancer {
+            api_environment.push(("DRIVE_SITE_URL".to_string(), front.endpoint.clone()));
+        }
+        let (child, mut url) = start_api(&api_environment, &log).await;
+        let mut others = Vec::new();
+        if let Some(front) = &balancer
+            && !url.is_empty()
+        {
+            let (other, other_url) = start_api(&api_environment, &log.with_extension("2.log")).await;
+            others.push((other, log.with_extension("2.log")));
+            front.balance_over(&[&url, &other_url]);
+            url = if other_url.is_empty() { other_url } else { front.endpoint.clone() };
+        }
         // Workers write public links into job events: on this API, as its own are.
         environment.push(("DRIVE_SITE_URL".to_string(), url.clone()));
         let app = TestApp {
@@ -183,6 +221,9 @@ impl TestApp {
             database,
             child,
             log,
+            others,
+            _balancer: balancer,
+            companions: Vec::new(),
             work_dir,
             environment,
             workers: Vec::new(),
@@ -192,8 +233,21 @@ impl TestApp {
     }
 
     /// Starts a `drive-worker work` on this app's queue (`extra` added to its environment)
-    /// and waits until it takes jobs; answers its index in [`TestApp::workers`].
+    /// and waits until it takes jobs; answers its index in [`TestApp::workers`]. Scaled out,
+    /// the first one brings two more (same environment) that share the queue with it.
     pub async fn start_worker(&mut self, extra: &[(&str, &str)]) -> usize {
+        let worker = self.spawn_worker(extra).await;
+        self.workers.push(worker);
+        if scaled_out() && self.companions.is_empty() {
+            for _ in 0..2 {
+                let companion = self.spawn_worker(extra).await;
+                self.companions.push(companion);
+            }
+        }
+        self.workers.len() - 1
+    }
+
+    async fn spawn_worker(&self, extra: &[(&str, &str)]) -> Worker {
         let log = std::env::temp_dir().join(format!("drive-worker-{}.log", Uuid::new_v4().simple()));
         let mut command = Command::new(bin("drive-worker"));
         command
@@ -227,8 +281,7 @@ impl TestApp {
             "drive-worker did not start:\n{}",
             std::fs::read_to_string(&worker.log).unwrap_or_default()
         );
-        self.workers.push(worker);
-        self.workers.len() - 1
+        worker
     }
 
     pub fn worker(&self, index: usize) -> &Worker {
@@ -272,9 +325,23 @@ impl TestApp {
         }
     }
 
-    /// What the API process wrote to stderr so far.
+    /// Starts one more API process on this app's database, queue and buckets; answers its URL.
+    /// The app's own calls still go to [`TestApp::url`].
+    pub async fn start_api(&mut self) -> String {
+        let log = self.log.with_extension(format!("{}.log", self.others.len() + 2));
+        let (child, url) = start_api(&self.environment, &log).await;
+        self.others.push((child, log));
+        assert!(!url.is_empty(), "drive-api did not start:\n{}", self.log());
+        url
+    }
+
+    /// What the API processes wrote to stderr so far.
     pub fn log(&self) -> String {
-        std::fs::read_to_string(&self.log).unwrap_or_default()
+        let mut log = std::fs::read_to_string(&self.log).unwrap_or_default();
+        for (_, other) in &self.others {
+            log.push_str(&std::fs::read_to_string(other).unwrap_or_default());
+        }
+        log
     }
 
     /// Runs `drive-api admin ARGS…` against this test's database and buckets (on the run's
@@ -594,7 +661,11 @@ impl Drop for TestApp {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
-        for worker in &mut self.workers {
+        for (other, _) in &mut self.others {
+            let _ = other.kill();
+            let _ = other.wait();
+        }
+        for worker in self.workers.iter_mut().chain(self.companions.iter_mut()) {
             let _ = worker.child.kill();
             let _ = worker.child.wait();
             if std::thread::panicking() {
@@ -610,6 +681,9 @@ impl Drop for TestApp {
             eprintln!("--- drive-api log ---\n{}", self.log());
         }
         let _ = std::fs::remove_file(&self.log);
+        for (_, other_log) in &self.others {
+            let _ = std::fs::remove_file(other_log);
+        }
         // Killed workers leave their jobs' folders behind.
         let _ = std::fs::remove_dir_all(&self.work_dir);
         // This test's queue keys; Redis is shared with other tests and CI.

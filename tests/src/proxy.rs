@@ -1,6 +1,7 @@
 //! A TCP forwarder between the drive and a service it uses (the object store, Redis), so a
 //! test can take the service away (an outage), make it slow to answer new connections, or see
-//! every HTTP request the drive made to it, without touching the one other tests share.
+//! every HTTP request the drive made to it, without touching the one other tests share; and
+//! the balancer in front of several API processes when the suite runs scaled out.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -13,9 +14,14 @@ pub struct TcpProxy {
     /// The service's URL with the proxy's address in place of its own.
     pub endpoint: String,
     up: Arc<AtomicBool>,
+    /// Where connections go (`host:port`), each new one to the next in turn.
+    targets: Arc<Mutex<Vec<String>>>,
     task: tokio::task::JoinHandle<()>,
     connections: Arc<Mutex<Vec<tokio::task::JoinHandle<()>>>>,
     requests: Arc<Mutex<Vec<String>>>,
+    /// The proxy's own threads: it keeps forwarding while the test's runtime is blocked (a test
+    /// waiting on a command it started, say).
+    runtime: Option<tokio::runtime::Runtime>,
 }
 
 impl TcpProxy {
@@ -28,21 +34,58 @@ impl TcpProxy {
     /// service.
     pub async fn start_slow(target: &str, delay: Duration) -> TcpProxy {
         let (scheme, address) = target.split_once("://").expect("a URL with a scheme");
-        let target = address.trim_end_matches('/').to_string();
-        let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind proxy");
+        let proxy = TcpProxy::listen(scheme, delay);
+        proxy.targets.lock().unwrap().push(address.trim_end_matches('/').to_string());
+        proxy
+    }
+
+    /// A balancer with nothing behind it yet ([`TcpProxy::balance_over`]): its address is known
+    /// before what it balances starts, which must be told it.
+    pub fn balancer(scheme: &str) -> TcpProxy {
+        TcpProxy::listen(scheme, Duration::ZERO)
+    }
+
+    /// Sends each new connection to the next of `targets` (`scheme://host:port`), in turn.
+    pub fn balance_over(&self, targets: &[&str]) {
+        *self.targets.lock().unwrap() = targets
+            .iter()
+            .map(|t| {
+                let (_, address) = t.split_once("://").expect("a URL with a scheme");
+                address.trim_end_matches('/').to_string()
+            })
+            .collect();
+    }
+
+    fn listen(scheme: &str, delay: Duration) -> TcpProxy {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()
+            .expect("the proxy's runtime");
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind proxy");
+        listener.set_nonblocking(true).expect("a non-blocking listener");
         let endpoint = format!("{scheme}://{}", listener.local_addr().unwrap());
         let up = Arc::new(AtomicBool::new(true));
         let flag = up.clone();
+        let targets: Arc<Mutex<Vec<String>>> = Arc::new(Mutex::new(Vec::new()));
+        let to = targets.clone();
         let connections = Arc::new(Mutex::new(Vec::new()));
         let open = connections.clone();
         let requests = Arc::new(Mutex::new(Vec::new()));
         let seen = requests.clone();
-        let task = tokio::spawn(async move {
+        let task = runtime.spawn(async move {
+            let listener = TcpListener::from_std(listener).expect("the proxy's listener");
+            let mut turn = 0;
             while let Ok((inbound, _)) = listener.accept().await {
-                if !flag.load(Ordering::SeqCst) {
-                    continue; // dropping the connection: the service is "down"
-                }
-                let target = target.clone();
+                let target = {
+                    let targets = to.lock().unwrap();
+                    turn += 1;
+                    targets.get(turn % targets.len().max(1)).cloned()
+                };
+                // Down, or nothing behind it yet: the connection is dropped.
+                let (true, Some(target)) = (flag.load(Ordering::SeqCst), target) else {
+                    continue;
+                };
                 let seen = seen.clone();
                 let connection = tokio::spawn(async move {
                     tokio::time::sleep(delay).await;
@@ -56,9 +99,11 @@ impl TcpProxy {
         TcpProxy {
             endpoint,
             up,
+            targets,
             task,
             connections,
             requests,
+            runtime: Some(runtime),
         }
     }
 
@@ -84,6 +129,10 @@ impl TcpProxy {
 impl Drop for TcpProxy {
     fn drop(&mut self) {
         self.task.abort();
+        if let Some(runtime) = self.runtime.take() {
+            // Dropping a runtime blocks, which the test's own runtime does not allow.
+            runtime.shutdown_background();
+        }
     }
 }
 
