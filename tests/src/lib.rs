@@ -207,7 +207,11 @@ impl TestApp {
             let (other, other_url) = start_api(&api_environment, &log.with_extension("2.log")).await;
             others.push((other, log.with_extension("2.log")));
             front.balance_over(&[&url, &other_url]);
-            url = if other_url.is_empty() { other_url } else { front.endpoint.clone() };
+            url = if other_url.is_empty() {
+                other_url
+            } else {
+                front.endpoint.clone()
+            };
         }
         // Workers write public links into job events: on this API, as its own are.
         environment.push(("DRIVE_SITE_URL".to_string(), url.clone()));

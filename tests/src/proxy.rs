@@ -35,7 +35,11 @@ impl TcpProxy {
     pub async fn start_slow(target: &str, delay: Duration) -> TcpProxy {
         let (scheme, address) = target.split_once("://").expect("a URL with a scheme");
         let proxy = TcpProxy::listen(scheme, delay);
-        proxy.targets.lock().unwrap().push(address.trim_end_matches('/').to_string());
+        proxy
+            .targets
+            .lock()
+            .unwrap()
+            .push(address.trim_end_matches('/').to_string());
         proxy
     }
 
