@@ -47,6 +47,15 @@ fn access(path: &str) -> Access {
     }
 }
 
+/// Whether an operation starts a job (`jobs::submit`), which an account with the most jobs
+/// waiting or running at once is refused with 429 `too_many_jobs`.
+fn submits_jobs(path: &str) -> bool {
+    matches!(
+        path,
+        "/create-file-job" | "/create-archive-request" | "/import-from-url" | "/set-video-thumbnail"
+    )
+}
+
 /// Whether the routes count this operation's calls per address (`crate::limits`): signing in
 /// and what anyone may call without an account (health and version are not counted).
 fn rate_limited(path: &str) -> bool {
@@ -133,6 +142,8 @@ const CHOICES: &[(&str, Choice, &[&str])] = &[
     ("SetThumbnailInput", Choice::AtMostOne, &["imageId", "at"]),
     ("ImportInput", Choice::AtMostOne, &["folder", "folderId"]),
     ("CreateRequestInput", Choice::AtMostOne, &["folder", "folderId"]),
+    // A reply is at its note's moment; a note needs its own.
+    ("AddNoteInput", Choice::ExactlyOne, &["seconds", "replyTo"]),
 ];
 
 pub struct Contract;
@@ -229,6 +240,11 @@ fn statuses(
         statuses.push((
             429,
             "Too many such calls from this address this minute; retryable.",
+        ));
+    } else if submits_jobs(path) {
+        statuses.push((
+            429,
+            "The account has the most jobs waiting or running at once; retryable.",
         ));
     }
     if !matches!(path, "/healthz" | "/version") {

@@ -382,6 +382,7 @@ pub struct AddNoteInput {
     text: Text<1, 2000>,
     /// Seconds into the file, 0 to 86400; required for a note, left out for a reply (which is
     /// at its note's moment).
+    #[schema(minimum = 0, maximum = 86400)]
     seconds: Option<f64>,
     /// The note answered (a note of this review, not a reply).
     reply_to: Option<NoteId>,
@@ -410,7 +411,15 @@ async fn add_review_note(
         (Some(id), None) => {
             let note = reviews::note_of_review(&state.db, review.id, id)
                 .await?
-                .ok_or_else(|| ApiError::invalid("replyTo", "replyTo names no note of this review"))?;
+                .ok_or_else(|| {
+                    ApiError::not_found("note_not_found", "no note of this review has that replyTo")
+                })?;
+            if note.reply_to.is_some() {
+                return Err(ApiError::invalid(
+                    "replyTo",
+                    "replies answer notes, not other replies",
+                ));
+            }
             (Some(note.id), note.seconds)
         }
         (None, Some(seconds)) if seconds.is_finite() && (0.0..=MAX_SECONDS).contains(&seconds) => {

@@ -133,14 +133,14 @@ pub async fn add(conn: &mut PgConnection, note: &NewNote<'_>) -> Result<NoteRow,
     .await
 }
 
-/// A note of one review (not a reply), for a reply to find what it answers.
+/// A note or reply of one review, for a reply to find what it answers.
 pub async fn note_of_review(
     pool: &PgPool,
     review_id: ReviewId,
     id: NoteId,
 ) -> Result<Option<NoteRow>, sqlx::Error> {
     sqlx::query_as(&format!(
-        "select {NOTE_COLUMNS} from review_notes where id = $1 and review_id = $2 and reply_to is null"
+        "select {NOTE_COLUMNS} from review_notes where id = $1 and review_id = $2"
     ))
     .bind(id)
     .bind(review_id)

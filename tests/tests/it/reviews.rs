@@ -213,10 +213,6 @@ async fn bad_input_is_a_400_naming_the_field_and_others_reviews_do_not_exist() {
             "seconds",
         ),
         (
-            json!({ "reviewId": id, "reviewerName": "Al", "text": "x", "replyTo": uuid::Uuid::new_v4() }),
-            "replyTo",
-        ),
-        (
             json!({ "reviewId": "nope", "reviewerName": "Al", "text": "x", "seconds": 1 }),
             "reviewId",
         ),
@@ -225,6 +221,14 @@ async fn bad_input_is_a_400_naming_the_field_and_others_reviews_do_not_exist() {
         assert_eq!(reply.status, 400, "{body}: {}", reply.body);
         assert_eq!(reply.body["field"], field, "{body}: {}", reply.body);
     }
+    // A reply to a note that is not there: as any id that is not there, 404.
+    call(
+        &app,
+        "/add-review-note",
+        json!({ "reviewId": id, "reviewerName": "Al", "text": "x", "replyTo": uuid::Uuid::new_v4() }),
+    )
+    .await
+    .assert_error(404, "note_not_found");
     // A reply to a reply is refused: replies answer notes.
     let answered = note(
         &app,
