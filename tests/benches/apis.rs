@@ -8,8 +8,9 @@
 
 use std::time::{Duration, Instant};
 
+use drive_tests::bench::{small_file, store_small_file};
 use drive_tests::proxy::TcpProxy;
-use drive_tests::{APP_ID, TestApp, TestUser, post_form};
+use drive_tests::{APP_ID, TestApp, TestUser};
 use futures::{StreamExt, stream};
 use serde_json::{Value, json};
 
@@ -17,23 +18,10 @@ const FILES: usize = 1_000;
 const CLIENTS: usize = 16;
 const ROUNDS: usize = 3;
 
-fn upload_input(user: &TestUser, n: usize) -> Value {
-    let name = format!("seed-{n:05}.txt");
-    json!({ "type": "Text", "fileName": name, "fileSize": 16, "objectKey": user.key(&name), "mimeType": "text/plain" })
-}
-
 async fn seed(app: &TestApp, user: &TestUser) {
     stream::iter(0..FILES)
         .map(|n| async move {
-            let mut input = upload_input(user, n);
-            let urls = app.call(user, "/generate-file-urls", Some(input.clone())).await;
-            assert_eq!(urls.status, 200, "{}", urls.body);
-            assert!(
-                post_form(&urls.body, vec![b'x'; 16], "text/plain")
-                    .await
-                    .is_success()
-            );
-            input["creator"] = json!({ "id": user.id });
+            let input = store_small_file(app, user, n).await;
             let inserted = app.call(user, "/insert-file", Some(input)).await;
             assert_eq!(inserted.status, 200, "{}", inserted.body);
         })
@@ -92,7 +80,7 @@ async fn main() {
     type Body = fn(&TestUser, usize) -> Value;
     let routes: [(&str, usize, Body); 3] = [
         ("/generate-file-urls", 2_000, |user, n| {
-            upload_input(user, FILES + n)
+            small_file(user, FILES + n)
         }),
         ("/select-user-files", 300, |_, _| Value::Null),
         (

@@ -9,9 +9,9 @@
 
 use std::time::{Duration, Instant};
 
-use drive_tests::{TestApp, TestUser, post_form};
+use drive_tests::bench::{small_file, store_small_file};
+use drive_tests::{TestApp, TestUser};
 use futures::{StreamExt, stream};
-use serde_json::json;
 
 const FILES: usize = 10_000;
 const SEED_CONCURRENCY: usize = 64;
@@ -41,25 +41,6 @@ async fn timed<T>(f: impl Future<Output = T>) -> (T, Duration) {
     (out, start.elapsed())
 }
 
-fn input(user: &TestUser, n: usize) -> serde_json::Value {
-    let name = format!("seed-{n:05}.txt");
-    json!({ "type": "Text", "fileName": name, "fileSize": 16, "objectKey": user.key(&name), "mimeType": "text/plain" })
-}
-
-/// Stores one small file through the presigned form; answers the input to record it with.
-async fn store_one(app: &TestApp, user: &TestUser, n: usize) -> serde_json::Value {
-    let mut input = input(user, n);
-    let urls = app.call(user, "/generate-file-urls", Some(input.clone())).await;
-    assert_eq!(urls.status, 200, "{}", urls.body);
-    assert!(
-        post_form(&urls.body, vec![b'x'; 16], "text/plain")
-            .await
-            .is_success()
-    );
-    input["creator"] = json!({ "id": user.id });
-    input
-}
-
 async fn insert(app: &TestApp, user: &TestUser, input: serde_json::Value) -> Duration {
     let (inserted, took) = timed(app.call(user, "/insert-file", Some(input))).await;
     assert_eq!(inserted.status, 200, "{}", inserted.body);
@@ -87,21 +68,22 @@ async fn main() {
 
     let start = Instant::now();
     stream::iter(0..FILES)
-        .map(|n| async move { insert(app, user, store_one(app, user, n).await).await })
+        .map(|n| async move { insert(app, user, store_small_file(app, user, n).await).await })
         .buffer_unordered(SEED_CONCURRENCY)
         .collect::<Vec<_>>()
         .await;
     let seed_wall = start.elapsed();
 
     let (generate, generate_wall) = load(CALLS, |n| async move {
-        let (urls, took) = timed(app.call(user, "/generate-file-urls", Some(input(user, FILES + n)))).await;
+        let (urls, took) =
+            timed(app.call(user, "/generate-file-urls", Some(small_file(user, FILES + n)))).await;
         assert_eq!(urls.status, 200, "{}", urls.body);
         took
     })
     .await;
 
     let stored: Vec<serde_json::Value> = stream::iter(0..CALLS)
-        .map(|n| store_one(app, user, 2 * FILES + n))
+        .map(|n| store_small_file(app, user, 2 * FILES + n))
         .buffer_unordered(SEED_CONCURRENCY)
         .collect()
         .await;

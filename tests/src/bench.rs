@@ -42,6 +42,27 @@ pub async fn add_file(app: &TestApp, user: &TestUser, path: &Path, kind: &str, m
     inserted.body["id"].as_str().unwrap().parse().unwrap()
 }
 
+/// The `/generate-file-urls` body of a 16-byte text file `seed-NNNNN.txt` of `user`'s.
+pub fn small_file(user: &TestUser, n: usize) -> Value {
+    let name = format!("seed-{n:05}.txt");
+    json!({ "type": "Text", "fileName": name, "fileSize": 16, "objectKey": user.key(&name), "mimeType": "text/plain" })
+}
+
+/// Stores [`small_file`] `n` through its presigned form; answers the body that records it
+/// with `/insert-file`.
+pub async fn store_small_file(app: &TestApp, user: &TestUser, n: usize) -> Value {
+    let mut input = small_file(user, n);
+    let urls = app.call(user, "/generate-file-urls", Some(input.clone())).await;
+    assert_eq!(urls.status, 200, "{}", urls.body);
+    assert!(
+        crate::post_form(&urls.body, vec![b'x'; 16], "text/plain")
+            .await
+            .is_success()
+    );
+    input["creator"] = json!({ "id": user.id });
+    input
+}
+
 /// A 6-hour link to the file's object in the store, as `/generate-download-url` hands it out.
 pub async fn link(app: &TestApp, user: &TestUser, id: FileId) -> String {
     let reply = app

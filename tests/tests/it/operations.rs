@@ -163,6 +163,18 @@ async fn metrics_count_requests_by_route_and_jobs_by_type_and_state() {
     assert_eq!(line("drive_store_errors_total "), "drive_store_errors_total 0");
 }
 
+/// What a worker's `/metrics` serves, found at the address it wrote to `address_file`
+/// (`DRIVE_WORKER_METRICS_ADDRESS_FILE`).
+async fn worker_metrics(address_file: &std::path::Path) -> String {
+    let listen = std::fs::read_to_string(address_file).expect("the metrics address written down");
+    reqwest::get(format!("http://{listen}/metrics"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap()
+}
+
 #[tokio::test]
 async fn a_worker_serves_what_it_ran_and_what_waits() {
     // On any free port, which the worker writes down, as the worker image's health check reads it.
@@ -186,13 +198,7 @@ async fn a_worker_serves_what_it_ran_and_what_waits() {
     ])
     .await;
     app.wait_job(&user, &job["id"]).await;
-    let listen = std::fs::read_to_string(&address_file).expect("the metrics address written down");
-    let text = reqwest::get(format!("http://{listen}/metrics"))
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let text = worker_metrics(&address_file).await;
     assert!(text.lines().any(|l| l == "drive_worker_jobs_running 0"), "{text}");
     assert!(text.lines().any(|l| l == "drive_jobs_queued 0"), "{text}");
     assert!(text.lines().any(|l| l == "drive_queue_messages 0"), "{text}");
@@ -228,14 +234,8 @@ async fn a_worker_counts_the_store_calls_that_failed() {
         ),
     ])
     .await;
-    let listen = std::fs::read_to_string(&address_file).expect("the metrics address written down");
     let failures = || async {
-        let text = reqwest::get(format!("http://{listen}/metrics"))
-            .await
-            .unwrap()
-            .text()
-            .await
-            .unwrap();
+        let text = worker_metrics(&address_file).await;
         let line = text
             .lines()
             .find(|l| l.starts_with("drive_store_errors_total "))
