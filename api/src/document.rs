@@ -66,6 +66,26 @@ fn rate_limited(path: &str) -> bool {
     }
 }
 
+/// What an operation's 409 means, for those that answer one: what it names is in a state that
+/// forbids the call now (the spec's upload and job tables).
+fn conflict(path: &str) -> Option<&'static str> {
+    const KEY_TAKEN: &str = "`object_key_taken`: a file is already recorded under this objectKey.";
+    const PARTS: &str = "The stored parts are not yet the plan: `parts_missing` (send them, then call again) or \
+        `parts_invalid` (a part the plan does not have, or of the wrong length); or `object_key_taken`: \
+        the upload was abandoned and a file recorded under its key.";
+    match path {
+        "/generate-file-urls" | "/sign-upload-parts" => Some(KEY_TAKEN),
+        "/create-multipart-upload" | "/add-request-file" => Some(
+            "`object_key_taken`: a file is already recorded under this objectKey; or \
+             `upload_in_progress`: another upload under it was opened at the same moment (call again \
+             to resume it).",
+        ),
+        "/complete-multipart-upload" | "/finish-request-file" => Some(PARTS),
+        "/cancel-file-job" => Some("`job_ended`: the job has already ended."),
+        _ => None,
+    }
+}
+
 /// The document as served: utoipa's, with [`Contract`] applied and the choices between fields
 /// ([`CHOICES`]) stated in the request schemas.
 pub fn served(mut doc: OpenApi) -> serde_json::Value {
@@ -232,6 +252,9 @@ fn statuses(
     }
     if path == "/p/{id}" || op.request_body.as_ref().is_some_and(|b| names_an_id(b, schemas)) {
         statuses.push((404, "Nothing the caller may see has that id."));
+    }
+    if let Some(why) = conflict(path) {
+        statuses.push((409, why));
     }
     if op.request_body.is_some() {
         statuses.push((413, "The body is over 2 MiB."));

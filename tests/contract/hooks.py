@@ -4,7 +4,9 @@ Random ids reach nothing: every route would answer 404 and the fuzzer would neve
 the lookup. So before each call, ids the fuzzer made up are swapped, most of the time, for
 real ones the test seeded (files, folders, jobs, collections...), read from the JSON file named
 by DRIVE_CONTRACT_SEED: {"fileId": [...], "folderId": [...], ...}. Only well-formed UUIDs are
-swapped, so the malformed ids of negative cases stay malformed.
+swapped, so the malformed ids of negative cases stay malformed. Cases meant to be valid also
+get the rest of the drive's state no schema can state: tokens, part numbers within the seeded
+plan, the stored object /insert-file records, a link /import-from-url can fetch.
 
 After each call, the operation and the status are appended to DRIVE_CONTRACT_CALLS as JSON
 lines, so the test can count the operations that got past validation.
@@ -32,8 +34,24 @@ ALIASES = {
 }
 
 
-# Routes that take files away: they get files of their own, so the others keep finding theirs.
-EXPENDABLE = {"/trash-files", "/delete-files", "/restore-files"}
+# Routes that take things away or close them get ids of their own, so the other routes keep
+# finding theirs; and the routes whose `id` is not a file's.
+EXPENDABLE_FILES = {"id": "expendableFileId", "fileId": "expendableFileId"}
+ROUTE_ALIASES = {
+    "/trash-files": EXPENDABLE_FILES,
+    "/delete-files": EXPENDABLE_FILES,
+    "/restore-files": EXPENDABLE_FILES,
+    "/cancel-file-job": {"id": "cancelableJobId"},
+    "/set-file-request-open": {"requestId": "closableRequestId"},
+    # A file sent whole, waiting to be recorded (the file of `arrivalId` is in parts, unsent).
+    "/finish-request-file": {"arrivalId": "finishableArrivalId"},
+}
+
+# Routes that sign parts of a plan: the seeded plan's part count, by route.
+PART_COUNTS = {
+    "/sign-upload-parts": "uploadPartCount",
+    "/sign-request-parts": "arrivalPartCount",
+}
 
 
 def real(kind, value, aliases=ALIASES):
@@ -67,8 +85,9 @@ def swap_ids(value, aliases=ALIASES):
 # is wrong), so cases meant to be valid always carry the real one.
 BODY_CREDENTIALS = {
     "/sign-upload-parts": "uploadToken",
-    "/complete-multipart-upload": "uploadToken",
-    "/abort-multipart-upload": "uploadToken",
+    # An upload whose parts are all stored; and one of its own to abort.
+    "/complete-multipart-upload": "completableUploadToken",
+    "/abort-multipart-upload": "abortableUploadToken",
     "/add-request-file": "dropToken",
     "/sign-request-parts": "dropToken",
     "/finish-request-file": "dropToken",
@@ -85,15 +104,9 @@ def meant_valid(case):
 @schemathesis.hook
 def before_call(context, case, kwargs):
     path = case.operation.path
-    if path in EXPENDABLE:
-        swap_ids(case.body, {**ALIASES, "id": "expendableFileId", "fileId": "expendableFileId"})
-    else:
-        swap_ids(case.body)
+    swap_ids(case.body, {**ALIASES, **ROUTE_ALIASES.get(path, {})})
     if case.path_parameters and "id" in case.path_parameters:
         case.path_parameters["id"] = real("publicFileId", case.path_parameters["id"])
-    if path == "/exchange-token" and (meant_valid(case) or "Authorization" in (case.headers or {})):
-        # Signing in takes the API token as the bearer, not a session.
-        case.headers = {**(case.headers or {}), "Authorization": f"Bearer {SEED['apiToken'][0]}"}
     if not meant_valid(case) or not isinstance(case.body, dict):
         return
     if isinstance(case.body.get("wait"), (int, float)) and case.body["wait"] > 1:
@@ -106,8 +119,23 @@ def before_call(context, case, kwargs):
             within["south"], within["north"] = within["north"], within["south"]
     if path in BODY_CREDENTIALS and "token" in case.body:
         case.body["token"] = SEED[BODY_CREDENTIALS[path]][0]
-    if "objectKey" in case.body:
+    numbers = case.body.get("partNumbers")
+    whole = lambda n: isinstance(n, int) or (isinstance(n, float) and n.is_integer())
+    if path in PART_COUNTS and isinstance(numbers, list) and all(whole(n) for n in numbers):
+        # Numbers in the plan: how many parts a file has is the drive's to say, like an id.
+        count = SEED[PART_COUNTS[path]][0]
+        case.body["partNumbers"] = [(int(n) - 1) % count + 1 for n in numbers]
+    if path == "/insert-file":
+        # The object stored and not yet recorded, at its size: which objects the store
+        # holds is state too. Inserting it again answers the same file.
+        case.body.update(SEED["storedObject"][0])
+        if isinstance(case.body.get("creator"), dict):
+            case.body["creator"]["id"] = SEED["userId"][0]
+    elif "objectKey" in case.body:
         case.body["objectKey"] = f"users/{SEED['userId'][0]}/{uuid.uuid4().hex}/{case.body.get('fileName', 'f')}"
+    if path == "/import-from-url":
+        # A link that answers: the drive's own permanent link to a public file.
+        case.body["url"] = SEED["importUrl"][0]
 
 
 @schemathesis.hook
