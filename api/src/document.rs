@@ -12,6 +12,8 @@ use utoipa::openapi::security::{
 use utoipa::openapi::{Content, OpenApi, Ref, RefOr, Response, ResponseBuilder, Schema};
 use utoipa::{Modify, PartialSchema, ToSchema};
 
+use drive_core::job::JobType;
+
 use crate::auth;
 use crate::error::ErrorBody;
 
@@ -86,11 +88,12 @@ fn conflict(path: &str) -> Option<&'static str> {
     }
 }
 
-/// The document as served: utoipa's, with [`Contract`] applied and the choices between fields
-/// ([`CHOICES`]) stated in the request schemas.
+/// The document as served: utoipa's, with [`Contract`] applied, the choices between fields
+/// ([`CHOICES`]) stated in the request schemas, and each job type's options.
 pub fn served(mut doc: OpenApi) -> serde_json::Value {
     Contract.modify(&mut doc);
     let mut doc = serde_json::to_value(doc).expect("the document is JSON");
+    options_by_job_type(&mut doc);
     pattern_dates(&mut doc);
     for (schema, choice, fields) in CHOICES {
         let schema = &mut doc["components"]["schemas"][schema];
@@ -116,6 +119,39 @@ pub fn served(mut doc: OpenApi) -> serde_json::Value {
         }
     }
     doc
+}
+
+/// States in `CreateJobInput` which `options` each `jobType` takes: one branch per type a caller
+/// may ask for, its settings struct's schema (`CutOptions`, …) with their ranges; `options`
+/// left out or null means every default.
+fn options_by_job_type(doc: &mut serde_json::Value) {
+    let mut branches = Vec::new();
+    for job_type in JobType::ALL.iter().filter(|t| t.started_elsewhere().is_none()) {
+        let options = job_type.options_schema();
+        let schemas = &mut doc["components"]["schemas"];
+        for (name, schema) in options.refers_to {
+            schemas[name] = serde_json::to_value(schema).expect("a schema is JSON");
+        }
+        schemas[&options.name] = serde_json::to_value(options.schema).expect("a schema is JSON");
+        branches.push(serde_json::json!({
+            "properties": {
+                "jobType": { "enum": [job_type.as_str()] },
+                "options": { "oneOf": [
+                    { "type": "null" },
+                    { "$ref": format!("#/components/schemas/{}", options.name) },
+                ] },
+            }
+        }));
+    }
+    let input = &mut doc["components"]["schemas"]["CreateJobInput"];
+    input["properties"]["options"] = serde_json::json!({
+        "description": "Settings by type (the `…Options` schema of its `jobType`); left out or null for the defaults.",
+    });
+    let rule = serde_json::json!({ "oneOf": branches });
+    match input["allOf"].as_array_mut() {
+        Some(rules) => rules.push(rule),
+        None => input["allOf"] = serde_json::json!([rule]),
+    }
 }
 
 /// Gives every `date` and `date-time` string a pattern besides its format: tools that check

@@ -101,7 +101,6 @@ pub struct SetThumbnailInput {
     /// The moment of the video whose frame becomes its thumbnail (seconds or a clock form like
     /// 1:05), taken by a `videoThumbnail` job; or `imageId`. With neither, the video shows the
     /// poster extracted from it again.
-    #[schema(value_type = Option<f64>, minimum = 0)]
     at: Option<Seconds>,
 }
 

@@ -1,20 +1,25 @@
 //! Zip and unzip: archives written and read as streams, never downloaded whole.
 
 use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
 
 use super::{MB, Rates, Settings, SettingsError, check_name};
 use crate::file::FileKind;
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schema(as = ZipOptions)]
 pub struct Zip {
-    /// The archive's name without `.zip`; default the folder's name, or `Archive`.
+    /// The archive's name without `.zip`, at most 200 characters; default the folder's name,
+    /// or `Archive`.
+    #[schema(min_length = 1, max_length = 200)]
     pub name: Option<String>,
 }
 
 /// Unzip takes no settings.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default, ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(as = UnzipOptions)]
 pub struct Unzip {}
 
 const ARCHIVING: Rates = Rates {

@@ -4,12 +4,13 @@
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use super::{MB, Rates, Settings, SettingsError, check_text, one_kind, out_of_range};
+use super::{MB, Rates, Settings, SettingsError, check_text, one_kind, out_of_range, whole_numbers};
 use crate::file::FileKind;
 use crate::job::{AudioFormat, PictureFormat, Seconds};
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schema(as = CutOptions)]
 pub struct Cut {
     #[serde(default)]
     pub start: Seconds,
@@ -30,19 +31,29 @@ fn p1080() -> u32 {
     1080
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+const PROXY_HEIGHTS: [i64; 2] = [720, 1080];
+
+fn proxy_heights() -> utoipa::openapi::Object {
+    whole_numbers(&PROXY_HEIGHTS)
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schema(as = ProxyOptions)]
 pub struct Proxy {
     /// 720 or 1080 (default).
     #[serde(default = "p1080")]
+    #[schema(schema_with = proxy_heights)]
     pub height: u32,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(as = ShrinkOptions)]
 pub struct Shrink {
     /// The result's size at most, in megabytes (1,000,000 bytes).
     #[serde(rename = "targetMB")]
+    #[schema(minimum = 0.1, maximum = 1000000)]
     pub target_mb: f64,
 }
 
@@ -70,12 +81,14 @@ impl Aspect {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schema(as = ReframeOptions)]
 pub struct Reframe {
     /// Cropped from the middle to this shape, after any rotation.
     pub aspect: Option<Aspect>,
     /// Clockwise: 90, 180 or 270.
+    #[schema(minimum = 90, maximum = 270, multiple_of = 90)]
     pub rotate: Option<u32>,
 }
 
@@ -91,8 +104,9 @@ fn gif_fps() -> u32 {
     12
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schema(as = GifOptions)]
 pub struct Gif {
     #[serde(default)]
     pub start: Seconds,
@@ -101,19 +115,23 @@ pub struct Gif {
     pub length: Seconds,
     /// 120 to 960 pixels; default 480.
     #[serde(default = "gif_width")]
+    #[schema(minimum = 120, maximum = 960)]
     pub width: u32,
     /// 5 to 24; default 12.
     #[serde(default = "gif_fps")]
+    #[schema(minimum = 5, maximum = 24)]
     pub fps: u32,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schema(as = BurnInOptions)]
 pub struct BurnIn {
     /// The running time (hours:minutes:seconds.frames), top left.
     #[serde(default)]
     pub timecode: bool,
-    /// A line of text, bottom centre.
+    /// A line of text, bottom centre: 1 to 200 characters.
+    #[schema(min_length = 1, max_length = 200)]
     pub text: Option<String>,
     /// What is said, as captions at the bottom (from what was read of the file: readForSearch
     /// first).
@@ -121,19 +139,22 @@ pub struct BurnIn {
     pub captions: bool,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schema(as = JoinOptions)]
 pub struct Join {
     /// Audio only: mp3 (default), m4a, wav or flac. Videos join into an mp4.
     pub format: Option<AudioFormat>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schema(as = StillsOptions)]
 pub struct Stills {
     /// One moment.
     pub at: Option<Seconds>,
     /// Several moments (1 to 100), in the order wanted.
+    #[schema(min_items = 1, max_items = 100)]
     pub moments: Option<Vec<Seconds>>,
     /// A still every so many seconds from the start (at least 0.5).
     pub every: Option<Seconds>,
@@ -157,14 +178,17 @@ fn four() -> u32 {
     4
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schema(as = ContactSheetOptions)]
 pub struct ContactSheet {
     /// Frames taken from a video, evenly spaced: 2 to 100; default 12.
     #[serde(default = "twelve")]
+    #[schema(minimum = 2, maximum = 100)]
     pub count: u32,
     /// 1 to 12; default 4.
     #[serde(default = "four")]
+    #[schema(minimum = 1, maximum = 12)]
     pub columns: u32,
 }
 
@@ -172,8 +196,9 @@ fn mp3() -> AudioFormat {
     AudioFormat::Mp3
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schema(as = ExtractAudioOptions)]
 pub struct ExtractAudio {
     /// mp3 (default), m4a, wav or flac.
     #[serde(default = "mp3")]
@@ -184,11 +209,19 @@ fn minus_fourteen() -> i32 {
     -14
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+const LOUDNESS_TARGETS: [i64; 3] = [-14, -16, -23];
+
+fn loudness_targets() -> utoipa::openapi::Object {
+    whole_numbers(&LOUDNESS_TARGETS)
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schema(as = LoudnessOptions)]
 pub struct Loudness {
     /// Integrated loudness in LUFS: -14 (default), -16 or -23.
     #[serde(default = "minus_fourteen")]
+    #[schema(schema_with = loudness_targets)]
     pub target: i32,
 }
 
@@ -200,34 +233,39 @@ fn minus_forty() -> f64 {
     -40.0
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schema(as = SplitOptions)]
 pub struct Split {
     /// A quiet stretch at least this long separates pieces: 0.1 to 30 seconds; default 1.
     #[serde(default = "one_second")]
     pub silence: Seconds,
     /// Quieter than this (dBFS) is silence: -90 to -10; default -40.
     #[serde(default = "minus_forty")]
+    #[schema(minimum = -90, maximum = -10)]
     pub threshold: f64,
 }
 
 /// stripMetadata takes no settings.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default, ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(as = StripMetadataOptions)]
 pub struct StripMetadata {}
 
 /// A video's thumbnail taken from a frame (`/set-video-thumbnail` with `at`; not through
 /// `/create-file-job`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schema(as = VideoThumbnailOptions)]
 pub struct VideoThumbnail {
     /// The moment of the frame.
     pub at: Seconds,
 }
 
 /// The drive's own reading of a new file takes no settings.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default, ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(as = ReadMetadataOptions)]
 pub struct ReadMetadata {}
 
 const VIDEOS: Option<&[FileKind]> = Some(&[FileKind::Video]);
@@ -297,7 +335,7 @@ impl Settings for Proxy {
     }
 
     fn check(&self) -> Result<(), SettingsError> {
-        if self.height != 720 && self.height != 1080 {
+        if !PROXY_HEIGHTS.contains(&i64::from(self.height)) {
             return Err(out_of_range("options.height", "height is 720 or 1080"));
         }
         Ok(())
@@ -499,7 +537,7 @@ impl Settings for Loudness {
     }
 
     fn check(&self) -> Result<(), SettingsError> {
-        if ![-14, -16, -23].contains(&self.target) {
+        if !LOUDNESS_TARGETS.contains(&i64::from(self.target)) {
             return Err(out_of_range("options.target", "target is -14, -16 or -23 (LUFS)"));
         }
         Ok(())

@@ -14,8 +14,9 @@ pub enum DigestAlgorithm {
     Md5,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schema(as = ChecksumOptions)]
 pub struct Checksum {
     #[serde(default)]
     pub algorithm: DigestAlgorithm,

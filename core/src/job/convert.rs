@@ -91,11 +91,13 @@ pub enum VideoCodec {
     Hevc,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schema(as = ConvertOptions)]
 pub struct Convert {
     pub format: MediaFormat,
     /// Pictures: the longer edge at most this many pixels (never enlarged); 16 to 20000.
+    #[schema(minimum = 16, maximum = 20000)]
     pub max_edge: Option<u32>,
     /// mp4 and mov: h264 (default) or hevc; webm is always VP9 with Opus. Left out of the
     /// stored settings when not given, as it means nothing for pictures and audio.

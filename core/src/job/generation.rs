@@ -3,13 +3,15 @@
 //! through `/create-file-job`.
 
 use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
 
 use super::{Rates, Settings};
 use crate::file::FileKind;
 use crate::id::GenerationId;
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schema(as = GenerateImageOptions)]
 pub struct GenerateImage {
     pub generation: GenerationId,
 }

@@ -3,12 +3,14 @@
 //! through `/create-file-job`).
 
 use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
 
 use super::{MB, Rates, Settings};
 use crate::file::FileKind;
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schema(as = ImportOptions)]
 pub struct Import {
     /// The link, checked by the API (http or https, a public address).
     pub url: String,

@@ -16,19 +16,24 @@ pub enum PageSize {
     Letter,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schema(as = MakePdfOptions)]
 pub struct MakePdf {
     #[serde(default)]
     pub page_size: PageSize,
-    /// The PDF's name without `.pdf`; default the first picture's name.
+    /// The PDF's name without `.pdf`, at most 200 characters; default the first picture's name.
+    #[schema(min_length = 1, max_length = 200)]
     pub name: Option<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schema(as = MergePdfOptions)]
 pub struct MergePdf {
-    /// The PDF's name without `.pdf`; default the first PDF's name with ` merged`.
+    /// The PDF's name without `.pdf`, at most 200 characters; default the first PDF's name
+    /// with ` merged`.
+    #[schema(min_length = 1, max_length = 200)]
     pub name: Option<String>,
 }
 
@@ -36,16 +41,19 @@ fn one() -> u32 {
     1
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schema(as = SplitPdfOptions)]
 pub struct SplitPdf {
     /// Pages per part, 1 to 10000; default 1 (a PDF per page).
     #[serde(default = "one")]
+    #[schema(minimum = 1, maximum = 10000)]
     pub every: u32,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schema(as = ExtractPagesOptions)]
 pub struct ExtractPages {
     /// Like `1-3,7`, in the order wanted.
     pub pages: String,
@@ -60,8 +68,9 @@ pub enum PdfQuality {
     Printer,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schema(as = CompressPdfOptions)]
 pub struct CompressPdf {
     #[serde(default)]
     pub quality: PdfQuality,
@@ -75,14 +84,16 @@ fn png() -> PictureFormat {
     PictureFormat::Png
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schema(as = PdfToImagesOptions)]
 pub struct PdfToImages {
     /// jpg or png; default png.
     #[serde(default = "png")]
     pub format: PictureFormat,
     /// 36 to 600; default 150.
     #[serde(default = "default_dpi")]
+    #[schema(minimum = 36, maximum = 600)]
     pub dpi: u32,
     /// Like `1-3,7`; default every page.
     pub pages: Option<String>,

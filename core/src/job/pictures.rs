@@ -37,14 +37,18 @@ fn half() -> f32 {
     0.5
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schema(as = WatermarkOptions)]
 pub struct Watermark {
+    /// 1 to 200 characters.
+    #[schema(min_length = 1, max_length = 200)]
     pub text: String,
     #[serde(default)]
     pub position: Position,
     /// 0 (invisible) to 1; default 0.5.
     #[serde(default = "half")]
+    #[schema(minimum = 0, maximum = 1)]
     pub opacity: f32,
 }
 

@@ -3,12 +3,14 @@
 //! what was read of a video or audio file written out as subtitles.
 
 use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
 
 use super::{MB, Rates, Settings};
 use crate::file::FileKind;
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schema(as = ReadForSearchOptions)]
 pub struct ReadForSearch {}
 
 /// The kinds of file there is a source of moments for (the worker's `reading` module): text
@@ -41,8 +43,9 @@ impl Settings for ReadForSearch {
 
 /// Captions: one file per input, its speech moments as cues. Only files read first (a
 /// readForSearch job) can have captions: the API refuses others, naming them.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schema(as = CaptionsOptions)]
 pub struct Captions {
     /// srt (default), vtt or txt.
     #[serde(default)]

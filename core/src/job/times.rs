@@ -1,6 +1,8 @@
 //! Moments and lengths in job settings: seconds, or the clock forms people write.
 
 use serde::{Deserialize, Serialize};
+use utoipa::openapi::RefOr;
+use utoipa::openapi::schema::{ObjectBuilder, OneOfBuilder, Schema, Type};
 
 /// A moment or a length in seconds, written as a number or in a clock form: `90`, `12.5`,
 /// `4:10`, `1:02:03.5`. Stored as a number.
@@ -28,6 +30,27 @@ impl<'de> Deserialize<'de> for Seconds {
         Ok(Seconds(seconds))
     }
 }
+
+/// A number of seconds (not negative), or a string in a clock form. The pattern takes every
+/// form [`parse_clock`] reads (and a little more: minutes and seconds of 60 or over are the
+/// parser's to refuse, naming the field).
+impl utoipa::PartialSchema for Seconds {
+    fn schema() -> RefOr<Schema> {
+        let number = ObjectBuilder::new().schema_type(Type::Number).minimum(Some(0));
+        let clock = ObjectBuilder::new()
+            .schema_type(Type::String)
+            .pattern(Some(r"^\s*([0-9]+:){0,2}[0-9]*\.?[0-9]*\s*$"));
+        OneOfBuilder::new()
+            .item(number)
+            .item(clock)
+            .description(Some(
+                "Seconds, or a clock form: `90`, `12.5`, `4:10`, `1:02:03.5`.",
+            ))
+            .into()
+    }
+}
+
+impl utoipa::ToSchema for Seconds {}
 
 /// `4:10`, `1:02:03.5` or `12.5`: hours and minutes before seconds, each part under 60
 /// after the first.
@@ -69,6 +92,26 @@ mod tests {
         assert_eq!(parse_clock("12.5"), Ok(12.5));
         for bad in ["", "1:60", "a:10", "1:2:3:4", "-5", "1.5:10", "1..5"] {
             assert!(parse_clock(bad).is_err(), "{bad:?} was taken");
+        }
+        // The schema's pattern takes every form the parser does (what it refuses besides is
+        // the parser's to name), and none of the forms that are not times at all.
+        let schema = serde_json::to_value(<Seconds as utoipa::PartialSchema>::schema()).unwrap();
+        let pattern = regex::Regex::new(schema["oneOf"][1]["pattern"].as_str().unwrap()).unwrap();
+        for good in [
+            "4:10",
+            "1:02:03.5",
+            "12.5",
+            "0",
+            " 7 ",
+            "5.",
+            ".5",
+            "00:00:59.999",
+        ] {
+            assert!(parse_clock(good).is_ok(), "{good:?} was refused");
+            assert!(pattern.is_match(good), "the pattern refuses {good:?}");
+        }
+        for bad in ["a:10", "1:2:3:4", "-5", "1.5:10", "1..5"] {
+            assert!(!pattern.is_match(bad), "the pattern takes {bad:?}");
         }
         let cut = JobSpec::parse(JobType::Cut, json!({ "start": "0:01.5", "end": 3 })).unwrap();
         assert_eq!(cut.options()["start"], 1.5);
