@@ -86,7 +86,8 @@ async fn json_body<S: Send + Sync>(req: Request, state: &S) -> Result<Bytes, Api
             ApiError::bad_request("invalid_body", "body", e.body_text())
         }
     })?;
-    if bytes.iter().all(u8::is_ascii_whitespace) {
+    // No body at all; a body of only spaces or line ends is not JSON, and answers so.
+    if bytes.is_empty() {
         return Ok(Bytes::from_static(b"null"));
     }
     if !is_json {
