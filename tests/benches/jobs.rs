@@ -15,7 +15,9 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use drive_tests::bench::{add_file, link, median, put_link, script, timed, timed_job, timed_median};
+use drive_tests::bench::{
+    add_file, forget_digests, link, median, put_link, script, timed, timed_job, timed_median,
+};
 use drive_tests::{TestApp, env};
 use serde_json::json;
 use tokio::io::AsyncWriteExt;
@@ -153,6 +155,7 @@ async fn main() {
         let local = timed(tool, &[&s(&gib1)]);
         let stored = script(&format!("curl -sf \"$1\" | {tool}"), &[&gib1_url]);
         let (own, e2e) = median(3, || async {
+            forget_digests(&app).await;
             let (own, e2e, _) = timed_job(
                 &app,
                 &user,
@@ -305,6 +308,7 @@ async fn main() {
     for (label, id) in [("1 GiB", id), (format!("{gib} GiB").as_str(), big_id)] {
         let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
         let watcher = watch_job_memory(done.clone());
+        forget_digests(&app).await;
         let (own, _, _) = timed_job(&app, &user, json!({ "jobType": "checksum", "fileIds": [id] })).await;
         done.store(true, std::sync::atomic::Ordering::Relaxed);
         let peak = watcher.join().unwrap();

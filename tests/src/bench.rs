@@ -255,3 +255,12 @@ pub fn photo(path: &Path, width: u32, height: u32) {
         .encode_image(&pixels)
         .unwrap();
 }
+
+/// Forgets the digests checksum jobs kept, so the next checksum is computed again rather than
+/// answered from them: what a benchmark of the hashing times.
+pub async fn forget_digests(app: &TestApp) {
+    sqlx::query("delete from file_digests")
+        .execute(&mut app.db().await)
+        .await
+        .unwrap();
+}

@@ -5,9 +5,8 @@
 use std::io::Read;
 
 use drive_core::db::files::FileRow;
-use drive_core::job::{Checksum, DigestAlgorithm};
+use drive_core::job::{Checksum, Checksums, DigestAlgorithm, FileDigest};
 use md5::Md5;
-use serde_json::json;
 use sha2::{Digest, Sha256};
 
 use crate::context::{JobContext, JobError, JobResult};
@@ -26,14 +25,18 @@ pub fn run(context: &JobContext, settings: &Checksum) -> JobResult<serde_json::V
             DigestAlgorithm::Sha256 => digest::<Sha256>(context, file, &mut done, total)?,
             DigestAlgorithm::Md5 => digest::<Md5>(context, file, &mut done, total)?,
         };
-        checksums.push(json!({
-            "fileId": file.id,
-            "fileName": file.file_name,
-            "bytes": file.file_size,
-            "digest": digest,
-        }));
+        checksums.push(FileDigest {
+            file_id: file.id,
+            file_name: file.file_name.clone(),
+            bytes: file.file_size,
+            digest,
+        });
     }
-    Ok(json!({ "algorithm": settings.algorithm, "checksums": checksums }))
+    let result = Checksums {
+        algorithm: settings.algorithm,
+        checksums,
+    };
+    serde_json::to_value(result).map_err(|e| JobError::Server(format!("the result is not JSON: {e}")))
 }
 
 fn digest<D: Digest>(context: &JobContext, file: &FileRow, done: &mut i64, total: i64) -> JobResult<String> {

@@ -4,9 +4,10 @@
 use std::time::Duration;
 
 use axum::extract::State;
+use drive_core::db::digests;
 use drive_core::db::files::{self, FileRow};
 use drive_core::db::folders;
-use drive_core::db::jobs::{self, JobRecord, JobRow, NewJob};
+use drive_core::db::jobs::{self, JobRecord, JobRow, JobState, NewJob};
 use drive_core::db::moments;
 use drive_core::folder::FolderPath;
 use drive_core::id::{FileId, FolderId, JobId};
@@ -222,8 +223,14 @@ pub(crate) async fn submit(
             .map(|f| f.id),
         None => existing_folder,
     };
+    // A checksum of files whose digests are kept (an earlier checksum computed them) needs
+    // no job run: it is answered at once.
+    let known = match &request.spec {
+        JobSpec::Checksum(settings) => digests::answer(&mut tx, settings.algorithm, &request.inputs).await?,
+        _ => None,
+    };
     let input_ids: Vec<FileId> = request.inputs.iter().map(|f| f.id).collect();
-    let row = jobs::create(
+    let mut row = jobs::create(
         &mut tx,
         &NewJob {
             user_id: caller.user_id,
@@ -234,12 +241,20 @@ pub(crate) async fn submit(
         },
     )
     .await?;
+    if let Some(known) = known {
+        let result = serde_json::to_value(known).expect("digests are JSON");
+        row = jobs::answer(&mut tx, &state.storage, row.id, result)
+            .await?
+            .expect("the job was just created");
+    }
     let record = JobRecord::load(&mut tx, &state.storage, std::slice::from_ref(&row))
         .await?
         .pop();
     tx.commit().await?;
     // The job is recorded; should Redis not take it now, the farm pushes queued jobs again.
-    if let Err(cause) = jobs::push(&state.db, &state.queue, row.id).await {
+    if row.state == JobState::Queued
+        && let Err(cause) = jobs::push(&state.db, &state.queue, row.id).await
+    {
         tracing::warn!(job.id = %row.id, %cause, "job recorded but not queued; the farm will re-push it");
     }
     Ok(CreatedJob {

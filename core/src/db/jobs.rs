@@ -7,6 +7,7 @@ use chrono::{DateTime, Utc};
 use serde::Serialize;
 use sqlx::{PgConnection, PgPool};
 
+use crate::db::digests;
 use crate::db::events::{self, EventKind};
 use crate::db::files::{self, COLUMNS_OF_F, FileRow};
 use crate::db::generations;
@@ -343,12 +344,42 @@ pub async fn finish(
     id: JobId,
     end: End,
 ) -> Result<Option<JobRow>, sqlx::Error> {
+    let mut tx = pool.begin().await?;
+    let ended = end_in(&mut tx, storage, id, end).await?;
+    tx.commit().await?;
+    Ok(ended)
+}
+
+/// Runs a job just created in `conn`'s transaction no further than this: it is answered at
+/// once, done with `result`, from what the drive already knows (a checksum whose digests are
+/// kept), and its `job` event recorded. It takes no minutes (it ran for no time).
+pub async fn answer(
+    conn: &mut PgConnection,
+    storage: &Storage,
+    id: JobId,
+    result: serde_json::Value,
+) -> Result<Option<JobRow>, sqlx::Error> {
+    sqlx::query(
+        "update file_jobs set state = 'running', started_at = now() where id = $1 and state = 'queued'",
+    )
+    .bind(id)
+    .execute(&mut *conn)
+    .await?;
+    end_in(conn, storage, id, End::Done(result)).await
+}
+
+/// [`finish`] in the caller's transaction.
+async fn end_in(
+    tx: &mut PgConnection,
+    storage: &Storage,
+    id: JobId,
+    end: End,
+) -> Result<Option<JobRow>, sqlx::Error> {
     let (state, error, result) = match end {
         End::Done(result) => (JobState::Done, None, Some(result)),
         End::Failed(error) => (JobState::Failed, Some(error), None),
         End::Stopped => (JobState::Stopped, None, None),
     };
-    let mut tx = pool.begin().await?;
     let ended: Option<JobRow> = sqlx::query_as(&format!(
         "update file_jobs
          set state = $2, error = $3, result = $4, ended_at = now(),
@@ -367,6 +398,11 @@ pub async fn finish(
     let Some(job) = ended else {
         return Ok(None);
     };
+    if job.job_type == JobType::Checksum
+        && let Some(result) = &job.result
+    {
+        digests::keep(&mut *tx, &job.input_ids, result).await?;
+    }
     if job.job_type == JobType::ReadMetadata {
         // Reading a file's metadata is the drive's own work: no event, no minutes; a reading
         // that could not finish is recorded on the file.
@@ -374,7 +410,6 @@ pub async fn finish(
             let why = job.error.as_deref().unwrap_or("the reading failed");
             files::metadata_unreadable(&mut *tx, &job.input_ids, why).await?;
         }
-        tx.commit().await?;
         return Ok(Some(job));
     }
     if let Ok(JobSpec::GenerateImage(settings)) = job.spec() {
@@ -382,24 +417,22 @@ pub async fn finish(
         // often, say) fails its generation with it; a done one has ended its generation already.
         if job.state != JobState::Done {
             let why = job.error.as_deref().unwrap_or("the generation was stopped");
-            generations::finish_failed(&mut tx, settings.generation, why, false).await?;
+            generations::finish_failed(&mut *tx, settings.generation, why, false).await?;
         }
-        tx.commit().await?;
         return Ok(Some(job));
     }
-    let record = JobRecord::load(&mut tx, storage, std::slice::from_ref(&job))
+    let record = JobRecord::load(&mut *tx, storage, std::slice::from_ref(&job))
         .await?
         .pop()
         .expect("one record per job");
     events::record(
-        &mut tx,
+        &mut *tx,
         job.user_id,
         EventKind::Job,
         job.id,
         serde_json::json!({ "job": record, "files": record.files }),
     )
     .await?;
-    tx.commit().await?;
     Ok(Some(job))
 }
 

@@ -2,6 +2,7 @@
 //! read next to the migrations; rows come back as plain structs.
 
 pub mod collections;
+pub mod digests;
 pub mod events;
 pub mod files;
 pub mod folders;

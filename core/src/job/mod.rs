@@ -30,7 +30,7 @@ pub use self::av::{
     Aspect, BurnIn, ContactSheet, Cut, ExtractAudio, Gif, Join, Loudness, MAX_STILLS, Proxy, ReadMetadata,
     Reframe, Shrink, Split, Stills, StripMetadata, VideoThumbnail,
 };
-pub use self::checksum::{Checksum, DigestAlgorithm};
+pub use self::checksum::{Checksum, Checksums, DigestAlgorithm, FileDigest};
 pub use self::convert::{AudioFormat, Convert, MediaFormat, VideoCodec, VideoFormat};
 pub use self::generation::GenerateImage;
 pub use self::imports::Import;

@@ -88,6 +88,75 @@ async fn checksums_equal_sha256sum_and_md5sum_of_the_bytes() {
 }
 
 #[tokio::test]
+async fn a_checksum_computed_once_is_answered_at_once_the_next_time() {
+    let (app, user) = app_with_worker().await;
+    let blob = bytes(3 * 1024 * 1024 + 1, 8);
+    let file = app
+        .upload(
+            &user,
+            "blob.bin",
+            "Other",
+            "application/octet-stream",
+            blob.clone(),
+        )
+        .await;
+    let other = app
+        .upload(
+            &user,
+            "other.bin",
+            "Other",
+            "application/octet-stream",
+            bytes(500, 2),
+        )
+        .await;
+    let first = app
+        .run_job(&user, json!({ "jobType": "checksum", "fileIds": [file] }))
+        .await;
+    assert_eq!(first["state"], "done", "{first}");
+
+    // The same file and algorithm again: done in the answer itself, nothing queued or run.
+    let again = app
+        .call(
+            &user,
+            "/create-file-job",
+            Some(json!({ "jobType": "checksum", "fileIds": [file] })),
+        )
+        .await;
+    assert_eq!(again.status, 200, "{}", again.body);
+    let job = &again.body["job"];
+    assert_eq!(job["state"], "done", "{job}");
+    assert_eq!(job["progress"], 1.0);
+    assert_eq!(job["seconds"], 0.0, "{job}");
+    assert_eq!(job["result"], first["result"]);
+    assert_eq!(
+        job["result"]["checksums"][0]["digest"],
+        digest_by("sha256sum", &blob)
+    );
+    // Its end is a drive event like any job's.
+    let ended = app
+        .wait_events(&user, json!({ "kinds": ["job"], "jobId": job["id"] }), 1)
+        .await;
+    assert_eq!(ended[0]["job"]["state"], "done");
+
+    // Another algorithm, or a file with no digest kept, is a job that runs.
+    let md5 = app
+        .run_job(
+            &user,
+            json!({ "jobType": "checksum", "fileIds": [file], "options": { "algorithm": "md5" } }),
+        )
+        .await;
+    assert_eq!(
+        md5["result"]["checksums"][0]["digest"],
+        digest_by("md5sum", &blob)
+    );
+    let both = app
+        .create_job(&user, json!({ "jobType": "checksum", "fileIds": [file, other] }))
+        .await;
+    let both = app.wait_job(&user, &both["id"]).await;
+    assert_eq!(both["result"]["checksums"][0], first["result"]["checksums"][0]);
+}
+
+#[tokio::test]
 async fn a_zip_holds_the_files_and_unzipping_it_gives_them_back() {
     let (app, user) = app_with_worker().await;
     let text = b"hello, zip\n".repeat(50_000);
@@ -778,7 +847,7 @@ async fn a_job_process_waits_ahead_and_a_dead_one_is_replaced() {
 
     // The spare runs the next job, and another is started for the one after.
     let first = spare_of(&app, None).await;
-    let job = app.run_job(&user, checksum.clone()).await;
+    let job = app.run_job(&user, checksum).await;
     assert_eq!(job["state"], "done", "{job}");
     let second = spare_of(&app, Some(first)).await;
 
@@ -788,11 +857,13 @@ async fn a_job_process_waits_ahead_and_a_dead_one_is_replaced() {
         .status()
         .unwrap();
     assert!(killed.success());
-    let job = app.run_job(&user, checksum).await;
+    // MD5 this time: the SHA-256 is kept from the first job and would be answered at once.
+    let md5 = json!({ "jobType": "checksum", "fileIds": [id], "options": { "algorithm": "md5" } });
+    let job = app.run_job(&user, md5).await;
     assert_eq!(job["state"], "done", "{job}");
     assert_eq!(
         job["result"]["checksums"][0]["digest"],
-        digest_by("sha256sum", &content)
+        digest_by("md5sum", &content)
     );
     spare_of(&app, Some(second)).await;
 }
