@@ -43,6 +43,9 @@ ROUTE_ALIASES = {
     "/restore-files": EXPENDABLE_FILES,
     "/cancel-file-job": {"id": "cancelableJobId"},
     "/set-file-request-open": {"requestId": "closableRequestId"},
+    # Routes about a video: its id, most of the time, rather than any file's.
+    "/set-video-thumbnail": {"fileId": "videoId"},
+    "/create-file-review": {"fileId": "videoId"},
     # A file sent whole, waiting to be recorded (the file of `arrivalId` is in parts, unsent).
     "/finish-request-file": {"arrivalId": "finishableArrivalId"},
 }
@@ -54,10 +57,11 @@ PART_COUNTS = {
 }
 
 
-def real(kind, value, aliases=ALIASES):
-    """A seeded id of `kind` in place of `value`, when `value` is a UUID and one is seeded."""
+def real(kind, value, aliases=ALIASES, always=False):
+    """A seeded id of `kind` in place of `value`, when `value` is a UUID and one is seeded; most
+    of the time, or `always`."""
     ids = SEED.get(aliases.get(kind, kind))
-    if not ids or not isinstance(value, str) or CHOICE.random() < 0.15:
+    if not ids or not isinstance(value, str) or (not always and CHOICE.random() < 0.15):
         return value
     try:
         uuid.UUID(value)
@@ -66,18 +70,18 @@ def real(kind, value, aliases=ALIASES):
     return CHOICE.choice(ids)
 
 
-def swap_ids(value, aliases=ALIASES):
+def swap_ids(value, aliases=ALIASES, always=False):
     if isinstance(value, dict):
         for key, item in value.items():
             if key.endswith("Ids") and isinstance(item, list):
-                value[key] = [real(key[:-1], i, aliases) for i in item]
+                value[key] = [real(key[:-1], i, aliases, always) for i in item]
             elif key.endswith("Id") or key == "id":
-                value[key] = real(key, item, aliases)
+                value[key] = real(key, item, aliases, always)
             else:
-                swap_ids(item, aliases)
+                swap_ids(item, aliases, always)
     elif isinstance(value, list):
         for item in value:
-            swap_ids(item, aliases)
+            swap_ids(item, aliases, always)
 
 
 # Credentials in the body, by the routes that take them. A token or an object key is state the
@@ -104,7 +108,9 @@ def meant_valid(case):
 @schemathesis.hook
 def before_call(context, case, kwargs):
     path = case.operation.path
-    swap_ids(case.body, {**ALIASES, **ROUTE_ALIASES.get(path, {})})
+    # The document's own examples are each tried once: always with real ids.
+    example = getattr(case, "meta", None) is not None and case.meta.phase.name == "examples"
+    swap_ids(case.body, {**ALIASES, **ROUTE_ALIASES.get(path, {})}, always=example)
     if case.path_parameters and "id" in case.path_parameters and meant_valid(case) and CHOICE.random() >= 0.15:
         # Any string is a valid id in a link's path (one that names no file is a 404), so the
         # fuzzer seldom makes one shaped like a UUID: valid cases get the public file's.

@@ -32,6 +32,11 @@ pub fn router() -> OpenApiRouter<AppState> {
 
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
+#[schema(example = json!({
+    "jobType": "checksum",
+    "fileIds": ["5f0c8a8e-3b1d-4c7a-9d7e-2a4b6c8d0e1f"],
+    "options": { "algorithm": "sha256" },
+}))]
 pub struct CreateJobInput {
     #[schema(schema_with = JobType::requestable_schema)]
     job_type: JobType,

@@ -59,6 +59,19 @@ async fn seed(app: &TestApp, user: &TestUser) -> Value {
         )
         .await;
     files.push(video.to_string());
+    let picture = app
+        .upload(
+            user,
+            "still.jpg",
+            "Image",
+            "image/jpeg",
+            media::ffmpeg(
+                &["-f", "lavfi", "-i", "testsrc=size=64x48", "-frames:v", "1"],
+                "jpg",
+            ),
+        )
+        .await;
+    files.push(picture.to_string());
     let public = app
         .upload(user, "shared.txt", "Text", "text/plain", bytes(500, 7))
         .await;
@@ -157,6 +170,8 @@ async fn seed(app: &TestApp, user: &TestUser) -> Value {
         "userId": [user.id],
         "fileId": files,
         "expendableFileId": expendable,
+        "videoId": [video],
+        "imageId": [picture],
         "publicFileId": [public],
         "folderId": [moved["folder"]["id"]],
         "tagId": [tagged["tags"][0]["id"]],
