@@ -66,7 +66,8 @@ impl QueueConfig {
             .missed_heartbeats(
                 ((job::TIME_LIMIT_SECONDS as f64 * 1.5) / self.heartbeat.as_secs_f64()).ceil() as usize,
             )
-            // Outcomes live in the job row; Redis keeps nothing once a message is handled.
+            // Outcomes live in the job row. (apalis still keeps every message taken; the
+            // worker removes it once handled: `JobQueue::forget`.)
             .persist_results(false)
     }
 }
@@ -84,6 +85,19 @@ pub struct JobQueue {
     /// Where apalis keeps messages waiting for a worker: the list of queued ones and the set of
     /// scheduled ones (every push files its message there, due at once).
     waiting: (String, String),
+    /// Where apalis keeps a message while a worker handles it ([`JobQueue::forget`]).
+    kept: Kept,
+}
+
+/// What apalis-redis 1.0 keeps of a message a worker has taken: the message in the data hash,
+/// a meta hash of its own, and its id in the worker's set of messages in flight. With results
+/// not persisted it never removes them (and a worker it declares dead has every id in its set
+/// queued again), so the drive removes them itself once the job's row has the outcome.
+#[derive(Clone)]
+struct Kept {
+    data: String,
+    meta: String,
+    in_flight: String,
 }
 
 impl JobQueue {
@@ -95,6 +109,11 @@ impl JobQueue {
         Ok(JobQueue {
             wake_channel: format!("tasks:{}:available", apalis.active_jobs_list()),
             waiting: (apalis.active_jobs_list(), apalis.scheduled_jobs_set()),
+            kept: Kept {
+                data: apalis.job_data_hash(),
+                meta: apalis.job_meta_hash(),
+                in_flight: apalis.inflight_jobs_set(),
+            },
             storage: RedisStorage::new(conn).with_config(apalis),
         })
     }
@@ -122,6 +141,26 @@ impl JobQueue {
             .query_async::<String>(storage.get_connection())
             .await
             .map(drop)
+            .map_err(|e| QueueError(e.to_string()))
+    }
+
+    /// Removes what apalis keeps of message `task` (see [`Kept`]), which `worker` has handled.
+    pub async fn forget(&self, task: &str, worker: &str) -> Result<(), QueueError> {
+        let mut storage = self.storage.clone();
+        redis::pipe()
+            .cmd("SREM")
+            .arg(format!("{}:{worker}", self.kept.in_flight))
+            .arg(task)
+            .ignore()
+            .cmd("HDEL")
+            .arg(&self.kept.data)
+            .arg(task)
+            .ignore()
+            .cmd("DEL")
+            .arg(format!("{}:{task}", self.kept.meta))
+            .ignore()
+            .query_async::<()>(storage.get_connection())
+            .await
             .map_err(|e| QueueError(e.to_string()))
     }
 

@@ -167,12 +167,16 @@ async fn take_jobs(
     Ok(())
 }
 
-async fn handle(message: JobMessage, farm: Data<Arc<Farm>>) -> Result<(), BoxDynError> {
+async fn handle(message: JobMessage, task: TaskId, farm: Data<Arc<Farm>>) -> Result<(), BoxDynError> {
     let id = message.job_id;
     let supervised = {
         let _running = farm.metrics.running();
         farm.supervise(id).await
     };
+    // The row has the outcome (or, after a failure here, the farm pushes the job again).
+    if let Err(e) = farm.queue.forget(&task.to_string(), &farm.name).await {
+        tracing::warn!(job.id = %id, "forgetting the queue's message failed: {e}");
+    }
     if matches!(supervised, Ok(true)) {
         match jobs::find(&farm.db, id).await {
             Ok(Some(job)) if job.state.has_ended() => farm.metrics.ended(&job),
