@@ -2,7 +2,7 @@
 //! Schemathesis fuzzes every operation against it (with real ids seeded, so calls get past the
 //! lookups), and openapi-python-client generates a client from it that then calls the drive.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Command;
 
@@ -237,18 +237,20 @@ async fn schemathesis_finds_every_operation_true_to_the_document() {
     let report = String::from_utf8_lossy(&out.stdout);
     println!("{report}\n{}", String::from_utf8_lossy(&out.stderr));
 
-    let mut reached: BTreeMap<String, BTreeSet<u16>> = BTreeMap::new();
+    // By operation, how many calls answered each status.
+    let mut reached: BTreeMap<String, BTreeMap<u16, usize>> = BTreeMap::new();
     let calls = std::fs::read_to_string(&calls_path).unwrap_or_default();
     for line in calls.lines() {
         let call: Value = serde_json::from_str(line).unwrap();
-        reached
+        *reached
             .entry(call["operation"].as_str().unwrap().to_string())
             .or_default()
-            .insert(call["status"].as_u64().unwrap() as u16);
+            .entry(call["status"].as_u64().unwrap() as u16)
+            .or_default() += 1;
     }
     let past_validation: Vec<&String> = reached
         .iter()
-        .filter(|(_, statuses)| statuses.iter().any(|s| (200..400).contains(s)))
+        .filter(|(_, statuses)| statuses.keys().any(|s| (200..400).contains(s)))
         .map(|(op, _)| op)
         .collect();
     println!(
