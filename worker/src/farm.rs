@@ -37,7 +37,7 @@ use crate::generation::{Failure, Generation};
 use crate::metrics::WorkerMetrics;
 use crate::protocol::Start;
 use crate::run::EXIT_RETRY;
-use crate::settings::{MAX_ATTEMPTS, Settings};
+use crate::settings::{MAX_ATTEMPTS, Settings, given_up};
 use crate::steward::Steward;
 use crate::upkeep;
 
@@ -211,11 +211,7 @@ impl Farm {
             return Ok(());
         }
         if job.attempts > MAX_ATTEMPTS {
-            let why = format!(
-                "the job was interrupted {} times (its worker stopped or the store failed); giving up",
-                job.attempts - 1
-            );
-            self.end(id, End::Failed(why)).await?;
+            self.end(id, End::Failed(given_up(job.attempts - 1))).await?;
             return Ok(());
         }
         // The time limit is the job's, not an attempt's: retries share what is left of it.

@@ -65,6 +65,12 @@ pub struct Settings {
 /// A job whose worker stopped this many times is failed rather than tried again.
 pub const MAX_ATTEMPTS: i32 = 3;
 
+/// Why a job interrupted `times` times is failed: found so by the re-push loop (its worker's
+/// heartbeat stopped) or by the worker that claims it next, whichever comes first.
+pub fn given_up(times: i32) -> String {
+    format!("the job was interrupted {times} times (its worker stopped or the store failed); giving up")
+}
+
 impl Settings {
     /// Reads `DRIVE_DATABASE_URL`, the object store's and the queue's variables, the plan quotas,
     /// `DRIVE_WORKER_CONCURRENCY` (default: the number of CPUs), `DRIVE_JOB_TIME_LIMIT_SECONDS`

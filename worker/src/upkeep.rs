@@ -10,7 +10,7 @@ use drive_core::db::jobs::{self, End};
 use drive_core::maintenance;
 
 use crate::farm::Farm;
-use crate::settings::MAX_ATTEMPTS;
+use crate::settings::{MAX_ATTEMPTS, given_up};
 
 /// Pushes again the jobs a dead worker held and the queued jobs whose message may be lost;
 /// fails the ones that have been tried too often. Every worker runs this; a claim makes the
@@ -31,11 +31,7 @@ async fn repush(farm: &Farm, stale: Duration) -> Result<()> {
     let jobs = jobs::needing_a_push(&farm.db, stale.as_secs_f64(), repush).await?;
     for job in jobs {
         if job.attempts >= MAX_ATTEMPTS && job.state == jobs::JobState::Running {
-            let why = format!(
-                "the job's worker stopped while running it, {} times; giving up",
-                job.attempts
-            );
-            farm.end(job.id, End::Failed(why)).await?;
+            farm.end(job.id, End::Failed(given_up(job.attempts))).await?;
         } else {
             tracing::info!(job.id = %job.id, state = job.state.as_str(), "pushing the job again");
             jobs::push(&farm.db, &farm.queue, job.id).await?;

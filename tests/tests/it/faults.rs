@@ -257,7 +257,8 @@ async fn workers_killed_at_random_through_a_run_of_jobs_lose_and_double_nothing(
         let job = app.job(user, id).await;
         if job["state"] == "failed" {
             let why = job["error"].as_str().unwrap_or_default();
-            assert!(why.contains("stopped while running it, 3 times"), "{job}");
+            // (Whether the re-push loop or the next worker to claim it finds it so.)
+            assert!(why.contains("interrupted 3 times"), "{job}");
             failed += 1;
             continue;
         }
