@@ -1,9 +1,10 @@
 //! Jobs on audio and video (and the picture-taking ones that read videos): their settings,
-//! ranges and rates. Convert, which also takes pictures, is in `convert`.
+//! ranges and rates. Convert, which also takes pictures, is in `convert`; the sound-only ones in `sound`.
 
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
+use super::sound::check_audio_format;
 use super::{MB, Rates, Settings, SettingsError, check_text, one_kind, out_of_range, whole_numbers};
 use crate::file::FileKind;
 use crate::job::{AudioFormat, PictureFormat, Seconds};
@@ -192,60 +193,6 @@ pub struct ContactSheet {
     pub columns: u32,
 }
 
-fn mp3() -> AudioFormat {
-    AudioFormat::Mp3
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-#[schema(as = ExtractAudioOptions)]
-pub struct ExtractAudio {
-    /// mp3 (default), m4a, wav or flac.
-    #[serde(default = "mp3")]
-    pub format: AudioFormat,
-}
-
-fn minus_fourteen() -> i32 {
-    -14
-}
-
-const LOUDNESS_TARGETS: [i64; 3] = [-14, -16, -23];
-
-fn loudness_targets() -> utoipa::openapi::Object {
-    whole_numbers(&LOUDNESS_TARGETS)
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-#[schema(as = LoudnessOptions)]
-pub struct Loudness {
-    /// Integrated loudness in LUFS: -14 (default), -16 or -23.
-    #[serde(default = "minus_fourteen")]
-    #[schema(schema_with = loudness_targets)]
-    pub target: i32,
-}
-
-fn one_second() -> Seconds {
-    Seconds(1.0)
-}
-
-fn minus_forty() -> f64 {
-    -40.0
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-#[schema(as = SplitOptions)]
-pub struct Split {
-    /// A quiet stretch at least this long separates pieces: 0.1 to 30 seconds; default 1.
-    #[serde(default = "one_second")]
-    pub silence: Seconds,
-    /// Quieter than this (dBFS) is silence: -90 to -10; default -40.
-    #[serde(default = "minus_forty")]
-    #[schema(minimum = -90, maximum = -10)]
-    pub threshold: f64,
-}
-
 /// stripMetadata takes no settings.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default, ToSchema)]
 #[serde(deny_unknown_fields)]
@@ -268,18 +215,13 @@ pub struct VideoThumbnail {
 #[schema(as = ReadMetadataOptions)]
 pub struct ReadMetadata {}
 
-const VIDEOS: Option<&[FileKind]> = Some(&[FileKind::Video]);
-const VIDEOS_OR_AUDIO: Option<&[FileKind]> = Some(&[FileKind::Video, FileKind::Audio]);
+pub(super) const VIDEOS: Option<&[FileKind]> = Some(&[FileKind::Video]);
+pub(super) const VIDEOS_OR_AUDIO: Option<&[FileKind]> = Some(&[FileKind::Video, FileKind::Audio]);
 
 /// Encoding video: a few megabytes of input a second on this farm's cores.
 pub(super) const ENCODING: Rates = Rates {
     per_file: 0.5,
     bytes_per_second: 2.0 * MB,
-};
-
-const SOUND: Rates = Rates {
-    per_file: 0.3,
-    bytes_per_second: 10.0 * MB,
 };
 
 const TAKING_PICTURES: Rates = Rates {
@@ -292,14 +234,6 @@ fn check_fade(field: &str, fade: Seconds) -> Result<(), SettingsError> {
         return Err(out_of_range(field, "a fade is up to 10 seconds"));
     }
     Ok(())
-}
-
-/// A joined audio file and an extracted sound are written as mp3, m4a, wav or flac.
-fn check_audio_format(format: AudioFormat) -> Result<(), SettingsError> {
-    match format {
-        AudioFormat::Ogg => Err(out_of_range("options.format", "format is mp3, m4a, wav or flac")),
-        _ => Ok(()),
-    }
 }
 
 impl Settings for Cut {
@@ -514,57 +448,6 @@ impl Settings for ContactSheet {
 
     fn check_inputs(&self, kinds: &[FileKind]) -> Result<(), SettingsError> {
         one_kind(kinds)
-    }
-}
-
-impl Settings for ExtractAudio {
-    fn kinds(&self) -> Option<&'static [FileKind]> {
-        VIDEOS
-    }
-
-    fn check(&self) -> Result<(), SettingsError> {
-        check_audio_format(self.format)
-    }
-
-    fn rates(&self) -> Rates {
-        SOUND
-    }
-}
-
-impl Settings for Loudness {
-    fn kinds(&self) -> Option<&'static [FileKind]> {
-        VIDEOS_OR_AUDIO
-    }
-
-    fn check(&self) -> Result<(), SettingsError> {
-        if !LOUDNESS_TARGETS.contains(&i64::from(self.target)) {
-            return Err(out_of_range("options.target", "target is -14, -16 or -23 (LUFS)"));
-        }
-        Ok(())
-    }
-
-    fn rates(&self) -> Rates {
-        SOUND
-    }
-}
-
-impl Settings for Split {
-    fn kinds(&self) -> Option<&'static [FileKind]> {
-        Some(&[FileKind::Audio])
-    }
-
-    fn check(&self) -> Result<(), SettingsError> {
-        if !(0.1..=30.0).contains(&self.silence.0) {
-            return Err(out_of_range("options.silence", "silence is 0.1 to 30 seconds"));
-        }
-        if !(-90.0..=-10.0).contains(&self.threshold) {
-            return Err(out_of_range("options.threshold", "threshold is -90 to -10 dB"));
-        }
-        Ok(())
-    }
-
-    fn rates(&self) -> Rates {
-        SOUND
     }
 }
 

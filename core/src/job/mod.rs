@@ -3,7 +3,7 @@
 //! settings back from the job row, so the two can never disagree about what a setting means.
 //!
 //! Every type is listed once, in [`job_types!`] below: its name and its settings struct. Each
-//! struct lives with its family (`av`, `convert`, `pictures`, `pdf`, `archives`, `checksum`,
+//! struct lives with its family (`av`, `sound`, `convert`, `pictures`, `pdf`, `archives`, `checksum`,
 //! `reading`, `imports`, `generation`) and
 //! says there, through [`Settings`], what it takes, which ranges it checks and how fast it runs.
 //! Adding a type: a struct in its family with its `Settings`, a line here, and its pipeline in
@@ -19,6 +19,7 @@ mod pdf;
 mod pictures;
 mod reading;
 mod schema;
+mod sound;
 mod times;
 
 use serde::de::DeserializeOwned;
@@ -27,8 +28,8 @@ use utoipa::ToSchema;
 
 pub use self::archives::{Unzip, Zip};
 pub use self::av::{
-    Aspect, BurnIn, ContactSheet, Cut, ExtractAudio, Gif, Join, Loudness, MAX_STILLS, Proxy, ReadMetadata,
-    Reframe, Shrink, Split, Stills, StripMetadata, VideoThumbnail,
+    Aspect, BurnIn, ContactSheet, Cut, Gif, Join, MAX_STILLS, Proxy, ReadMetadata, Reframe, Shrink, Stills,
+    StripMetadata, VideoThumbnail,
 };
 pub use self::checksum::{Checksum, Checksums, DigestAlgorithm, FileDigest};
 pub use self::convert::{AudioFormat, Convert, MediaFormat, VideoCodec, VideoFormat};
@@ -42,6 +43,7 @@ pub use self::pictures::{PictureFormat, Position, Watermark};
 pub use self::reading::{CaptionFormat, Captions, ReadForSearch};
 pub use self::schema::OptionsSchema;
 use self::schema::whole_numbers;
+pub use self::sound::{ExtractAudio, Loudness, Split};
 pub use self::times::{Seconds, parse_clock};
 use crate::file::FileKind;
 
