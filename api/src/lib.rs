@@ -52,6 +52,7 @@ pub fn app(state: AppState) -> Router {
         .merge(routes::library::router())
         .merge(routes::trash::router())
         .merge(routes::events::router())
+        .merge(routes::subscriptions::router())
         .merge(routes::organize::router())
         .merge(routes::collections::router())
         .merge(routes::views::router())

@@ -9,6 +9,7 @@ use drive_core::generation::ImageAllowance;
 use drive_core::multipart::UploadTokens;
 use drive_core::plan::{JobMinutes, Quotas};
 use drive_core::queue::JobQueue;
+use drive_core::sealed::Sealer;
 use drive_core::storage::Storage;
 
 use drive_generate::Generators;
@@ -44,6 +45,8 @@ pub struct Settings {
     /// Pictures and PDFs one job may download, in bytes.
     pub job_download_limit: i64,
     pub upload_tokens: UploadTokens,
+    /// Seals what the drive must use again (webhooks' signing secrets), under `DRIVE_SECRET`.
+    pub sealer: Sealer,
     /// Multipart uploads one account may have open at once (`DRIVE_MAX_OPEN_UPLOADS`).
     pub max_open_uploads: i64,
     /// Jobs one account may have waiting or running at once (`DRIVE_MAX_ACTIVE_JOBS`).
@@ -65,18 +68,22 @@ impl Settings {
     /// Reads `DRIVE_APP_ID` (default `drive`), `DRIVE_SECRET` (required: signs upload
     /// tokens; keep it stable across restarts and replicas) and the plan quotas.
     pub fn from_environment() -> Result<Settings, ConfigError> {
+        let secret = config::required("DRIVE_SECRET")?;
+        let fetch_allowances = drive_fetch::allowances_from_environment()
+            .map_err(|why| config::invalid("DRIVE_FETCH_ROOT_CERT", why))?;
         Ok(Settings {
             app_id: config::or("DRIVE_APP_ID", "drive"),
             quotas: Quotas::from_environment()?,
             job_minutes: JobMinutes::from_environment()?,
             job_download_limit: drive_core::job::download_limit()?,
-            upload_tokens: UploadTokens::new(&config::required("DRIVE_SECRET")?),
+            upload_tokens: UploadTokens::new(&secret),
+            sealer: Sealer::new(&secret),
             max_open_uploads: config::parsed_or("DRIVE_MAX_OPEN_UPLOADS", 100)?,
             max_active_jobs: config::parsed_or("DRIVE_MAX_ACTIVE_JOBS", 10)?,
-            fetch_allowances: drive_fetch::allowances_from_environment(),
+            fetch_allowances: fetch_allowances.clone(),
             image_allowance: ImageAllowance::from_environment()?,
             client_version: config::or("DRIVE_CLIENT_VERSION", env!("CARGO_PKG_VERSION")),
-            generators: Generators::from_environment()?,
+            generators: Generators::from_environment(fetch_allowances)?,
         })
     }
 }

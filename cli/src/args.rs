@@ -252,6 +252,9 @@ pub enum Command {
     /// Reviews: links to watch a video or track and leave notes at its moments
     #[command(subcommand)]
     Review(ReviewCommand),
+    /// Webhooks: every drive event of the kinds you choose POSTed to an https endpoint, signed
+    #[command(subcommand)]
+    Webhook(WebhookCommand),
     /// Search your library by what files are (every filter of /search-files) and, with
     /// --query, inside the files you have had read: what is written or said in them
     Search(Box<SearchArgs>),
@@ -492,6 +495,21 @@ pub enum RequestCommand {
     Open { id: Uuid },
     /// Stop taking files
     Close { id: Uuid },
+}
+
+#[derive(Subcommand)]
+pub enum WebhookCommand {
+    /// Send events to an https endpoint on the public internet; prints the signing secret
+    Add {
+        url: String,
+        /// Only these kinds: drop, note, view, file, generation, job [default: every kind]
+        #[arg(long, value_delimiter = ',')]
+        kinds: Vec<String>,
+    },
+    /// List your webhooks and how their deliveries go
+    List,
+    /// Stop sending events to one
+    Remove { id: Uuid },
 }
 
 #[derive(Subcommand)]

@@ -17,6 +17,7 @@ mod reading;
 mod requests;
 mod reviews;
 mod upload;
+mod webhooks;
 
 use std::process::ExitCode;
 use std::time::Duration;
@@ -25,7 +26,9 @@ use anyhow::Result;
 use clap::Parser;
 use uuid::Uuid;
 
-use crate::args::{Cli, CollectionCommand, Command, JobsCommand, RequestCommand, ReviewCommand};
+use crate::args::{
+    Cli, CollectionCommand, Command, JobsCommand, RequestCommand, ReviewCommand, WebhookCommand,
+};
 use drive_client::files::Batch;
 use drive_client::version::{self, Program};
 use drive_client::{Client, config};
@@ -246,6 +249,14 @@ async fn command(
                 RequestCommand::List { folder } => requests::list(&client, folder.as_deref(), json).await,
                 RequestCommand::Open { id } => requests::set_open(&client, id, true, json).await,
                 RequestCommand::Close { id } => requests::set_open(&client, id, false, json).await,
+            }
+        }
+        Command::Webhook(command) => {
+            let client = signed_in()?;
+            match command {
+                WebhookCommand::Add { url, kinds } => webhooks::add(&client, &url, &kinds, json).await,
+                WebhookCommand::List => webhooks::list(&client, json).await,
+                WebhookCommand::Remove { id } => webhooks::remove(&client, id, json).await,
             }
         }
         Command::Review(command) => {

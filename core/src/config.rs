@@ -15,6 +15,15 @@ pub enum ConfigError {
     },
 }
 
+/// `name`'s value refused for `reason`.
+pub fn invalid(name: &'static str, reason: String) -> ConfigError {
+    ConfigError::Invalid {
+        name,
+        value: std::env::var(name).unwrap_or_default(),
+        reason,
+    }
+}
+
 /// The value of `name`, or an error naming it when unset or empty.
 pub fn required(name: &'static str) -> Result<String, ConfigError> {
     match std::env::var(name) {

@@ -90,4 +90,6 @@ ids! {
     NoteId;
     /// An image generated from a prompt.
     GenerationId;
+    /// An account's drive-event webhook.
+    SubscriptionId;
 }

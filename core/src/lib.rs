@@ -19,6 +19,7 @@ pub mod plan;
 pub mod queue;
 pub mod read;
 pub mod records;
+pub mod sealed;
 pub mod storage;
 pub mod token;
 

@@ -6,7 +6,8 @@
 //! ([`is_public`]) before the HTTP client sees it, so the client can only connect to
 //! addresses that passed; a link naming an address outright is checked before it is sent.
 //! Redirects are followed (at most [`MAX_REDIRECTS`]) through the same checks, so a public
-//! server cannot bounce a fetch into a private range. No proxy from the environment is used.
+//! server cannot bounce a fetch into a private range; a webhook's fetcher follows none
+//! ([`Fetcher::unredirected`]). No proxy from the environment is used.
 //! Bodies are read as streams within a size cap, requests within a time cap.
 
 mod ranges;
@@ -61,17 +62,22 @@ impl Resolver for SystemResolver {
 }
 
 /// What a fetcher may reach beyond the public internet: nothing in service. Tests name the
-/// hosts of their own loopback servers (`DRIVE_FETCH_ALLOW_HOSTS` where the drive reads it).
+/// hosts of their own loopback servers (`DRIVE_FETCH_ALLOW_HOSTS` where the drive reads it)
+/// and the certificate their https servers present (`DRIVE_FETCH_ROOT_CERT`).
 #[derive(Debug, Clone, Default)]
 pub struct Allowances {
     /// Host names allowed to resolve to any address (a local test server's name).
     pub hosts: Vec<String>,
+    /// Certificates trusted beside the public roots.
+    pub roots: Vec<reqwest::Certificate>,
 }
 
 #[derive(Clone)]
 pub struct Fetcher {
     client: reqwest::Client,
     allowances: Arc<Allowances>,
+    /// Whether redirects are followed (through the checks) or refused.
+    follows: bool,
 }
 
 impl std::fmt::Debug for Fetcher {
@@ -87,15 +93,47 @@ impl Fetcher {
     /// start of the request to the end of its body) and on a connection after 10 s.
     pub fn new(resolver: impl Resolver, allowances: Allowances, timeout: Duration) -> Fetcher {
         let allowances = Arc::new(allowances);
-        let client = reqwest::Client::builder()
+        let redirects = policy(&allowances);
+        Fetcher::build(resolver, allowances, timeout, redirects, true)
+    }
+
+    /// [`Fetcher::new`] following no redirect: a webhook's POST goes where its owner said, or
+    /// fails (a redirect is answered as a refusal).
+    pub fn unredirected(resolver: impl Resolver, allowances: Allowances, timeout: Duration) -> Fetcher {
+        let allowances = Arc::new(allowances);
+        Fetcher::build(
+            resolver,
+            allowances,
+            timeout,
+            reqwest::redirect::Policy::none(),
+            false,
+        )
+    }
+
+    fn build(
+        resolver: impl Resolver,
+        allowances: Arc<Allowances>,
+        timeout: Duration,
+        redirects: reqwest::redirect::Policy,
+        follows: bool,
+    ) -> Fetcher {
+        let mut builder = reqwest::Client::builder()
             .no_proxy()
             .dns_resolver(checked(resolver, &allowances))
             .connect_timeout(CONNECT_TIMEOUT)
             .timeout(timeout)
-            .redirect(policy(&allowances))
+            .redirect(redirects);
+        for root in &allowances.roots {
+            builder = builder.add_root_certificate(root.clone());
+        }
+        let client = builder
             .build()
             .expect("a client with a resolver, a policy and timeouts builds");
-        Fetcher { client, allowances }
+        Fetcher {
+            client,
+            allowances,
+            follows,
+        }
     }
 
     /// GETs `link`; answers the response whatever its status, its body unread (read it with
@@ -103,7 +141,7 @@ impl Fetcher {
     pub async fn get(&self, link: &str) -> Result<Response, FetchError> {
         let url = parse(link)?;
         check_url(&url, &self.allowances)?;
-        unfollowed(self.client.get(url).send().await.map_err(failure)?)
+        self.unfollowed(self.client.get(url).send().await.map_err(failure)?)
     }
 
     /// POSTs `body` as JSON to `link` with `headers`; answers the response.
@@ -123,7 +161,7 @@ impl Fetcher {
         for (name, value) in headers {
             request = request.header(*name, *value);
         }
-        unfollowed(request.send().await.map_err(failure)?)
+        self.unfollowed(request.send().await.map_err(failure)?)
     }
 }
 
@@ -139,12 +177,16 @@ impl BlockingFetcher {
     /// See [`Fetcher::new`]; `timeout` caps a whole request, body included.
     pub fn new(resolver: impl Resolver, allowances: Allowances, timeout: Duration) -> BlockingFetcher {
         let allowances = Arc::new(allowances);
-        let client = reqwest::blocking::Client::builder()
+        let mut builder = reqwest::blocking::Client::builder()
             .no_proxy()
             .dns_resolver(checked(resolver, &allowances))
             .connect_timeout(CONNECT_TIMEOUT)
             .timeout(timeout)
-            .redirect(policy(&allowances))
+            .redirect(policy(&allowances));
+        for root in &allowances.roots {
+            builder = builder.add_root_certificate(root.clone());
+        }
+        let client = builder
             .build()
             .expect("a client with a resolver, a policy and timeouts builds");
         BlockingFetcher { client, allowances }
@@ -188,10 +230,18 @@ pub async fn check_link(
     Ok(url)
 }
 
-/// The hosts `DRIVE_FETCH_ALLOW_HOSTS` names (comma-separated): the tests' own loopback
-/// servers. Never set in service.
-pub fn allowances_from_environment() -> Allowances {
-    Allowances {
+/// The hosts `DRIVE_FETCH_ALLOW_HOSTS` names (comma-separated) and the certificates in the
+/// PEM file `DRIVE_FETCH_ROOT_CERT`: the tests' own loopback servers. Never set in service.
+pub fn allowances_from_environment() -> Result<Allowances, String> {
+    let roots = match std::env::var("DRIVE_FETCH_ROOT_CERT") {
+        Ok(path) if !path.is_empty() => {
+            let pem = std::fs::read(&path).map_err(|e| format!("DRIVE_FETCH_ROOT_CERT ({path}): {e}"))?;
+            reqwest::Certificate::from_pem_bundle(&pem)
+                .map_err(|e| format!("DRIVE_FETCH_ROOT_CERT ({path}) holds no certificate: {e}"))?
+        }
+        _ => Vec::new(),
+    };
+    Ok(Allowances {
         hosts: std::env::var("DRIVE_FETCH_ALLOW_HOSTS")
             .unwrap_or_default()
             .split(',')
@@ -199,7 +249,8 @@ pub fn allowances_from_environment() -> Allowances {
             .filter(|h| !h.is_empty())
             .map(str::to_string)
             .collect(),
-    }
+        roots,
+    })
 }
 
 /// A connection not made within this long is given up.
@@ -233,13 +284,19 @@ fn unfollowed_redirect() -> FetchError {
     FetchError::Refused("the link redirects to one that is not fetched (only http and https are)".into())
 }
 
-/// A response still redirecting is one the client would not follow (to a `file:` or other
-/// link that is not http): refused, like a redirect it refused.
-fn unfollowed(response: Response) -> Result<Response, FetchError> {
-    if response.status().is_redirection() {
-        return Err(unfollowed_redirect());
+impl Fetcher {
+    /// A response still redirecting is one the client would not follow (to a `file:` or other
+    /// link that is not http, or any, for a fetcher that follows none): refused, like a
+    /// redirect it refused.
+    fn unfollowed(&self, response: Response) -> Result<Response, FetchError> {
+        match response.status() {
+            status if status.is_redirection() && !self.follows => Err(FetchError::Refused(format!(
+                "the link answered {status}: redirects are not followed"
+            ))),
+            status if status.is_redirection() => Err(unfollowed_redirect()),
+            _ => Ok(response),
+        }
     }
-    Ok(response)
 }
 
 /// A response's body, refused past `cap` bytes (read as it comes, never more than the cap

@@ -70,6 +70,7 @@ fn fetcher() -> Fetcher {
     ]));
     let allowances = Allowances {
         hosts: vec!["allowed.test".to_string()],
+        ..Default::default()
     };
     Fetcher::new(names, allowances, Duration::from_secs(10))
 }

@@ -24,7 +24,7 @@ pub(crate) struct Api {
 }
 
 impl Api {
-    pub(crate) fn new(timeout: Duration) -> Api {
+    pub(crate) fn new(timeout: Duration, links: drive_fetch::Allowances) -> Api {
         let http = reqwest::Client::builder()
             .timeout(timeout)
             .connect_timeout(Duration::from_secs(10))
@@ -34,11 +34,7 @@ impl Api {
             .expect("a client with timeouts builds");
         Api {
             http,
-            links: Fetcher::new(
-                SystemResolver,
-                drive_fetch::allowances_from_environment(),
-                timeout,
-            ),
+            links: Fetcher::new(SystemResolver, links, timeout),
         }
     }
 

@@ -244,10 +244,12 @@ impl Generators {
     /// `DRIVE_SEEDREAM_MODEL` ([`ModelIds`]);
     /// `DRIVE_GENERATION_TIMEOUT_SECONDS` (default 120), the longest one call to a provider
     /// may take.
-    pub fn from_environment() -> Result<Generators, ConfigError> {
+    /// Links a provider hands over are fetched with `links` (what may be reached beyond the
+    /// public internet: see `drive_fetch::Allowances`).
+    pub fn from_environment(links: drive_fetch::Allowances) -> Result<Generators, ConfigError> {
         let timeout: f64 = config::parsed_or("DRIVE_GENERATION_TIMEOUT_SECONDS", 120.0)?;
         Ok(Generators {
-            api: Api::new(Duration::from_secs_f64(timeout.max(1.0))),
+            api: Api::new(Duration::from_secs_f64(timeout.max(1.0)), links),
             openai: Provider::from_environment(
                 "DRIVE_OPENAI_API_KEY",
                 "DRIVE_OPENAI_BASE_URL",

@@ -6,7 +6,7 @@ real ones the test seeded (files, folders, jobs, collections...), read from the 
 by DRIVE_CONTRACT_SEED: {"fileId": [...], "folderId": [...], ...}. Only well-formed UUIDs are
 swapped, so the malformed ids of negative cases stay malformed. Cases meant to be valid also
 get the rest of the drive's state no schema can state: tokens, part numbers within the seeded
-plan, the stored object /insert-file records, a link /import-from-url can fetch.
+plan, the stored object /insert-file records, a link /import-from-url can fetch, a webhook's link.
 
 After each call, the operation and the status are appended to DRIVE_CONTRACT_CALLS as JSON
 lines, so the test can count the operations that got past validation.
@@ -144,6 +144,10 @@ def before_call(context, case, kwargs):
     if path == "/import-from-url":
         # A link that answers: the drive's own permanent link to a public file.
         case.body["url"] = SEED["importUrl"][0]
+    if path == "/create-event-subscription":
+        # An https link the drive may send to (loopback is allowed in the tests); which hosts
+        # are on the public internet is the network's to say.
+        case.body["url"] = SEED["webhookUrl"][0]
 
 
 @schemathesis.hook

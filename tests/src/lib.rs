@@ -30,6 +30,7 @@ pub mod media;
 pub mod origin;
 pub mod provider;
 pub mod proxy;
+pub mod receiver;
 pub mod scratch;
 pub mod senders;
 pub mod tool_server;
@@ -290,6 +291,15 @@ impl TestApp {
 
     pub fn worker(&self, index: usize) -> &Worker {
         &self.workers[index]
+    }
+
+    /// What every worker of this app has logged, companions included.
+    pub fn worker_logs(&self) -> String {
+        self.workers
+            .iter()
+            .chain(&self.companions)
+            .map(|w| std::fs::read_to_string(&w.log).unwrap_or_default())
+            .collect()
     }
 
     /// The PIDs of a worker's job processes (`drive-worker run-job` children): the job it runs

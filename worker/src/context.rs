@@ -148,6 +148,7 @@ impl JobContext {
     pub fn fetch_allowances(&self) -> drive_fetch::Allowances {
         drive_fetch::Allowances {
             hosts: self.fetch_hosts.clone(),
+            ..Default::default()
         }
     }
 

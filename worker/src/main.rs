@@ -26,6 +26,7 @@ mod settings;
 mod steward;
 mod upkeep;
 mod vision;
+mod webhooks;
 
 use std::process::ExitCode;
 

@@ -7,6 +7,7 @@ use std::time::Duration;
 use drive_core::config::{self, ConfigError};
 use drive_core::plan::{JobMinutes, Quotas};
 use drive_core::queue::QueueConfig;
+use drive_core::sealed::Sealer;
 use drive_core::storage::{DEFAULT_SITE_URL, StorageConfig};
 use drive_core::{job, multipart};
 use drive_generate::Generators;
@@ -60,6 +61,8 @@ pub struct Settings {
     pub vision: Option<Vision>,
     /// What imports may fetch beyond the public internet (`DRIVE_FETCH_ALLOW_HOSTS`, tests only).
     pub fetch_allowances: drive_fetch::Allowances,
+    /// Opens what the drive sealed (webhooks' signing secrets), under `DRIVE_SECRET`.
+    pub sealer: Sealer,
 }
 
 /// A job whose worker stopped this many times is failed rather than tried again.
@@ -85,7 +88,10 @@ impl Settings {
     /// (default `~/.cache/drive/models`) and the describing model's (see [`Vision`]).
     pub fn from_environment() -> Result<Settings, ConfigError> {
         let cpus = std::thread::available_parallelism().map_or(1, usize::from);
+        let fetch_allowances = drive_fetch::allowances_from_environment()
+            .map_err(|why| config::invalid("DRIVE_FETCH_ROOT_CERT", why))?;
         Ok(Settings {
+            sealer: Sealer::new(&config::required("DRIVE_SECRET")?),
             database_url: config::database_url()?,
             storage: StorageConfig::from_environment(DEFAULT_SITE_URL)?,
             queue: QueueConfig::from_environment()?,
@@ -115,7 +121,7 @@ impl Settings {
             )?),
             image_grace: chrono::TimeDelta::from_std(drive_core::generation::image_grace()?)
                 .unwrap_or(chrono::TimeDelta::MAX),
-            generators: Generators::from_environment()?,
+            generators: Generators::from_environment(fetch_allowances.clone())?,
             metrics_listen: match std::env::var("DRIVE_WORKER_METRICS_LISTEN") {
                 Ok(value) if !value.is_empty() => Some(value.parse().map_err(
                     |e: std::net::AddrParseError| ConfigError::Invalid {
@@ -132,7 +138,7 @@ impl Settings {
             font: config::or("DRIVE_FONT", "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf").into(),
             models: config::models(),
             vision: Vision::from_environment()?,
-            fetch_allowances: drive_fetch::allowances_from_environment(),
+            fetch_allowances,
         })
     }
 

@@ -123,17 +123,7 @@ async fn select_drive_events(
     };
     let wait = Duration::from_secs(input.wait.map_or(0, Bounded::get) as u64);
     let page = follow(&state, caller.user_id, since, &filter, limit, wait).await?;
-    let events = page
-        .events
-        .into_iter()
-        .map(|e| {
-            let mut event = serde_json::json!({ "kind": e.kind, "id": e.id, "time": e.time });
-            if let (Some(event), serde_json::Value::Object(fields)) = (event.as_object_mut(), e.fields) {
-                event.extend(fields);
-            }
-            event
-        })
-        .collect();
+    let events = page.events.into_iter().map(events::EventRow::into_json).collect();
     Ok(axum::Json(EventPage {
         events,
         next_cursor: page.next.encode(),

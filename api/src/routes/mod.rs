@@ -16,6 +16,7 @@ pub mod read;
 pub mod requests;
 pub mod reviews;
 pub mod search;
+pub mod subscriptions;
 pub mod trash;
 pub mod upload;
 pub mod version;

@@ -31,8 +31,9 @@ impl EventKind {
         }
     }
 
-    pub fn parse(s: &str) -> Option<EventKind> {
-        [
+    /// Every kind, in the spec's order.
+    pub fn all() -> Vec<EventKind> {
+        vec![
             EventKind::Drop,
             EventKind::Note,
             EventKind::View,
@@ -40,8 +41,10 @@ impl EventKind {
             EventKind::Generation,
             EventKind::Job,
         ]
-        .into_iter()
-        .find(|kind| kind.as_str() == s)
+    }
+
+    pub fn parse(s: &str) -> Option<EventKind> {
+        EventKind::all().into_iter().find(|kind| kind.as_str() == s)
     }
 }
 
@@ -121,6 +124,26 @@ pub struct EventRow {
     pub seq: i64,
 }
 
+impl EventRow {
+    /// Where this event is in the feed: a cursor right after it.
+    pub fn cursor(&self) -> Cursor {
+        Cursor {
+            xid: self.xid_text.parse().unwrap_or_default(),
+            seq: self.seq,
+        }
+    }
+
+    /// The event as the feed and the webhooks send it: `kind`, `id`, `time` and its kind's
+    /// fields.
+    pub fn into_json(self) -> serde_json::Value {
+        let mut event = serde_json::json!({ "kind": self.kind, "id": self.id, "time": self.time });
+        if let (Some(event), serde_json::Value::Object(fields)) = (event.as_object_mut(), self.fields) {
+            event.extend(fields);
+        }
+        event
+    }
+}
+
 pub struct Page {
     pub events: Vec<EventRow>,
     pub next: Cursor,
@@ -185,10 +208,7 @@ pub async fn page(
     let more = rows.len() as i64 > limit;
     rows.truncate(limit as usize);
     let next = match rows.last() {
-        Some(last) if more => Cursor {
-            xid: last.xid_text.parse().unwrap_or_default(),
-            seq: last.seq,
-        },
+        Some(last) if more => last.cursor(),
         // Every event of a transaction before xmin was seen: the next page starts past them
         // all, however few matched.
         _ => Cursor {

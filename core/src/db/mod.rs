@@ -14,6 +14,7 @@ pub mod requests;
 pub mod reservations;
 pub mod reviews;
 pub mod search;
+pub mod subscriptions;
 pub mod tags;
 pub mod uploads;
 pub mod users;

@@ -1458,3 +1458,73 @@ async fn a_newer_client_is_mentioned_once_a_day_without_holding_a_command_up() {
     assert!(third.stderr.contains("99.0.0"), "{}", third.stderr);
     serde_json::from_str::<Value>(&third.stdout).expect("stdout is only the JSON document");
 }
+
+#[tokio::test]
+async fn webhooks_are_added_listed_and_removed_from_the_command_line() {
+    let receiver = drive_tests::receiver::Receiver::start().await;
+    let mut app = TestApp::spawn_with(&receiver.trust()).await;
+    app.start_worker(&receiver.trust()).await;
+    let user = app.user(Some("Pro")).await;
+    let scratch = Scratch::new();
+    let drive = Drive::new(&scratch);
+    drive.login(&app, &user).await;
+
+    let url = format!("{}/drive", receiver.url);
+    let added = drive.run(&["webhook", "add", &url, "--kinds", "file,job"]).await;
+    assert!(added.success, "{}{}", added.stdout, added.stderr);
+    assert!(
+        added.stdout.contains("sends file,job events to"),
+        "{}",
+        added.stdout
+    );
+    let secret = added
+        .stdout
+        .split_whitespace()
+        .find(|w| w.starts_with("whsec_"))
+        .expect("the secret is printed")
+        .to_string();
+    app.upload(&user, "a.txt", "Text", "text/plain", bytes(10, 1))
+        .await;
+    let received = receiver.wait_for(1, Duration::from_secs(20)).await;
+    assert_eq!(received[0].json()["file"]["fileName"], "a.txt");
+    assert!(
+        received[0].signed_by(&secret),
+        "not signed with the secret printed"
+    );
+
+    let listed = drive.json(&["webhook", "list"]).await;
+    let subscription = &listed["subscriptions"][0];
+    assert_eq!(subscription["url"], url.as_str());
+    let id = subscription["id"].as_str().unwrap().to_string();
+    let table = drive.run(&["webhook", "list"]).await;
+    assert!(
+        table.success
+            && table.stdout.contains(&id)
+            && table.stdout.contains("active")
+            && table.stdout.contains(&url),
+        "{}",
+        table.stdout
+    );
+
+    let refused = drive.run(&["webhook", "add", "http://127.0.0.1:9/x"]).await;
+    assert!(
+        !refused.success && refused.stderr.contains("https"),
+        "{}",
+        refused.stderr
+    );
+
+    let removed = drive.run(&["webhook", "remove", &id]).await;
+    assert!(
+        removed.success && removed.stdout.contains("removed"),
+        "{}",
+        removed.stderr
+    );
+    let again = drive.run(&["webhook", "remove", &id]).await;
+    assert!(
+        !again.success && again.stderr.contains("no event subscription"),
+        "{}",
+        again.stderr
+    );
+    let empty = drive.run(&["webhook", "list"]).await;
+    assert!(empty.stdout.contains("No webhooks"), "{}", empty.stdout);
+}

@@ -20,6 +20,10 @@ async fn made(app: &TestApp, user: &TestUser, route: &str, body: Value) -> Value
     reply.body
 }
 
+/// A webhook link the drive takes (loopback is allowed here); nothing listens, and no worker
+/// runs to send to it.
+const WEBHOOK_URL: &str = "https://127.0.0.1:9/hook";
+
 /// Real ids and credentials of every kind the routes look up, for tests/contract/hooks.py to
 /// swap in.
 async fn seed(app: &TestApp, user: &TestUser) -> Value {
@@ -155,6 +159,18 @@ async fn seed(app: &TestApp, user: &TestUser) -> Value {
     assert_eq!(sent.status, 200, "{}", sent.body);
     drop.send_bytes(&sent.body, &bytes(1_000, 5)).await;
     let review = made(app, user, "/create-file-review", json!({ "fileId": video })).await;
+    // Subscriptions for /delete-event-subscription to take away.
+    let mut subscriptions = Vec::new();
+    for _ in 0..3 {
+        let made = made(
+            app,
+            user,
+            "/create-event-subscription",
+            json!({ "url": WEBHOOK_URL }),
+        )
+        .await;
+        subscriptions.push(made["subscription"]["id"].clone());
+    }
     let note = app
         .send(
             None,
@@ -193,6 +209,8 @@ async fn seed(app: &TestApp, user: &TestUser) -> Value {
         "abortableUploadToken": [abortable["token"]],
         "storedObject": [{ "objectKey": stored_key, "fileSize": 1_500 }],
         "importUrl": [format!("{}/p/{public}", app.url)],
+        "webhookUrl": [WEBHOOK_URL],
+        "subscriptionId": subscriptions,
         "dropToken": [drop.token],
         "finishedDropToken": [other_drop.token],
     })
@@ -268,7 +286,7 @@ async fn schemathesis_finds_every_operation_true_to_the_document() {
     );
     // Every operation was called, and every one got past validation and the lookups at least
     // once: the seeded ids, tokens, plans and objects reach each route's success.
-    assert_eq!(reached.len(), 58, "operations called: {:?}", reached.keys());
+    assert_eq!(reached.len(), 61, "operations called: {:?}", reached.keys());
     let short: Vec<&String> = reached
         .keys()
         .filter(|op| !past_validation.contains(op))

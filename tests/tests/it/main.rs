@@ -34,3 +34,4 @@ mod sweep;
 mod tags;
 mod upload_form;
 mod views;
+mod webhooks;
