@@ -4,11 +4,15 @@
 //!
 //! - [`ObjectReader`] serves reads from a window fetched with one ranged GET at a time, so a
 //!   zip's central directory and its entries are read without downloading the whole archive.
-//! - [`ResultWriter`] collects bytes into parts and sends each as a multipart part when it
-//!   fills, while the next fills; memory stays at a few parts however large the result grows.
+//! - [`ResultWriter`] spools bytes into parts in the job's work folder and sends each as a
+//!   multipart part when it fills, streamed from its file, while the next fills; memory stays
+//!   flat (a few buffers) however large the parts and the result, and the folder holds at most
+//!   [`PARTS_IN_FLIGHT`] + 1 parts.
 
 use std::collections::VecDeque;
-use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::fs::File;
+use std::io::{self, BufWriter, Read, Seek, SeekFrom, Write};
+use std::path::PathBuf;
 
 use drive_core::db::files::FileRow;
 use drive_core::id::FolderId;
@@ -110,14 +114,48 @@ pub struct ResultWriter<'a> {
     folder_id: Option<FolderId>,
     part_size: usize,
     upload_id: Option<String>,
-    buffer: Vec<u8>,
-    /// Parts on their way to the store, oldest first; at most [`PARTS_IN_FLIGHT`].
+    /// The part filling, in the work folder.
+    filling: Option<Spool>,
+    /// Parts on their way to the store, oldest first; at most [`PARTS_IN_FLIGHT`]. Each
+    /// removes its file once sent.
     sending: VecDeque<JoinHandle<JobResult<()>>>,
     parts: i32,
 }
 
+/// A part being written to a file of its own.
+struct Spool {
+    path: PathBuf,
+    file: BufWriter<File>,
+    len: usize,
+}
+
+impl Spool {
+    fn create(path: PathBuf) -> io::Result<Spool> {
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .open(&path)?;
+        Ok(Spool {
+            path,
+            file: BufWriter::with_capacity(SPOOL_BUFFER, file),
+            len: 0,
+        })
+    }
+
+    /// The part's file, written out and rewound, to be read from its start.
+    fn into_file(self) -> io::Result<(File, PathBuf, usize)> {
+        let mut file = self.file.into_inner().map_err(io::IntoInnerError::into_error)?;
+        file.seek(SeekFrom::Start(0))?;
+        Ok((file, self.path, self.len))
+    }
+}
+
+/// Bytes gathered before a write to a part's file.
+const SPOOL_BUFFER: usize = 1024 * 1024;
+
 /// Parts sent while the next one fills: the store's write and the job's read overlap, for at
-/// most this many parts of memory beyond the one filling.
+/// most this many parts' files in the work folder beyond the one filling.
 const PARTS_IN_FLIGHT: usize = 2;
 
 impl<'a> ResultWriter<'a> {
@@ -136,13 +174,13 @@ impl<'a> ResultWriter<'a> {
             folder_id,
             part_size,
             upload_id: None,
-            buffer: Vec::new(),
+            filling: None,
             sending: VecDeque::new(),
             parts: 0,
         }
     }
 
-    /// Starts sending the filled buffer as the next part, first waiting for the oldest part in
+    /// Starts sending the filled part as the next part, first waiting for the oldest part in
     /// flight when there are [`PARTS_IN_FLIGHT`] already.
     fn send_part(&mut self) -> JobResult<()> {
         let upload_id = match &self.upload_id {
@@ -161,22 +199,44 @@ impl<'a> ResultWriter<'a> {
         if self.sending.len() >= PARTS_IN_FLIGHT {
             self.wait_for_oldest()?;
         }
-        let bytes = std::mem::replace(&mut self.buffer, Vec::with_capacity(self.part_size));
+        let Some(spool) = self.filling.take() else {
+            return Ok(());
+        };
+        let (file, path, len) = spool.into_file()?;
         self.parts += 1;
         let request = Request::PartUrl {
             upload_id,
             number: self.parts,
-            length: bytes.len() as i64,
+            length: len as i64,
         };
         let url: String = self.context.ask(&request)?;
-        let put = self.context.http().put(url).body(bytes);
+        let put = self
+            .context
+            .http()
+            .put(url)
+            .body(reqwest::blocking::Body::sized(file, len as u64));
         self.sending.push_back(std::thread::spawn(move || {
-            put.send()
+            let sent = put
+                .send()
                 .and_then(reqwest::blocking::Response::error_for_status)
                 .map(drop)
-                .map_err(|e| JobError::Server(format!("sending a part to the store: {e}")))
+                .map_err(|e| JobError::Server(format!("sending a part to the store: {e}")));
+            let _ = std::fs::remove_file(&path);
+            sent
         }));
         Ok(())
+    }
+
+    /// The part filling, started when there is none.
+    fn filling(&mut self) -> io::Result<&mut Spool> {
+        if self.filling.is_none() {
+            let path = self
+                .context
+                .dir
+                .join(format!("result-{}-part-{}", self.position, self.parts + 1));
+            self.filling = Some(Spool::create(path)?);
+        }
+        Ok(self.filling.as_mut().expect("just made"))
     }
 
     fn wait_for_oldest(&mut self) -> JobResult<()> {
@@ -192,14 +252,16 @@ impl<'a> ResultWriter<'a> {
     pub fn finish(mut self) -> JobResult<FileRow> {
         match self.upload_id.clone() {
             None => {
-                let path = self.context.dir.join(format!("result-{}", self.position));
-                std::fs::write(&path, std::mem::take(&mut self.buffer))?;
+                // One part at most: its file is the result (made empty for an empty one).
+                self.filling()?;
+                let (file, path, _) = self.filling.take().expect("just made").into_file()?;
+                drop(file);
                 let saved = self.context.save(self.position, &path, self.name, self.folder_id);
                 let _ = std::fs::remove_file(&path);
                 saved
             }
             Some(upload_id) => {
-                if !self.buffer.is_empty() {
+                if self.filling.as_ref().is_some_and(|spool| spool.len > 0) {
                     self.send_part()?;
                 }
                 while !self.sending.is_empty() {
@@ -214,10 +276,12 @@ impl<'a> ResultWriter<'a> {
 
 impl Write for ResultWriter<'_> {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        let room = self.part_size - self.buffer.len();
-        let n = buf.len().min(room);
-        self.buffer.extend_from_slice(&buf[..n]);
-        if self.buffer.len() == self.part_size {
+        let part_size = self.part_size;
+        let spool = self.filling()?;
+        let n = buf.len().min(part_size - spool.len);
+        spool.file.write_all(&buf[..n])?;
+        spool.len += n;
+        if spool.len == part_size {
             self.send_part().map_err(server_side)?;
         }
         Ok(n)
@@ -235,6 +299,9 @@ impl Drop for ResultWriter<'_> {
     fn drop(&mut self) {
         for part in self.sending.drain(..) {
             let _ = part.join();
+        }
+        if let Some(spool) = self.filling.take() {
+            let _ = std::fs::remove_file(&spool.path);
         }
         if let Some(upload_id) = self.upload_id.take() {
             let _ = self.context.ask::<()>(&Request::AbortUpload { upload_id });

@@ -1200,6 +1200,58 @@ async fn a_zip_larger_than_a_part_is_written_in_parts_and_reads_back_whole() {
 }
 
 #[tokio::test]
+async fn a_zip_of_many_parts_keeps_its_job_process_under_100_mib() {
+    // Parts are spooled to the work folder, not held: memory stays flat however many 64 MiB
+    // parts the result takes (held, three parts alone were 192 MiB).
+    let (app, user) = app_with_worker().await;
+    let mut inputs = Vec::new();
+    for n in 0..4 {
+        let id = app
+            .upload(
+                &user,
+                &format!("{n}.mp4"),
+                "Video",
+                "video/mp4",
+                drive_tests::noise(64 * 1024 * 1024, n),
+            )
+            .await;
+        inputs.push(id);
+    }
+    let job = app
+        .create_job(&user, json!({ "jobType": "zip", "fileIds": inputs }))
+        .await;
+    let mut peak_kib = 0u64;
+    let ended = loop {
+        for pid in app.job_processes(0) {
+            let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+            let hwm = status
+                .lines()
+                .find(|l| l.starts_with("VmHWM:"))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|v| v.parse::<u64>().ok());
+            peak_kib = peak_kib.max(hwm.unwrap_or(0));
+        }
+        let now = app.job(&user, &job["id"]).await;
+        if now["state"] != "queued" && now["state"] != "running" {
+            break now;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    assert_eq!(ended["state"], "done", "{ended}");
+    assert!(
+        ended["result"]["bytes"].as_u64().unwrap() > 4 * 64 * 1024 * 1024,
+        "{ended}"
+    );
+    println!("the zip job's process peaked at {} MiB", peak_kib / 1024);
+    assert!(peak_kib > 0, "the job's process was never seen");
+    assert!(
+        peak_kib < 100 * 1024,
+        "the job's process peaked at {} MiB",
+        peak_kib / 1024
+    );
+}
+
+#[tokio::test]
 async fn a_waiting_poller_hears_of_a_job_s_end_without_polling() {
     // No worker yet: the job waits in the queue.
     let mut app = TestApp::spawn().await;
