@@ -1,6 +1,7 @@
 //! Drive's HTTP API: a thin layer that validates, authorizes, writes a row, signs a URL or
 //! enqueues work. It never touches file bytes.
 
+pub mod agent;
 pub mod auth;
 pub mod document;
 pub mod error;
@@ -70,7 +71,8 @@ pub fn app(state: AppState) -> Router {
     let router = router
         .route("/openapi.json", get(move || async move { axum::Json(doc) }))
         .route("/metrics", get(metrics::scrape))
-        .merge(pages::router());
+        .merge(pages::router())
+        .merge(agent::router());
     with_error_bodies(router)
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),

@@ -252,6 +252,14 @@ pub enum Command {
     /// Reviews: links to watch a video or track and leave notes at its moments
     #[command(subcommand)]
     Review(ReviewCommand),
+    /// Ask the drive's agent to do something (it works your drive as your API token) and print its reply
+    Ask {
+        /// What to do, in your words
+        text: String,
+        /// Go on with an earlier conversation (the id `drive ask` printed)
+        #[arg(long)]
+        context: Option<String>,
+    },
     /// Webhooks: every drive event of the kinds you choose POSTed to an https endpoint, signed
     #[command(subcommand)]
     Webhook(WebhookCommand),

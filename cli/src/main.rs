@@ -3,6 +3,7 @@
 //! `drive login --token API_TOKEN` keeps the token and a session in a config file; the other
 //! commands use it. Text output is for people; `--json` prints one JSON document for scripts.
 
+mod agent;
 mod args;
 mod artwork;
 mod commands;
@@ -251,6 +252,7 @@ async fn command(
                 RequestCommand::Close { id } => requests::set_open(&client, id, false, json).await,
             }
         }
+        Command::Ask { text, context } => agent::ask(&signed_in()?, &text, context.as_deref(), json).await,
         Command::Webhook(command) => {
             let client = signed_in()?;
             match command {

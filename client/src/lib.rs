@@ -4,6 +4,7 @@
 //! service's error body as an error type ([`ApiError`]), the file routes typed ([`files`]), and
 //! uploads streamed from disk that resume ([`upload`]).
 
+mod agent;
 pub mod config;
 pub mod files;
 pub mod local;
@@ -116,6 +117,20 @@ impl Client {
             app_id: app_id.to_string(),
             api_token: api_token.to_string(),
             session: None,
+            events_cursor: None,
+        };
+        Client::build(None, config)
+    }
+
+    /// A client acting through a session someone else made (the worker running an agent task
+    /// as its API token, whose secret the drive does not keep): when the session ends, so do
+    /// its calls, since there is no token to exchange again.
+    pub fn for_session(base_url: &str, app_id: &str, session: Session) -> Result<Client> {
+        let config = Config {
+            base_url: base_url.to_string(),
+            app_id: app_id.to_string(),
+            api_token: String::new(),
+            session: Some(session),
             events_cursor: None,
         };
         Client::build(None, config)

@@ -92,4 +92,8 @@ ids! {
     GenerationId;
     /// An account's drive-event webhook.
     SubscriptionId;
+    /// A task of the agent interface.
+    TaskId;
+    /// A conversation of the agent interface: the tasks sharing it.
+    ContextId;
 }

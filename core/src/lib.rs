@@ -2,6 +2,7 @@
 //! signing. No HTTP framework and no media code lives here, so the API, the worker and the
 //! admin commands share one definition of every rule.
 
+pub mod a2a;
 pub mod access;
 pub mod config;
 pub mod db;

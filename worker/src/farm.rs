@@ -8,8 +8,8 @@
 //! child is kept started ahead (the spare), waiting for a job, so a job does not wait for a
 //! process.
 //!
-//! Beside the queue it runs the two loops of [`crate::upkeep`] and the webhook deliverer
-//! ([`crate::webhooks`]).
+//! Beside the queue it runs the two loops of [`crate::upkeep`], the webhook deliverer
+//! ([`crate::webhooks`]) and the agent's tasks ([`crate::agent`]).
 
 use std::os::unix::process::ExitStatusExt;
 use std::process::ExitStatus;
@@ -102,6 +102,7 @@ pub async fn work() -> Result<()> {
     tokio::spawn(upkeep::repush_loop(farm.clone()));
     tokio::spawn(upkeep::sweep_loop(farm.clone()));
     tokio::spawn(crate::webhooks::deliver_loop(farm.clone()));
+    tokio::spawn(crate::agent::run_loop(farm.clone()));
     let concurrency = farm.settings.concurrency;
     tracing::info!(worker = %name, concurrency, queue = %farm.settings.queue.name, "taking jobs");
     // The one line on stdout: tests and scripts wait for it.

@@ -7,6 +7,7 @@
 //!   job from stdin, runs it (asking its supervisor for whatever needs a key) and exits. It
 //!   is not meant to be started by hand.
 
+mod agent;
 mod archive;
 mod av;
 mod checksum;

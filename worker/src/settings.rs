@@ -63,6 +63,10 @@ pub struct Settings {
     pub fetch_allowances: drive_fetch::Allowances,
     /// Opens what the drive sealed (webhooks' signing secrets), under `DRIVE_SECRET`.
     pub sealer: Sealer,
+    /// The agent's model (`DRIVE_AGENT_MODEL_URL`…; none: agent tasks fail saying so).
+    pub agent_model: Option<crate::agent::Model>,
+    /// The drive client application's id (`DRIVE_APP_ID`), which an agent task's calls carry.
+    pub app_id: String,
 }
 
 /// A job whose worker stopped this many times is failed rather than tried again.
@@ -92,6 +96,8 @@ impl Settings {
             .map_err(|why| config::invalid("DRIVE_FETCH_ROOT_CERT", why))?;
         Ok(Settings {
             sealer: Sealer::new(&config::required("DRIVE_SECRET")?),
+            agent_model: crate::agent::Model::from_environment()?,
+            app_id: config::or("DRIVE_APP_ID", "drive"),
             database_url: config::database_url()?,
             storage: StorageConfig::from_environment(DEFAULT_SITE_URL)?,
             queue: QueueConfig::from_environment()?,

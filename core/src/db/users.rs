@@ -78,14 +78,53 @@ pub struct Session {
 
 /// Exchanges a live API token for a new session; `None` when the token is unknown or revoked.
 pub async fn exchange(pool: &PgPool, api_secret: &str) -> Result<Option<Session>, sqlx::Error> {
-    let token = token::generate("drive_session_");
-    let expires_at = Utc::now() + SESSION_LIFETIME;
-    let user_id: Option<UserId> = sqlx::query_scalar(
-        "insert into sessions (token_hash, user_id, api_token_id, expires_at)
-         select $2, user_id, id, $3 from api_tokens where token_hash = $1 and revoked_at is null
-         returning user_id",
+    open_session(pool, Some(token::digest(api_secret)), None, SESSION_LIFETIME).await
+}
+
+/// The account and token behind a live API token (the agent interface's bearer).
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct TokenUser {
+    pub user_id: UserId,
+    pub token_id: TokenId,
+}
+
+pub async fn api_token_user(pool: &PgPool, api_secret: &str) -> Result<Option<TokenUser>, sqlx::Error> {
+    sqlx::query_as(
+        "select user_id, id as token_id from api_tokens where token_hash = $1 and revoked_at is null",
     )
     .bind(token::digest(api_secret))
+    .fetch_optional(pool)
+    .await
+}
+
+/// A session of the live API token `token_id` lasting `lifetime`, for the drive acting as that
+/// token (an agent task's tool calls): revoking the token ends it, like any of the token's.
+pub async fn session_for_token(
+    pool: &PgPool,
+    token_id: TokenId,
+    lifetime: TimeDelta,
+) -> Result<Option<Session>, sqlx::Error> {
+    open_session(pool, None, Some(token_id), lifetime).await
+}
+
+/// A new session lasting `lifetime` of the live API token with this digest or this id; `None`
+/// when there is none such (unknown or revoked).
+async fn open_session(
+    pool: &PgPool,
+    digest: Option<Vec<u8>>,
+    token_id: Option<TokenId>,
+    lifetime: TimeDelta,
+) -> Result<Option<Session>, sqlx::Error> {
+    let token = token::generate("drive_session_");
+    let expires_at = Utc::now() + lifetime;
+    let user_id: Option<UserId> = sqlx::query_scalar(
+        "insert into sessions (token_hash, user_id, api_token_id, expires_at)
+         select $3, user_id, id, $4 from api_tokens
+         where (token_hash = $1 or id = $2) and revoked_at is null
+         returning user_id",
+    )
+    .bind(digest)
+    .bind(token_id)
     .bind(token::digest(&token))
     .bind(expires_at)
     .fetch_optional(pool)
@@ -95,6 +134,15 @@ pub async fn exchange(pool: &PgPool, api_secret: &str) -> Result<Option<Session>
         user_id,
         expires_at,
     }))
+}
+
+/// Ends a session early (an agent task's, when the task ends).
+pub async fn end_session(pool: &PgPool, session_secret: &str) -> Result<(), sqlx::Error> {
+    sqlx::query("delete from sessions where token_hash = $1")
+        .bind(token::digest(session_secret))
+        .execute(pool)
+        .await?;
+    Ok(())
 }
 
 #[derive(Debug, Clone, sqlx::FromRow)]

@@ -1528,3 +1528,47 @@ async fn webhooks_are_added_listed_and_removed_from_the_command_line() {
     let empty = drive.run(&["webhook", "list"]).await;
     assert!(empty.stdout.contains("No webhooks"), "{}", empty.stdout);
 }
+
+#[tokio::test]
+async fn the_agent_is_asked_from_the_command_line() {
+    let model = drive_tests::provider::FakeChat::scripted(
+        vec![json!({ "role": "assistant", "content": null, "tool_calls": [{
+            "id": "call-1", "type": "function",
+            "function": { "name": "reply", "arguments": "{\"text\":\"You have no files yet.\"}" }
+        }] })],
+        Duration::ZERO,
+    )
+    .await;
+    let mut app = TestApp::spawn().await;
+    app.start_worker(&[("DRIVE_AGENT_MODEL_URL", &model.url)]).await;
+    let user = app.user(Some("Pro")).await;
+    let scratch = Scratch::new();
+    let drive = Drive::new(&scratch);
+    drive.login(&app, &user).await;
+
+    let asked = drive.run(&["ask", "What files do I have?"]).await;
+    assert!(asked.success, "{}{}", asked.stdout, asked.stderr);
+    assert_eq!(asked.stdout.trim(), "You have no files yet.");
+    let context = asked
+        .stderr
+        .split_whitespace()
+        .skip_while(|w| *w != "--context")
+        .nth(1)
+        .expect("the conversation's id is printed")
+        .to_string();
+    let again = drive.json(&["ask", "And now?", "--context", &context]).await;
+    assert_eq!(again["task"]["contextId"], context.as_str());
+    assert_eq!(again["task"]["status"]["state"], "TASK_STATE_COMPLETED");
+    // The model read the first question and its answer before the second.
+    let second = &model.sent()[1].body["messages"];
+    assert_eq!(second[1]["content"], "What files do I have?");
+    assert_eq!(second[2]["content"], "You have no files yet.");
+    assert_eq!(second[3]["content"], "And now?");
+
+    let refused = drive.run(&["ask", "hello", "--context", "not-an-id"]).await;
+    assert!(
+        !refused.success && refused.stderr.contains("contextId"),
+        "{}",
+        refused.stderr
+    );
+}

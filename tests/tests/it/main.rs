@@ -1,6 +1,7 @@
 //! The end-to-end suite, one module per area, in one binary: every area links the whole stack,
 //! and linking it once instead of once per area saves minutes on two cores.
 
+mod agent;
 mod artwork;
 mod auth;
 mod cli;

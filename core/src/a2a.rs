@@ -1,0 +1,214 @@
+//! The agent interface's wire shapes (A2A 1.0, ProtoJSON: lowerCamelCase on the way out, the
+//! proto's snake_case names also taken on the way in, enums by name, optional fields left out
+//! when unset). The API answers them and the worker writes them; tasks keep them as JSON.
+//! `docs/a2a-1.0-brief.md` says where each rule comes from.
+
+use chrono::{DateTime, SecondsFormat, Utc};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum TaskState {
+    #[serde(rename = "TASK_STATE_SUBMITTED")]
+    Submitted,
+    #[serde(rename = "TASK_STATE_WORKING")]
+    Working,
+    #[serde(rename = "TASK_STATE_COMPLETED")]
+    Completed,
+    #[serde(rename = "TASK_STATE_FAILED")]
+    Failed,
+    #[serde(rename = "TASK_STATE_CANCELED")]
+    Canceled,
+}
+
+impl TaskState {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TaskState::Submitted => "TASK_STATE_SUBMITTED",
+            TaskState::Working => "TASK_STATE_WORKING",
+            TaskState::Completed => "TASK_STATE_COMPLETED",
+            TaskState::Failed => "TASK_STATE_FAILED",
+            TaskState::Canceled => "TASK_STATE_CANCELED",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<TaskState> {
+        [
+            TaskState::Submitted,
+            TaskState::Working,
+            TaskState::Completed,
+            TaskState::Failed,
+            TaskState::Canceled,
+        ]
+        .into_iter()
+        .find(|state| state.as_str() == s)
+    }
+
+    /// Completed, failed or canceled: nothing moves it again.
+    pub fn is_terminal(self) -> bool {
+        matches!(
+            self,
+            TaskState::Completed | TaskState::Failed | TaskState::Canceled
+        )
+    }
+}
+
+crate::db::text_column!(TaskState, "task state");
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Role {
+    #[serde(rename = "ROLE_USER")]
+    User,
+    #[serde(rename = "ROLE_AGENT")]
+    Agent,
+}
+
+/// Exactly one of `text`, `raw` (base64), `url` or `data` ([`Part::check`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+pub struct Part {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub raw: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub filename: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none", alias = "media_type")]
+    pub media_type: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metadata: Option<Value>,
+}
+
+impl Part {
+    pub fn text(text: impl Into<String>) -> Part {
+        Part {
+            text: Some(text.into()),
+            ..Part::default()
+        }
+    }
+
+    /// Why the part is not one of the four kinds, if it is not.
+    pub fn check(&self) -> Result<(), String> {
+        let kinds = [
+            self.text.is_some(),
+            self.raw.is_some(),
+            self.url.is_some(),
+            self.data.is_some(),
+        ];
+        match kinds.iter().filter(|k| **k).count() {
+            1 => Ok(()),
+            0 => Err("a part must have one of text, raw, url or data".into()),
+            _ => Err("a part must have only one of text, raw, url or data".into()),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Message {
+    #[serde(alias = "message_id")]
+    pub message_id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none", alias = "context_id")]
+    pub context_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none", alias = "task_id")]
+    pub task_id: Option<String>,
+    pub role: Role,
+    pub parts: Vec<Part>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metadata: Option<Value>,
+}
+
+impl Message {
+    /// An agent's message of one text part, in a task's conversation.
+    pub fn from_agent(text: impl Into<String>, task_id: &str, context_id: &str) -> Message {
+        Message {
+            message_id: uuid::Uuid::new_v4().to_string(),
+            context_id: Some(context_id.to_string()),
+            task_id: Some(task_id.to_string()),
+            role: Role::Agent,
+            parts: vec![Part::text(text)],
+            metadata: None,
+        }
+    }
+
+    /// Its text parts, joined by line feeds.
+    pub fn text(&self) -> String {
+        self.parts
+            .iter()
+            .filter_map(|p| p.text.as_deref())
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TaskStatus {
+    pub state: TaskState,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<Message>,
+    pub timestamp: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Artifact {
+    pub artifact_id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    pub parts: Vec<Part>,
+}
+
+/// The name of the artifact that carries the agent's reply.
+pub const REPLY: &str = "Reply";
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Task {
+    pub id: String,
+    pub context_id: String,
+    pub status: TaskStatus,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub artifacts: Option<Vec<Artifact>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub history: Option<Vec<Message>>,
+}
+
+/// A time as A2A writes it: UTC, milliseconds, `Z`.
+pub fn timestamp(at: DateTime<Utc>) -> String {
+    at.to_rfc3339_opts(SecondsFormat::Millis, true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parts_are_one_kind_and_messages_take_either_casing() {
+        let message: Message = serde_json::from_value(serde_json::json!({
+            "message_id": "m1", "role": "ROLE_USER", "parts": [{ "text": "hi" }], "context_id": "c"
+        }))
+        .unwrap();
+        assert_eq!(message.context_id.as_deref(), Some("c"));
+        let out = serde_json::to_value(&message).unwrap();
+        assert_eq!(
+            out,
+            serde_json::json!({ "messageId": "m1", "contextId": "c", "role": "ROLE_USER", "parts": [{ "text": "hi" }] })
+        );
+        assert!(Part::text("a").check().is_ok());
+        assert!(Part::default().check().is_err());
+        let two = Part {
+            url: Some("https://x".into()),
+            ..Part::text("a")
+        };
+        assert!(two.check().is_err());
+        assert_eq!(
+            timestamp("2026-11-26T10:00:00.123456Z".parse().unwrap()),
+            "2026-11-26T10:00:00.123Z"
+        );
+    }
+}

@@ -1,0 +1,274 @@
+//! The agent interface's tasks: made by `SendMessage`, seen and canceled only through the
+//! credential that made them, run by one worker at a time (a lease in the row, taken over when
+//! it runs out), ended once.
+
+use chrono::{DateTime, Utc};
+use sqlx::{PgPool, Postgres, QueryBuilder};
+
+use crate::a2a::{Artifact, Message, Task, TaskState, TaskStatus, timestamp};
+use crate::id::{ContextId, TaskId, TokenId, UserId};
+
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct TaskRow {
+    pub id: TaskId,
+    pub context_id: ContextId,
+    pub user_id: UserId,
+    pub token_id: TokenId,
+    pub state: TaskState,
+    pub status_message: Option<serde_json::Value>,
+    pub status_time: DateTime<Utc>,
+    pub history: serde_json::Value,
+    pub artifacts: serde_json::Value,
+    pub created_at: DateTime<Utc>,
+}
+
+const ROW: &str =
+    "id, context_id, user_id, token_id, state, status_message, status_time, history, artifacts, created_at";
+
+impl TaskRow {
+    /// The conversation so far, oldest first.
+    pub fn messages(&self) -> Vec<Message> {
+        serde_json::from_value(self.history.clone()).unwrap_or_default()
+    }
+
+    /// The task as A2A answers it: at most `history_length` of the latest messages (all when
+    /// `None`, none and no `history` at 0), its artifacts when `include_artifacts`.
+    pub fn to_task(&self, history_length: Option<usize>, include_artifacts: bool) -> Task {
+        let messages = self.messages();
+        let history = match history_length {
+            Some(0) => None,
+            Some(n) => Some(messages[messages.len().saturating_sub(n)..].to_vec()),
+            None => Some(messages),
+        };
+        Task {
+            id: self.id.to_string(),
+            context_id: self.context_id.to_string(),
+            status: TaskStatus {
+                state: self.state,
+                message: self
+                    .status_message
+                    .clone()
+                    .and_then(|m| serde_json::from_value(m).ok()),
+                timestamp: timestamp(self.status_time),
+            },
+            artifacts: include_artifacts
+                .then(|| serde_json::from_value::<Vec<Artifact>>(self.artifacts.clone()).unwrap_or_default()),
+            history,
+        }
+    }
+}
+
+/// Records a submitted task whose conversation starts with `first`.
+pub async fn create(
+    pool: &PgPool,
+    id: TaskId,
+    context_id: ContextId,
+    user_id: UserId,
+    token_id: TokenId,
+    first: &Message,
+) -> Result<TaskRow, sqlx::Error> {
+    sqlx::query_as(&format!(
+        "insert into agent_tasks (id, context_id, user_id, token_id, state, history)
+         values ($1, $2, $3, $4, 'TASK_STATE_SUBMITTED', $5) returning {ROW}"
+    ))
+    .bind(id)
+    .bind(context_id)
+    .bind(user_id)
+    .bind(token_id)
+    .bind(serde_json::json!([first]))
+    .fetch_one(pool)
+    .await
+}
+
+/// One of the credential's tasks.
+pub async fn find(pool: &PgPool, token_id: TokenId, id: TaskId) -> Result<Option<TaskRow>, sqlx::Error> {
+    sqlx::query_as(&format!(
+        "select {ROW} from agent_tasks where id = $1 and token_id = $2"
+    ))
+    .bind(id)
+    .bind(token_id)
+    .fetch_optional(pool)
+    .await
+}
+
+/// The tasks before `before` in a conversation, oldest first: what the agent reads first.
+pub async fn earlier_in_context(
+    pool: &PgPool,
+    token_id: TokenId,
+    context_id: ContextId,
+    before: DateTime<Utc>,
+) -> Result<Vec<TaskRow>, sqlx::Error> {
+    sqlx::query_as(&format!(
+        "select {ROW} from agent_tasks
+         where token_id = $1 and context_id = $2 and created_at < $3
+         order by created_at, id"
+    ))
+    .bind(token_id)
+    .bind(context_id)
+    .bind(before)
+    .fetch_all(pool)
+    .await
+}
+
+/// Which of the credential's tasks `ListTasks` answers.
+#[derive(Debug, Default)]
+pub struct ListFilter {
+    pub context_id: Option<ContextId>,
+    pub state: Option<TaskState>,
+    pub status_after: Option<DateTime<Utc>>,
+}
+
+/// Where a page of `ListTasks` starts: after the task with this status time and id.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PageToken {
+    pub status_time: DateTime<Utc>,
+    pub id: TaskId,
+}
+
+impl PageToken {
+    pub fn encode(self) -> String {
+        format!("{}.{}", self.status_time.timestamp_micros(), self.id)
+    }
+
+    pub fn decode(s: &str) -> Option<PageToken> {
+        let (micros, id) = s.split_once('.')?;
+        Some(PageToken {
+            status_time: DateTime::from_timestamp_micros(micros.parse().ok()?)?,
+            id: id.parse().ok()?,
+        })
+    }
+}
+
+/// A page of the credential's tasks, the latest status change first, and how many match in all.
+pub async fn list(
+    pool: &PgPool,
+    token_id: TokenId,
+    filter: &ListFilter,
+    after: Option<PageToken>,
+    limit: i64,
+) -> Result<(Vec<TaskRow>, i64), sqlx::Error> {
+    let filtered = |q: &mut QueryBuilder<Postgres>| {
+        q.push(" where token_id = ").push_bind(token_id);
+        if let Some(context_id) = filter.context_id {
+            q.push(" and context_id = ").push_bind(context_id);
+        }
+        if let Some(state) = filter.state {
+            q.push(" and state = ").push_bind(state.as_str());
+        }
+        if let Some(after) = filter.status_after {
+            q.push(" and status_time >= ").push_bind(after);
+        }
+    };
+    let mut count = QueryBuilder::new("select count(*) from agent_tasks");
+    filtered(&mut count);
+    let total: i64 = count.build_query_scalar().fetch_one(pool).await?;
+    let mut page = QueryBuilder::new(format!("select {ROW} from agent_tasks"));
+    filtered(&mut page);
+    if let Some(after) = after {
+        page.push(" and (status_time, id) < (")
+            .push_bind(after.status_time)
+            .push(", ")
+            .push_bind(after.id)
+            .push(")");
+    }
+    page.push(" order by status_time desc, id desc limit ")
+        .push_bind(limit);
+    let rows = page.build_query_as().fetch_all(pool).await?;
+    Ok((rows, total))
+}
+
+/// Cancels one of the credential's tasks that has not ended; `None` when it has none such
+/// (the caller tells "no such task" from "already ended" with [`find`]).
+pub async fn cancel(pool: &PgPool, token_id: TokenId, id: TaskId) -> Result<Option<TaskRow>, sqlx::Error> {
+    sqlx::query_as(&format!(
+        "update agent_tasks set state = 'TASK_STATE_CANCELED', status_time = now(), leased_by = null,
+             leased_until = null
+         where id = $1 and token_id = $2 and state in ('TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING')
+         returning {ROW}"
+    ))
+    .bind(id)
+    .bind(token_id)
+    .fetch_optional(pool)
+    .await
+}
+
+/// Leases to `worker` up to `limit` tasks that have not ended and that no live lease holds,
+/// oldest first, marking them working.
+pub async fn claim(
+    pool: &PgPool,
+    worker: uuid::Uuid,
+    lease: std::time::Duration,
+    limit: i64,
+) -> Result<Vec<TaskRow>, sqlx::Error> {
+    sqlx::query_as(&format!(
+        "with free as (
+             select id from agent_tasks
+             where state in ('TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING')
+               and (leased_until is null or leased_until < now())
+             order by created_at
+             limit $3
+             for update skip locked)
+         update agent_tasks t
+         set leased_by = $1, leased_until = now() + make_interval(secs => $2),
+             status_time = case when t.state = 'TASK_STATE_SUBMITTED' then now() else t.status_time end,
+             state = 'TASK_STATE_WORKING'
+         from free where t.id = free.id
+         returning {}",
+        ROW.split(", ")
+            .map(|c| format!("t.{c}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    ))
+    .bind(worker)
+    .bind(lease.as_secs_f64())
+    .bind(limit)
+    .fetch_all(pool)
+    .await
+}
+
+/// Renews a held task's lease; false when it is no longer `worker`'s to run (canceled, or
+/// taken over): the worker stops.
+pub async fn renew(
+    pool: &PgPool,
+    id: TaskId,
+    worker: uuid::Uuid,
+    lease: std::time::Duration,
+) -> Result<bool, sqlx::Error> {
+    let renewed = sqlx::query(
+        "update agent_tasks set leased_until = now() + make_interval(secs => $3)
+         where id = $1 and leased_by = $2 and state = 'TASK_STATE_WORKING'",
+    )
+    .bind(id)
+    .bind(worker)
+    .bind(lease.as_secs_f64())
+    .execute(pool)
+    .await?;
+    Ok(renewed.rows_affected() == 1)
+}
+
+/// Ends a held task `state` (completed or failed) with the agent's `message`, added to the
+/// conversation, and `artifacts`; false when it was no longer `worker`'s (canceled meanwhile).
+pub async fn finish(
+    pool: &PgPool,
+    id: TaskId,
+    worker: uuid::Uuid,
+    state: TaskState,
+    message: &Message,
+    artifacts: &[Artifact],
+) -> Result<bool, sqlx::Error> {
+    let ended = sqlx::query(
+        "update agent_tasks
+         set state = $3, status_message = $4, status_time = now(), history = history || $5,
+             artifacts = $6, leased_by = null, leased_until = null
+         where id = $1 and leased_by = $2 and state = 'TASK_STATE_WORKING'",
+    )
+    .bind(id)
+    .bind(worker)
+    .bind(state.as_str())
+    .bind(serde_json::to_value(message).expect("a message is JSON"))
+    .bind(serde_json::json!([message]))
+    .bind(serde_json::to_value(artifacts).expect("artifacts are JSON"))
+    .execute(pool)
+    .await?;
+    Ok(ended.rows_affected() == 1)
+}

@@ -1,0 +1,586 @@
+//! The agent interface over real HTTP: A2A 1.0 JSON-RPC at `/a2a` with an API token as bearer,
+//! the agent card, every error row, tasks run by the farm with a scripted model (a local server
+//! speaking OpenAI's chat completions with tool calls, the drive's real adapter under test)
+//! calling the drive's routes as the task's token; paging, conversations, per-token visibility
+//! and cancel.
+
+use std::time::Duration;
+
+use drive_tests::provider::FakeChat;
+use drive_tests::*;
+use serde_json::{Value, json};
+
+/// POSTs a JSON-RPC call to `/a2a` as `token` with `A2A-Version: 1.0`; answers the HTTP status
+/// and the body.
+async fn rpc(app: &TestApp, token: &str, method: &str, params: Value) -> Value {
+    let response = reqwest::Client::new()
+        .post(format!("{}/a2a", app.url))
+        .bearer_auth(token)
+        .header("A2A-Version", "1.0")
+        .json(&json!({ "jsonrpc": "2.0", "id": 7, "method": method, "params": params }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200, "JSON-RPC answers go out as 200");
+    let body: Value = response.json().await.unwrap();
+    assert_eq!(body["jsonrpc"], "2.0");
+    assert_eq!(body["id"], 7, "{body}");
+    body
+}
+
+/// The error's code, having checked its shape: `ErrorInfo` in `data` for the A2A codes.
+fn error_code(body: &Value) -> i64 {
+    let error = &body["error"];
+    assert!(body.get("result").is_none(), "{body}");
+    let code = error["code"]
+        .as_i64()
+        .unwrap_or_else(|| panic!("no error: {body}"));
+    assert!(error["message"].is_string(), "{body}");
+    if (-32099..=-32001).contains(&code) {
+        let info = &error["data"][0];
+        assert_eq!(
+            info["@type"], "type.googleapis.com/google.rpc.ErrorInfo",
+            "{body}"
+        );
+        assert_eq!(info["domain"], "a2a-protocol.org", "{body}");
+        assert!(info["reason"].is_string(), "{body}");
+    }
+    code
+}
+
+fn text_message(text: &str) -> Value {
+    json!({ "messageId": uuid::Uuid::new_v4().to_string(), "role": "ROLE_USER", "parts": [{ "text": text }] })
+}
+
+/// An assistant turn calling `name` with `arguments`.
+fn call(name: &str, arguments: Value) -> Value {
+    json!({ "role": "assistant", "content": null, "tool_calls": [{
+        "id": format!("call-{}", uuid::Uuid::new_v4().simple()), "type": "function",
+        "function": { "name": name, "arguments": arguments.to_string() }
+    }] })
+}
+
+#[tokio::test]
+async fn the_agent_card_says_where_and_how_to_call() {
+    let app = TestApp::spawn().await;
+    let response = reqwest::get(format!("{}/.well-known/agent-card.json", app.url))
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    assert!(
+        response.headers()["cache-control"]
+            .to_str()
+            .unwrap()
+            .contains("max-age")
+    );
+    let card: Value = response.json().await.unwrap();
+    for field in [
+        "name",
+        "description",
+        "version",
+        "capabilities",
+        "skills",
+        "defaultInputModes",
+        "defaultOutputModes",
+    ] {
+        assert!(!card[field].is_null(), "{field}: {card}");
+    }
+    let interface = &card["supportedInterfaces"][0];
+    assert_eq!(interface["url"], format!("{}/a2a", app.url));
+    assert_eq!(interface["protocolBinding"], "JSONRPC");
+    assert_eq!(interface["protocolVersion"], "1.0");
+    assert_eq!(card["capabilities"]["streaming"], false);
+    assert_eq!(
+        card["securitySchemes"]["apiToken"]["httpAuthSecurityScheme"]["scheme"],
+        "Bearer"
+    );
+    assert_eq!(
+        card["securityRequirements"][0]["schemes"]["apiToken"]["list"],
+        json!([])
+    );
+}
+
+#[tokio::test]
+async fn every_error_row_answers_its_code() {
+    let app = TestApp::spawn().await;
+    let user = app.user(Some("Pro")).await;
+    let token = &user.api_token;
+    let http = reqwest::Client::new();
+    let post = |body: String, version: Option<&'static str>, content_type: &'static str| {
+        let mut request = http
+            .post(format!("{}/a2a/", app.url))
+            .bearer_auth(token)
+            .header("Content-Type", content_type)
+            .body(body);
+        if let Some(version) = version {
+            request = request.header("A2A-Version", version);
+        }
+        async move {
+            let response = request.send().await.unwrap();
+            assert_eq!(response.status(), 200);
+            response.json::<Value>().await.unwrap()
+        }
+    };
+    let json = "application/json";
+    assert_eq!(
+        error_code(&post("{not json".into(), Some("1.0"), json).await),
+        -32700
+    );
+    assert_eq!(error_code(&post("[1]".into(), Some("1.0"), json).await), -32600);
+    assert_eq!(
+        error_code(
+            &post(
+                r#"{"jsonrpc":"1.0","id":1,"method":"GetTask"}"#.into(),
+                Some("1.0"),
+                json
+            )
+            .await
+        ),
+        -32600
+    );
+    let get = r#"{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"x"}}"#;
+    for version in [None, Some("99.0"), Some("0.3")] {
+        let body = post(get.into(), version, json).await;
+        assert_eq!(error_code(&body), -32009, "{version:?}: {body}");
+        assert_eq!(body["error"]["data"][0]["reason"], "VERSION_NOT_SUPPORTED");
+    }
+    assert_eq!(
+        error_code(&post(get.into(), Some("1.0.2"), json).await),
+        -32001,
+        "a patch version speaks 1.0"
+    );
+    assert_eq!(
+        error_code(&post(get.into(), Some("1.0"), "text/plain").await),
+        -32005
+    );
+
+    assert_eq!(
+        error_code(&rpc(&app, token, "NonExistentMethod", json!({})).await),
+        -32601
+    );
+    let missing = rpc(&app, token, "SendMessage", json!({})).await;
+    assert_eq!(error_code(&missing), -32602);
+    assert!(
+        missing["error"]["message"].as_str().unwrap().contains("message"),
+        "{missing}"
+    );
+    let two_kinds = rpc(
+        &app,
+        token,
+        "SendMessage",
+        json!({ "message": { "messageId": "m", "role": "ROLE_USER", "parts": [{ "text": "a", "url": "https://example.com/" }] } }),
+    )
+    .await;
+    assert_eq!(error_code(&two_kinds), -32602);
+    assert_eq!(
+        two_kinds["error"]["data"][0]["fieldViolations"][0]["field"],
+        "message.parts[0]"
+    );
+    let bad_role =
+        json!({ "message": { "messageId": "m", "role": "ROLE_AGENT", "parts": [{ "text": "a" }] } });
+    assert_eq!(
+        error_code(&rpc(&app, token, "SendMessage", bad_role).await),
+        -32602
+    );
+    let page = rpc(&app, token, "ListTasks", json!({ "pageSize": 101 })).await;
+    assert_eq!(error_code(&page), -32602);
+    assert_eq!(
+        error_code(&rpc(&app, token, "ListTasks", json!({ "pageToken": "nope" })).await),
+        -32602
+    );
+    assert_eq!(
+        error_code(&rpc(&app, token, "GetTask", json!({ "id": "x", "historyLength": -1 })).await),
+        -32602
+    );
+
+    let unknown = uuid::Uuid::new_v4().to_string();
+    let not_found = rpc(&app, token, "GetTask", json!({ "id": unknown })).await;
+    assert_eq!(error_code(&not_found), -32001);
+    assert_eq!(not_found["error"]["data"][0]["reason"], "TASK_NOT_FOUND");
+    assert_eq!(
+        not_found["error"]["data"][0]["metadata"]["taskId"],
+        unknown.as_str()
+    );
+    assert_eq!(
+        error_code(&rpc(&app, token, "CancelTask", json!({ "id": unknown })).await),
+        -32001
+    );
+    let follow_up = json!({ "message": { "messageId": "m", "role": "ROLE_USER", "taskId": unknown, "parts": [{ "text": "a" }] } });
+    assert_eq!(
+        error_code(&rpc(&app, token, "SendMessage", follow_up).await),
+        -32001
+    );
+    assert_eq!(
+        error_code(&rpc(&app, token, "SendStreamingMessage", json!({})).await),
+        -32004
+    );
+    assert_eq!(
+        error_code(&rpc(&app, token, "SubscribeToTask", json!({ "id": unknown })).await),
+        -32004
+    );
+    assert_eq!(
+        error_code(&rpc(&app, token, "GetExtendedAgentCard", json!({})).await),
+        -32004
+    );
+    for method in [
+        "CreateTaskPushNotificationConfig",
+        "GetTaskPushNotificationConfig",
+        "ListTaskPushNotificationConfigs",
+        "DeleteTaskPushNotificationConfig",
+    ] {
+        assert_eq!(
+            error_code(&rpc(&app, token, method, json!({ "taskId": unknown })).await),
+            -32003,
+            "{method}"
+        );
+    }
+
+    // No token, or a made-up one: HTTP 401 before anything is read.
+    let refused = http
+        .post(format!("{}/a2a", app.url))
+        .header("A2A-Version", "1.0")
+        .json(&json!({ "jsonrpc": "2.0", "id": 1, "method": "ListTasks" }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(refused.status(), 401);
+    assert_eq!(refused.headers()["www-authenticate"], "Bearer");
+    let made_up = http
+        .post(format!("{}/a2a", app.url))
+        .bearer_auth("drive_api_madeup")
+        .header("A2A-Version", "1.0")
+        .json(&json!({ "jsonrpc": "2.0", "id": 1, "method": "ListTasks" }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(made_up.status(), 401);
+}
+
+/// Starts a worker whose agent's model is `model`.
+async fn with_model(app: &mut TestApp, model: &FakeChat) {
+    app.start_worker(&[
+        ("DRIVE_AGENT_MODEL_URL", &model.url),
+        ("DRIVE_AGENT_MODEL", "scripted"),
+    ])
+    .await;
+}
+
+/// The task in a `SendMessage` answer, checked to be one.
+fn task_of(body: &Value) -> Value {
+    let task = body["result"]["task"].clone();
+    assert!(task["id"].is_string(), "{body}");
+    task
+}
+
+#[tokio::test]
+async fn a_task_finds_and_links_files_as_its_token_and_replies() {
+    let mut app = TestApp::spawn().await;
+    let user = app.user(Some("Pro")).await;
+    let invoice = app
+        .upload(
+            &user,
+            "march.pdf",
+            "Pdf",
+            "application/pdf",
+            b"%PDF-1.4 march".to_vec(),
+        )
+        .await;
+    let moved = app
+        .call(
+            &user,
+            "/move-files",
+            Some(json!({ "fileIds": [invoice], "folder": "/invoices" })),
+        )
+        .await;
+    assert_eq!(moved.status, 200, "{}", moved.body);
+    let model = FakeChat::scripted(
+        vec![
+            call("list_files", json!({ "folder": "/invoices", "types": ["Pdf"] })),
+            call("get_link", json!({ "fileId": invoice })),
+            call("reply", json!({ "text": "Here is the March invoice." })),
+        ],
+        Duration::ZERO,
+    )
+    .await;
+    with_model(&mut app, &model).await;
+
+    let answer = rpc(
+        &app,
+        &user.api_token,
+        "SendMessage",
+        json!({ "message": text_message("Give me a link to the March invoice") }),
+    )
+    .await;
+    let task = task_of(&answer);
+    assert_eq!(task["status"]["state"], "TASK_STATE_COMPLETED", "{answer}");
+    let reply = &task["status"]["message"];
+    assert_eq!(reply["role"], "ROLE_AGENT");
+    assert_eq!(reply["parts"], json!([{ "text": "Here is the March invoice." }]));
+    assert_eq!(reply["taskId"], task["id"]);
+    assert_eq!(reply["contextId"], task["contextId"]);
+    assert_eq!(task["artifacts"][0]["name"], "Reply");
+    assert_eq!(task["artifacts"][0]["parts"], reply["parts"]);
+    let history = task["history"].as_array().unwrap();
+    assert_eq!(history.len(), 2, "{task}");
+    assert_eq!(history[0]["role"], "ROLE_USER");
+    assert_eq!(history[1], *reply);
+    let stamp = task["status"]["timestamp"].as_str().unwrap();
+    assert!(stamp.ends_with('Z') && stamp.contains('.'), "{stamp}");
+
+    // The model was told the tools, made to call one, and given what the drive answered.
+    let sent = model.sent();
+    assert_eq!(sent.len(), 3, "{sent:?}");
+    let first = &sent[0].body;
+    assert_eq!(first["model"], "scripted");
+    assert_eq!(first["tool_choice"], "required");
+    let tools: Vec<&str> = first["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["function"]["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(tools, ["list_files", "get_link", "reply"]);
+    assert_eq!(first["messages"][0]["role"], "system");
+    assert_eq!(
+        first["messages"].as_array().unwrap().last().unwrap()["content"],
+        "Give me a link to the March invoice"
+    );
+    let listed = sent[1].body["messages"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
+    assert_eq!(listed["role"], "tool");
+    let listed: Value = serde_json::from_str(listed["content"].as_str().unwrap()).unwrap();
+    assert_eq!(listed["files"][0]["id"], invoice.to_string(), "{listed}");
+    assert_eq!(listed["files"][0]["name"], "march.pdf");
+    assert_eq!(listed["files"][0]["folder"], "/invoices/");
+    let linked = sent[2].body["messages"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
+    let linked: Value = serde_json::from_str(linked["content"].as_str().unwrap()).unwrap();
+    let (status, bytes) = get(linked["url"].as_str().unwrap()).await;
+    assert_eq!(status, 200, "{linked}");
+    assert_eq!(bytes, b"%PDF-1.4 march");
+
+    let got = rpc(
+        &app,
+        &user.api_token,
+        "GetTask",
+        json!({ "id": task["id"], "historyLength": 1 }),
+    )
+    .await;
+    assert_eq!(got["result"]["id"], task["id"]);
+    assert_eq!(got["result"]["history"], json!([reply]));
+    // The task's session ended with it.
+    let sessions: i64 = sqlx::query_scalar("select count(*) from sessions where user_id = $1")
+        .bind(user.id)
+        .fetch_one(&mut app.db().await)
+        .await
+        .unwrap();
+    assert_eq!(sessions, 1, "only the test's own session is left");
+}
+
+#[tokio::test]
+async fn tasks_are_their_tokens_paged_newest_first_and_a_context_is_one_conversation() {
+    let mut app = TestApp::spawn().await;
+    let user = app.user(Some("Pro")).await;
+    let model = FakeChat::scripted(vec![call("reply", json!({ "text": "done" }))], Duration::ZERO).await;
+    with_model(&mut app, &model).await;
+    let token = &user.api_token;
+    let send = |message: Value| rpc(&app, token, "SendMessage", json!({ "message": message }));
+    let first = task_of(&send(text_message("first question")).await);
+    let mut follow = text_message("second question");
+    follow["contextId"] = first["contextId"].clone();
+    let second = task_of(&send(follow).await);
+    assert_eq!(second["contextId"], first["contextId"]);
+    assert_ne!(second["id"], first["id"]);
+    let third = task_of(&send(text_message("elsewhere")).await);
+    assert_ne!(third["contextId"], first["contextId"]);
+    // The second task's model read the first task's question and answer first.
+    let conversation: Vec<(String, String)> = model.sent()[1].body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .skip(1)
+        .map(|m| {
+            (
+                m["role"].as_str().unwrap().to_string(),
+                m["content"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    let expected = [
+        ("user", "first question"),
+        ("assistant", "done"),
+        ("user", "second question"),
+    ];
+    assert_eq!(
+        conversation,
+        expected.map(|(r, c)| (r.to_string(), c.to_string()))
+    );
+
+    // Newest first, two a page.
+    let page = rpc(&app, token, "ListTasks", json!({ "pageSize": 2 })).await;
+    let result = &page["result"];
+    assert_eq!(result["totalSize"], 3, "{page}");
+    assert_eq!(result["pageSize"], 2);
+    let ids: Vec<&Value> = result["tasks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| &t["id"])
+        .collect();
+    assert_eq!(ids, [&third["id"], &second["id"]]);
+    assert!(
+        result["tasks"][0].get("artifacts").is_none(),
+        "artifacts only when asked"
+    );
+    let next = result["nextPageToken"].as_str().unwrap();
+    assert!(!next.is_empty());
+    let rest = rpc(
+        &app,
+        token,
+        "ListTasks",
+        json!({ "page_size": 2, "page_token": next, "include_artifacts": true }),
+    )
+    .await;
+    assert_eq!(rest["result"]["tasks"].as_array().unwrap().len(), 1);
+    assert_eq!(rest["result"]["tasks"][0]["id"], first["id"]);
+    assert_eq!(rest["result"]["tasks"][0]["artifacts"][0]["name"], "Reply");
+    assert_eq!(rest["result"]["nextPageToken"], "");
+    let context = rpc(
+        &app,
+        token,
+        "ListTasks",
+        json!({ "contextId": first["contextId"], "historyLength": 0 }),
+    )
+    .await;
+    assert_eq!(context["result"]["totalSize"], 2);
+    assert!(
+        context["result"]["tasks"][0].get("history").is_none(),
+        "{context}"
+    );
+    let failed = rpc(&app, token, "ListTasks", json!({ "status": "TASK_STATE_FAILED" })).await;
+    assert_eq!(
+        failed["result"],
+        json!({ "tasks": [], "nextPageToken": "", "pageSize": 50, "totalSize": 0 })
+    );
+
+    // Ended tasks are not picked up again, nor canceled.
+    let mut again = text_message("more");
+    again["taskId"] = first["id"].clone();
+    assert_eq!(error_code(&send(again).await), -32004);
+    let cancel = rpc(&app, token, "CancelTask", json!({ "id": first["id"] })).await;
+    assert_eq!(error_code(&cancel), -32002);
+    assert_eq!(cancel["error"]["data"][0]["reason"], "TASK_NOT_CANCELABLE");
+
+    // Another token of the same account sees none of them.
+    let other: Value =
+        serde_json::from_str(&app.admin(&["create-token", "--handle", &user.handle, "--json"])).unwrap();
+    let other = other["apiToken"].as_str().unwrap();
+    assert_eq!(
+        error_code(&rpc(&app, other, "GetTask", json!({ "id": first["id"] })).await),
+        -32001
+    );
+    assert_eq!(
+        error_code(&rpc(&app, other, "CancelTask", json!({ "id": first["id"] })).await),
+        -32001
+    );
+    let theirs = rpc(&app, other, "ListTasks", json!({})).await;
+    assert_eq!(theirs["result"]["totalSize"], 0, "{theirs}");
+    let mut borrowed = text_message("into their conversation");
+    borrowed["taskId"] = first["id"].clone();
+    assert_eq!(
+        error_code(&rpc(&app, other, "SendMessage", json!({ "message": borrowed })).await),
+        -32001
+    );
+}
+
+#[tokio::test]
+async fn a_task_returned_at_once_can_be_canceled_mid_call_and_its_calls_stop() {
+    let mut app = TestApp::spawn().await;
+    let user = app.user(Some("Pro")).await;
+    // Each turn of the model takes 4 s: the cancel comes while the first is under way.
+    let model = FakeChat::scripted(
+        vec![
+            call("list_files", json!({})),
+            call("reply", json!({ "text": "too late" })),
+        ],
+        Duration::from_secs(4),
+    )
+    .await;
+    with_model(&mut app, &model).await;
+    let token = &user.api_token;
+    let started = std::time::Instant::now();
+    let answer = rpc(
+        &app,
+        token,
+        "SendMessage",
+        json!({ "message": text_message("list my files"), "configuration": { "returnImmediately": true } }),
+    )
+    .await;
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "answered after {:?}",
+        started.elapsed()
+    );
+    let task = task_of(&answer);
+    assert!(
+        ["TASK_STATE_SUBMITTED", "TASK_STATE_WORKING"].contains(&task["status"]["state"].as_str().unwrap()),
+        "{task}"
+    );
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    while model.sent().is_empty() {
+        assert!(std::time::Instant::now() < deadline, "the model was never asked");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let working = rpc(&app, token, "GetTask", json!({ "id": task["id"] })).await;
+    assert_eq!(
+        working["result"]["status"]["state"], "TASK_STATE_WORKING",
+        "{working}"
+    );
+    let canceled = rpc(&app, token, "CancelTask", json!({ "id": task["id"] })).await;
+    assert_eq!(
+        canceled["result"]["status"]["state"], "TASK_STATE_CANCELED",
+        "{canceled}"
+    );
+    // The model's answer comes after the cancel: nothing follows from it.
+    tokio::time::sleep(Duration::from_secs(6)).await;
+    assert_eq!(model.sent().len(), 1, "the canceled task went on");
+    let after = rpc(&app, token, "GetTask", json!({ "id": task["id"] })).await;
+    assert_eq!(
+        after["result"]["status"]["state"], "TASK_STATE_CANCELED",
+        "{after}"
+    );
+    assert_eq!(
+        error_code(&rpc(&app, token, "CancelTask", json!({ "id": task["id"] })).await),
+        -32002
+    );
+}
+
+#[tokio::test]
+async fn without_a_model_a_task_fails_saying_so() {
+    let mut app = TestApp::spawn().await;
+    app.start_worker(&[]).await;
+    let user = app.user(Some("Pro")).await;
+    let answer = rpc(
+        &app,
+        &user.api_token,
+        "SendMessage",
+        json!({ "message": text_message("hello") }),
+    )
+    .await;
+    let task = task_of(&answer);
+    assert_eq!(task["status"]["state"], "TASK_STATE_FAILED", "{answer}");
+    let why = task["status"]["message"]["parts"][0]["text"].as_str().unwrap();
+    assert!(why.contains("DRIVE_AGENT_MODEL_URL"), "{why}");
+    assert!(
+        task.get("artifacts").is_none() || task["artifacts"] == json!([]),
+        "{task}"
+    );
+}

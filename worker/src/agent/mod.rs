@@ -1,0 +1,229 @@
+//! The agent interface's tasks, run in the farm: every worker looks each second for tasks that
+//! no live lease holds (new ones, and those of a worker that died), takes a few, and runs each
+//! as a conversation between the model and the drive's routes ([`tools`]), acting as the
+//! task's API token through a session of its own. A lease in the task's row, renewed every
+//! half second, keeps a task to one worker; when the renewal fails (the task was canceled, or
+//! another worker took it over) the run is dropped at once, its model or tool call with it.
+
+mod model;
+mod tools;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use drive_core::a2a::{Artifact, Message, Part, REPLY, Role, TaskState};
+use drive_core::db::agent_tasks::{self, TaskRow};
+use drive_core::db::users;
+use serde_json::{Value, json};
+use uuid::Uuid;
+
+pub use self::model::Model;
+use crate::farm::Farm;
+
+/// How long a worker holds a task without renewing it.
+const LEASE: Duration = Duration::from_secs(30);
+/// How often the lease is renewed (and a cancel noticed).
+const RENEW_EVERY: Duration = Duration::from_millis(500);
+/// Tasks one worker runs at once.
+const AT_ONCE: i64 = 4;
+/// The model's turns in one task at most.
+const MAX_TURNS: usize = 12;
+/// How long the session a task acts through lasts; far more than [`MAX_TURNS`] take.
+const SESSION: chrono::TimeDelta = chrono::TimeDelta::hours(2);
+
+const INSTRUCTIONS: &str = "You are Drive's agent. You work on the user's drive only through \
+    your tools, which act as the user. Use list_files to find files (never invent an id), \
+    get_link for links, and end every task by calling reply with your answer, including the \
+    links you made. If something cannot be done with your tools, say so in reply.";
+
+pub async fn run_loop(farm: Arc<Farm>) {
+    let runner = Arc::new(Runner {
+        id: Uuid::new_v4(),
+        farm,
+        running: Arc::new(tokio::sync::Semaphore::new(AT_ONCE as usize)),
+    });
+    let mut tick = tokio::time::interval(Duration::from_secs(1));
+    loop {
+        tick.tick().await;
+        let room = runner.running.available_permits() as i64;
+        if room == 0 {
+            continue;
+        }
+        match agent_tasks::claim(&runner.farm.db, runner.id, LEASE, room).await {
+            Ok(tasks) => {
+                for task in tasks {
+                    let permit = runner
+                        .running
+                        .clone()
+                        .acquire_owned()
+                        .await
+                        .expect("never closed");
+                    let runner = runner.clone();
+                    tokio::spawn(async move {
+                        runner.run(task).await;
+                        drop(permit);
+                    });
+                }
+            }
+            Err(e) => tracing::warn!("looking for agent tasks failed: {e}"),
+        }
+    }
+}
+
+struct Runner {
+    /// This process's name on the tasks it holds.
+    id: Uuid,
+    farm: Arc<Farm>,
+    running: Arc<tokio::sync::Semaphore>,
+}
+
+/// How a run ended.
+enum Outcome {
+    Replied(String),
+    Failed(String),
+}
+
+impl Runner {
+    async fn run(&self, task: TaskRow) {
+        tracing::info!(task = %task.id, "running an agent task");
+        let outcome = tokio::select! {
+            outcome = self.converse(&task) => outcome,
+            () = self.held(&task) => {
+                tracing::info!(task = %task.id, "the agent task was canceled or taken over; stopped");
+                return;
+            }
+        };
+        let (state, text) = match outcome {
+            Outcome::Replied(text) => (TaskState::Completed, text),
+            Outcome::Failed(why) => (TaskState::Failed, why),
+        };
+        let message = Message::from_agent(text, &task.id.to_string(), &task.context_id.to_string());
+        let artifacts = match state {
+            TaskState::Completed => vec![Artifact {
+                artifact_id: Uuid::new_v4().to_string(),
+                name: Some(REPLY.to_string()),
+                parts: message.parts.clone(),
+            }],
+            _ => Vec::new(),
+        };
+        match agent_tasks::finish(&self.farm.db, task.id, self.id, state, &message, &artifacts).await {
+            Ok(true) => tracing::info!(task = %task.id, state = state.as_str(), "agent task ended"),
+            Ok(false) => tracing::info!(task = %task.id, "the agent task was canceled before it ended"),
+            Err(e) => {
+                tracing::warn!(task = %task.id, "ending the agent task failed (another worker will run it): {e}")
+            }
+        }
+    }
+
+    /// Returns when the task is no longer this worker's to run.
+    async fn held(&self, task: &TaskRow) {
+        loop {
+            tokio::time::sleep(RENEW_EVERY).await;
+            match agent_tasks::renew(&self.farm.db, task.id, self.id, LEASE).await {
+                Ok(true) => {}
+                Ok(false) => return,
+                Err(e) => tracing::warn!(task = %task.id, "renewing the agent task's lease failed: {e}"),
+            }
+        }
+    }
+
+    /// The conversation: the model's turns and the tools they call, until it replies.
+    async fn converse(&self, task: &TaskRow) -> Outcome {
+        let Some(model) = &self.farm.settings.agent_model else {
+            return Outcome::Failed(
+                "No model is configured for the agent: set DRIVE_AGENT_MODEL_URL on the workers.".into(),
+            );
+        };
+        let session = match users::session_for_token(&self.farm.db, task.token_id, SESSION).await {
+            Ok(Some(session)) => session,
+            Ok(None) => return Outcome::Failed("The API token that sent this task was revoked.".into()),
+            Err(e) => return Outcome::Failed(format!("The drive could not start the task: {e}")),
+        };
+        let outcome = self.with_session(task, model, &session).await;
+        if let Err(e) = users::end_session(&self.farm.db, &session.token).await {
+            tracing::warn!(task = %task.id, "ending the task's session failed (it expires by itself): {e}");
+        }
+        outcome
+    }
+
+    async fn with_session(&self, task: &TaskRow, model: &Model, session: &users::Session) -> Outcome {
+        let storage = &self.farm.settings.storage;
+        let client = match drive_client::Client::for_session(
+            &storage.site_url,
+            &self.farm.settings.app_id,
+            drive_client::config::Session {
+                gel_token: session.token.clone(),
+                expires_at: session.expires_at,
+                user_id: session.user_id.as_uuid(),
+            },
+        ) {
+            Ok(client) => client,
+            Err(e) => return Outcome::Failed(format!("The drive could not start the task: {e:#}")),
+        };
+        let mut messages = match self.conversation(task).await {
+            Ok(messages) => messages,
+            Err(e) => return Outcome::Failed(format!("The drive could not read the conversation: {e}")),
+        };
+        let tools = tools::definitions();
+        for _ in 0..MAX_TURNS {
+            let turn = match model.turn(&messages, &tools).await {
+                Ok(turn) => turn,
+                Err(why) => return Outcome::Failed(format!("The agent's model failed: {why}")),
+            };
+            messages.push(turn.message.clone());
+            if turn.calls.is_empty() {
+                // Made to call a tool, it answered in prose: that is its reply.
+                return match turn.text {
+                    Some(text) => Outcome::Replied(text),
+                    None => Outcome::Failed("The agent's model answered nothing.".into()),
+                };
+            }
+            for call in turn.calls {
+                let arguments: Value = serde_json::from_str(&call.arguments).unwrap_or(Value::Null);
+                if call.name == "reply" {
+                    let text = arguments["text"].as_str().unwrap_or_default().trim().to_string();
+                    if !text.is_empty() {
+                        return Outcome::Replied(text);
+                    }
+                }
+                let result = if call.name == "reply" {
+                    json!({ "error": "reply needs text" })
+                } else {
+                    tools::call(&client, &call.name, &arguments).await
+                };
+                messages
+                    .push(json!({ "role": "tool", "tool_call_id": call.id, "content": result.to_string() }));
+            }
+        }
+        Outcome::Failed(format!("The agent did not finish within {MAX_TURNS} steps."))
+    }
+
+    /// The instructions, the earlier tasks of the same conversation (what was asked, what was
+    /// answered), then this task's messages.
+    async fn conversation(&self, task: &TaskRow) -> Result<Vec<Value>, sqlx::Error> {
+        let mut messages = vec![json!({ "role": "system", "content": INSTRUCTIONS })];
+        let earlier =
+            agent_tasks::earlier_in_context(&self.farm.db, task.token_id, task.context_id, task.created_at)
+                .await?;
+        for message in earlier.iter().flat_map(TaskRow::messages).chain(task.messages()) {
+            let role = match message.role {
+                Role::User => "user",
+                Role::Agent => "assistant",
+            };
+            messages.push(json!({ "role": role, "content": said(&message) }));
+        }
+        Ok(messages)
+    }
+}
+
+/// A message as the model reads it: its text, and a note of any part it cannot read yet.
+fn said(message: &Message) -> String {
+    let mut text = message.text();
+    let others = message.parts.iter().filter(|p: &&Part| p.text.is_none()).count();
+    if others > 0 {
+        text.push_str(&format!(
+            "\n({others} attached part(s) other than text were sent; this agent reads only text so far.)"
+        ));
+    }
+    text
+}
