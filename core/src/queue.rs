@@ -89,6 +89,17 @@ pub struct JobQueue {
     kept: Kept,
 }
 
+/// [`JobQueue::forget`]'s removal, done only once apalis has recorded the worker's lease.
+const FORGET: &str = r#"
+if redis.call("hget", KEYS[3], "locked_by") ~= ARGV[2] then
+    return 0
+end
+redis.call("srem", KEYS[1], ARGV[1])
+redis.call("hdel", KEYS[2], ARGV[1])
+redis.call("del", KEYS[3])
+return 1
+"#;
+
 /// What apalis-redis 1.0 keeps of a message a worker has taken: the message in the data hash,
 /// a meta hash of its own, and its id in the worker's set of messages in flight. With results
 /// not persisted it never removes them (and a worker it declares dead has every id in its set
@@ -144,24 +155,23 @@ impl JobQueue {
             .map_err(|e| QueueError(e.to_string()))
     }
 
-    /// Removes what apalis keeps of message `task` (see [`Kept`]), which `worker` has handled.
-    pub async fn forget(&self, task: &str, worker: &str) -> Result<(), QueueError> {
+    /// Removes what apalis keeps of message `task` (see [`Kept`]), which `worker` has handled;
+    /// false when it cannot yet. apalis records its lease on a message (the meta hash's
+    /// `locked_by`) in a batch of its own, possibly after the job has ended: removing the
+    /// message before that makes the lease's script fail ("task not held by this worker") and
+    /// stops the worker's polling. So the message goes only once its lease is recorded.
+    pub async fn forget(&self, task: &str, worker: &str) -> Result<bool, QueueError> {
         let mut storage = self.storage.clone();
-        redis::pipe()
-            .cmd("SREM")
-            .arg(format!("{}:{worker}", self.kept.in_flight))
+        let forgotten: i64 = redis::Script::new(FORGET)
+            .key(format!("{}:{worker}", self.kept.in_flight))
+            .key(&self.kept.data)
+            .key(format!("{}:{task}", self.kept.meta))
             .arg(task)
-            .ignore()
-            .cmd("HDEL")
-            .arg(&self.kept.data)
-            .arg(task)
-            .ignore()
-            .cmd("DEL")
-            .arg(format!("{}:{task}", self.kept.meta))
-            .ignore()
-            .query_async::<()>(storage.get_connection())
+            .arg(worker)
+            .invoke_async(storage.get_connection())
             .await
-            .map_err(|e| QueueError(e.to_string()))
+            .map_err(|e| QueueError(e.to_string()))?;
+        Ok(forgotten == 1)
     }
 
     pub async fn push(&self, job_id: JobId) -> Result<(), QueueError> {

@@ -170,16 +170,29 @@ async fn take_jobs(
     Ok(())
 }
 
+/// How often a handled message's removal is tried, a quarter second apart (a minute).
+const FORGET_TRIES: usize = 240;
+
 async fn handle(message: JobMessage, task: TaskId, farm: Data<Arc<Farm>>) -> Result<(), BoxDynError> {
     let id = message.job_id;
     let supervised = {
         let _running = farm.metrics.running();
         farm.supervise(id).await
     };
-    // The row has the outcome (or, after a failure here, the farm pushes the job again).
-    if let Err(e) = farm.queue.forget(&task.to_string(), &farm.name).await {
-        tracing::warn!(job.id = %id, "forgetting the queue's message failed: {e}");
-    }
+    // The row has the outcome (or, after a failure here, the farm pushes the job again): the
+    // message can go, once apalis has recorded its lease on it (`JobQueue::forget`).
+    let (queue, worker, task) = (farm.queue.clone(), farm.name.clone(), task.to_string());
+    tokio::spawn(async move {
+        for _ in 0..FORGET_TRIES {
+            match queue.forget(&task, &worker).await {
+                Ok(true) => return,
+                Ok(false) => {}
+                Err(e) => tracing::warn!(job.id = %id, "forgetting the queue's message failed: {e}"),
+            }
+            tokio::time::sleep(Duration::from_millis(250)).await;
+        }
+        tracing::warn!(job.id = %id, "the queue's message was never leased; left to Redis");
+    });
     if matches!(supervised, Ok(true)) {
         match jobs::find(&farm.db, id).await {
             Ok(Some(job)) if job.state.has_ended() => farm.metrics.ended(&job),

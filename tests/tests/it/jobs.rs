@@ -220,6 +220,45 @@ async fn redis_holds_nothing_of_jobs_that_ended() {
 }
 
 #[tokio::test]
+async fn a_burst_of_short_jobs_never_stops_the_workers_queue() {
+    // apalis records its lease on a message in a batch of its own, at times after the job has
+    // ended; removing the message before that failed the lease ("task not held by this
+    // worker") and stopped the worker's polling for 5 s at a time, and under load jobs were
+    // given up as interrupted.
+    let mut app = TestApp::spawn_with(&[("DRIVE_MAX_ACTIVE_JOBS", "1000")]).await;
+    app.start_worker(&[]).await;
+    let user = app.user(Some("Pro")).await;
+    let mut files = Vec::new();
+    for n in 0..80u8 {
+        let name = format!("{n}.bin");
+        files.push(
+            app.upload(&user, &name, "Other", "application/octet-stream", bytes(500, n))
+                .await,
+        );
+    }
+    let mut jobs = Vec::new();
+    for file in &files {
+        jobs.push(
+            app.create_job(&user, json!({ "jobType": "checksum", "fileIds": [file] }))
+                .await,
+        );
+    }
+    for job in &jobs {
+        let ended = app.wait_job(&user, &job["id"]).await;
+        assert_eq!(ended["state"], "done", "{ended}");
+    }
+    let logs = app.worker_logs();
+    assert!(
+        !logs.contains("task not held by this worker"),
+        "the queue failed under the burst"
+    );
+    assert!(
+        !logs.contains("the queue failed"),
+        "the queue failed under the burst"
+    );
+}
+
+#[tokio::test]
 async fn a_zip_holds_the_files_and_unzipping_it_gives_them_back() {
     let (app, user) = app_with_worker().await;
     let text = b"hello, zip\n".repeat(50_000);
