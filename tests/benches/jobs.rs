@@ -1,25 +1,28 @@
-//! File jobs against the command-line tool that does the same work, on the same bytes
-//! (`scripts/bench jobs`): checksum against `sha256sum` and `md5sum`, zip against `zip`,
-//! picture convert against `vipsthumbnail`, mergePdf against `qpdf`; and the job process's
-//! peak memory while hashing a file larger than the address space it is allowed.
+//! Every file job that is not audio or video (those are `scripts/bench av`) against the
+//! command-line tool that does the same work (`scripts/bench jobs`): checksum (`sha256sum`,
+//! `md5sum`), zip and unzip (`zip`, `unzip`), picture convert (`vipsthumbnail`), watermark
+//! (`ffmpeg` drawtext), stripMetadata (`exiftool`), stills and contactSheet (`ffmpeg` select and
+//! tile), makePdf (`img2pdf`), mergePdf, splitPdf and extractPages (`qpdf`), compressPdf
+//! (Ghostscript), pdfToImages (`pdftoppm`); then the checksums against the store's raw GET of
+//! the same object, and the job process's peak memory while hashing a file larger than the
+//! address space it is allowed.
 //!
-//! The peers read local files; the jobs read their inputs from the object store and write
-//! their results back to it, so a job's time includes that transfer. Where the job does not
-//! beat the local peer, the peer also runs on the same objects in the store, as a person
-//! would run it on their drive: `curl` reads each through a download link (piped into the
-//! hash; to disk for `zip`, whose archive `curl` then PUTs back to the store). Two figures per job:
-//! the job's own run (its `startTime` to `endTime`: process start, reads, work, writes,
-//! record) and end to end (from just before `/create-file-job` to the job's `endTime`,
-//! adding the request and the queue hop). `DRIVE_BENCH_JOBS_GIB` sets the big file (default 8).
+//! Both sides work on the same objects in the store: the peer's inputs are fetched through
+//! download links by `curl`, and what it makes is PUT back, as a person would run it on their
+//! drive; the job reads its inputs from the store and writes its results back. Each row is five
+//! rounds, the peer first in even rounds and the job first in odd ones, printed as medians with
+//! their spread; the ratio is the job's run (its `startTime` to `endTime`: process start, reads,
+//! work, writes, record) over the peer's. End to end adds the request and the queue hop (from
+//! just before `/create-file-job` to the job's `endTime`). `DRIVE_BENCH_JOBS_GIB` sets the big
+//! file (default 4: the benchmark stores it in one PUT, which the drive takes up to 5 GiB).
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use drive_tests::bench::{
-    add_file, forget_digests, link, median, put_link, script, timed, timed_job, timed_median,
-};
-use drive_tests::{TestApp, env};
-use serde_json::json;
+use drive_core::id::FileId;
+use drive_tests::bench::{add_file, forget_digests, link, middle, put_link, script, timed_job, timed_script};
+use drive_tests::{TestApp, TestUser, env};
+use serde_json::{Value, json};
 use tokio::io::AsyncWriteExt;
 
 const MIB: u64 = 1024 * 1024;
@@ -42,16 +45,98 @@ async fn write_noise(path: &Path, len: u64) {
     file.sync_all().await.unwrap();
 }
 
-/// One row: the peer on local files, and (where it was run) on the same objects in the store.
-fn row(what: &str, peer: &str, local: f64, stored: Option<f64>, own: f64, end_to_end: f64) {
-    let (stored, stored_ratio) = match stored {
-        Some(s) => (format!("{s:.2} s"), format!("{:.2}", own / s)),
-        None => ("".to_string(), "".to_string()),
-    };
-    println!(
-        "| {what} | {peer} | {local:.2} s | {stored} | {own:.2} s | {end_to_end:.2} s | {:.2} | {stored_ratio} |",
-        own / local
-    );
+/// Rounds of each row, in rotated order: the peer first in even rounds, the job first in odd.
+const ROUNDS: usize = 5;
+
+/// A row's peer: a shell command run in a scratch folder whose `in/` holds the inputs (named
+/// `0001.EXT`…), fetched from the store through download links by one `curl`; what it writes to
+/// `out/` is PUT back to the store (at most `outputs` files), by one `curl` too.
+struct Peer<'a> {
+    label: &'a str,
+    ext: &'a str,
+    command: &'a str,
+    outputs: usize,
+}
+
+struct Bench<'a> {
+    app: &'a TestApp,
+    user: &'a TestUser,
+    scratch: PathBuf,
+}
+
+impl Bench<'_> {
+    /// Times `peer` and the job `body` on the same stored `inputs` in [`ROUNDS`] rounds and
+    /// prints the row; answers the job run's median.
+    async fn row(&self, what: &str, peer: Peer<'_>, inputs: &[FileId], body: Value) -> f64 {
+        let mut args = vec![
+            self.scratch.to_str().unwrap().to_string(),
+            peer.ext.to_string(),
+            inputs.len().to_string(),
+        ];
+        for id in inputs {
+            args.push(link(self.app, self.user, *id).await);
+        }
+        for n in 0..peer.outputs {
+            args.push(put_link(self.app, &format!("bench/peer/{n}")).await);
+        }
+        let script = format!(
+            r#"dir=$1; ext=$2; n=$3; shift 3
+rm -rf "$dir"; mkdir -p "$dir/in" "$dir/out"; cd "$dir"
+get=(); i=0
+for url in "${{@:1:$n}}"; do i=$((i + 1)); get+=(-o "in/$(printf %04d $i).$ext" "$url"); done
+curl -sf --fail-early "${{get[@]}}"
+shift "$n"
+{command}
+put=(); for f in out/*; do [ -e "$f" ] || continue; put+=(-T "$f" "$1"); shift; done
+if [ ${{#put[@]}} -gt 0 ]; then curl -sf --fail-early -o /dev/null "${{put[@]}}"; fi
+cd /; rm -rf "$dir""#,
+            command = peer.command
+        );
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let (mut peers, mut runs, mut ends) = (Vec::new(), Vec::new(), Vec::new());
+        for round in 0..ROUNDS {
+            if round % 2 == 0 {
+                peers.push(timed_script(&script, &args));
+            }
+            forget_digests(self.app).await;
+            let (own, end_to_end, _) = timed_job(self.app, self.user, body.clone()).await;
+            runs.push(own);
+            ends.push(end_to_end);
+            if round % 2 == 1 {
+                peers.push(timed_script(&script, &args));
+            }
+        }
+        let spread = |v: &[f64]| {
+            let (min, max) = v
+                .iter()
+                .fold((f64::MAX, 0f64), |(a, b), x| (a.min(*x), b.max(*x)));
+            format!("{:.2} s ({min:.2}–{max:.2})", middle(v.to_vec()))
+        };
+        let own = middle(runs.clone());
+        println!(
+            "| {what} | {} | {} | {} | {:.2} s | {:.2} |",
+            peer.label,
+            spread(&peers),
+            spread(&runs),
+            middle(ends),
+            own / middle(peers.clone())
+        );
+        own
+    }
+}
+
+/// `len` bytes of numbered lines of text.
+fn text_block(n: usize, len: usize) -> Vec<u8> {
+    let mut text = Vec::with_capacity(len + 80);
+    let mut line = 0;
+    while text.len() < len {
+        text.extend_from_slice(
+            format!("document {n}, line {line}: the quick brown fox jumps over the lazy dog\n").as_bytes(),
+        );
+        line += 1;
+    }
+    text.truncate(len);
+    text
 }
 
 /// Peak resident memory of any `drive-worker run-job` process, sampled until `done` is set.
@@ -127,7 +212,7 @@ async fn main() {
     let gib: u64 = std::env::var("DRIVE_BENCH_JOBS_GIB")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(8);
+        .unwrap_or(4);
     let dir = PathBuf::from(env("DRIVE_BENCH_DIR"));
     let s = |p: &Path| p.to_str().unwrap().to_string();
 
@@ -142,9 +227,14 @@ async fn main() {
     let user = app.user(Some("Pro")).await;
 
     println!(
-        "| job | peer | peer, local files | peer, same objects from the store | job run | end to end | ratio to local | ratio to store |"
+        "| job | peer (the same objects: GET, the command, PUT back) | peer, median (min–max) | job run, median (min–max) | end to end, median | job run ÷ peer |"
     );
-    println!("|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|");
+    let bench = Bench {
+        app: &app,
+        user: &user,
+        scratch: dir.join("peer"),
+    };
 
     // Checksums of 1 GiB.
     let gib1 = dir.join("one-gib.bin");
@@ -155,66 +245,43 @@ async fn main() {
     let raw_get = script("curl -sf \"$1\" > /dev/null", &[&gib1_url]);
     let mut against_get = Vec::new();
     for (algorithm, tool) in [("sha256", "sha256sum"), ("md5", "md5sum")] {
-        let local = timed(tool, &[&s(&gib1)]);
-        let stored = script(&format!("curl -sf \"$1\" | {tool}"), &[&gib1_url]);
-        let (own, e2e) = median(3, || async {
-            forget_digests(&app).await;
-            let (own, e2e, _) = timed_job(
-                &app,
-                &user,
+        let own = bench
+            .row(
+                &format!("checksum {algorithm}, 1 GiB"),
+                Peer {
+                    label: tool,
+                    ext: "bin",
+                    command: &format!("{tool} in/*"),
+                    outputs: 0,
+                },
+                &[id],
                 json!({ "jobType": "checksum", "fileIds": [id], "options": { "algorithm": algorithm } }),
             )
             .await;
-            (own, e2e)
-        })
-        .await;
-        row(
-            &format!("checksum {algorithm}, 1 GiB"),
-            tool,
-            local,
-            Some(stored),
-            own,
-            e2e,
-        );
         against_get.push((algorithm, own));
     }
 
-    // Zip: four 256 MiB media files stored, and 256 MiB of text deflated.
-    let mut media = Vec::new();
+    // Zip: four 256 MiB media files stored, 256 MiB of text deflated, a folder of 1,000 small
+    // files; and unzip of 200 files.
     let mut media_ids = Vec::new();
     for n in 0..4 {
         let path = dir.join(format!("clip{n}.mp4"));
         write_noise(&path, 256 * MIB).await;
         media_ids.push(add_file(&app, &user, &path, "Video", "video/mp4").await);
-        media.push(s(&path));
     }
-    let zip_out = dir.join("peer.zip");
-    let mut args = vec!["-q".to_string(), "-0".to_string(), s(&zip_out)];
-    args.extend(media.iter().cloned());
-    let _ = std::fs::remove_file(&zip_out);
-    let local = timed("zip", &args.iter().map(String::as_str).collect::<Vec<_>>());
-    // The same by hand on the drive: fetch the four, zip them, put the archive back.
-    let scratch = dir.join("by-hand");
-    std::fs::create_dir_all(&scratch).unwrap();
-    let mut by_hand = vec![s(&scratch), put_link(&app, "bench/by-hand.zip").await];
-    for id in &media_ids {
-        by_hand.push(link(&app, &user, *id).await);
-    }
-    let stored = script(
-        "cd \"$1\"; put=$2; shift 2; n=0; for url; do n=$((n + 1)); curl -sf -o clip$n.mp4 \"$url\"; done; \
-         rm -f out.zip; zip -q -0 out.zip clip*.mp4; curl -sf -T out.zip \"$put\"; rm -f clip*.mp4 out.zip",
-        &by_hand.iter().map(String::as_str).collect::<Vec<_>>(),
-    );
-    let (own, e2e, _) = timed_job(&app, &user, json!({ "jobType": "zip", "fileIds": media_ids })).await;
-    row(
-        "zip of 4 × 256 MiB videos (stored)",
-        "zip -0",
-        local,
-        Some(stored),
-        own,
-        e2e,
-    );
-
+    bench
+        .row(
+            "zip of 4 × 256 MiB videos (stored)",
+            Peer {
+                label: "zip -0",
+                ext: "mp4",
+                command: "zip -q -0 out/a.zip in/*",
+                outputs: 1,
+            },
+            &media_ids,
+            json!({ "jobType": "zip", "fileIds": media_ids }),
+        )
+        .await;
     let text = dir.join("log.txt");
     {
         let mut file = std::io::BufWriter::new(std::fs::File::create(&text).unwrap());
@@ -231,74 +298,267 @@ async fn main() {
         }
     }
     let text_id = add_file(&app, &user, &text, "Text", "text/plain").await;
-    let _ = std::fs::remove_file(&zip_out);
-    let peer = timed("zip", &["-q", &s(&zip_out), &s(&text)]);
-    let (own, e2e, job) = timed_job(&app, &user, json!({ "jobType": "zip", "fileIds": [text_id] })).await;
-    row(
-        "zip of 256 MiB of text (deflate, level 6)",
-        "zip -6",
-        peer,
-        None,
-        own,
-        e2e,
-    );
-    println!(
-        "|   sizes: ours {} MiB, zip's {} MiB | | | | | | | |",
-        job["result"]["bytes"].as_u64().unwrap() / MIB,
-        std::fs::metadata(&zip_out).unwrap().len() / MIB
-    );
+    bench
+        .row(
+            "zip of 256 MiB of text (deflate, level 6)",
+            Peer {
+                label: "zip -6",
+                ext: "txt",
+                command: "zip -q out/a.zip in/*",
+                outputs: 1,
+            },
+            &[text_id],
+            json!({ "jobType": "zip", "fileIds": [text_id] }),
+        )
+        .await;
+    let mut small = Vec::new();
+    for n in 0..1000 {
+        let path = dir.join(format!("note-{n:04}.txt"));
+        std::fs::write(&path, format!("note {n}\n").repeat(40 + n % 200)).unwrap();
+        small.push(add_file(&app, &user, &path, "Text", "text/plain").await);
+    }
+    let mut folder = None;
+    for chunk in small.chunks(500) {
+        let moved = app
+            .call(
+                &user,
+                "/move-files",
+                Some(json!({ "fileIds": chunk, "folder": "/notes" })),
+            )
+            .await;
+        assert_eq!(moved.status, 200, "{}", moved.body);
+        folder = Some(moved.body["folder"]["id"].clone());
+    }
+    bench
+        .row(
+            "zip of a folder of 1,000 small files",
+            Peer {
+                label: "zip -r",
+                ext: "txt",
+                command: "zip -q -r out/a.zip in",
+                outputs: 1,
+            },
+            &small,
+            json!({ "jobType": "zip", "fromFolderId": folder }),
+        )
+        .await;
+    let archive = dir.join("docs.zip");
+    {
+        let mut zip = zip::ZipWriter::new(std::fs::File::create(&archive).unwrap());
+        for n in 0..200 {
+            zip.start_file(
+                format!("doc-{n:03}.txt"),
+                zip::write::SimpleFileOptions::default(),
+            )
+            .unwrap();
+            std::io::Write::write_all(&mut zip, &text_block(n, 50_000)).unwrap();
+        }
+        zip.finish().unwrap();
+    }
+    let archive_id = add_file(&app, &user, &archive, "Archive", "application/zip").await;
+    bench
+        .row(
+            "unzip of 200 files × 50 KB",
+            Peer {
+                label: "unzip",
+                ext: "zip",
+                command: "unzip -q in/* -d out",
+                outputs: 200,
+            },
+            &[archive_id],
+            json!({ "jobType": "unzip", "fileIds": [archive_id] }),
+        )
+        .await;
 
-    // Picture convert: a 6000 × 4000 JPEG to a 2048-pixel JPEG.
+    // Pictures: a 6000 × 4000 JPEG converted, watermarked and stripped.
     let photo = dir.join("photo.jpg");
     drive_tests::bench::photo(&photo, 6000, 4000);
     let photo_id = add_file(&app, &user, &photo, "Image", "image/jpeg").await;
-    let thumb = dir.join("thumb.jpg");
-    let peer = timed_median(
-        "vipsthumbnail",
-        &[&s(&photo), "-s", "2048", "-o", &format!("{}[Q=85]", s(&thumb))],
-    );
-    let (own, e2e) = median(3, || async {
-        let (own, e2e, _) = timed_job(
-            &app,
-            &user,
+    bench
+        .row(
+            "convert 6000×4000 JPEG → 2048 px JPEG",
+            Peer {
+                label: "vipsthumbnail",
+                ext: "jpg",
+                command: "vipsthumbnail in/* -s 2048 -o \"$PWD/out/%s.jpg[Q=85]\"",
+                outputs: 1,
+            },
+            &[photo_id],
             json!({ "jobType": "convert", "fileIds": [photo_id], "options": { "format": "jpg", "maxEdge": 2048 } }),
         )
         .await;
-        (own, e2e)
-    })
-    .await;
-    row(
-        "convert 6000×4000 JPEG → 2048 px JPEG",
-        "vipsthumbnail",
-        peer,
-        None,
-        own,
-        e2e,
-    );
+    bench
+        .row(
+            "watermark 6000×4000 JPEG",
+            Peer {
+                label: "ffmpeg drawtext",
+                ext: "jpg",
+                command: "ffmpeg -v error -i in/* -vf \"drawtext=fontfile=/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf:text='© Drive':fontsize=h/20:fontcolor=white@0.5:x=w-tw-h/40:y=h-th-h/40\" -q:v 2 out/a.jpg",
+                outputs: 1,
+            },
+            &[photo_id],
+            json!({ "jobType": "watermark", "fileIds": [photo_id], "options": { "text": "© Drive" } }),
+        )
+        .await;
+    bench
+        .row(
+            "stripMetadata of a 6000×4000 JPEG",
+            Peer {
+                label: "exiftool -all=",
+                ext: "jpg",
+                command: "exiftool -q -all= -o out/a.jpg in/*",
+                outputs: 1,
+            },
+            &[photo_id],
+            json!({ "jobType": "stripMetadata", "fileIds": [photo_id] }),
+        )
+        .await;
 
-    // mergePdf: 20 PDFs of 50 pages.
-    let mut pdfs = Vec::new();
+    // A minute of 720p video: stills every 5 s and a contact sheet of 12.
+    let clip = dir.join("minute.mp4");
+    let made = drive_tests::media::ffmpeg(
+        &[
+            "-f",
+            "lavfi",
+            "-i",
+            "testsrc2=size=1280x720:rate=30",
+            "-t",
+            "60",
+            "-c:v",
+            "libx264",
+        ]
+        .into_iter()
+        .chain(["-preset", "veryfast", "-pix_fmt", "yuv420p"])
+        .collect::<Vec<_>>(),
+        "mp4",
+    );
+    std::fs::write(&clip, made).unwrap();
+    let clip_id = add_file(&app, &user, &clip, "Video", "video/mp4").await;
+    bench
+        .row(
+            "stills every 5 s of a minute of 720p",
+            Peer {
+                label: "ffmpeg select",
+                ext: "mp4",
+                command: "ffmpeg -v error -i in/* -vf \"select='isnan(prev_selected_t)+gte(t-prev_selected_t\\,5)'\" -fps_mode vfr -q:v 2 out/s%02d.jpg",
+                outputs: 12,
+            },
+            &[clip_id],
+            json!({ "jobType": "stills", "fileIds": [clip_id], "options": { "every": 5 } }),
+        )
+        .await;
+    bench
+        .row(
+            "contactSheet of 12 frames, 4 columns",
+            Peer {
+                label: "ffmpeg select,tile",
+                ext: "mp4",
+                command: "ffmpeg -v error -i in/* -vf \"select='not(mod(n\\,150))',scale=320:-1,tile=4x3\" -frames:v 1 -q:v 2 out/sheet.jpg",
+                outputs: 1,
+            },
+            &[clip_id],
+            json!({ "jobType": "contactSheet", "fileIds": [clip_id] }),
+        )
+        .await;
+
+    // PDFs: 10 photos made into one, 20 × 50 pages merged, 200 pages split, extracted,
+    // rendered; the photos' PDF compressed.
+    let mut photos = Vec::new();
+    for n in 0..10 {
+        let path = dir.join(format!("scan{n}.jpg"));
+        drive_tests::bench::photo(&path, 2000, 1500);
+        photos.push(add_file(&app, &user, &path, "Image", "image/jpeg").await);
+    }
+    bench
+        .row(
+            "makePdf of 10 JPEGs 2000×1500",
+            Peer {
+                label: "img2pdf",
+                ext: "jpg",
+                command: "img2pdf in/* -o out/a.pdf",
+                outputs: 1,
+            },
+            &photos,
+            json!({ "jobType": "makePdf", "fileIds": photos }),
+        )
+        .await;
     let mut pdf_ids = Vec::new();
     for n in 0..20 {
         let path = dir.join(format!("doc{n}.pdf"));
         pdf_of(&path, 50);
         pdf_ids.push(add_file(&app, &user, &path, "Pdf", "application/pdf").await);
-        pdfs.push(s(&path));
     }
-    let merged = dir.join("merged.pdf");
-    let mut args = vec!["--empty".to_string(), "--pages".to_string()];
-    args.extend(pdfs.iter().cloned());
-    args.extend(["--".to_string(), s(&merged)]);
-    let peer = timed("qpdf", &args.iter().map(String::as_str).collect::<Vec<_>>());
-    let (own, e2e, _) = timed_job(&app, &user, json!({ "jobType": "mergePdf", "fileIds": pdf_ids })).await;
-    row(
-        "mergePdf of 20 PDFs × 50 pages",
-        "qpdf --empty --pages",
-        peer,
-        None,
-        own,
-        e2e,
-    );
+    bench
+        .row(
+            "mergePdf of 20 PDFs × 50 pages",
+            Peer {
+                label: "qpdf --empty --pages",
+                ext: "pdf",
+                command: "qpdf --empty --pages in/* -- out/a.pdf",
+                outputs: 1,
+            },
+            &pdf_ids,
+            json!({ "jobType": "mergePdf", "fileIds": pdf_ids }),
+        )
+        .await;
+    let long = dir.join("long.pdf");
+    pdf_of(&long, 200);
+    let long_id = add_file(&app, &user, &long, "Pdf", "application/pdf").await;
+    bench
+        .row(
+            "splitPdf of 200 pages every 10",
+            Peer {
+                label: "qpdf --split-pages",
+                ext: "pdf",
+                command: "qpdf --split-pages=10 in/* out/part-%d.pdf",
+                outputs: 20,
+            },
+            &[long_id],
+            json!({ "jobType": "splitPdf", "fileIds": [long_id], "options": { "every": 10 } }),
+        )
+        .await;
+    bench
+        .row(
+            "extractPages 1-50 of 200",
+            Peer {
+                label: "qpdf --pages",
+                ext: "pdf",
+                command: "qpdf in/* --pages . 1-50 -- out/a.pdf",
+                outputs: 1,
+            },
+            &[long_id],
+            json!({ "jobType": "extractPages", "fileIds": [long_id], "options": { "pages": "1-50" } }),
+        )
+        .await;
+    bench
+        .row(
+            "pdfToImages of 20 pages at 150 dpi",
+            Peer { label: "pdftoppm -jpeg", ext: "pdf", command: "pdftoppm -r 150 -jpeg -f 1 -l 20 in/* out/p", outputs: 20 },
+            &[long_id],
+            json!({ "jobType": "pdfToImages", "fileIds": [long_id], "options": { "format": "jpg", "dpi": 150, "pages": "1-20" } }),
+        )
+        .await;
+    let scans = dir.join("scans.pdf");
+    let made = std::process::Command::new("img2pdf")
+        .args((0..10).map(|n| s(&dir.join(format!("scan{n}.jpg")))))
+        .args(["-o", &s(&scans)])
+        .status()
+        .unwrap();
+    assert!(made.success(), "making the scanned PDF");
+    let scans_id = add_file(&app, &user, &scans, "Pdf", "application/pdf").await;
+    bench
+        .row(
+            "compressPdf of 10 scanned pages",
+            Peer {
+                label: "gs pdfwrite /ebook",
+                ext: "pdf",
+                command: "gs -q -sDEVICE=pdfwrite -dPDFSETTINGS=/ebook -o out/a.pdf in/*",
+                outputs: 1,
+            },
+            &[scans_id],
+            json!({ "jobType": "compressPdf", "fileIds": [scans_id] }),
+        )
+        .await;
 
     // Checksums against the store's raw read of the same object (the goal: at least 90 % of it).
     println!();
