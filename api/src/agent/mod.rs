@@ -123,6 +123,18 @@ impl RpcError {
         RpcError::a2a(-32004, "UNSUPPORTED_OPERATION", why)
     }
 
+    /// -32000 (JSON-RPC's range for a server's own errors; A2A names none for this): the token
+    /// has the most tasks under way at once.
+    pub fn too_many_tasks() -> RpcError {
+        RpcError::new(
+            -32000,
+            format!(
+                "this token has {} tasks under way, the most at once: wait for one to end, or cancel one",
+                drive_core::db::agent_tasks::MAX_UNFINISHED
+            ),
+        )
+    }
+
     pub fn push_not_supported() -> RpcError {
         RpcError::a2a(
             -32003,

@@ -94,7 +94,8 @@ pub async fn send_message(state: &AppState, caller: &TokenUser, params: Value) -
         caller.token_id,
         &message,
     )
-    .await?;
+    .await?
+    .ok_or_else(RpcError::too_many_tasks)?;
     let task = if configuration.return_immediately {
         task
     } else {

@@ -58,7 +58,11 @@ impl TaskRow {
     }
 }
 
-/// Records a submitted task whose conversation starts with `first`.
+/// Tasks one token may have submitted or working at once: each runs a model, which costs.
+pub const MAX_UNFINISHED: i64 = 10;
+
+/// Records a submitted task whose conversation starts with `first`; `None` when the token has
+/// [`MAX_UNFINISHED`] tasks that have not ended.
 pub async fn create(
     pool: &PgPool,
     id: TaskId,
@@ -66,8 +70,24 @@ pub async fn create(
     user_id: UserId,
     token_id: TokenId,
     first: &Message,
-) -> Result<TaskRow, sqlx::Error> {
-    sqlx::query_as(&format!(
+) -> Result<Option<TaskRow>, sqlx::Error> {
+    let mut tx = pool.begin().await?;
+    // Two sends at once must not both pass the count.
+    sqlx::query("select pg_advisory_xact_lock(hashtextextended($1::text, 4))")
+        .bind(token_id)
+        .execute(&mut *tx)
+        .await?;
+    let unfinished: i64 = sqlx::query_scalar(
+        "select count(*) from agent_tasks
+         where token_id = $1 and state in ('TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING')",
+    )
+    .bind(token_id)
+    .fetch_one(&mut *tx)
+    .await?;
+    if unfinished >= MAX_UNFINISHED {
+        return Ok(None);
+    }
+    let task = sqlx::query_as(&format!(
         "insert into agent_tasks (id, context_id, user_id, token_id, state, history)
          values ($1, $2, $3, $4, 'TASK_STATE_SUBMITTED', $5) returning {ROW}"
     ))
@@ -76,8 +96,10 @@ pub async fn create(
     .bind(user_id)
     .bind(token_id)
     .bind(serde_json::json!([first]))
-    .fetch_one(pool)
-    .await
+    .fetch_one(&mut *tx)
+    .await?;
+    tx.commit().await?;
+    Ok(Some(task))
 }
 
 /// One of the credential's tasks.

@@ -564,6 +564,59 @@ async fn a_task_returned_at_once_can_be_canceled_mid_call_and_its_calls_stop() {
 }
 
 #[tokio::test]
+async fn a_token_has_at_most_ten_tasks_under_way() {
+    // No worker: every task stays submitted.
+    let app = TestApp::spawn().await;
+    let user = app.user(Some("Pro")).await;
+    let send = || {
+        rpc(
+            &app,
+            &user.api_token,
+            "SendMessage",
+            json!({ "message": text_message("wait"), "configuration": { "returnImmediately": true } }),
+        )
+    };
+    let mut first = None;
+    for _ in 0..10 {
+        let task = task_of(&send().await);
+        first.get_or_insert(task["id"].clone());
+    }
+    let eleventh = send().await;
+    assert_eq!(error_code(&eleventh), -32000, "{eleventh}");
+    assert!(
+        eleventh["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("under way"),
+        "{eleventh}"
+    );
+    // Another token of the account has its own ten; a canceled task makes room.
+    let other: Value =
+        serde_json::from_str(&app.admin(&["create-token", "--handle", &user.handle, "--json"])).unwrap();
+    let other = other["apiToken"].as_str().unwrap();
+    let theirs = rpc(
+        &app,
+        other,
+        "SendMessage",
+        json!({ "message": text_message("mine"), "configuration": { "returnImmediately": true } }),
+    )
+    .await;
+    task_of(&theirs);
+    let canceled = rpc(
+        &app,
+        &user.api_token,
+        "CancelTask",
+        json!({ "id": first.unwrap() }),
+    )
+    .await;
+    assert_eq!(
+        canceled["result"]["status"]["state"], "TASK_STATE_CANCELED",
+        "{canceled}"
+    );
+    task_of(&send().await);
+}
+
+#[tokio::test]
 async fn without_a_model_a_task_fails_saying_so() {
     let mut app = TestApp::spawn().await;
     app.start_worker(&[]).await;
