@@ -793,17 +793,23 @@ async fn two_workers_share_one_queue() {
     app.start_worker(&[("DRIVE_WORKER_CONCURRENCY", "1")]).await;
     app.start_worker(&[("DRIVE_WORKER_CONCURRENCY", "1")]).await;
     let user = app.user(Some("Pro")).await;
-    let file = app
-        .upload(
-            &user,
-            "a.bin",
-            "Other",
-            "application/octet-stream",
-            bytes(4 * 1024 * 1024, 1),
-        )
-        .await;
+    // A file each: a second checksum of one file is answered from its kept digest, no job run.
+    let mut files = Vec::new();
+    for n in 0..8u8 {
+        let name = format!("{n}.bin");
+        files.push(
+            app.upload(
+                &user,
+                &name,
+                "Other",
+                "application/octet-stream",
+                bytes(4 * 1024 * 1024, n),
+            )
+            .await,
+        );
+    }
     let mut jobs = Vec::new();
-    for _ in 0..8 {
+    for file in &files {
         jobs.push(
             app.create_job(&user, json!({ "jobType": "checksum", "fileIds": [file] }))
                 .await,
