@@ -10,6 +10,7 @@
 mod agent;
 mod archive;
 mod av;
+mod chat;
 mod checksum;
 mod context;
 mod farm;

@@ -7,12 +7,11 @@
 //! process hands over a JPEG it made (a picture, a video's frame); the supervisor checks its
 //! size and the job's count and answers the description.
 
-use std::time::Duration;
-
 use base64::Engine;
-use drive_core::config::{self, ConfigError};
-use serde_json::{Value, json};
+use drive_core::config::ConfigError;
+use serde_json::json;
 
+use crate::chat::{Chat, Names};
 use crate::context::{JobError, JobResult};
 
 /// The most pictures one job has described: a provider's calls cost money.
@@ -28,23 +27,9 @@ const MAX_DESCRIPTION_CHARS: usize = 600;
 const PROMPT: &str = "Describe what this picture shows in one or two plain sentences, for finding \
     it by searching later: the subjects, the setting and any action. Do not guess who people are.";
 
-#[derive(Clone)]
+#[derive(Clone, Debug)]
 pub struct Vision {
-    http: reqwest::Client,
-    /// The chat completions endpoint: `DRIVE_VISION_URL` + `/chat/completions`.
-    endpoint: String,
-    model: String,
-    key: Option<String>,
-}
-
-impl std::fmt::Debug for Vision {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Vision")
-            .field("endpoint", &self.endpoint)
-            .field("model", &self.model)
-            .field("key", &self.key.as_ref().map(|_| "(hidden)"))
-            .finish()
-    }
+    chat: Chat,
 }
 
 impl Vision {
@@ -52,28 +37,13 @@ impl Vision {
     /// `DRIVE_VISION_MODEL` (default `gpt-4o-mini`), `DRIVE_VISION_API_KEY` (sent as a bearer
     /// token when set), `DRIVE_VISION_TIMEOUT_SECONDS` (default 60).
     pub fn from_environment() -> Result<Option<Vision>, ConfigError> {
-        let Some(base) = std::env::var("DRIVE_VISION_URL").ok().filter(|u| !u.is_empty()) else {
-            return Ok(None);
+        let names = Names {
+            url: "DRIVE_VISION_URL",
+            model: "DRIVE_VISION_MODEL",
+            key: "DRIVE_VISION_API_KEY",
+            timeout: "DRIVE_VISION_TIMEOUT_SECONDS",
         };
-        let timeout = config::parsed_or("DRIVE_VISION_TIMEOUT_SECONDS", 60.0)?;
-        let http = reqwest::Client::builder()
-            .timeout(Duration::from_secs_f64(timeout))
-            // A provider answers where it is asked; a redirect is not followed anywhere.
-            .redirect(reqwest::redirect::Policy::none())
-            .build()
-            .map_err(|e| ConfigError::Invalid {
-                name: "DRIVE_VISION_URL",
-                value: base.clone(),
-                reason: e.to_string(),
-            })?;
-        Ok(Some(Vision {
-            http,
-            endpoint: format!("{}/chat/completions", base.trim_end_matches('/')),
-            model: config::or("DRIVE_VISION_MODEL", "gpt-4o-mini"),
-            key: std::env::var("DRIVE_VISION_API_KEY")
-                .ok()
-                .filter(|k| !k.is_empty()),
-        }))
+        Ok(Chat::from_environment(names, "gpt-4o-mini", 60.0)?.map(|chat| Vision { chat }))
     }
 
     /// What the picture shows, in a sentence or two; `None` when the model says nothing. A
@@ -81,7 +51,6 @@ impl Vision {
     pub async fn describe(&self, jpeg: &[u8]) -> JobResult<Option<String>> {
         let image = base64::engine::general_purpose::STANDARD.encode(jpeg);
         let body = json!({
-            "model": self.model,
             "max_tokens": 200,
             "messages": [{
                 "role": "user",
@@ -92,24 +61,12 @@ impl Vision {
             }],
         });
         let failed = |why: &dyn std::fmt::Display| JobError::Server(format!("the describing model: {why}"));
-        let mut request = self.http.post(&self.endpoint).json(&body);
-        if let Some(key) = &self.key {
-            request = request.bearer_auth(key);
-        }
-        let mut response = request.send().await.map_err(|e| failed(&e))?;
-        let status = response.status();
-        let mut answer = Vec::new();
-        while let Some(chunk) = response.chunk().await.map_err(|e| failed(&e))? {
-            answer.extend_from_slice(&chunk);
-            if answer.len() > MAX_ANSWER_BYTES {
-                return Err(failed(&"its answer is too long"));
-            }
-        }
-        if !status.is_success() {
-            return Err(failed(&format!("it answered {status}")));
-        }
-        let answer: Value = serde_json::from_slice(&answer).map_err(|e| failed(&e))?;
-        let content = answer["choices"][0]["message"]["content"]
+        let message = self
+            .chat
+            .complete(body, MAX_ANSWER_BYTES)
+            .await
+            .map_err(|e| failed(&e))?;
+        let content = message["content"]
             .as_str()
             .ok_or_else(|| failed(&"its answer has no choices[0].message.content"))?;
         Ok(cleaned(content))
