@@ -30,6 +30,23 @@ fn digest_by(tool: &str, bytes: &[u8]) -> String {
         .to_string()
 }
 
+/// Uploads `n` files of `len` bytes and asks a checksum of each (a file each: a second checksum
+/// of one file is answered from its kept digest, with no job run); answers the jobs.
+async fn checksums_of_new_files(app: &TestApp, user: &TestUser, n: u8, len: usize) -> Vec<Value> {
+    let mut jobs = Vec::new();
+    for i in 0..n {
+        let name = format!("{i}.bin");
+        let file = app
+            .upload(user, &name, "Other", "application/octet-stream", bytes(len, i))
+            .await;
+        jobs.push(
+            app.create_job(user, json!({ "jobType": "checksum", "fileIds": [file] }))
+                .await,
+        );
+    }
+    jobs
+}
+
 async fn app_with_worker() -> (TestApp, TestUser) {
     let mut app = TestApp::spawn().await;
     app.start_worker(&[]).await;
@@ -228,21 +245,7 @@ async fn a_burst_of_short_jobs_never_stops_the_workers_queue() {
     let mut app = TestApp::spawn_with(&[("DRIVE_MAX_ACTIVE_JOBS", "1000")]).await;
     app.start_worker(&[]).await;
     let user = app.user(Some("Pro")).await;
-    let mut files = Vec::new();
-    for n in 0..80u8 {
-        let name = format!("{n}.bin");
-        files.push(
-            app.upload(&user, &name, "Other", "application/octet-stream", bytes(500, n))
-                .await,
-        );
-    }
-    let mut jobs = Vec::new();
-    for file in &files {
-        jobs.push(
-            app.create_job(&user, json!({ "jobType": "checksum", "fileIds": [file] }))
-                .await,
-        );
-    }
+    let jobs = checksums_of_new_files(&app, &user, 80, 500).await;
     for job in &jobs {
         let ended = app.wait_job(&user, &job["id"]).await;
         assert_eq!(ended["state"], "done", "{ended}");
@@ -793,28 +796,7 @@ async fn two_workers_share_one_queue() {
     app.start_worker(&[("DRIVE_WORKER_CONCURRENCY", "1")]).await;
     app.start_worker(&[("DRIVE_WORKER_CONCURRENCY", "1")]).await;
     let user = app.user(Some("Pro")).await;
-    // A file each: a second checksum of one file is answered from its kept digest, no job run.
-    let mut files = Vec::new();
-    for n in 0..8u8 {
-        let name = format!("{n}.bin");
-        files.push(
-            app.upload(
-                &user,
-                &name,
-                "Other",
-                "application/octet-stream",
-                bytes(4 * 1024 * 1024, n),
-            )
-            .await,
-        );
-    }
-    let mut jobs = Vec::new();
-    for file in &files {
-        jobs.push(
-            app.create_job(&user, json!({ "jobType": "checksum", "fileIds": [file] }))
-                .await,
-        );
-    }
+    let jobs = checksums_of_new_files(&app, &user, 8, 4 * 1024 * 1024).await;
     for job in &jobs {
         assert_eq!(app.wait_job(&user, &job["id"]).await["state"], "done");
     }
