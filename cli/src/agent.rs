@@ -1,5 +1,5 @@
 //! `drive ask TEXT`: a task for the drive's agent (A2A `SendMessage`), waited for, its reply
-//! printed with the conversation's id; `--context ID` goes on with an earlier conversation.
+//! printed (with the links it made) and the conversation's id; `--context ID` goes on with an earlier conversation.
 
 use anyhow::{Result, bail};
 use serde_json::{Value, json};
@@ -25,9 +25,16 @@ pub async fn ask(client: &Client, text: &str, context: Option<&str>, json: bool)
         v["parts"]
             .as_array()
             .map(|parts| {
+                // Text as written; a link (a file the agent made a link to) as its name and URL.
                 parts
                     .iter()
-                    .filter_map(|p| p["text"].as_str())
+                    .filter_map(|p| match (p["text"].as_str(), p["url"].as_str()) {
+                        (Some(text), _) => Some(text.to_string()),
+                        (None, Some(url)) => {
+                            Some(format!("{}: {url}", p["filename"].as_str().unwrap_or("link")))
+                        }
+                        (None, None) => None,
+                    })
                     .collect::<Vec<_>>()
                     .join("\n")
             })

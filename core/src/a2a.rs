@@ -178,6 +178,38 @@ pub struct Task {
     pub history: Option<Vec<Message>>,
 }
 
+/// Where a task's status changes are POSTed (`TaskPushNotificationConfig`, flat as in 1.0).
+/// `token` and `authentication.credentials` are taken, kept sealed and sent, never answered.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+pub struct PushConfig {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none", alias = "task_id")]
+    pub task_id: Option<String>,
+    #[serde(default)]
+    pub url: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub token: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub authentication: Option<PushAuthentication>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+pub struct PushAuthentication {
+    /// An HTTP authentication scheme, like `Bearer`: the `Authorization` header's first word.
+    #[serde(default)]
+    pub scheme: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub credentials: Option<String>,
+}
+
+/// What a push notification carries: a `StreamResponse` holding a `TaskStatusUpdateEvent`.
+pub fn status_update(task_id: &str, context_id: &str, status: &TaskStatus) -> Value {
+    serde_json::json!({ "statusUpdate": { "taskId": task_id, "contextId": context_id, "status": status } })
+}
+
 /// A time as A2A writes it: UTC, milliseconds, `Z`.
 pub fn timestamp(at: DateTime<Utc>) -> String {
     at.to_rfc3339_opts(SecondsFormat::Millis, true)

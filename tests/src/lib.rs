@@ -26,6 +26,7 @@ use uuid::Uuid;
 pub mod bench;
 pub mod browser;
 pub mod image_providers;
+pub mod local_model;
 pub mod media;
 pub mod origin;
 pub mod provider;

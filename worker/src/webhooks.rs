@@ -1,7 +1,7 @@
 //! The one webhook deliverer: every worker POSTs its accounts' drive events to the https
-//! endpoints they subscribed, each subscription's events once each and in order, signed, through
-//! the drive's one outbound fetcher (`drive-fetch`: addresses checked at connect time, no
-//! redirect followed).
+//! endpoints they subscribed, each subscription's events once each and in order, signed, and
+//! agent tasks' status changes to their push-notification configs, through the drive's one
+//! outbound fetcher (`drive-fetch`: addresses checked at connect time, no redirect followed).
 //!
 //! A subscription is held by one deliverer at a time (a lease in its row, renewed with each
 //! event). Its place in the log moves only past an event its endpoint took (a 2xx), or past
@@ -9,11 +9,18 @@
 //! again rather than skipping it: receivers deduplicate by `X-Drive-Event-Id`. A failed delivery
 //! is tried again after 2 s, 10 s, a minute, 5 and 30 minutes, then hourly; after three days of
 //! failing the subscription is disabled.
+//!
+//! A task's status change is sent to each of its configs as A2A has it (a `StreamResponse`
+//! holding a `statusUpdate`, with `X-A2A-Notification-Token` and `Authorization` when the config
+//! has them), in order per config; one not taken is tried again after 2 s and 10 s, unless a
+//! newer status is there to be sent instead.
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use chrono::Utc;
+use drive_core::a2a::{TaskStatus, status_update, timestamp};
+use drive_core::db::agent_push::{self, DueNotice, seal_binding};
 use drive_core::db::events::{self, Filter, Since};
 use drive_core::db::subscriptions::{self, Claimed, GIVE_UP_AFTER};
 use drive_fetch::{Fetcher, SystemResolver};
@@ -57,6 +64,14 @@ pub async fn deliver_loop(farm: Arc<Farm>) {
                 }
             }
             Err(e) => tracing::warn!("looking for webhooks to deliver failed: {e}"),
+        }
+        match agent_push::claim_due(&deliverer.farm.db, deliverer.id, LEASE, CLAIMED_AT_ONCE).await {
+            Ok(claimed) => {
+                for notice in claimed {
+                    tokio::spawn(deliverer.clone().notify(notice));
+                }
+            }
+            Err(e) => tracing::warn!("looking for push notifications to send failed: {e}"),
         }
     }
 }
@@ -167,6 +182,90 @@ impl Deliverer {
         tracing::info!(subscription = %subscription.id, failures = subscription.failures + 1, disable, "a webhook was not taken: {why}");
         let retry_at = now + chrono::TimeDelta::seconds(wait as i64);
         subscriptions::failed(&self.farm.db, subscription.id, self.id, why, retry_at, disable).await
+    }
+}
+
+/// Waits before the second and third try of a push notification; then it is given up.
+const PUSH_RETRY_AFTER: [u64; 2] = [2, 10];
+
+impl Deliverer {
+    /// Sends one status change to one push config.
+    async fn notify(self: Arc<Self>, notice: DueNotice) {
+        let outcome = self.post_notice(&notice).await;
+        let db = &self.farm.db;
+        let recorded = match outcome {
+            Ok(()) => agent_push::done(db, notice.id, self.id).await,
+            Err(why) => {
+                let retry = PUSH_RETRY_AFTER.get(notice.attempts.max(0) as usize);
+                tracing::info!(task = %notice.task_id, config = %notice.config_id, attempts = notice.attempts + 1,
+                    given_up = retry.is_none(), "a push notification was not taken: {why}");
+                match retry {
+                    Some(&wait) => {
+                        let at = Utc::now() + chrono::TimeDelta::seconds(wait as i64);
+                        agent_push::retry(db, notice.id, self.id, at).await
+                    }
+                    None => agent_push::done(db, notice.id, self.id).await,
+                }
+            }
+        };
+        if let Err(e) = recorded {
+            // Its lease runs out and it is sent again: at least once.
+            tracing::warn!(task = %notice.task_id, "recording a push notification failed: {e}");
+        }
+    }
+
+    async fn post_notice(&self, notice: &DueNotice) -> Result<(), String> {
+        let sealer = &self.farm.settings.sealer;
+        let open = |sealed: &Option<Vec<u8>>, which: &str| -> Result<Option<String>, String> {
+            let Some(sealed) = sealed else { return Ok(None) };
+            let binding = seal_binding(notice.task_id, &notice.config_id, which);
+            let opened = sealer.open(sealed, &binding).map_err(|e| e.to_string())?;
+            String::from_utf8(opened)
+                .map(Some)
+                .map_err(|_| "a sealed secret is not text".to_string())
+        };
+        let token = open(&notice.token_sealed, "token")?;
+        let authorization = match (
+            &notice.auth_scheme,
+            open(&notice.credentials_sealed, "credentials")?,
+        ) {
+            (Some(scheme), Some(credentials)) => Some(format!("{scheme} {credentials}")),
+            (Some(scheme), None) => Some(scheme.clone()),
+            (None, _) => None,
+        };
+        let status = TaskStatus {
+            state: notice.state,
+            message: notice
+                .status_message
+                .clone()
+                .and_then(|m| serde_json::from_value(m).ok()),
+            timestamp: timestamp(notice.status_time),
+        };
+        let body = status_update(
+            &notice.task_id.to_string(),
+            &notice.context_id.to_string(),
+            &status,
+        );
+        let mut headers = Vec::new();
+        if let Some(token) = &token {
+            headers.push(("X-A2A-Notification-Token", token.as_str()));
+        }
+        if let Some(authorization) = &authorization {
+            headers.push(("Authorization", authorization.as_str()));
+        }
+        let response = self
+            .fetcher
+            .post_json(
+                &notice.url,
+                &headers,
+                serde_json::to_vec(&body).expect("a status is JSON"),
+            )
+            .await
+            .map_err(|e| e.to_string())?;
+        match response.status() {
+            status if status.is_success() => Ok(()),
+            status => Err(format!("the endpoint answered {status}")),
+        }
     }
 }
 

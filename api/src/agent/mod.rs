@@ -5,6 +5,7 @@
 //! errors with their `ErrorInfo`, the version header) are those `docs/a2a-1.0-brief.md`
 //! gathers from the A2A v1.0.0 proto.
 
+mod push;
 mod tasks;
 
 use axum::Router;
@@ -43,7 +44,7 @@ async fn card(State(state): State<AppState>) -> Response {
         "supportedInterfaces": [
             { "url": format!("{site}/a2a"), "protocolBinding": "JSONRPC", "protocolVersion": VERSION }
         ],
-        "capabilities": { "streaming": false, "pushNotifications": false, "extendedAgentCard": false },
+        "capabilities": { "streaming": false, "pushNotifications": true, "extendedAgentCard": false },
         "defaultInputModes": ["text/plain"],
         "defaultOutputModes": ["text/plain"],
         "skills": [{
@@ -132,14 +133,6 @@ impl RpcError {
                 "this token has {} tasks under way, the most at once: wait for one to end, or cancel one",
                 drive_core::db::agent_tasks::MAX_UNFINISHED
             ),
-        )
-    }
-
-    pub fn push_not_supported() -> RpcError {
-        RpcError::a2a(
-            -32003,
-            "PUSH_NOTIFICATION_NOT_SUPPORTED",
-            "this agent does not send push notifications yet",
         )
     }
 
@@ -269,10 +262,10 @@ async fn rpc(
         "GetTask" => tasks::get_task(&state, &caller, params).await,
         "ListTasks" => tasks::list_tasks(&state, &caller, params).await,
         "CancelTask" => tasks::cancel_task(&state, &caller, params).await,
-        "CreateTaskPushNotificationConfig"
-        | "GetTaskPushNotificationConfig"
-        | "ListTaskPushNotificationConfigs"
-        | "DeleteTaskPushNotificationConfig" => Err(RpcError::push_not_supported()),
+        "CreateTaskPushNotificationConfig" => push::create(&state, &caller, params).await,
+        "GetTaskPushNotificationConfig" => push::get(&state, &caller, params).await,
+        "ListTaskPushNotificationConfigs" => push::list(&state, &caller, params).await,
+        "DeleteTaskPushNotificationConfig" => push::delete(&state, &caller, params).await,
         "SendStreamingMessage" | "SubscribeToTask" => Err(RpcError::unsupported(
             "this agent does not stream: call SendMessage, then GetTask",
         )),

@@ -5,14 +5,14 @@
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
-use drive_core::a2a::{Message, Role, TaskState};
+use drive_core::a2a::{Message, PushConfig, Role, TaskState};
 use drive_core::db::agent_tasks::{self, ListFilter, PageToken, TaskRow};
 use drive_core::db::users::TokenUser;
 use drive_core::id::{ContextId, TaskId};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::RpcError;
+use super::{RpcError, push};
 use crate::state::AppState;
 
 /// How long a `SendMessage` without `returnImmediately` waits for its task to end before it
@@ -35,7 +35,7 @@ struct Configuration {
     #[serde(default, alias = "history_length")]
     history_length: Option<i64>,
     #[serde(default, alias = "task_push_notification_config")]
-    task_push_notification_config: Option<Value>,
+    task_push_notification_config: Option<PushConfig>,
 }
 
 pub async fn send_message(state: &AppState, caller: &TokenUser, params: Value) -> Result<Value, RpcError> {
@@ -45,9 +45,6 @@ pub async fn send_message(state: &AppState, caller: &TokenUser, params: Value) -
         .ok_or_else(|| RpcError::invalid("message", "is required"))?;
     let configuration = input.configuration.unwrap_or_default();
     let history_length = history_length("configuration.historyLength", configuration.history_length)?;
-    if configuration.task_push_notification_config.is_some() {
-        return Err(RpcError::push_not_supported());
-    }
     if message.role != Role::User {
         return Err(RpcError::invalid(
             "message.role",
@@ -83,6 +80,11 @@ pub async fn send_message(state: &AppState, caller: &TokenUser, params: Value) -
             .parse()
             .map_err(|_| RpcError::invalid("message.contextId", "must be a contextId this agent gave"))?,
     };
+    // Checked before the task is made, and kept with it.
+    let push = match configuration.task_push_notification_config {
+        Some(config) => Some(push::check(state, config, "configuration.taskPushNotificationConfig.").await?),
+        None => None,
+    };
     let id = TaskId::random();
     message.task_id = Some(id.to_string());
     message.context_id = Some(context_id.to_string());
@@ -93,6 +95,7 @@ pub async fn send_message(state: &AppState, caller: &TokenUser, params: Value) -
         caller.user_id,
         caller.token_id,
         &message,
+        push.as_ref().map(|checked| checked.sealed(state, id)),
     )
     .await?
     .ok_or_else(RpcError::too_many_tasks)?;
@@ -240,7 +243,11 @@ pub async fn cancel_task(state: &AppState, caller: &TokenUser, params: Value) ->
 }
 
 /// One of the caller's tasks by the id as sent (one that is no uuid is no task).
-async fn find(state: &AppState, caller: &TokenUser, id: &str) -> Result<Option<TaskRow>, RpcError> {
+pub(super) async fn find(
+    state: &AppState,
+    caller: &TokenUser,
+    id: &str,
+) -> Result<Option<TaskRow>, RpcError> {
     let Ok(id) = id.parse::<TaskId>() else {
         return Ok(None);
     };

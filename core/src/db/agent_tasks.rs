@@ -5,6 +5,7 @@
 use chrono::{DateTime, Utc};
 use sqlx::{PgPool, Postgres, QueryBuilder};
 
+use super::agent_push::NewConfig;
 use crate::a2a::{Artifact, Message, Task, TaskState, TaskStatus, timestamp};
 use crate::id::{ContextId, TaskId, TokenId, UserId};
 
@@ -61,7 +62,8 @@ impl TaskRow {
 /// Tasks one token may have submitted or working at once: each runs a model, which costs.
 pub const MAX_UNFINISHED: i64 = 10;
 
-/// Records a submitted task whose conversation starts with `first`; `None` when the token has
+/// Records a submitted task whose conversation starts with `first`, with the push config sent
+/// with it (so it hears every change from the first); `None` when the token has
 /// [`MAX_UNFINISHED`] tasks that have not ended.
 pub async fn create(
     pool: &PgPool,
@@ -70,6 +72,7 @@ pub async fn create(
     user_id: UserId,
     token_id: TokenId,
     first: &Message,
+    push: Option<NewConfig<'_>>,
 ) -> Result<Option<TaskRow>, sqlx::Error> {
     let mut tx = pool.begin().await?;
     // Two sends at once must not both pass the count.
@@ -98,6 +101,9 @@ pub async fn create(
     .bind(serde_json::json!([first]))
     .fetch_one(&mut *tx)
     .await?;
+    if let Some(push) = push {
+        super::agent_push::upsert(&mut tx, &push).await?;
+    }
     tx.commit().await?;
     Ok(Some(task))
 }

@@ -1,6 +1,7 @@
 //! Database queries, one module per table family. SQL is written out in full so it can be
 //! read next to the migrations; rows come back as plain structs.
 
+pub mod agent_push;
 pub mod agent_tasks;
 pub mod collections;
 pub mod digests;

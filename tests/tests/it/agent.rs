@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 
 /// POSTs a JSON-RPC call to `/a2a` as `token` with `A2A-Version: 1.0`; answers the HTTP status
 /// and the body.
-async fn rpc(app: &TestApp, token: &str, method: &str, params: Value) -> Value {
+pub(crate) async fn rpc(app: &TestApp, token: &str, method: &str, params: Value) -> Value {
     let response = reqwest::Client::new()
         .post(format!("{}/a2a", app.url))
         .bearer_auth(token)
@@ -29,7 +29,7 @@ async fn rpc(app: &TestApp, token: &str, method: &str, params: Value) -> Value {
 }
 
 /// The error's code, having checked its shape: `ErrorInfo` in `data` for the A2A codes.
-fn error_code(body: &Value) -> i64 {
+pub(crate) fn error_code(body: &Value) -> i64 {
     let error = &body["error"];
     assert!(body.get("result").is_none(), "{body}");
     let code = error["code"]
@@ -48,12 +48,12 @@ fn error_code(body: &Value) -> i64 {
     code
 }
 
-fn text_message(text: &str) -> Value {
+pub(crate) fn text_message(text: &str) -> Value {
     json!({ "messageId": uuid::Uuid::new_v4().to_string(), "role": "ROLE_USER", "parts": [{ "text": text }] })
 }
 
 /// An assistant turn calling `name` with `arguments`.
-fn call(name: &str, arguments: Value) -> Value {
+pub(crate) fn call(name: &str, arguments: Value) -> Value {
     json!({ "role": "assistant", "content": null, "tool_calls": [{
         "id": format!("call-{}", uuid::Uuid::new_v4().simple()), "type": "function",
         "function": { "name": name, "arguments": arguments.to_string() }
@@ -90,6 +90,7 @@ async fn the_agent_card_says_where_and_how_to_call() {
     assert_eq!(interface["protocolBinding"], "JSONRPC");
     assert_eq!(interface["protocolVersion"], "1.0");
     assert_eq!(card["capabilities"]["streaming"], false);
+    assert_eq!(card["capabilities"]["pushNotifications"], true);
     assert_eq!(
         card["securitySchemes"]["apiToken"]["httpAuthSecurityScheme"]["scheme"],
         "Bearer"
@@ -229,8 +230,8 @@ async fn every_error_row_answers_its_code() {
         "DeleteTaskPushNotificationConfig",
     ] {
         assert_eq!(
-            error_code(&rpc(&app, token, method, json!({ "taskId": unknown })).await),
-            -32003,
+            error_code(&rpc(&app, token, method, json!({ "taskId": unknown, "id": "x" })).await),
+            -32001,
             "{method}"
         );
     }
@@ -266,7 +267,7 @@ async fn with_model(app: &mut TestApp, model: &FakeChat) {
 }
 
 /// The task in a `SendMessage` answer, checked to be one.
-fn task_of(body: &Value) -> Value {
+pub(crate) fn task_of(body: &Value) -> Value {
     let task = body["result"]["task"].clone();
     assert!(task["id"].is_string(), "{body}");
     task
@@ -296,7 +297,7 @@ async fn a_task_finds_and_links_files_as_its_token_and_replies() {
     let model = FakeChat::scripted(
         vec![
             call("list_files", json!({ "folder": "/invoices", "types": ["Pdf"] })),
-            call("get_link", json!({ "fileId": invoice })),
+            call("get_link", json!({ "text": "march", "folder": "/invoices" })),
             call("reply", json!({ "text": "Here is the March invoice." })),
         ],
         Duration::ZERO,
@@ -315,7 +316,15 @@ async fn a_task_finds_and_links_files_as_its_token_and_replies() {
     assert_eq!(task["status"]["state"], "TASK_STATE_COMPLETED", "{answer}");
     let reply = &task["status"]["message"];
     assert_eq!(reply["role"], "ROLE_AGENT");
-    assert_eq!(reply["parts"], json!([{ "text": "Here is the March invoice." }]));
+    // The text as the model wrote it, then the link its get_link made, attached by the drive.
+    assert_eq!(reply["parts"][0], json!({ "text": "Here is the March invoice." }));
+    let link = &reply["parts"][1];
+    assert_eq!(link["filename"], "march.pdf", "{reply}");
+    assert_eq!(link["mediaType"], "application/pdf", "{reply}");
+    assert_eq!(reply["parts"].as_array().unwrap().len(), 2, "{reply}");
+    let (status, bytes) = get(link["url"].as_str().unwrap()).await;
+    assert_eq!(status, 200, "{reply}");
+    assert_eq!(bytes, b"%PDF-1.4 march");
     assert_eq!(reply["taskId"], task["id"]);
     assert_eq!(reply["contextId"], task["contextId"]);
     assert_eq!(task["artifacts"][0]["name"], "Reply");
@@ -339,7 +348,7 @@ async fn a_task_finds_and_links_files_as_its_token_and_replies() {
         .iter()
         .map(|t| t["function"]["name"].as_str().unwrap())
         .collect();
-    assert_eq!(tools, ["list_files", "get_link", "reply"]);
+    assert_eq!(tools, ["list_files", "get_link", "zip_files", "reply"]);
     assert_eq!(first["messages"][0]["role"], "system");
     assert_eq!(
         first["messages"].as_array().unwrap().last().unwrap()["content"],
@@ -362,10 +371,12 @@ async fn a_task_finds_and_links_files_as_its_token_and_replies() {
         .last()
         .unwrap()
         .clone();
+    // The model is told the link is attached, not given it to copy.
     let linked: Value = serde_json::from_str(linked["content"].as_str().unwrap()).unwrap();
-    let (status, bytes) = get(linked["url"].as_str().unwrap()).await;
-    assert_eq!(status, 200, "{linked}");
-    assert_eq!(bytes, b"%PDF-1.4 march");
+    assert_eq!(
+        linked,
+        json!({ "fileName": "march.pdf", "link": "attached to your reply as march.pdf" })
+    );
 
     let got = rpc(
         &app,

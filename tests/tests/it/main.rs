@@ -2,6 +2,7 @@
 //! and linking it once instead of once per area saves minutes on two cores.
 
 mod agent;
+mod agent_push;
 mod artwork;
 mod auth;
 mod cli;
@@ -20,6 +21,7 @@ mod isolation;
 mod job_av;
 mod job_media;
 mod jobs;
+mod local_model;
 mod mcp;
 mod metadata;
 mod multipart;

@@ -18,6 +18,7 @@ use serde_json::{Value, json};
 use uuid::Uuid;
 
 pub use self::model::Model;
+use self::tools::Links;
 use crate::farm::Farm;
 
 /// How long a worker holds a task without renewing it.
@@ -33,8 +34,9 @@ const SESSION: chrono::TimeDelta = chrono::TimeDelta::hours(2);
 
 const INSTRUCTIONS: &str = "You are Drive's agent. You work on the user's drive only through \
     your tools, which act as the user. Use list_files to find files (never invent an id), \
-    get_link for links, and end every task by calling reply with your answer, including the \
-    links you made. If something cannot be done with your tools, say so in reply.";
+    get_link for a link to a file and zip_files to put files in a zip. End every task by calling \
+    reply with a short answer; the links you made are attached to it, so do not write them out. \
+    If something cannot be done with your tools, say so in reply.";
 
 pub async fn run_loop(farm: Arc<Farm>) {
     let runner = Arc::new(Runner {
@@ -79,7 +81,8 @@ struct Runner {
 
 /// How a run ended.
 enum Outcome {
-    Replied(String),
+    /// The reply's text, and the links the tools made.
+    Replied(String, Links),
     Failed(String),
 }
 
@@ -93,11 +96,12 @@ impl Runner {
                 return;
             }
         };
-        let (state, text) = match outcome {
-            Outcome::Replied(text) => (TaskState::Completed, text),
-            Outcome::Failed(why) => (TaskState::Failed, why),
+        let (state, text, links) = match outcome {
+            Outcome::Replied(text, links) => (TaskState::Completed, text, links),
+            Outcome::Failed(why) => (TaskState::Failed, why, Links::default()),
         };
-        let message = Message::from_agent(text, &task.id.to_string(), &task.context_id.to_string());
+        let mut message = Message::from_agent(text, &task.id.to_string(), &task.context_id.to_string());
+        message.parts.extend(links.0);
         let artifacts = match state {
             TaskState::Completed => vec![Artifact {
                 artifact_id: Uuid::new_v4().to_string(),
@@ -165,6 +169,7 @@ impl Runner {
             Err(e) => return Outcome::Failed(format!("The drive could not read the conversation: {e}")),
         };
         let tools = tools::definitions();
+        let mut links = Links::default();
         for _ in 0..MAX_TURNS {
             let turn = match model.turn(&messages, &tools).await {
                 Ok(turn) => turn,
@@ -174,7 +179,7 @@ impl Runner {
             if turn.calls.is_empty() {
                 // Made to call a tool, it answered in prose: that is its reply.
                 return match turn.text {
-                    Some(text) => Outcome::Replied(text),
+                    Some(text) => Outcome::Replied(text, links),
                     None => Outcome::Failed("The agent's model answered nothing.".into()),
                 };
             }
@@ -183,13 +188,13 @@ impl Runner {
                 if call.name == "reply" {
                     let text = arguments["text"].as_str().unwrap_or_default().trim().to_string();
                     if !text.is_empty() {
-                        return Outcome::Replied(text);
+                        return Outcome::Replied(text, links);
                     }
                 }
                 let result = if call.name == "reply" {
                     json!({ "error": "reply needs text" })
                 } else {
-                    tools::call(&client, &call.name, &arguments).await
+                    tools::call(&client, &mut links, &call.name, &arguments).await
                 };
                 messages
                     .push(json!({ "role": "tool", "tool_call_id": call.id, "content": result.to_string() }));
