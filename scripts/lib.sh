@@ -235,6 +235,20 @@ sys.exit((m.version('mcp'), m.version('jsonschema')) != ('$MCP_PYTHON_SDK_VERSIO
   fi
 }
 
+# The official A2A client the agent tests drive it with from outside (tests/a2a/drive_task.py):
+# PyPI's a2a-sdk (protocol 1.0) in a virtualenv under ${DRIVE_A2A_CLIENTS:-~/.cache/drive/a2a-clients}.
+# Idempotent. Exports DRIVE_A2A_PYTHON.
+A2A_SDK_VERSION=1.3.0
+ensure_a2a_clients() {
+  export DRIVE_A2A_CLIENTS="${DRIVE_A2A_CLIENTS:-$HOME/.cache/drive/a2a-clients}"
+  export DRIVE_A2A_PYTHON="$DRIVE_A2A_CLIENTS/venv/bin/python"
+  if ! "$DRIVE_A2A_PYTHON" -c "import importlib.metadata as m, sys
+sys.exit(m.version('a2a-sdk') != '$A2A_SDK_VERSION')" 2>/dev/null; then
+    [ -x "$DRIVE_A2A_PYTHON" ] || python3 -m venv "$DRIVE_A2A_CLIENTS/venv"
+    "$DRIVE_A2A_PYTHON" -m pip install --quiet --disable-pip-version-check "a2a-sdk==$A2A_SDK_VERSION"
+  fi
+}
+
 # The tools that check the served OpenAPI document from outside (tests/tests/it/contract.rs), in a
 # virtualenv under ${DRIVE_CONTRACT_TOOLS:-~/.cache/drive/contract-tools}: Schemathesis, which fuzzes
 # every operation against the document, and openapi-python-client, which generates a client from it.

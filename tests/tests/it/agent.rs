@@ -648,3 +648,62 @@ async fn without_a_model_a_task_fails_saying_so() {
         "{task}"
     );
 }
+
+#[tokio::test]
+async fn the_python_a2a_sdk_drives_a_task_end_to_end() {
+    let mut app = TestApp::spawn().await;
+    let user = app.user(Some("Pro")).await;
+    app.upload(
+        &user,
+        "march.pdf",
+        "Pdf",
+        "application/pdf",
+        b"%PDF-1.4 march".to_vec(),
+    )
+    .await;
+    let model = FakeChat::scripted(
+        vec![
+            call("get_link", json!({ "text": "march" })),
+            call("reply", json!({ "text": "Here it is." })),
+        ],
+        Duration::ZERO,
+    )
+    .await;
+    with_model(&mut app, &model).await;
+
+    // The official client (PyPI a2a-sdk, installed by the scripts), from outside: it resolves
+    // the card, picks the JSON-RPC interface of protocol 1.0, and parses every answer strictly.
+    let script = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("a2a/drive_task.py");
+    let output = tokio::process::Command::new(env("DRIVE_A2A_PYTHON"))
+        .arg(script)
+        .args([
+            app.url.as_str(),
+            user.api_token.as_str(),
+            "Give me a link to the March invoice",
+        ])
+        .output()
+        .await
+        .expect("run the a2a-sdk client");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let seen: Value = serde_json::from_str(stdout.trim()).expect("the script's JSON");
+    let sent = &seen["sent"];
+    assert_eq!(sent["status"]["state"], "TASK_STATE_COMPLETED", "{seen}");
+    let parts = &sent["status"]["message"]["parts"];
+    assert_eq!(parts[0]["text"], "Here it is.", "{seen}");
+    assert_eq!(parts[1]["filename"], "march.pdf", "{seen}");
+    let (status, bytes) = get(parts[1]["url"].as_str().unwrap()).await;
+    assert_eq!(
+        (status.as_u16(), bytes.as_slice()),
+        (200, b"%PDF-1.4 march".as_slice())
+    );
+    assert_eq!(seen["got"]["id"], sent["id"]);
+    assert_eq!(seen["got"]["history"].as_array().unwrap().len(), 1, "{seen}");
+    assert_eq!(seen["listed"], json!([sent["id"]]));
+    assert_eq!(seen["unknown"], "TaskNotFoundError");
+    assert_eq!(seen["cancel"], "TaskNotCancelableError");
+}
