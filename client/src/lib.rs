@@ -9,6 +9,7 @@ pub mod config;
 pub mod files;
 pub mod local;
 pub mod records;
+pub mod spool;
 mod transfer;
 pub mod upload;
 pub mod version;

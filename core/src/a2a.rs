@@ -99,6 +99,12 @@ impl Part {
             self.url.is_some(),
             self.data.is_some(),
         ];
+        if let Some(raw) = &self.raw {
+            use base64::Engine;
+            base64::engine::general_purpose::STANDARD
+                .decode(raw)
+                .map_err(|e| format!("raw must be standard base64 with padding ({e})"))?;
+        }
         match kinds.iter().filter(|k| **k).count() {
             1 => Ok(()),
             0 => Err("a part must have one of text, raw, url or data".into()),

@@ -4,7 +4,6 @@
 
 mod callers;
 mod explain;
-mod spool;
 mod tools;
 
 use std::net::SocketAddr;
@@ -111,7 +110,7 @@ async fn serve_stdio(client: Client) -> Result<()> {
 }
 
 /// Base64 grows bytes by a third; the rest of the message is small.
-const MOST_REQUEST_BYTES: usize = (spool::MOST_BYTES as usize).div_ceil(3) * 4 + 1024 * 1024;
+const MOST_REQUEST_BYTES: usize = (drive_client::spool::MOST_BYTES as usize).div_ceil(3) * 4 + 1024 * 1024;
 
 async fn serve_http(listen: SocketAddr, callers: Callers, allowed_hosts: Vec<String>) -> Result<()> {
     let stop = CancellationToken::new();

@@ -11,6 +11,7 @@ use drive_client::Client;
 use drive_client::files::Batch;
 use drive_client::local::LocalFile;
 use drive_client::records::{FileRecord, StorageUsage};
+use drive_client::spool::{self, SpoolError};
 use drive_client::upload::{self, Progress, UploadStatus};
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
@@ -23,7 +24,6 @@ use uuid::Uuid;
 
 use crate::callers::Callers;
 use crate::explain::Failure;
-use crate::spool;
 
 /// How long `/generate-download-url`'s link to a private file works.
 const PRIVATE_LINK_LIFETIME: TimeDelta = TimeDelta::hours(6);
@@ -271,9 +271,23 @@ impl DriveTools {
         context: RequestContext<RoleServer>,
     ) -> Result<Json<UploadAnswer>, Failure> {
         let client = self.callers.client(&context)?;
-        let spooled = spool::decode(input.content_base64).await?;
-        let file = spooled.as_file(&input.file_name, input.modified_time)?;
+        let spooled = spool::decode(input.content_base64).await.map_err(explain_spool)?;
+        let file = spooled
+            .as_file(&input.file_name, input.modified_time)
+            .map_err(explain_spool)?;
         self.upload(&client, &file).await
+    }
+}
+
+/// A sent file that could not be spooled, as the tool's caller is told it.
+fn explain_spool(e: SpoolError) -> Failure {
+    match e {
+        SpoolError::TooLarge => Failure::new(format!("contentBase64 {e}."))
+            .next("Upload larger files with the drive CLI, or run this server over stdio and pass a path."),
+        SpoolError::NotBase64(_) => Failure::new(format!("contentBase64: {e}."))
+            .next("Send the file's bytes in standard base64 with padding, no line breaks."),
+        SpoolError::BadName => Failure::new(format!("fileName: {e}.")),
+        SpoolError::Io(_) => Failure::new(format!("{e}")),
     }
 }
 

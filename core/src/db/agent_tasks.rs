@@ -21,10 +21,12 @@ pub struct TaskRow {
     pub history: serde_json::Value,
     pub artifacts: serde_json::Value,
     pub created_at: DateTime<Utc>,
+    /// What became of the first message's attached parts, by index (see [`note_attachment`]).
+    pub attachments: serde_json::Value,
 }
 
-const ROW: &str =
-    "id, context_id, user_id, token_id, state, status_message, status_time, history, artifacts, created_at";
+const ROW: &str = "id, context_id, user_id, token_id, state, status_message, status_time, history, artifacts, \
+     created_at, attachments";
 
 impl TaskRow {
     /// The conversation so far, oldest first.
@@ -299,4 +301,29 @@ pub async fn finish(
     .execute(pool)
     .await?;
     Ok(ended.rows_affected() == 1)
+}
+
+/// Records what became of the attached part at `index` of a held task's first message, unless
+/// something is recorded for it already; answers what is recorded (a worker that took the task
+/// over uses the first worker's).
+pub async fn note_attachment(
+    pool: &PgPool,
+    id: TaskId,
+    worker: uuid::Uuid,
+    index: usize,
+    note: &serde_json::Value,
+) -> Result<Option<serde_json::Value>, sqlx::Error> {
+    sqlx::query_scalar(
+        "update agent_tasks
+         set attachments = case when attachments ? $3 then attachments
+                                else attachments || jsonb_build_object($3::text, $4::jsonb) end
+         where id = $1 and leased_by = $2 and state = 'TASK_STATE_WORKING'
+         returning attachments -> $3",
+    )
+    .bind(id)
+    .bind(worker)
+    .bind(index.to_string())
+    .bind(note)
+    .fetch_optional(pool)
+    .await
 }

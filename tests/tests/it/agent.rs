@@ -707,3 +707,125 @@ async fn the_python_a2a_sdk_drives_a_task_end_to_end() {
     assert_eq!(seen["unknown"], "TaskNotFoundError");
     assert_eq!(seen["cancel"], "TaskNotCancelableError");
 }
+
+#[tokio::test]
+async fn raw_parts_are_saved_and_url_parts_imported_once_and_the_agent_is_told_what_became_of_them() {
+    use base64::Engine;
+    use drive_tests::origin::{Answer, Origin};
+    let origin = Origin::start(vec![(
+        "/report.pdf",
+        Answer::Bytes(std::sync::Arc::new(b"%PDF-1.4 report".to_vec())),
+    )])
+    .await;
+    let loopback = ("DRIVE_FETCH_ALLOW_HOSTS", "127.0.0.1");
+    let mut app = TestApp::spawn_with(&[loopback]).await;
+    let user = app.user(Some("Pro")).await;
+    let model = FakeChat::scripted(
+        vec![call("reply", json!({ "text": "Got them." }))],
+        Duration::ZERO,
+    )
+    .await;
+    app.start_worker(&[
+        loopback,
+        ("DRIVE_AGENT_MODEL_URL", &model.url),
+        ("DRIVE_AGENT_MODEL", "scripted"),
+    ])
+    .await;
+
+    // A bad raw part is refused before any task is made.
+    let refused = rpc(
+        &app,
+        &user.api_token,
+        "SendMessage",
+        json!({ "message": { "messageId": "m0", "role": "ROLE_USER", "parts": [{ "raw": "not base64!" }] } }),
+    )
+    .await;
+    assert_eq!(error_code(&refused), -32602);
+    assert_eq!(
+        refused["error"]["data"][0]["fieldViolations"][0]["field"],
+        "message.parts[0]"
+    );
+
+    let raw = base64::engine::general_purpose::STANDARD.encode(b"remember the milk");
+    let sent = rpc(
+        &app,
+        &user.api_token,
+        "SendMessage",
+        json!({ "message": { "messageId": "m1", "role": "ROLE_USER", "parts": [
+            { "text": "Keep these" },
+            { "raw": raw, "filename": "note.txt", "mediaType": "text/plain" },
+            { "url": format!("{}/report.pdf", origin.url), "filename": "report.pdf" },
+            { "url": "https://10.1.2.3/inside.pdf" },
+            { "data": { "priority": "high" } }
+        ] } }),
+    )
+    .await;
+    let task = task_of(&sent);
+    assert_eq!(task["status"]["state"], "TASK_STATE_COMPLETED", "{sent}");
+
+    // The files are the token's, private, with the bytes sent.
+    let library = app.call(&user, "/select-user-files", None).await;
+    let files = library.body.as_array().unwrap().clone();
+    let named = |name: &str| {
+        files
+            .iter()
+            .find(|f| f["fileName"] == name)
+            .unwrap_or_else(|| panic!("{name} is not in the drive: {files:?}"))
+            .clone()
+    };
+    let (note, report) = (named("note.txt"), named("report.pdf"));
+    assert_eq!(note["isPublic"], false);
+    for (file, bytes) in [
+        (&note, b"remember the milk".as_slice()),
+        (&report, b"%PDF-1.4 report".as_slice()),
+    ] {
+        let link = app
+            .call(&user, "/generate-download-url", Some(json!({ "id": file["id"] })))
+            .await;
+        let (status, got) = get(link.body["downloadUrl"].as_str().unwrap()).await;
+        assert_eq!((status.as_u16(), got.as_slice()), (200, bytes));
+    }
+    assert_eq!(files.len(), 2, "nothing else came in: {files:?}");
+
+    // The model read what became of each part.
+    let told = model.sent()[0].body["messages"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()["content"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(told.starts_with("Keep these\n"), "{told}");
+    assert!(
+        told.contains(&format!(
+            "(Attached note.txt: saved in the drive as note.txt (id {}).)",
+            note["id"].as_str().unwrap()
+        )),
+        "{told}"
+    );
+    assert!(
+        told.contains(&format!(
+            "(Attached report.pdf: saved in the drive as report.pdf (id {}).)",
+            report["id"].as_str().unwrap()
+        )),
+        "{told}"
+    );
+    assert!(
+        told.contains("(Attached https://10.1.2.3/inside.pdf: it could not be brought into the drive:"),
+        "{told}"
+    );
+    assert!(told.contains(r#"(A data part: {"priority":"high"})"#), "{told}");
+    // Written once in the task's row, so a task taken over does not bring them in again.
+    let attachments: Value = sqlx::query_scalar("select attachments from agent_tasks where id = $1::uuid")
+        .bind(task["id"].as_str().unwrap())
+        .fetch_one(&mut app.db().await)
+        .await
+        .unwrap();
+    assert_eq!(attachments["1"]["saved"]["fileName"], "note.txt", "{attachments}");
+    assert!(attachments["3"]["error"].is_string(), "{attachments}");
+    assert!(
+        attachments.get("0").is_none() && attachments.get("4").is_none(),
+        "{attachments}"
+    );
+}

@@ -5,13 +5,14 @@
 //! half second, keeps a task to one worker; when the renewal fails (the task was canceled, or
 //! another worker took it over) the run is dropped at once, its model or tool call with it.
 
+mod attachments;
 mod model;
 mod tools;
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use drive_core::a2a::{Artifact, Message, Part, REPLY, Role, TaskState};
+use drive_core::a2a::{Artifact, Message, REPLY, Role, TaskState};
 use drive_core::db::agent_tasks::{self, TaskRow};
 use drive_core::db::users;
 use serde_json::{Value, json};
@@ -164,7 +165,11 @@ impl Runner {
             Ok(client) => client,
             Err(e) => return Outcome::Failed(format!("The drive could not start the task: {e:#}")),
         };
-        let mut messages = match self.conversation(task).await {
+        let notes = match self.bring_in(task, &client).await {
+            Ok(notes) => notes,
+            Err(e) => return Outcome::Failed(format!("The drive could not note the attached files: {e}")),
+        };
+        let mut messages = match self.conversation(task, &notes).await {
             Ok(messages) => messages,
             Err(e) => return Outcome::Failed(format!("The drive could not read the conversation: {e}")),
         };
@@ -205,30 +210,22 @@ impl Runner {
 
     /// The instructions, the earlier tasks of the same conversation (what was asked, what was
     /// answered), then this task's messages.
-    async fn conversation(&self, task: &TaskRow) -> Result<Vec<Value>, sqlx::Error> {
+    /// `notes`: what became of this task's attached parts.
+    async fn conversation(&self, task: &TaskRow, notes: &Value) -> Result<Vec<Value>, sqlx::Error> {
         let mut messages = vec![json!({ "role": "system", "content": INSTRUCTIONS })];
         let earlier =
             agent_tasks::earlier_in_context(&self.farm.db, task.token_id, task.context_id, task.created_at)
                 .await?;
-        for message in earlier.iter().flat_map(TaskRow::messages).chain(task.messages()) {
-            let role = match message.role {
-                Role::User => "user",
-                Role::Agent => "assistant",
-            };
-            messages.push(json!({ "role": role, "content": said(&message) }));
+        let tasks = earlier.iter().map(|t| (t, &t.attachments)).chain([(task, notes)]);
+        for (from, notes) in tasks {
+            for message in from.messages() {
+                let (role, notes) = match message.role {
+                    Role::User => ("user", Some(notes)),
+                    Role::Agent => ("assistant", None),
+                };
+                messages.push(json!({ "role": role, "content": attachments::said(&message, notes) }));
+            }
         }
         Ok(messages)
     }
-}
-
-/// A message as the model reads it: its text, and a note of any part it cannot read yet.
-fn said(message: &Message) -> String {
-    let mut text = message.text();
-    let others = message.parts.iter().filter(|p: &&Part| p.text.is_none()).count();
-    if others > 0 {
-        text.push_str(&format!(
-            "\n({others} attached part(s) other than text were sent; this agent reads only text so far.)"
-        ));
-    }
-    text
 }
