@@ -23,10 +23,12 @@ pub struct TaskRow {
     pub created_at: DateTime<Utc>,
     /// What became of the first message's attached parts, by index (see [`note_attachment`]).
     pub attachments: serde_json::Value,
+    /// Files proposed for the trash, until the next task confirms them ([`propose`]).
+    pub proposal: Option<serde_json::Value>,
 }
 
 const ROW: &str = "id, context_id, user_id, token_id, state, status_message, status_time, history, artifacts, \
-     created_at, attachments";
+     created_at, attachments, proposal";
 
 impl TaskRow {
     /// The conversation so far, oldest first.
@@ -326,4 +328,39 @@ pub async fn note_attachment(
     .bind(note)
     .fetch_optional(pool)
     .await
+}
+
+/// Keeps the files a held task proposes for the trash (the last proposal of a task stands).
+pub async fn propose(
+    pool: &PgPool,
+    id: TaskId,
+    worker: uuid::Uuid,
+    proposal: &serde_json::Value,
+) -> Result<(), sqlx::Error> {
+    sqlx::query("update agent_tasks set proposal = $3 where id = $1 and leased_by = $2")
+        .bind(id)
+        .bind(worker)
+        .bind(proposal)
+        .execute(pool)
+        .await?;
+    Ok(())
+}
+
+/// Marks `earlier`'s proposal as confirmed by the task `by`; true when it is `by`'s to carry
+/// out (just marked, or marked by `by` before: a task taken over carries it out again, which
+/// trashing allows), false when another task used it.
+pub async fn confirm_proposal(pool: &PgPool, earlier: TaskId, by: TaskId) -> Result<bool, sqlx::Error> {
+    let used_by: Option<String> = sqlx::query_scalar(
+        "update agent_tasks
+         set proposal = case when proposal ? 'usedBy' then proposal
+                             else proposal || jsonb_build_object('usedBy', $2::text) end
+         where id = $1 and proposal is not null
+         returning proposal ->> 'usedBy'",
+    )
+    .bind(earlier)
+    .bind(by.to_string())
+    .fetch_optional(pool)
+    .await?
+    .flatten();
+    Ok(used_by == Some(by.to_string()))
 }

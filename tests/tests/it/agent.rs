@@ -348,7 +348,19 @@ async fn a_task_finds_and_links_files_as_its_token_and_replies() {
         .iter()
         .map(|t| t["function"]["name"].as_str().unwrap())
         .collect();
-    assert_eq!(tools, ["list_files", "get_link", "zip_files", "reply"]);
+    assert_eq!(
+        tools,
+        [
+            "list_files",
+            "get_link",
+            "zip_files",
+            "move_files",
+            "tag_files",
+            "trash_files",
+            "restore_files",
+            "reply"
+        ]
+    );
     assert_eq!(first["messages"][0]["role"], "system");
     assert_eq!(
         first["messages"].as_array().unwrap().last().unwrap()["content"],
@@ -828,4 +840,134 @@ async fn raw_parts_are_saved_and_url_parts_imported_once_and_the_agent_is_told_w
         attachments.get("0").is_none() && attachments.get("4").is_none(),
         "{attachments}"
     );
+}
+
+/// The content of the last message the model was sent in its `n`th call.
+fn told(model: &FakeChat, n: usize) -> String {
+    let sent = model.sent();
+    let messages = sent[n].body["messages"].as_array().unwrap();
+    messages.last().unwrap()["content"].as_str().unwrap().to_string()
+}
+
+#[tokio::test]
+async fn files_are_moved_and_tagged_and_trashed_only_when_the_next_message_confirms_then_restored() {
+    let mut app = TestApp::spawn().await;
+    let user = app.user(Some("Pro")).await;
+    let token = user.api_token.as_str();
+    let mut old = Vec::new();
+    for name in ["old-a.txt", "old-b.txt"] {
+        old.push(
+            app.upload(&user, name, "Text", "text/plain", name.as_bytes().to_vec())
+                .await,
+        );
+    }
+    let keep = app
+        .upload(&user, "keep.txt", "Text", "text/plain", b"keep".to_vec())
+        .await;
+    let model = FakeChat::scripted(
+        vec![
+            // Task 1: move the old files, tag them, propose them for the trash.
+            call("move_files", json!({ "text": "old", "to": "/attic" })),
+            call("tag_files", json!({ "folder": "/attic", "tag": "stale" })),
+            call("trash_files", json!({ "folder": "/attic" })),
+            call("reply", json!({ "text": "Answer with the words to trash them." })),
+            // Task 2: words that do not confirm. Task 3: proposed again; task 4 confirms it;
+            // task 5 brings one back.
+            call("reply", json!({ "text": "Nothing moved." })),
+            call("trash_files", json!({ "folder": "/attic" })),
+            call("reply", json!({ "text": "Answer with the words." })),
+            call("reply", json!({ "text": "Trashed." })),
+            call("restore_files", json!({ "text": "old-b" })),
+            call("reply", json!({ "text": "Restored." })),
+        ],
+        Duration::ZERO,
+    )
+    .await;
+    with_model(&mut app, &model).await;
+    let send = |text: &str, context: Option<&Value>| {
+        let mut message = text_message(text);
+        if let Some(context) = context {
+            message["contextId"] = context.clone();
+        }
+        rpc(&app, token, "SendMessage", json!({ "message": message }))
+    };
+
+    let first = task_of(&send("tidy away my old files", None).await);
+    assert_eq!(first["status"]["state"], "TASK_STATE_COMPLETED", "{first}");
+    let found = app
+        .call(&user, "/search-files", Some(json!({ "limit": 10 })))
+        .await;
+    let listed = found.body["files"].as_array().unwrap();
+    for id in &old {
+        let file = listed.iter().find(|f| f["id"] == id.to_string()).unwrap();
+        assert_eq!(file["folder"], "/attic/", "{file}");
+        assert_eq!(file["tags"], json!(["stale"]), "{file}");
+    }
+    let kept = listed.iter().find(|f| f["id"] == keep.to_string()).unwrap();
+    assert_eq!(
+        (&kept["folder"], &kept["tags"]),
+        (&json!("/"), &json!([])),
+        "{kept}"
+    );
+    // The proposal trashed nothing; its words came back to the model.
+    assert_eq!(listed.len(), 3);
+    let proposed: Value = serde_json::from_str(&told(&model, 3)).unwrap();
+    assert_eq!(proposed["trashed"], "nothing yet", "{proposed}");
+    let phrase = proposed["confirmWith"].as_str().unwrap().to_string();
+    assert!(phrase.starts_with("confirm "), "{proposed}");
+    let mut names: Vec<&str> = proposed["wouldTrash"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_str().unwrap())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["old-a.txt", "old-b.txt"]);
+
+    // Words that do not confirm move nothing.
+    let context = first["contextId"].clone();
+    let second = task_of(&send("yes please, do it", Some(&context)).await);
+    assert_eq!(second["status"]["state"], "TASK_STATE_COMPLETED");
+    assert!(
+        told(&model, 4).contains("nothing was moved to the trash"),
+        "{}",
+        told(&model, 4)
+    );
+    let trash = app.call(&user, "/select-trashed-files", None).await;
+    assert_eq!(trash.body, json!([]));
+
+    // A proposal is only the next message's to confirm: proposed again, then confirmed.
+    send("trash the attic then", Some(&context)).await;
+    let proposed: Value = serde_json::from_str(&told(&model, 6)).unwrap();
+    let phrase = proposed["confirmWith"].as_str().unwrap().to_string();
+    let fourth = task_of(&send(&format!("OK, {phrase}"), Some(&context)).await);
+    assert_eq!(fourth["status"]["state"], "TASK_STATE_COMPLETED");
+    let confirmed = told(&model, 7);
+    assert!(
+        confirmed.contains(&format!(
+            "(The user confirmed with '{phrase}': 2 file(s) were moved to the trash:"
+        )),
+        "{confirmed}"
+    );
+    let trashed = app.call(&user, "/select-trashed-files", None).await;
+    let mut ids: Vec<&str> = trashed
+        .body
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["id"].as_str().unwrap())
+        .collect();
+    ids.sort();
+    let mut expected: Vec<String> = old.iter().map(|id| id.to_string()).collect();
+    expected.sort();
+    assert_eq!(ids, expected, "exactly the proposed files");
+
+    // Brought back by name; the same words again confirm nothing now.
+    let fifth = task_of(&send("bring back old-b", Some(&context)).await);
+    assert_eq!(fifth["status"]["state"], "TASK_STATE_COMPLETED");
+    assert_eq!(told(&model, 9), r#"{"restored":["old-b.txt"]}"#);
+    send(&phrase, Some(&context)).await;
+    let trashed = app.call(&user, "/select-trashed-files", None).await;
+    assert_eq!(trashed.body.as_array().unwrap().len(), 1, "{}", trashed.body);
+    assert_eq!(trashed.body[0]["fileName"], "old-a.txt");
 }

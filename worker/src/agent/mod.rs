@@ -6,6 +6,7 @@
 //! another worker took it over) the run is dropped at once, its model or tool call with it.
 
 mod attachments;
+mod confirmation;
 mod model;
 mod tools;
 
@@ -19,7 +20,7 @@ use serde_json::{Value, json};
 use uuid::Uuid;
 
 pub use self::model::Model;
-use self::tools::Links;
+use self::tools::{Links, Made};
 use crate::farm::Farm;
 
 /// How long a worker holds a task without renewing it.
@@ -35,9 +36,11 @@ const SESSION: chrono::TimeDelta = chrono::TimeDelta::hours(2);
 
 const INSTRUCTIONS: &str = "You are Drive's agent. You work on the user's drive only through \
     your tools, which act as the user. Use list_files to find files (never invent an id), \
-    get_link for a link to a file and zip_files to put files in a zip. End every task by calling \
-    reply with a short answer; the links you made are attached to it, so do not write them out. \
-    If something cannot be done with your tools, say so in reply.";
+    get_link for a link to a file, zip_files to put files in a zip, move_files and tag_files to \
+    organise them, trash_files to propose moving files to the trash (the user confirms) and \
+    restore_files to bring them back. End every task by calling reply with a short answer; the \
+    links you made are attached to it, so do not write them out. If something cannot be done \
+    with your tools, say so in reply.";
 
 pub async fn run_loop(farm: Arc<Farm>) {
     let runner = Arc::new(Runner {
@@ -169,12 +172,26 @@ impl Runner {
             Ok(notes) => notes,
             Err(e) => return Outcome::Failed(format!("The drive could not note the attached files: {e}")),
         };
-        let mut messages = match self.conversation(task, &notes).await {
-            Ok(messages) => messages,
+        let earlier = match agent_tasks::earlier_in_context(
+            &self.farm.db,
+            task.token_id,
+            task.context_id,
+            task.created_at,
+        )
+        .await
+        {
+            Ok(earlier) => earlier,
             Err(e) => return Outcome::Failed(format!("The drive could not read the conversation: {e}")),
         };
+        let confirmed = match self.confirmation(task, &earlier, &client).await {
+            Ok(confirmed) => confirmed,
+            Err(e) => {
+                return Outcome::Failed(format!("The drive could not carry out what was confirmed: {e:#}"));
+            }
+        };
+        let mut messages = conversation(task, &earlier, &notes, confirmed);
         let tools = tools::definitions();
-        let mut links = Links::default();
+        let mut made = Made::default();
         for _ in 0..MAX_TURNS {
             let turn = match model.turn(&messages, &tools).await {
                 Ok(turn) => turn,
@@ -184,7 +201,7 @@ impl Runner {
             if turn.calls.is_empty() {
                 // Made to call a tool, it answered in prose: that is its reply.
                 return match turn.text {
-                    Some(text) => Outcome::Replied(text, links),
+                    Some(text) => Outcome::Replied(text, made.links),
                     None => Outcome::Failed("The agent's model answered nothing.".into()),
                 };
             }
@@ -193,39 +210,48 @@ impl Runner {
                 if call.name == "reply" {
                     let text = arguments["text"].as_str().unwrap_or_default().trim().to_string();
                     if !text.is_empty() {
-                        return Outcome::Replied(text, links);
+                        return Outcome::Replied(text, made.links);
                     }
                 }
                 let result = if call.name == "reply" {
                     json!({ "error": "reply needs text" })
                 } else {
-                    tools::call(&client, &mut links, &call.name, &arguments).await
+                    tools::call(&client, &mut made, &call.name, &arguments).await
                 };
+                if let Some(proposal) = made.proposal.take() {
+                    let kept = serde_json::to_value(&proposal).expect("a proposal is JSON");
+                    if let Err(e) = agent_tasks::propose(&self.farm.db, task.id, self.id, &kept).await {
+                        return Outcome::Failed(format!("The drive could not keep the proposal: {e}"));
+                    }
+                }
                 messages
                     .push(json!({ "role": "tool", "tool_call_id": call.id, "content": result.to_string() }));
             }
         }
         Outcome::Failed(format!("The agent did not finish within {MAX_TURNS} steps."))
     }
+}
 
-    /// The instructions, the earlier tasks of the same conversation (what was asked, what was
-    /// answered), then this task's messages.
-    /// `notes`: what became of this task's attached parts.
-    async fn conversation(&self, task: &TaskRow, notes: &Value) -> Result<Vec<Value>, sqlx::Error> {
-        let mut messages = vec![json!({ "role": "system", "content": INSTRUCTIONS })];
-        let earlier =
-            agent_tasks::earlier_in_context(&self.farm.db, task.token_id, task.context_id, task.created_at)
-                .await?;
-        let tasks = earlier.iter().map(|t| (t, &t.attachments)).chain([(task, notes)]);
-        for (from, notes) in tasks {
-            for message in from.messages() {
-                let (role, notes) = match message.role {
-                    Role::User => ("user", Some(notes)),
-                    Role::Agent => ("assistant", None),
-                };
-                messages.push(json!({ "role": role, "content": attachments::said(&message, notes) }));
-            }
+/// The instructions, the `earlier` tasks of the same conversation (what was asked, what was
+/// answered), then this task's message: with what became of its attached parts (`notes`) and of
+/// the proposal it `confirmed`.
+fn conversation(task: &TaskRow, earlier: &[TaskRow], notes: &Value, confirmed: Option<String>) -> Vec<Value> {
+    let mut messages = vec![json!({ "role": "system", "content": INSTRUCTIONS })];
+    let tasks = earlier.iter().map(|t| (t, &t.attachments)).chain([(task, notes)]);
+    for (from, notes) in tasks {
+        for message in from.messages() {
+            let (role, notes) = match message.role {
+                Role::User => ("user", Some(notes)),
+                Role::Agent => ("assistant", None),
+            };
+            messages.push(json!({ "role": role, "content": attachments::said(&message, notes) }));
         }
-        Ok(messages)
     }
+    if let (Some(confirmed), Some(last)) = (confirmed, messages.last_mut()) {
+        last["content"] = json!(format!(
+            "{}\n{confirmed}",
+            last["content"].as_str().unwrap_or_default()
+        ));
+    }
+    messages
 }

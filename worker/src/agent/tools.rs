@@ -6,10 +6,27 @@ use drive_client::Client;
 use drive_core::a2a::Part;
 use serde_json::{Value, json};
 
-/// The links the tools made in a task, attached to its reply as `url` parts: a model never has
-/// to copy a signed link (hundreds of characters a small model garbles, and slow to write).
+/// What the tools made in a task beside their answers: the links, attached to its reply as
+/// `url` parts (a model never has to copy a signed link: hundreds of characters a small model
+/// garbles, and slow to write), and the files proposed for the trash, which only the user's
+/// confirmation in the next message moves there ([`Proposal`]).
+#[derive(Debug, Default)]
+pub struct Made {
+    pub links: Links,
+    pub proposal: Option<Proposal>,
+}
+
 #[derive(Debug, Default)]
 pub struct Links(pub Vec<Part>);
+
+/// Files the agent proposed to move to the trash, and the words that confirm it.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+pub struct Proposal {
+    pub file_ids: Vec<uuid::Uuid>,
+    pub names: Vec<String>,
+    /// Like `confirm 4821`.
+    pub phrase: String,
+}
 
 impl Links {
     /// Keeps `link` (as `/generate-download-url` answers) and answers what the model is told.
@@ -25,6 +42,13 @@ impl Links {
         }
         json!(format!("attached to your reply as {name}"))
     }
+}
+
+/// The file types a selection may name.
+macro_rules! types_schema {
+    () => {
+        json!({ "type": "array", "items": { "type": "string", "enum": ["Video", "Audio", "Image", "Pdf", "Text", "Archive", "Other"] }, "description": "Only files of these types." })
+    };
 }
 
 /// What the model is told it may call.
@@ -58,6 +82,42 @@ pub fn definitions() -> Value {
             } }
         } },
         { "type": "function", "function": {
+            "name": "move_files",
+            "description": "Moves every file of a folder (or only those of some types, or with some words in their names) to another folder, made if needed.",
+            "parameters": { "type": "object", "properties": {
+                "folder": { "type": "string", "description": "Where the files are now, like /inbox." },
+                "types": types_schema!(),
+                "text": { "type": "string", "description": "Only files with these words in their names." },
+                "to": { "type": "string", "description": "The folder to move them to, like /archive/2026." }
+            }, "required": ["to"] }
+        } },
+        { "type": "function", "function": {
+            "name": "tag_files",
+            "description": "Adds a tag to every file of a folder (or only those of some types, or with some words in their names).",
+            "parameters": { "type": "object", "properties": {
+                "folder": { "type": "string" },
+                "types": types_schema!(),
+                "text": { "type": "string" },
+                "tag": { "type": "string", "description": "The tag, like taxes." }
+            }, "required": ["tag"] }
+        } },
+        { "type": "function", "function": {
+            "name": "trash_files",
+            "description": "Proposes to move files (of a folder, of some types, or with some words in their names) to the trash. Nothing moves now: the user must confirm in their next message, with the words this tool gives you. Put those words in your reply.",
+            "parameters": { "type": "object", "properties": {
+                "folder": { "type": "string" },
+                "types": types_schema!(),
+                "text": { "type": "string" }
+            } }
+        } },
+        { "type": "function", "function": {
+            "name": "restore_files",
+            "description": "Brings files back from the trash: those with these words in their names.",
+            "parameters": { "type": "object", "properties": {
+                "text": { "type": "string", "description": "Words in the names of the trashed files." }
+            }, "required": ["text"] }
+        } },
+        { "type": "function", "function": {
             "name": "reply",
             "description": "Ends the task with your answer to the user. The links you made are attached to it: do not write them out.",
             "parameters": { "type": "object", "properties": {
@@ -69,13 +129,18 @@ pub fn definitions() -> Value {
 
 /// What a call of a tool other than `reply` answers the model: its result, or why it failed
 /// (so the model can try otherwise).
-pub async fn call(client: &Client, links: &mut Links, name: &str, arguments: &Value) -> Value {
+pub async fn call(client: &Client, made: &mut Made, name: &str, arguments: &Value) -> Value {
     let outcome = match name {
         "list_files" => list_files(client, arguments).await,
-        "get_link" => get_link(client, links, arguments).await,
-        "zip_files" => zip_files(client, links, arguments).await,
+        "get_link" => get_link(client, &mut made.links, arguments).await,
+        "zip_files" => zip_files(client, &mut made.links, arguments).await,
+        "move_files" => move_files(client, arguments).await,
+        "tag_files" => tag_files(client, arguments).await,
+        "trash_files" => trash_files(client, made, arguments).await,
+        "restore_files" => restore_files(client, arguments).await,
         other => Err(anyhow::anyhow!(
-            "there is no tool {other}: use list_files, get_link, zip_files or reply"
+            "there is no tool {other}: use list_files, get_link, zip_files, move_files, tag_files, \
+             trash_files, restore_files or reply"
         )),
     };
     outcome.unwrap_or_else(|e| json!({ "error": format!("{e:#}") }))
@@ -140,18 +205,8 @@ const ZIP_PATIENCE: std::time::Duration = std::time::Duration::from_secs(600);
 const MAX_ZIPPED: u64 = 100;
 
 async fn zip_files(client: &Client, links: &mut Links, arguments: &Value) -> anyhow::Result<Value> {
-    if arguments["folder"].is_null() && arguments["types"].is_null() {
-        anyhow::bail!("say which files: a folder, types or both");
-    }
-    let chosen = json!({ "folder": arguments["folder"], "types": arguments["types"] });
-    let found: Value = client.post("/search-files", &search(&chosen, MAX_ZIPPED)).await?;
-    let ids: Vec<Value> = found["files"]
-        .as_array()
-        .map(|files| files.iter().map(|f| f["id"].clone()).collect())
-        .unwrap_or_default();
-    if ids.is_empty() {
-        anyhow::bail!("no file is there: check the folder with list_files");
-    }
+    let selection = json!({ "folder": arguments["folder"], "types": arguments["types"] });
+    let (ids, _) = chosen(client, &selection).await?;
     let mut job = json!({ "jobType": "zip", "fileIds": ids });
     // The job adds `.zip` itself; a model tends to write it too.
     let name = arguments["name"]
@@ -187,4 +242,95 @@ async fn zip_files(client: &Client, links: &mut Links, arguments: &Value) -> any
             _ => {}
         }
     }
+}
+
+/// The files a selection (`folder`, `types`, `text`) chooses, at most [`MAX_ZIPPED`]: their
+/// ids and names; refused when it names nothing or finds nothing.
+async fn chosen(client: &Client, arguments: &Value) -> anyhow::Result<(Vec<uuid::Uuid>, Vec<String>)> {
+    if ["folder", "types", "text"]
+        .iter()
+        .all(|f| arguments[*f].is_null())
+    {
+        anyhow::bail!("say which files: a folder, types or words in their names");
+    }
+    let found: Value = client
+        .post("/search-files", &search(arguments, MAX_ZIPPED))
+        .await?;
+    let files = found["files"].as_array().cloned().unwrap_or_default();
+    if files.is_empty() {
+        anyhow::bail!("no file matches that: look with list_files");
+    }
+    let ids = files
+        .iter()
+        .filter_map(|f| f["id"].as_str()?.parse().ok())
+        .collect();
+    let names = files
+        .iter()
+        .map(|f| f["fileName"].as_str().unwrap_or("?").to_string())
+        .collect();
+    Ok((ids, names))
+}
+
+async fn move_files(client: &Client, arguments: &Value) -> anyhow::Result<Value> {
+    let to = arguments["to"].as_str().filter(|t| !t.trim().is_empty());
+    let to = to.ok_or_else(|| anyhow::anyhow!("to is required: a folder like /archive"))?;
+    let (ids, names) = chosen(client, arguments).await?;
+    let moved: Value = client
+        .post("/move-files", &json!({ "fileIds": ids, "folder": to }))
+        .await?;
+    Ok(json!({ "moved": names, "folder": moved["folder"]["path"] }))
+}
+
+async fn tag_files(client: &Client, arguments: &Value) -> anyhow::Result<Value> {
+    let tag = arguments["tag"].as_str().filter(|t| !t.trim().is_empty());
+    let tag = tag.ok_or_else(|| anyhow::anyhow!("tag is required"))?;
+    let (ids, names) = chosen(client, arguments).await?;
+    client
+        .post::<Value>("/tag-files", &json!({ "fileIds": ids, "tags": [tag.trim()] }))
+        .await?;
+    Ok(json!({ "tagged": names, "tag": tag.trim() }))
+}
+
+/// Proposes, never trashes: the confirmation is the user's, in the next message
+/// (`super::confirmed`).
+async fn trash_files(client: &Client, made: &mut Made, arguments: &Value) -> anyhow::Result<Value> {
+    let (file_ids, names) = chosen(client, arguments).await?;
+    let phrase = format!("confirm {}", 1000 + rand::random::<u16>() % 9000);
+    let answer = json!({
+        "trashed": "nothing yet",
+        "wouldTrash": names,
+        "confirmWith": phrase,
+        "next": format!("Call reply telling the user these files would go to the trash and that they answer '{phrase}' to move them there.")
+    });
+    made.proposal = Some(Proposal {
+        file_ids,
+        names,
+        phrase,
+    });
+    Ok(answer)
+}
+
+async fn restore_files(client: &Client, arguments: &Value) -> anyhow::Result<Value> {
+    let text = arguments["text"].as_str().unwrap_or_default().to_lowercase();
+    let words: Vec<&str> = text.split_whitespace().collect();
+    if words.is_empty() {
+        anyhow::bail!("text is required: words in the trashed files' names");
+    }
+    let trash = client.trash_listing().await?;
+    let matching: Vec<_> = trash
+        .iter()
+        .filter(|f| words.iter().all(|w| f.file_name.to_lowercase().contains(w)))
+        .take(MAX_ZIPPED as usize)
+        .collect();
+    if matching.is_empty() {
+        anyhow::bail!("no file in the trash has those words in its name");
+    }
+    let ids: Vec<uuid::Uuid> = matching.iter().map(|f| f.id).collect();
+    let outcome = client.batch(drive_client::files::Batch::Restore, &ids).await?;
+    let restored: Vec<&str> = matching
+        .iter()
+        .filter(|f| outcome.done.contains(&f.id))
+        .map(|f| f.file_name.as_str())
+        .collect();
+    Ok(json!({ "restored": restored }))
 }
