@@ -11,6 +11,8 @@ use drive_tests::media::text_pdf;
 use drive_tests::*;
 use serde_json::{Value, json};
 
+use super::agent::rpc as a2a;
+
 #[tokio::test]
 async fn the_local_model_zips_every_pdf_in_invoices_and_gives_a_working_link() {
     let mut app = TestApp::spawn().await;
@@ -121,21 +123,4 @@ async fn the_local_model_zips_every_pdf_in_invoices_and_gives_a_working_link() {
         found.insert(name, content);
     }
     assert_eq!(found, invoices, "the zip holds exactly the PDFs in /invoices");
-}
-
-/// A JSON-RPC call to `/a2a` as `token`.
-async fn a2a(app: &TestApp, token: &str, method: &str, params: Value) -> Value {
-    let body: Value = reqwest::Client::new()
-        .post(format!("{}/a2a", app.url))
-        .bearer_auth(token)
-        .header("A2A-Version", "1.0")
-        .json(&json!({ "jsonrpc": "2.0", "id": 1, "method": method, "params": params }))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    assert!(body["error"].is_null(), "{method}: {body}");
-    body
 }

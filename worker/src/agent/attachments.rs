@@ -70,25 +70,9 @@ async fn import(client: &Client, part: &Part, url: &str) -> anyhow::Result<Value
         body["fileName"] = json!(name);
     }
     let created: Value = client.post("/import-from-url", &body).await?;
-    let id = created["job"]["id"].clone();
-    let deadline = tokio::time::Instant::now() + IMPORT_PATIENCE;
-    loop {
-        let listed: Value = client
-            .post("/select-file-jobs", &json!({ "ids": [id], "wait": 30 }))
-            .await?;
-        let job = &listed["jobs"][0];
-        match job["state"].as_str().unwrap_or_default() {
-            "done" => {
-                let made = &job["files"][0];
-                return Ok(json!({ "fileId": made["id"], "fileName": made["fileName"] }));
-            }
-            "failed" | "stopped" => anyhow::bail!("the import {}: {}", job["state"], job["error"]),
-            _ if tokio::time::Instant::now() > deadline => {
-                anyhow::bail!("the import did not end in 10 minutes")
-            }
-            _ => {}
-        }
-    }
+    let job = super::tools::ended(client, &created["job"]["id"], IMPORT_PATIENCE).await?;
+    let made = &job["files"][0];
+    Ok(json!({ "fileId": made["id"], "fileName": made["fileName"] }))
 }
 
 /// A message as the model reads it: its text, then a line for each other part: what became

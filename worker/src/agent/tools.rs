@@ -216,8 +216,23 @@ async fn zip_files(client: &Client, links: &mut Links, arguments: &Value) -> any
         job["options"] = json!({ "name": name });
     }
     let created: Value = client.post("/create-file-job", &job).await?;
-    let id = created["job"]["id"].clone();
-    let deadline = tokio::time::Instant::now() + ZIP_PATIENCE;
+    let job = ended(client, &created["job"]["id"], ZIP_PATIENCE).await?;
+    let made = &job["files"][0];
+    let link = link_to(client, links, made["id"].as_str().unwrap_or_default()).await?;
+    Ok(json!({
+        "fileId": made["id"], "fileName": made["fileName"], "entries": job["result"]["entries"],
+        "link": link["link"]
+    }))
+}
+
+/// The job `id` once done (as `/select-file-jobs` shows it), waited for at most `patience`;
+/// why not otherwise.
+pub(super) async fn ended(
+    client: &Client,
+    id: &Value,
+    patience: std::time::Duration,
+) -> anyhow::Result<Value> {
+    let deadline = tokio::time::Instant::now() + patience;
     loop {
         // Each call holds until the job ends or 30 s pass.
         let listed: Value = client
@@ -225,19 +240,17 @@ async fn zip_files(client: &Client, links: &mut Links, arguments: &Value) -> any
             .await?;
         let job = &listed["jobs"][0];
         match job["state"].as_str().unwrap_or_default() {
-            "done" => {
-                let made = &job["files"][0];
-                let link = link_to(client, links, made["id"].as_str().unwrap_or_default()).await?;
-                return Ok(json!({
-                    "fileId": made["id"], "fileName": made["fileName"], "entries": job["result"]["entries"],
-                    "link": link["link"]
-                }));
+            "done" => return Ok(job.clone()),
+            "failed" | "stopped" => {
+                anyhow::bail!("the {} job {}: {}", job["jobType"], job["state"], job["error"])
             }
-            "failed" | "stopped" => anyhow::bail!("the zip job {}: {}", job["state"], job["error"]),
             _ if tokio::time::Instant::now() > deadline => {
-                return Ok(
-                    json!({ "jobId": id, "state": job["state"], "note": "still running; not waited for longer" }),
-                );
+                anyhow::bail!(
+                    "the {} job is still {} after {} s: not waited for longer",
+                    job["jobType"],
+                    job["state"],
+                    patience.as_secs()
+                )
             }
             _ => {}
         }
