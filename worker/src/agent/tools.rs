@@ -201,8 +201,8 @@ async fn link_to(client: &Client, links: &mut Links, id: &str) -> anyhow::Result
 /// The longest a zip is waited for; past it the model is told where it stands.
 const ZIP_PATIENCE: std::time::Duration = std::time::Duration::from_secs(600);
 
-/// The most files a zip made by the agent takes.
-const MAX_ZIPPED: u64 = 100;
+/// The most files one call of a tool acts on (a zip, a move, a tag, a trash proposal, a restore).
+const MAX_CHOSEN: u64 = 100;
 
 async fn zip_files(client: &Client, links: &mut Links, arguments: &Value) -> anyhow::Result<Value> {
     let selection = json!({ "folder": arguments["folder"], "types": arguments["types"] });
@@ -239,6 +239,10 @@ pub(super) async fn ended(
             .post("/select-file-jobs", &json!({ "ids": [id], "wait": 30 }))
             .await?;
         let job = &listed["jobs"][0];
+        if job.is_null() {
+            // Not listed (no wait then): asking again would only spin.
+            anyhow::bail!("the job {id} is not among this account's jobs");
+        }
         match job["state"].as_str().unwrap_or_default() {
             "done" => return Ok(job.clone()),
             "failed" | "stopped" => {
@@ -257,7 +261,7 @@ pub(super) async fn ended(
     }
 }
 
-/// The files a selection (`folder`, `types`, `text`) chooses, at most [`MAX_ZIPPED`]: their
+/// The files a selection (`folder`, `types`, `text`) chooses, at most [`MAX_CHOSEN`]: their
 /// ids and names; refused when it names nothing or finds nothing.
 async fn chosen(client: &Client, arguments: &Value) -> anyhow::Result<(Vec<uuid::Uuid>, Vec<String>)> {
     if ["folder", "types", "text"]
@@ -267,7 +271,7 @@ async fn chosen(client: &Client, arguments: &Value) -> anyhow::Result<(Vec<uuid:
         anyhow::bail!("say which files: a folder, types or words in their names");
     }
     let found: Value = client
-        .post("/search-files", &search(arguments, MAX_ZIPPED))
+        .post("/search-files", &search(arguments, MAX_CHOSEN))
         .await?;
     let files = found["files"].as_array().cloned().unwrap_or_default();
     if files.is_empty() {
@@ -333,7 +337,7 @@ async fn restore_files(client: &Client, arguments: &Value) -> anyhow::Result<Val
     let matching: Vec<_> = trash
         .iter()
         .filter(|f| words.iter().all(|w| f.file_name.to_lowercase().contains(w)))
-        .take(MAX_ZIPPED as usize)
+        .take(MAX_CHOSEN as usize)
         .collect();
     if matching.is_empty() {
         anyhow::bail!("no file in the trash has those words in its name");
