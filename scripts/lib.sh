@@ -42,6 +42,10 @@ ensure_tools() {
   if ! command -v chromium >/dev/null 2>&1 || ! command -v chromedriver >/dev/null 2>&1; then
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null
   fi
+  # CMake and a C++ compiler: llama-cpp-sys-2 builds llama.cpp (the local model, llm/) from source.
+  if ! command -v cmake >/dev/null 2>&1 || ! command -v g++ >/dev/null 2>&1; then
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq cmake g++ >/dev/null
+  fi
   if ! cargo nextest --version >/dev/null 2>&1; then
     cargo install --locked cargo-nextest
   fi
