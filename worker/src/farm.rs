@@ -103,6 +103,7 @@ pub async fn work() -> Result<()> {
     tokio::spawn(upkeep::sweep_loop(farm.clone()));
     tokio::spawn(crate::webhooks::deliver_loop(farm.clone()));
     tokio::spawn(crate::agent::run_loop(farm.clone()));
+    tokio::spawn(crate::agent::wake_loop(farm.clone()));
     let concurrency = farm.settings.concurrency;
     tracing::info!(worker = %name, concurrency, queue = %farm.settings.queue.name, "taking jobs");
     // The one line on stdout: tests and scripts wait for it.

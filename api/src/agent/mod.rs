@@ -50,9 +50,9 @@ async fn card(State(state): State<AppState>) -> Response {
         "skills": [{
             "id": "drive",
             "name": "Your drive",
-            "description": "Lists and finds your files and gives links to them.",
-            "tags": ["files", "storage", "links"],
-            "examples": ["Give me a link to the newest PDF in /invoices"]
+            "description": "Finds, links, zips, moves, tags and trashes your files, and waits for things to happen: files sent to a request, notes on a review, a file opened, files landing in a folder, an image or a job finishing.",
+            "tags": ["files", "storage", "links", "waits"],
+            "examples": ["Give me a link to the newest PDF in /invoices", "When files land in /inbox, tag them inbox"]
         }],
         "securitySchemes": {
             "apiToken": { "httpAuthSecurityScheme": {

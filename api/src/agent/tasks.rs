@@ -7,6 +7,7 @@ use std::time::Duration;
 use chrono::{DateTime, Utc};
 use drive_core::a2a::{Message, PushConfig, Role, TaskState};
 use drive_core::db::agent_tasks::{self, ListFilter, PageToken, TaskRow};
+use drive_core::db::agent_waits;
 use drive_core::db::users::TokenUser;
 use drive_core::id::{ContextId, TaskId};
 use serde::Deserialize;
@@ -107,10 +108,14 @@ pub async fn send_message(state: &AppState, caller: &TokenUser, params: Value) -
     Ok(json!({ "task": task.to_task(history_length, true) }))
 }
 
-/// The task once it has ended, or as it stands after [`LONGEST_WAIT`].
+/// The task once it has ended or begun waiting for something (which may take days), or as it
+/// stands after [`LONGEST_WAIT`].
 async fn until_ended(state: &AppState, caller: &TokenUser, mut task: TaskRow) -> Result<TaskRow, RpcError> {
     let deadline = tokio::time::Instant::now() + LONGEST_WAIT;
-    while !task.state.is_terminal() && tokio::time::Instant::now() < deadline {
+    while !task.state.is_terminal()
+        && !agent_waits::is_waiting(&state.db, task.id).await?
+        && tokio::time::Instant::now() < deadline
+    {
         tokio::time::sleep(Duration::from_millis(100)).await;
         task = agent_tasks::find(&state.db, caller.token_id, task.id)
             .await?

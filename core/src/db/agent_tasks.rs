@@ -224,8 +224,8 @@ pub async fn cancel(pool: &PgPool, token_id: TokenId, id: TaskId) -> Result<Opti
     .await
 }
 
-/// Leases to `worker` up to `limit` tasks that have not ended and that no live lease holds,
-/// oldest first, marking them working.
+/// Leases to `worker` up to `limit` tasks that have not ended, are not waiting, and that no
+/// live lease holds, oldest first, marking them working.
 pub async fn claim(
     pool: &PgPool,
     worker: uuid::Uuid,
@@ -237,6 +237,9 @@ pub async fn claim(
              select id from agent_tasks
              where state in ('TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING')
                and (leased_until is null or leased_until < now())
+               -- A waiting task is taken up once its wait ends (agent_waits).
+               and not exists (select 1 from agent_waits w
+                               where w.task_id = agent_tasks.id and w.happened is null)
              order by created_at
              limit $3
              for update skip locked)

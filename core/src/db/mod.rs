@@ -3,6 +3,7 @@
 
 pub mod agent_push;
 pub mod agent_tasks;
+pub mod agent_waits;
 pub mod collections;
 pub mod digests;
 pub mod events;

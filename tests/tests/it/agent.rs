@@ -358,6 +358,7 @@ async fn a_task_finds_and_links_files_as_its_token_and_replies() {
             "tag_files",
             "trash_files",
             "restore_files",
+            "wait_for",
             "reply"
         ]
     );

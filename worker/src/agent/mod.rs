@@ -9,18 +9,21 @@ mod attachments;
 mod confirmation;
 mod model;
 mod tools;
+mod waits;
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use drive_core::a2a::{Artifact, Message, REPLY, Role, TaskState};
 use drive_core::db::agent_tasks::{self, TaskRow};
+use drive_core::db::agent_waits::{self, Begun, NewWait};
 use drive_core::db::users;
 use serde_json::{Value, json};
 use uuid::Uuid;
 
 pub use self::model::Model;
 use self::tools::{Links, Made};
+pub use self::waits::wake_loop;
 use crate::farm::Farm;
 
 /// How long a worker holds a task without renewing it.
@@ -37,8 +40,9 @@ const SESSION: chrono::TimeDelta = chrono::TimeDelta::hours(2);
 const INSTRUCTIONS: &str = "You are Drive's agent. You work on the user's drive only through \
     your tools, which act as the user. Use list_files to find files (never invent an id), \
     get_link for a link to a file, zip_files to put files in a zip, move_files and tag_files to \
-    organise them, trash_files to propose moving files to the trash (the user confirms) and \
-    restore_files to bring them back. End every task by calling reply with a short answer; the \
+    organise them, trash_files to propose moving files to the trash (the user confirms), \
+    restore_files to bring them back, and wait_for when the user asks you to act once something \
+    happens. End every task by calling reply with a short answer; the \
     links you made are attached to it, so do not write them out. If something cannot be done \
     with your tools, say so in reply.";
 
@@ -88,6 +92,8 @@ enum Outcome {
     /// The reply's text, and the links the tools made.
     Replied(String, Links),
     Failed(String),
+    /// It waits (no longer held: the waker hands it back to a worker).
+    Waiting,
 }
 
 impl Runner {
@@ -103,6 +109,10 @@ impl Runner {
         let (state, text, links) = match outcome {
             Outcome::Replied(text, links) => (TaskState::Completed, text, links),
             Outcome::Failed(why) => (TaskState::Failed, why, Links::default()),
+            Outcome::Waiting => {
+                tracing::info!(task = %task.id, "the agent task waits");
+                return;
+            }
         };
         let mut message = Message::from_agent(text, &task.id.to_string(), &task.context_id.to_string());
         message.parts.extend(links.0);
@@ -168,9 +178,36 @@ impl Runner {
             Ok(client) => client,
             Err(e) => return Outcome::Failed(format!("The drive could not start the task: {e:#}")),
         };
-        let notes = match self.bring_in(task, &client).await {
+        let mut made = Made::default();
+        let messages = match agent_waits::woken(&self.farm.db, task.id).await {
+            // It waited: on from its wait_for call, answered with what happened.
+            Ok(Some(woken)) => {
+                made.links = serde_json::from_value(woken.links).unwrap_or_default();
+                let mut messages: Vec<Value> = serde_json::from_value(woken.transcript).unwrap_or_default();
+                messages.push(json!({
+                    "role": "tool", "tool_call_id": woken.call_id, "content": woken.happened.to_string()
+                }));
+                messages
+            }
+            Ok(None) => match self.opening(task, &client).await {
+                Ok(messages) => messages,
+                Err(outcome) => return outcome,
+            },
+            Err(e) => return Outcome::Failed(format!("The drive could not read the task's wait: {e}")),
+        };
+        self.turns(task, model, &client, messages, made).await
+    }
+
+    /// The conversation a task starts with: the instructions, the earlier tasks of its context,
+    /// its message with what became of its attached parts and of a proposal it confirmed.
+    async fn opening(&self, task: &TaskRow, client: &drive_client::Client) -> Result<Vec<Value>, Outcome> {
+        let notes = match self.bring_in(task, client).await {
             Ok(notes) => notes,
-            Err(e) => return Outcome::Failed(format!("The drive could not note the attached files: {e}")),
+            Err(e) => {
+                return Err(Outcome::Failed(format!(
+                    "The drive could not note the attached files: {e}"
+                )));
+            }
         };
         let earlier = match agent_tasks::earlier_in_context(
             &self.farm.db,
@@ -181,17 +218,30 @@ impl Runner {
         .await
         {
             Ok(earlier) => earlier,
-            Err(e) => return Outcome::Failed(format!("The drive could not read the conversation: {e}")),
-        };
-        let confirmed = match self.confirmation(task, &earlier, &client).await {
-            Ok(confirmed) => confirmed,
             Err(e) => {
-                return Outcome::Failed(format!("The drive could not carry out what was confirmed: {e:#}"));
+                return Err(Outcome::Failed(format!(
+                    "The drive could not read the conversation: {e}"
+                )));
             }
         };
-        let mut messages = conversation(task, &earlier, &notes, confirmed);
+        match self.confirmation(task, &earlier, client).await {
+            Ok(confirmed) => Ok(conversation(task, &earlier, &notes, confirmed)),
+            Err(e) => Err(Outcome::Failed(format!(
+                "The drive could not carry out what was confirmed: {e:#}"
+            ))),
+        }
+    }
+
+    /// The model's turns and the tools they call, until it replies or waits.
+    async fn turns(
+        &self,
+        task: &TaskRow,
+        model: &Model,
+        client: &drive_client::Client,
+        mut messages: Vec<Value>,
+        mut made: Made,
+    ) -> Outcome {
         let tools = tools::definitions();
-        let mut made = Made::default();
         for _ in 0..MAX_TURNS {
             let turn = match model.turn(&messages, &tools).await {
                 Ok(turn) => turn,
@@ -213,11 +263,50 @@ impl Runner {
                         return Outcome::Replied(text, made.links);
                     }
                 }
-                let result = if call.name == "reply" {
+                // Where the event log stands before the tool looks anything up: a wait misses
+                // nothing that happens from here.
+                let position = match call.name.as_str() {
+                    "wait_for" => match agent_waits::position(&self.farm.db).await {
+                        Ok(position) => Some(position),
+                        Err(e) => return Outcome::Failed(format!("The drive could not begin waiting: {e}")),
+                    },
+                    _ => None,
+                };
+                let mut result = if call.name == "reply" {
                     json!({ "error": "reply needs text" })
                 } else {
-                    tools::call(&client, &mut made, &call.name, &arguments).await
+                    tools::call(client, &mut made, &call.name, &arguments).await
                 };
+                if let (Some(asked), Some(after)) = (made.wait.take(), position) {
+                    let wait = NewWait {
+                        status: Message::from_agent(
+                            format!(
+                                "Waiting for {} (until {}).",
+                                asked.what,
+                                asked.until.format("%Y-%m-%d %H:%M UTC")
+                            ),
+                            &task.id.to_string(),
+                            &task.context_id.to_string(),
+                        ),
+                        kind: asked.kind,
+                        subject: asked.subject,
+                        folder: asked.folder,
+                        after,
+                        until: asked.until,
+                        what: asked.what,
+                        transcript: json!(messages),
+                        call_id: call.id.clone(),
+                        links: json!(made.links),
+                    };
+                    match agent_waits::begin(&self.farm.db, task.id, task.user_id, self.id, &wait).await {
+                        Ok(Begun::Waiting) => return Outcome::Waiting,
+                        Ok(Begun::Refused(why)) => result = json!({ "error": why }),
+                        Ok(Begun::Lost) => {
+                            return Outcome::Failed("It was canceled as it began waiting.".into());
+                        }
+                        Err(e) => return Outcome::Failed(format!("The drive could not begin waiting: {e}")),
+                    }
+                }
                 if let Some(proposal) = made.proposal.take() {
                     let kept = serde_json::to_value(&proposal).expect("a proposal is JSON");
                     if let Err(e) = agent_tasks::propose(&self.farm.db, task.id, self.id, &kept).await {

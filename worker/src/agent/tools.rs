@@ -14,9 +14,11 @@ use serde_json::{Value, json};
 pub struct Made {
     pub links: Links,
     pub proposal: Option<Proposal>,
+    /// What the model asked to wait for, which the runner records before the task goes on.
+    pub wait: Option<super::waits::Asked>,
 }
 
-#[derive(Debug, Default)]
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct Links(pub Vec<Part>);
 
 /// Files the agent proposed to move to the trash, and the words that confirm it.
@@ -117,6 +119,7 @@ pub fn definitions() -> Value {
                 "text": { "type": "string", "description": "Words in the names of the trashed files." }
             }, "required": ["text"] }
         } },
+        super::waits::definition(),
         { "type": "function", "function": {
             "name": "reply",
             "description": "Ends the task with your answer to the user. The links you made are attached to it: do not write them out.",
@@ -138,9 +141,19 @@ pub async fn call(client: &Client, made: &mut Made, name: &str, arguments: &Valu
         "tag_files" => tag_files(client, arguments).await,
         "trash_files" => trash_files(client, made, arguments).await,
         "restore_files" => restore_files(client, arguments).await,
+        "wait_for" => super::waits::find(client, arguments)
+            .await
+            .map(|found| match found {
+                Ok(asked) => {
+                    let answer = json!({ "waiting": asked.what });
+                    made.wait = Some(asked);
+                    answer
+                }
+                Err(happened) => happened,
+            }),
         other => Err(anyhow::anyhow!(
             "there is no tool {other}: use list_files, get_link, zip_files, move_files, tag_files, \
-             trash_files, restore_files or reply"
+             trash_files, restore_files, wait_for or reply"
         )),
     };
     outcome.unwrap_or_else(|e| json!({ "error": format!("{e:#}") }))
