@@ -1,5 +1,5 @@
 //! What the served OpenAPI document adds to what utoipa derives from the routes: who may call
-//! each operation (its `security`), and every status it can answer, each with the error body.
+//! each operation (its `security`, with the scope a limited token needs), and every status it can answer, each with the error body.
 //! The request schemas themselves carry their limits (lengths, patterns, list sizes, ranges,
 //! enums) from the types that validate them (`drive_core::input`), so a request the document
 //! calls valid is one the route takes, save for what only the drive's state can tell (an id
@@ -13,6 +13,7 @@ use utoipa::openapi::{Content, OpenApi, Ref, RefOr, Response, ResponseBuilder, S
 use utoipa::{Modify, PartialSchema, ToSchema};
 
 use drive_core::job::JobType;
+use drive_core::scope::Scope;
 
 use crate::auth;
 use crate::error::ErrorBody;
@@ -212,7 +213,12 @@ impl Modify for Contract {
             SecurityScheme::Http(
                 HttpBuilder::new()
                     .scheme(HttpAuthScheme::Bearer)
-                    .description(Some("The session token `/exchange-token` answers (`gelToken`)."))
+                    .description(Some(
+                        "The session token `/exchange-token` answers (`gelToken`). An operation's \
+                         requirement names the scope its API token needs (`read`, `write` or \
+                         `delete`; all three: the account's own token, with every scope and not \
+                         one an app got through OAuth); any other is answered 403 `insufficient_scope`.",
+                    ))
                     .build(),
             ),
         );
@@ -238,7 +244,7 @@ impl Modify for Contract {
         let schemas = components.schemas.clone();
         for (path, item) in doc.paths.paths.iter_mut() {
             for op in [item.get.as_mut(), item.post.as_mut()].into_iter().flatten() {
-                op.security = Some(security(access(path)));
+                op.security = Some(security(path));
                 for (status, why) in statuses(path, op, &schemas) {
                     op.responses
                         .responses
@@ -250,9 +256,13 @@ impl Modify for Contract {
     }
 }
 
-fn security(access: Access) -> Vec<SecurityRequirement> {
-    let session = SecurityRequirement::new("session", Vec::<String>::new()).add("app", Vec::<String>::new());
-    match access {
+fn security(path: &str) -> Vec<SecurityRequirement> {
+    let scopes: Vec<&str> = match auth::needed_scope(path) {
+        Some(scope) => vec![scope.as_str()],
+        None => Scope::ALL.iter().map(|s| s.as_str()).collect(),
+    };
+    let session = SecurityRequirement::new("session", scopes).add("app", Vec::<String>::new());
+    match access(path) {
         Access::Session => vec![session],
         Access::ApiToken => vec![SecurityRequirement::new("apiToken", Vec::<String>::new())],
         Access::Anyone => vec![SecurityRequirement::default()],
@@ -278,7 +288,8 @@ fn statuses(
     if matches!(access, Access::Session | Access::AnyoneOrSession) {
         statuses.push((
             403,
-            "Signed in but not allowed: no plan, or the plan does not allow it.",
+            "Signed in but not allowed: no plan, the plan does not allow it, or the token's scopes \
+             do not (`insufficient_scope`).",
         ));
     } else if access == Access::Anyone && op.request_body.is_some() {
         statuses.push((

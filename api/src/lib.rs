@@ -10,6 +10,7 @@ pub mod follow;
 pub mod limits;
 pub mod meaning;
 pub mod metrics;
+pub mod oauth;
 pub mod pages;
 pub mod reader;
 pub mod records;
@@ -54,6 +55,7 @@ pub fn app(state: AppState) -> Router {
         .merge(routes::trash::router())
         .merge(routes::events::router())
         .merge(routes::subscriptions::router())
+        .merge(routes::connections::router())
         .merge(routes::organize::router())
         .merge(routes::collections::router())
         .merge(routes::views::router())
@@ -72,6 +74,7 @@ pub fn app(state: AppState) -> Router {
         .route("/openapi.json", get(move || async move { axum::Json(doc) }))
         .route("/metrics", get(metrics::scrape))
         .merge(pages::router())
+        .merge(oauth::router())
         .merge(agent::router());
     with_error_bodies(router)
         .layer(axum::middleware::from_fn_with_state(

@@ -20,6 +20,7 @@ use drive_core::db::{self, users};
 use drive_core::id::{TokenId, UserId};
 use drive_core::plan::Plan;
 use drive_core::queue::{JobQueue, QueueConfig};
+use drive_core::scope::Scope;
 use drive_core::storage::{DEFAULT_SITE_URL, Storage, StorageConfig};
 use drive_core::{config, maintenance, multipart};
 use tokio::signal::unix::{SignalKind, signal};
@@ -65,6 +66,10 @@ enum Admin {
         handle: String,
         #[arg(long, default_value = "admin")]
         label: String,
+        /// Limit the token to a scope (read, write, delete); repeat for more. Leave out for a
+        /// token with every scope.
+        #[arg(long = "scope", value_parser = parse_scope)]
+        scopes: Vec<Scope>,
         #[arg(long)]
         json: bool,
     },
@@ -77,6 +82,10 @@ enum Admin {
         #[arg(long)]
         idle_seconds: Option<i64>,
     },
+}
+
+fn parse_scope(s: &str) -> Result<Scope, String> {
+    Scope::parse(s).ok_or_else(|| format!("{s:?} is not a scope: use read, write or delete"))
 }
 
 fn parse_plan(s: &str) -> Result<Plan, String> {
@@ -188,14 +197,24 @@ async fn run_admin(pool: &db::PgPool, admin: Admin) -> Result<()> {
             let user_id = users::create_user(pool, &handle, plan)
                 .await
                 .with_context(|| format!("creating user {handle:?} (is the handle taken?)"))?;
-            let token = users::create_api_token(pool, user_id, "first").await?;
+            let token = users::create_api_token(pool, user_id, "first", &Scope::ALL).await?;
             print_token(json, user_id, token);
         }
-        Admin::CreateToken { handle, label, json } => {
+        Admin::CreateToken {
+            handle,
+            label,
+            scopes,
+            json,
+        } => {
             let user_id = users::user_id_by_handle(pool, &handle)
                 .await?
                 .with_context(|| format!("no user has the handle {handle:?}"))?;
-            let token = users::create_api_token(pool, user_id, &label).await?;
+            let scopes = if scopes.is_empty() {
+                Scope::ALL.to_vec()
+            } else {
+                Scope::ALL.into_iter().filter(|s| scopes.contains(s)).collect()
+            };
+            let token = users::create_api_token(pool, user_id, &label, &scopes).await?;
             print_token(json, user_id, token);
         }
         Admin::RevokeToken { token_id } => {

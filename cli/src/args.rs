@@ -263,6 +263,9 @@ pub enum Command {
     /// Webhooks: every drive event of the kinds you choose POSTed to an https endpoint, signed
     #[command(subcommand)]
     Webhook(WebhookCommand),
+    /// The apps you let in through the drive's OAuth sign-in, and what each may do
+    #[command(subcommand)]
+    Connections(ConnectionCommand),
     /// Search your library by what files are (every filter of /search-files) and, with
     /// --query, inside the files you have had read: what is written or said in them
     Search(Box<SearchArgs>),
@@ -518,6 +521,17 @@ pub enum WebhookCommand {
     List,
     /// Stop sending events to one
     Remove { id: Uuid },
+}
+
+#[derive(Subcommand)]
+pub enum ConnectionCommand {
+    /// List the apps you let in, newest first
+    List,
+    /// End an app's access: its token stops at once
+    Revoke {
+        /// The connection's id, as `drive connections list` shows it
+        id: Uuid,
+    },
 }
 
 #[derive(Subcommand)]

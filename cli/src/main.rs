@@ -7,6 +7,7 @@ mod agent;
 mod args;
 mod artwork;
 mod commands;
+mod connections;
 mod events;
 mod generate;
 mod imports;
@@ -28,7 +29,8 @@ use clap::Parser;
 use uuid::Uuid;
 
 use crate::args::{
-    Cli, CollectionCommand, Command, JobsCommand, RequestCommand, ReviewCommand, WebhookCommand,
+    Cli, CollectionCommand, Command, ConnectionCommand, JobsCommand, RequestCommand, ReviewCommand,
+    WebhookCommand,
 };
 use drive_client::files::Batch;
 use drive_client::version::{self, Program};
@@ -259,6 +261,13 @@ async fn command(
                 WebhookCommand::Add { url, kinds } => webhooks::add(&client, &url, &kinds, json).await,
                 WebhookCommand::List => webhooks::list(&client, json).await,
                 WebhookCommand::Remove { id } => webhooks::remove(&client, id, json).await,
+            }
+        }
+        Command::Connections(command) => {
+            let client = signed_in()?;
+            match command {
+                ConnectionCommand::List => connections::list(&client, json).await,
+                ConnectionCommand::Revoke { id } => connections::revoke(&client, id, json).await,
             }
         }
         Command::Review(command) => {

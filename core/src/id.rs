@@ -96,4 +96,6 @@ ids! {
     TaskId;
     /// A conversation of the agent interface: the tasks sharing it.
     ContextId;
+    /// An OAuth client (an agent or tool client that registered itself).
+    ClientId;
 }

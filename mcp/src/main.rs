@@ -49,10 +49,15 @@ enum Transport {
         app: String,
     },
     /// Serve streamable HTTP at /mcp. Every request carries its caller's drive API token as
-    /// `Authorization: Bearer`; the server holds no credential of its own.
+    /// `Authorization: Bearer` (its own, or one an app got through the drive's OAuth sign-in,
+    /// which /.well-known/oauth-protected-resource points clients to); the server holds no
+    /// credential of its own.
     Http {
         #[arg(long, env = "DRIVE_MCP_LISTEN", default_value = "127.0.0.1:8090")]
         listen: SocketAddr,
+        /// The URL clients reach this server by, when not http://LISTEN (behind a proxy).
+        #[arg(long, env = "DRIVE_MCP_URL")]
+        public_url: Option<String>,
         #[arg(long, env = "DRIVE_URL", default_value = config::DEFAULT_URL)]
         url: String,
         #[arg(long, env = "DRIVE_APP", default_value = config::DEFAULT_APP)]
@@ -88,13 +93,24 @@ async fn main() -> Result<()> {
         }
         Transport::Http {
             listen,
+            public_url,
             url,
             app,
             allowed_hosts,
         } => {
             let base_url = url.trim_end_matches('/').to_string();
             check_version_daily(None, base_url.clone());
-            serve_http(listen, Callers::by_token(&base_url, &app), allowed_hosts).await
+            let resource = Resource {
+                public_url,
+                authorization_server: base_url.clone(),
+            };
+            serve_http(
+                listen,
+                Callers::by_token(&base_url, &app),
+                resource,
+                allowed_hosts,
+            )
+            .await
         }
     }
 }
@@ -112,7 +128,45 @@ async fn serve_stdio(client: Client) -> Result<()> {
 /// Base64 grows bytes by a third; the rest of the message is small.
 const MOST_REQUEST_BYTES: usize = (drive_client::spool::MOST_BYTES as usize).div_ceil(3) * 4 + 1024 * 1024;
 
-async fn serve_http(listen: SocketAddr, callers: Callers, allowed_hosts: Vec<String>) -> Result<()> {
+/// This server as an OAuth-protected resource (RFC 9728): where it is, and the drive that
+/// signs its callers in.
+struct Resource {
+    /// Where clients reach this server; `None`: `http://` the address it listens on.
+    public_url: Option<String>,
+    authorization_server: String,
+}
+
+impl Resource {
+    fn origin(&self, listening: SocketAddr) -> String {
+        match &self.public_url {
+            Some(url) => url.trim_end_matches('/').to_string(),
+            None => format!("http://{listening}"),
+        }
+    }
+
+    /// The `WWW-Authenticate` challenge of a request without a token.
+    fn challenge(&self, listening: SocketAddr) -> String {
+        let origin = self.origin(listening);
+        format!(r#"Bearer resource_metadata="{origin}/.well-known/oauth-protected-resource/mcp""#)
+    }
+
+    fn metadata(&self, listening: SocketAddr) -> serde_json::Value {
+        serde_json::json!({
+            "resource": format!("{}/mcp", self.origin(listening)),
+            "authorization_servers": [self.authorization_server],
+            "scopes_supported": ["read", "write", "delete"],
+            "bearer_methods_supported": ["header"],
+            "resource_name": "Drive tools",
+        })
+    }
+}
+
+async fn serve_http(
+    listen: SocketAddr,
+    callers: Callers,
+    resource: Resource,
+    allowed_hosts: Vec<String>,
+) -> Result<()> {
     let stop = CancellationToken::new();
     // Every tool answers once, so a plain JSON answer serves where an event stream would only
     // add framing (clients that ask for a stream on GET still get one).
@@ -135,13 +189,20 @@ async fn serve_http(listen: SocketAddr, callers: Callers, allowed_hosts: Vec<Str
         Arc::new(LocalSessionManager::default()),
         config,
     );
-    let app = axum::Router::new()
-        .nest_service("/mcp", service)
-        .layer(middleware::from_fn(require_token));
     let listener = tokio::net::TcpListener::bind(listen)
         .await
         .with_context(|| format!("listening on {listen}"))?;
-    eprintln!("drive-mcp: serving MCP at http://{}/mcp", listener.local_addr()?);
+    let listening = listener.local_addr()?;
+    let challenge = Arc::new(resource.challenge(listening));
+    let metadata = resource.metadata(listening);
+    let described = axum::routing::get(move || async move { axum::Json(metadata) });
+    let app = axum::Router::new()
+        .nest_service("/mcp", service)
+        .layer(middleware::from_fn_with_state(challenge, require_token))
+        // Clients read it before they have a token: outside the layer.
+        .route("/.well-known/oauth-protected-resource/mcp", described.clone())
+        .route("/.well-known/oauth-protected-resource", described);
+    eprintln!("drive-mcp: serving MCP at http://{listening}/mcp");
     axum::serve(listener, app)
         .with_graceful_shutdown(async move {
             shutdown_signal().await;
@@ -152,19 +213,24 @@ async fn serve_http(listen: SocketAddr, callers: Callers, allowed_hosts: Vec<Str
 }
 
 /// Refuses a request without a bearer token before the MCP layer reads it, the way an
-/// OAuth-protected resource does (401 with `WWW-Authenticate: Bearer`).
-async fn require_token(request: Request, next: Next) -> Response {
+/// OAuth-protected resource does (401 with `WWW-Authenticate: Bearer` naming the resource's
+/// metadata, from which a client finds the drive's sign-in).
+async fn require_token(
+    axum::extract::State(challenge): axum::extract::State<Arc<String>>,
+    request: Request,
+    next: Next,
+) -> Response {
     if callers::bearer_of(request.headers()).is_some() {
         return next.run(request).await;
     }
     let body = serde_json::json!({
-        "error": "Send your drive API token as the header Authorization: Bearer API_TOKEN",
+        "error": "Send your drive API token (or one from the drive's OAuth sign-in) as the header Authorization: Bearer TOKEN",
         "code": "unauthorized",
         "retryable": false,
     });
     (
         http::StatusCode::UNAUTHORIZED,
-        [(http::header::WWW_AUTHENTICATE, "Bearer")],
+        [(http::header::WWW_AUTHENTICATE, challenge.as_str())],
         axum::Json(body),
     )
         .into_response()

@@ -28,6 +28,7 @@ pub mod browser;
 pub mod image_providers;
 pub mod local_model;
 pub mod media;
+pub mod oauth;
 pub mod origin;
 pub mod provider;
 pub mod proxy;

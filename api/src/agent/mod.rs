@@ -1,6 +1,7 @@
 //! The agent interface: A2A 1.0 over JSON-RPC 2.0 at `/a2a` (and `/a2a/`), and the agent card
-//! at `/.well-known/agent-card.json`. A caller signs in with an API token as bearer; every task
-//! it starts is that token's. Tasks are run by the worker farm (`drive-worker`'s `agent`): the
+//! at `/.well-known/agent-card.json`. A caller signs in with an API token as bearer (its own,
+//! or one an app got through OAuth, `crate::oauth`); every task it starts is that token's, and
+//! its tools can do only what the token's scopes allow. Tasks are run by the worker farm (`drive-worker`'s `agent`): the
 //! API only records them, answers about them, and cancels them. The wire rules (ProtoJSON,
 //! errors with their `ErrorInfo`, the version header) are those `docs/a2a-1.0-brief.md`
 //! gathers from the A2A v1.0.0 proto.
@@ -15,6 +16,7 @@ use axum::http::{HeaderMap, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use drive_core::db::users::{self, TokenUser};
+use drive_core::scope::Scope;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
@@ -36,6 +38,11 @@ const VERSION: &str = "1.0";
 /// at most five minutes.
 async fn card(State(state): State<AppState>) -> Response {
     let site = state.storage.site_url().trim_end_matches('/');
+    let oauth = crate::oauth::Endpoints::of(&state);
+    let scopes: serde_json::Map<String, Value> = Scope::ALL
+        .iter()
+        .map(|s| (s.as_str().to_string(), Value::String(s.describe().to_string())))
+        .collect();
     let card = json!({
         "name": "Drive",
         "description": "Works your drive for you: finds files, reads their details and hands out links, \
@@ -58,9 +65,22 @@ async fn card(State(state): State<AppState>) -> Response {
             "apiToken": { "httpAuthSecurityScheme": {
                 "scheme": "Bearer",
                 "description": "A drive API token (drive-api admin create-token); the tasks it starts are its own."
+            } },
+            "oauth": { "oauth2SecurityScheme": {
+                "description": "Sign in through the drive's consent page; the token the app gets may do what the person allowed, and the tasks it starts are its own.",
+                "flows": { "authorizationCode": {
+                    "authorizationUrl": oauth.authorize,
+                    "tokenUrl": oauth.token,
+                    "scopes": scopes,
+                    "pkceRequired": true
+                } },
+                "oauth2MetadataUrl": oauth.metadata
             } }
         },
-        "securityRequirements": [{ "schemes": { "apiToken": { "list": [] } } }]
+        "securityRequirements": [
+            { "schemes": { "apiToken": { "list": [] } } },
+            { "schemes": { "oauth": { "list": ["read"] } } }
+        ]
     });
     ([(header::CACHE_CONTROL, "public, max-age=300")], axum::Json(card)).into_response()
 }

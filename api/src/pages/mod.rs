@@ -1,5 +1,5 @@
 //! The web pages people without an account open: a file request's page and a review's (with
-//! their scripts and style). Server-rendered HTML with a little JavaScript, no build step, nothing from another
+//! their scripts and style); the OAuth consent page (`crate::oauth`) is drawn the same way. Server-rendered HTML with a little JavaScript, no build step, nothing from another
 //! site: the only other origin a page talks to is the object store its bytes go to.
 
 mod request;
@@ -56,8 +56,16 @@ async fn counted(state: &AppState, peer: SocketAddr) -> ApiResult<()> {
 }
 
 /// A whole page: `title` and `body` are HTML already escaped. Scripts and styles come from this
-/// site only, and the page may send bytes to the store's origin and nowhere else.
-fn html(state: &AppState, status: StatusCode, title: &str, body: &str, script: Option<&str>) -> Response {
+/// site only, the page may send bytes to the store's origin and nowhere else, and its forms may
+/// go where `forms` says (a CSP source list; `'none'` for pages whose forms are scripts').
+pub(crate) fn html(
+    state: &AppState,
+    status: StatusCode,
+    title: &str,
+    body: &str,
+    script: Option<&str>,
+    forms: &str,
+) -> Response {
     let script = script
         .map(|s| format!(r#"<script src="/pages/{s}" defer></script>"#))
         .unwrap_or_default();
@@ -81,7 +89,7 @@ fn html(state: &AppState, status: StatusCode, title: &str, body: &str, script: O
     let store = origin(state.storage.endpoint());
     let policy = format!(
         "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: {store}; \
-         media-src 'self' {store}; connect-src 'self' {store}; form-action 'none'; \
+         media-src 'self' {store}; connect-src 'self' {store}; form-action {forms}; \
          frame-ancestors 'none'; base-uri 'none'"
     );
     let mut response = (status, page).into_response();
@@ -112,7 +120,7 @@ fn origin(url: &str) -> &str {
 }
 
 /// Text made safe inside HTML, in an element or a quoted attribute.
-fn escape(text: &str) -> String {
+pub(crate) fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {
@@ -133,7 +141,14 @@ fn not_found(state: &AppState, what: &str) -> Response {
         r#"<main class="page"><h1>Nothing here</h1><p class="message">{}</p></main>"#,
         escape(what)
     );
-    html(state, StatusCode::NOT_FOUND, "Nothing here", &body, None)
+    html(
+        state,
+        StatusCode::NOT_FOUND,
+        "Nothing here",
+        &body,
+        None,
+        "'none'",
+    )
 }
 
 #[cfg(test)]

@@ -112,5 +112,6 @@ fn render(state: &AppState, request: &RequestRow) -> Response {
         &title,
         &body,
         request.is_open(now).then_some("request.js"),
+        "'none'",
     )
 }

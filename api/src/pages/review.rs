@@ -57,5 +57,5 @@ pub async fn page(
         id = review.id,
         file = escape(&review.file_name),
     );
-    html(&state, StatusCode::OK, &title, &body, Some("review.js"))
+    html(&state, StatusCode::OK, &title, &body, Some("review.js"), "'none'")
 }

@@ -3,6 +3,7 @@
 pub mod artwork;
 pub mod auth;
 pub mod collections;
+pub mod connections;
 pub mod download;
 pub mod events;
 pub mod generations;

@@ -13,6 +13,7 @@ pub mod generations;
 pub mod jobs;
 pub mod locks;
 pub mod moments;
+pub mod oauth;
 pub mod requests;
 pub mod reservations;
 pub mod reviews;

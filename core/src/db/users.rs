@@ -5,6 +5,7 @@ use sqlx::PgPool;
 
 use crate::id::{TokenId, UserId};
 use crate::plan::Plan;
+use crate::scope::Scope;
 use crate::token;
 
 /// How long a session token lives: one day.
@@ -33,19 +34,23 @@ pub async fn user_id_by_handle(pool: &PgPool, handle: &str) -> Result<Option<Use
         .await
 }
 
+/// A new API token of the account that may do what `scopes` say (at least one).
 pub async fn create_api_token(
     pool: &PgPool,
     user_id: UserId,
     label: &str,
+    scopes: &[Scope],
 ) -> Result<NewApiToken, sqlx::Error> {
     let secret = token::generate("drive_api_");
     let id = sqlx::query_scalar(
-        "insert into api_tokens (id, user_id, token_hash, label) values ($1, $2, $3, $4) returning id",
+        "insert into api_tokens (id, user_id, token_hash, label, scopes)
+         values ($1, $2, $3, $4, $5) returning id",
     )
     .bind(TokenId::random())
     .bind(user_id)
     .bind(token::digest(&secret))
     .bind(label)
+    .bind(Scope::to_column(scopes))
     .fetch_one(pool)
     .await?;
     Ok(NewApiToken { id, secret })
@@ -81,16 +86,20 @@ pub async fn exchange(pool: &PgPool, api_secret: &str) -> Result<Option<Session>
     open_session(pool, Some(token::digest(api_secret)), None, SESSION_LIFETIME).await
 }
 
-/// The account and token behind a live API token (the agent interface's bearer).
+/// The account and token behind a live API token (the agent interface's bearer, the consent
+/// page's sign-in).
 #[derive(Debug, Clone, sqlx::FromRow)]
 pub struct TokenUser {
     pub user_id: UserId,
     pub token_id: TokenId,
+    /// What the token may do, as stored (see [`Scope::from_column`]).
+    pub scopes: Vec<String>,
 }
 
 pub async fn api_token_user(pool: &PgPool, api_secret: &str) -> Result<Option<TokenUser>, sqlx::Error> {
     sqlx::query_as(
-        "select user_id, id as token_id from api_tokens where token_hash = $1 and revoked_at is null",
+        "select user_id, id as token_id, scopes from api_tokens
+         where token_hash = $1 and revoked_at is null",
     )
     .bind(token::digest(api_secret))
     .fetch_optional(pool)
@@ -150,13 +159,17 @@ pub struct SessionUser {
     pub user_id: UserId,
     pub plan: Option<Plan>,
     pub expires_at: DateTime<Utc>,
+    /// What the session's API token may do, as stored.
+    pub scopes: Vec<String>,
+    /// Whether the token is one an app got through OAuth.
+    pub app: bool,
 }
 
 /// The account behind a session token, expired or not (the caller tells the two apart); a
 /// session of a revoked API token finds nothing, whoever revoked it and however.
 pub async fn session_user(pool: &PgPool, session_secret: &str) -> Result<Option<SessionUser>, sqlx::Error> {
     sqlx::query_as(
-        "select s.user_id, u.plan, s.expires_at
+        "select s.user_id, u.plan, s.expires_at, t.scopes, t.oauth_client_id is not null as app
          from sessions s
          join users u on u.id = s.user_id
          join api_tokens t on t.id = s.api_token_id and t.revoked_at is null

@@ -1530,6 +1530,51 @@ async fn webhooks_are_added_listed_and_removed_from_the_command_line() {
 }
 
 #[tokio::test]
+async fn the_apps_let_in_through_oauth_are_listed_and_revoked_from_the_command_line() {
+    let app = TestApp::spawn().await;
+    let user = app.user(Some("Pro")).await;
+    let scratch = Scratch::new();
+    let drive = Drive::new(&scratch);
+    drive.login(&app, &user).await;
+    let empty = drive.run(&["connections", "list"]).await;
+    assert!(
+        empty.success && empty.stdout.contains("No apps"),
+        "{}{}",
+        empty.stdout,
+        empty.stderr
+    );
+
+    let client = drive_tests::oauth::OAuthClient::register(&app, "Sketchbook", "http://127.0.0.1:9/cb").await;
+    let access = client.connect(&app, &user.api_token, &["read", "write"]).await;
+    let listed = drive.json(&["connections", "list"]).await;
+    let connection = &listed["connections"][0];
+    assert_eq!(connection["clientName"], "Sketchbook");
+    let id = connection["id"].as_str().unwrap().to_string();
+    let table = drive.run(&["connections", "list"]).await;
+    assert!(
+        table.stdout.contains(&id)
+            && table.stdout.contains("Sketchbook")
+            && table.stdout.contains("read write"),
+        "{}",
+        table.stdout
+    );
+
+    let revoked = drive.run(&["connections", "revoke", &id]).await;
+    assert!(
+        revoked.success && revoked.stdout.contains("revoked"),
+        "{}",
+        revoked.stderr
+    );
+    assert_eq!(app.exchange(&access).await.status, 401, "the app's token stopped");
+    let again = drive.run(&["connections", "revoke", &id]).await;
+    assert!(
+        !again.success && again.stderr.contains("no app you let in"),
+        "{}",
+        again.stderr
+    );
+}
+
+#[tokio::test]
 async fn the_agent_is_asked_from_the_command_line() {
     let model = drive_tests::provider::FakeChat::scripted(
         vec![json!({ "role": "assistant", "content": null, "tool_calls": [{

@@ -8,6 +8,7 @@ use std::process::Command;
 
 use drive_tests::image_providers::FakeProviders;
 use drive_tests::media;
+use drive_tests::oauth::OAuthClient;
 use drive_tests::scratch::Scratch;
 use drive_tests::senders::Sender;
 use drive_tests::*;
@@ -171,6 +172,18 @@ async fn seed(app: &TestApp, user: &TestUser) -> Value {
         .await;
         subscriptions.push(made["subscription"]["id"].clone());
     }
+    // Apps let in through OAuth, for /revoke-connection to end.
+    let client = OAuthClient::register(app, "Seeded app", "https://app.example/cb").await;
+    for _ in 0..3 {
+        client.connect(app, &user.api_token, &["read"]).await;
+    }
+    let listed = made(app, user, "/select-connections", json!({})).await;
+    let connections: Vec<Value> = listed["connections"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["id"].clone())
+        .collect();
     let note = app
         .send(
             None,
@@ -211,6 +224,7 @@ async fn seed(app: &TestApp, user: &TestUser) -> Value {
         "importUrl": [format!("{}/p/{public}", app.url)],
         "webhookUrl": [WEBHOOK_URL],
         "subscriptionId": subscriptions,
+        "connectionId": connections,
         "dropToken": [drop.token],
         "finishedDropToken": [other_drop.token],
     })
@@ -286,7 +300,7 @@ async fn schemathesis_finds_every_operation_true_to_the_document() {
     );
     // Every operation was called, and every one got past validation and the lookups at least
     // once: the seeded ids, tokens, plans and objects reach each route's success.
-    assert_eq!(reached.len(), 61, "operations called: {:?}", reached.keys());
+    assert_eq!(reached.len(), 63, "operations called: {:?}", reached.keys());
     let short: Vec<&String> = reached
         .keys()
         .filter(|op| !past_validation.contains(op))

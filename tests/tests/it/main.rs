@@ -26,6 +26,7 @@ mod local_model;
 mod mcp;
 mod metadata;
 mod multipart;
+mod oauth;
 mod openapi;
 mod operations;
 mod pages;

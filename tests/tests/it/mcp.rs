@@ -192,7 +192,20 @@ async fn http_callers_need_their_own_token_and_see_only_their_own_files() {
         .await
         .expect("reach drive-mcp");
     assert_eq!(refused.status(), StatusCode::UNAUTHORIZED);
-    assert_eq!(refused.headers()["www-authenticate"], "Bearer");
+    // It names where a client learns to sign in: the drive's OAuth, whose token works here.
+    let origin = server.url.strip_suffix("/mcp").unwrap();
+    let described = format!("{origin}/.well-known/oauth-protected-resource/mcp");
+    assert_eq!(
+        refused.headers()["www-authenticate"],
+        format!(r#"Bearer resource_metadata="{described}""#).as_str()
+    );
+    let resource: Value = reqwest::get(&described).await.unwrap().json().await.unwrap();
+    assert_eq!(resource["resource"], server.url.as_str());
+    assert_eq!(resource["authorization_servers"], json!([app.url]));
+    let signed_in = drive_tests::oauth::OAuthClient::register(&app, "A tool client", "http://127.0.0.1:9/cb")
+        .await
+        .connect(&app, &owner.api_token, &["read"])
+        .await;
 
     // A token the drive does not know: the tool answers the drive's refusal.
     let call = |token: &str, tool: &str, args: Value| {
@@ -247,6 +260,19 @@ async fn http_callers_need_their_own_token_and_see_only_their_own_files() {
     assert_eq!(
         mine["result"]["structuredContent"]["files"][0]["id"], owned,
         "{mine}"
+    );
+    // The token a tool client got through OAuth, allowed to read: it lists, and may not remove.
+    let read = run(call(&signed_in, "list_files", json!({}))).await.json();
+    assert_eq!(
+        read["result"]["structuredContent"]["files"][0]["id"], owned,
+        "{read}"
+    );
+    let removed = run(call(&signed_in, "remove_files", json!({ "ids": [owned] }))).await;
+    assert!(
+        removed.stdout.contains("insufficient_scope"),
+        "{}\n{}",
+        removed.stdout,
+        removed.stderr
     );
 }
 
