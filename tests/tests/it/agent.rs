@@ -358,6 +358,10 @@ async fn a_task_finds_and_links_files_as_its_token_and_replies() {
             "tag_files",
             "trash_files",
             "restore_files",
+            "ask_for_files",
+            "share_for_review",
+            "make_image",
+            "run_job",
             "wait_for",
             "reply"
         ]

@@ -3,6 +3,7 @@
 
 mod agent;
 mod agent_push;
+mod agent_tools;
 mod agent_waits;
 mod artwork;
 mod auth;

@@ -7,6 +7,7 @@
 
 mod attachments;
 mod confirmation;
+mod making;
 mod model;
 mod tools;
 mod waits;
@@ -41,8 +42,10 @@ const INSTRUCTIONS: &str = "You are Drive's agent. You work on the user's drive 
     your tools, which act as the user. Use list_files to find files (never invent an id), \
     get_link for a link to a file, zip_files to put files in a zip, move_files and tag_files to \
     organise them, trash_files to propose moving files to the trash (the user confirms), \
-    restore_files to bring them back, and wait_for when the user asks you to act once something \
-    happens. End every task by calling reply with a short answer; the \
+    restore_files to bring them back, ask_for_files for a link others send files to, \
+    share_for_review for a link to watch a video and leave notes, make_image to draw an image, \
+    run_job for other work on files (proxies, conversions, PDFs, stills...), and wait_for when \
+    the user asks you to act once something happens. End every task by calling reply with a short answer; the \
     links you made are attached to it, so do not write them out. If something cannot be done \
     with your tools, say so in reply.";
 

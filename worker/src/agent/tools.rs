@@ -4,6 +4,8 @@
 
 use drive_client::Client;
 use drive_core::a2a::Part;
+
+use super::making;
 use serde_json::{Value, json};
 
 /// What the tools made in a task beside their answers: the links, attached to its reply as
@@ -32,13 +34,26 @@ pub struct Proposal {
 
 impl Links {
     /// Keeps `link` (as `/generate-download-url` answers) and answers what the model is told.
-    fn keep(&mut self, link: &Value) -> Value {
+    pub(super) fn keep(&mut self, link: &Value) -> Value {
         let name = link["fileName"].as_str().unwrap_or("file").to_string();
         if let Some(url) = link["downloadUrl"].as_str() {
             self.0.push(Part {
                 url: Some(url.to_string()),
                 filename: Some(name.clone()),
                 media_type: link["mimeType"].as_str().map(str::to_string),
+                ..Part::default()
+            });
+        }
+        json!(format!("attached to your reply as {name}"))
+    }
+
+    /// Keeps the link to a page of the drive's (a request's, a review's), named `name`.
+    pub(super) fn page(&mut self, url: &Value, name: &str) -> Value {
+        if let Some(url) = url.as_str() {
+            self.0.push(Part {
+                url: Some(url.to_string()),
+                filename: Some(name.to_string()),
+                media_type: Some("text/html".to_string()),
                 ..Part::default()
             });
         }
@@ -55,6 +70,7 @@ macro_rules! types_schema {
 
 /// What the model is told it may call.
 pub fn definitions() -> Value {
+    let [ask_for_files, share_for_review, make_image, run_job] = super::making::definitions();
     json!([
         { "type": "function", "function": {
             "name": "list_files",
@@ -119,6 +135,10 @@ pub fn definitions() -> Value {
                 "text": { "type": "string", "description": "Words in the names of the trashed files." }
             }, "required": ["text"] }
         } },
+        ask_for_files,
+        share_for_review,
+        make_image,
+        run_job,
         super::waits::definition(),
         { "type": "function", "function": {
             "name": "reply",
@@ -141,6 +161,10 @@ pub async fn call(client: &Client, made: &mut Made, name: &str, arguments: &Valu
         "tag_files" => tag_files(client, arguments).await,
         "trash_files" => trash_files(client, made, arguments).await,
         "restore_files" => restore_files(client, arguments).await,
+        "ask_for_files" => making::ask_for_files(client, &mut made.links, arguments).await,
+        "share_for_review" => making::share_for_review(client, &mut made.links, arguments).await,
+        "make_image" => making::make_image(client, &mut made.links, arguments).await,
+        "run_job" => making::run_job(client, &mut made.links, arguments).await,
         "wait_for" => super::waits::find(client, arguments)
             .await
             .map(|found| match found {
@@ -153,7 +177,8 @@ pub async fn call(client: &Client, made: &mut Made, name: &str, arguments: &Valu
             }),
         other => Err(anyhow::anyhow!(
             "there is no tool {other}: use list_files, get_link, zip_files, move_files, tag_files, \
-             trash_files, restore_files, wait_for or reply"
+             trash_files, restore_files, ask_for_files, share_for_review, make_image, run_job, \
+             wait_for or reply"
         )),
     };
     outcome.unwrap_or_else(|e| json!({ "error": format!("{e:#}") }))
@@ -181,7 +206,7 @@ async fn list_files(client: &Client, arguments: &Value) -> anyhow::Result<Value>
 
 /// The `/search-files` body for the files a tool's `text`, `folder` and `types` choose, newest
 /// first.
-fn search(arguments: &Value, limit: u64) -> Value {
+pub(super) fn search(arguments: &Value, limit: u64) -> Value {
     let mut search = json!({ "limit": limit, "sort": "newest" });
     for field in ["text", "folder", "types"] {
         if !arguments[field].is_null() {
@@ -215,7 +240,7 @@ async fn link_to(client: &Client, links: &mut Links, id: &str) -> anyhow::Result
 const ZIP_PATIENCE: std::time::Duration = std::time::Duration::from_secs(600);
 
 /// The most files one call of a tool acts on (a zip, a move, a tag, a trash proposal, a restore).
-const MAX_CHOSEN: u64 = 100;
+pub(super) const MAX_CHOSEN: u64 = 100;
 
 async fn zip_files(client: &Client, links: &mut Links, arguments: &Value) -> anyhow::Result<Value> {
     let selection = json!({ "folder": arguments["folder"], "types": arguments["types"] });
