@@ -260,6 +260,10 @@ pub enum Command {
         #[arg(long)]
         context: Option<String>,
     },
+    /// Your agent tasks (those this token started): the ones working or waiting for something, and
+    /// how the others ended; stop one
+    #[command(subcommand)]
+    Agents(AgentCommand),
     /// Webhooks: every drive event of the kinds you choose POSTed to an https endpoint, signed
     #[command(subcommand)]
     Webhook(WebhookCommand),
@@ -521,6 +525,21 @@ pub enum WebhookCommand {
     List,
     /// Stop sending events to one
     Remove { id: Uuid },
+}
+
+#[derive(Subcommand)]
+pub enum AgentCommand {
+    /// The tasks newest first, each with where it stands (what a waiting one waits for)
+    List {
+        /// Only the tasks still working (waiting ones included)
+        #[arg(long)]
+        working: bool,
+    },
+    /// Stop a working or waiting task (A2A CancelTask)
+    Stop {
+        /// The task's id, as `drive agents list` shows it
+        id: Uuid,
+    },
 }
 
 #[derive(Subcommand)]

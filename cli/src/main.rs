@@ -29,8 +29,8 @@ use clap::Parser;
 use uuid::Uuid;
 
 use crate::args::{
-    Cli, CollectionCommand, Command, ConnectionCommand, JobsCommand, RequestCommand, ReviewCommand,
-    WebhookCommand,
+    AgentCommand, Cli, CollectionCommand, Command, ConnectionCommand, JobsCommand, RequestCommand,
+    ReviewCommand, WebhookCommand,
 };
 use drive_client::files::Batch;
 use drive_client::version::{self, Program};
@@ -255,6 +255,13 @@ async fn command(
             }
         }
         Command::Ask { text, context } => agent::ask(&signed_in()?, &text, context.as_deref(), json).await,
+        Command::Agents(command) => {
+            let client = signed_in()?;
+            match command {
+                AgentCommand::List { working } => agent::list(&client, working, json).await,
+                AgentCommand::Stop { id } => agent::stop(&client, id, json).await,
+            }
+        }
         Command::Webhook(command) => {
             let client = signed_in()?;
             match command {

@@ -46,7 +46,15 @@ const START_AGAIN: &str = "Go back to the app and start signing in again.";
 /// Checks the request's parameters (the query, or the consent form's hidden fields).
 async fn ask(state: &AppState, fields: &HashMap<String, Vec<String>>) -> Result<Asked, Refusal> {
     let client = match one(fields, "client_id").and_then(|id| id.parse().ok()) {
-        Some(id) => oauth::find_client(&state.db, id).await.ok().flatten(),
+        Some(id) => match oauth::find_client(&state.db, id).await {
+            Ok(client) => client,
+            Err(cause) => {
+                tracing::error!(%cause, "oauth: looking up a client");
+                return Err(Refusal::Page(
+                    "The drive could not look the app up just now. Try again in a moment.",
+                ));
+            }
+        },
         None => None,
     };
     let Some(client) = client else {

@@ -1575,6 +1575,73 @@ async fn the_apps_let_in_through_oauth_are_listed_and_revoked_from_the_command_l
 }
 
 #[tokio::test]
+async fn waiting_agent_tasks_are_listed_and_stopped_from_the_command_line() {
+    let model = drive_tests::provider::FakeChat::scripted(
+        vec![crate::agent::call(
+            "wait_for",
+            json!({ "for": "files_in_folder", "folder": "/inbox" }),
+        )],
+        Duration::ZERO,
+    )
+    .await;
+    let mut app = TestApp::spawn().await;
+    app.start_worker(&[("DRIVE_AGENT_MODEL_URL", &model.url)]).await;
+    let user = app.user(Some("Pro")).await;
+    let placed = app
+        .upload(&user, "readme.txt", "Text", "text/plain", bytes(10, 2))
+        .await;
+    let moved = app
+        .call(
+            &user,
+            "/move-files",
+            Some(json!({ "fileIds": [placed], "folder": "/inbox" })),
+        )
+        .await;
+    assert_eq!(moved.status, 200, "{}", moved.body);
+    let scratch = Scratch::new();
+    let drive = Drive::new(&scratch);
+    drive.login(&app, &user).await;
+    let empty = drive.run(&["agents", "list"]).await;
+    assert!(
+        empty.success && empty.stdout.contains("No agent tasks"),
+        "{}{}",
+        empty.stdout,
+        empty.stderr
+    );
+
+    // A blocking ask answers once the task waits.
+    let asked = drive.json(&["ask", "Tell me when files land in /inbox"]).await;
+    let id = asked["task"]["id"].as_str().unwrap().to_string();
+    assert_eq!(asked["task"]["status"]["state"], "TASK_STATE_WORKING", "{asked}");
+    let table = drive.run(&["agents", "list", "--working"]).await;
+    assert!(
+        table.success && table.stdout.contains(&id) && table.stdout.contains("Waiting for"),
+        "{}{}",
+        table.stdout,
+        table.stderr
+    );
+    let stopped = drive.run(&["agents", "stop", &id]).await;
+    assert!(
+        stopped.success && stopped.stdout.contains("stopped"),
+        "{}",
+        stopped.stderr
+    );
+    let listed = drive.json(&["agents", "list"]).await;
+    assert_eq!(
+        listed["tasks"][0]["status"]["state"], "TASK_STATE_CANCELED",
+        "{listed}"
+    );
+    let working = drive.json(&["agents", "list", "--working"]).await;
+    assert_eq!(working["tasks"], json!([]), "{working}");
+    let again = drive.run(&["agents", "stop", &id]).await;
+    assert!(
+        !again.success && again.stderr.contains("ended"),
+        "{}",
+        again.stderr
+    );
+}
+
+#[tokio::test]
 async fn the_agent_is_asked_from_the_command_line() {
     let model = drive_tests::provider::FakeChat::scripted(
         vec![json!({ "role": "assistant", "content": null, "tool_calls": [{
