@@ -17,7 +17,7 @@ use std::time::Duration;
 
 use drive_core::a2a::{Artifact, Message, REPLY, Role, TaskState};
 use drive_core::db::agent_tasks::{self, TaskRow};
-use drive_core::db::agent_waits::{self, Begun, NewWait};
+use drive_core::db::agent_waits::{self, Begun};
 use drive_core::db::users;
 use serde_json::{Value, json};
 use uuid::Uuid;
@@ -281,26 +281,7 @@ impl Runner {
                     tools::call(client, &mut made, &call.name, &arguments).await
                 };
                 if let (Some(asked), Some(after)) = (made.wait.take(), position) {
-                    let wait = NewWait {
-                        status: Message::from_agent(
-                            format!(
-                                "Waiting for {} (until {}).",
-                                asked.what,
-                                asked.until.format("%Y-%m-%d %H:%M UTC")
-                            ),
-                            &task.id.to_string(),
-                            &task.context_id.to_string(),
-                        ),
-                        kind: asked.kind,
-                        subject: asked.subject,
-                        folder: asked.folder,
-                        after,
-                        until: asked.until,
-                        what: asked.what,
-                        transcript: json!(messages),
-                        call_id: call.id.clone(),
-                        links: json!(made.links),
-                    };
+                    let wait = asked.wait(task, after, json!(messages), &call.id, json!(made.links));
                     match agent_waits::begin(&self.farm.db, task.id, task.user_id, self.id, &wait).await {
                         Ok(Begun::Waiting) => return Outcome::Waiting,
                         Ok(Begun::Refused(why)) => result = json!({ "error": why }),

@@ -12,7 +12,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use drive_client::Client;
-use drive_core::db::agent_waits::{self, LONGEST};
+use drive_core::a2a::Message;
+use drive_core::db::agent_tasks::TaskRow;
+use drive_core::db::agent_waits::{self, LONGEST, NewWait, Snapshot};
 use drive_core::db::events::EventKind;
 use serde_json::{Value, json};
 
@@ -30,6 +32,38 @@ pub struct Asked {
     pub folder: Option<String>,
     pub what: String,
     pub until: chrono::DateTime<chrono::Utc>,
+}
+
+impl Asked {
+    /// The wait `task` records for this: from `after` (where the event log stood before the
+    /// call looked anything up), with the conversation so far, the `wait_for` call it answers
+    /// once it ends, and the links made until now.
+    pub fn wait(
+        self,
+        task: &TaskRow,
+        after: Snapshot,
+        transcript: Value,
+        call_id: &str,
+        links: Value,
+    ) -> NewWait {
+        let status = format!(
+            "Waiting for {} (until {}).",
+            self.what,
+            self.until.format("%Y-%m-%d %H:%M UTC")
+        );
+        NewWait {
+            status: Message::from_agent(status, &task.id.to_string(), &task.context_id.to_string()),
+            kind: self.kind,
+            subject: self.subject,
+            folder: self.folder,
+            after,
+            until: self.until,
+            what: self.what,
+            transcript,
+            call_id: call_id.to_string(),
+            links,
+        }
+    }
 }
 
 /// What the model is told it may wait for.
