@@ -52,6 +52,24 @@ pub(crate) fn text_message(text: &str) -> Value {
     json!({ "messageId": uuid::Uuid::new_v4().to_string(), "role": "ROLE_USER", "parts": [{ "text": text }] })
 }
 
+/// The last message of the model's `turn`th request (whoever said it).
+fn last_sent(model: &FakeChat, turn: usize) -> Value {
+    let sent = model.sent();
+    sent[turn].body["messages"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone()
+}
+
+/// What the model was told its call came to: the last message of its `turn`th request.
+pub(crate) fn told(model: &FakeChat, turn: usize) -> Value {
+    let last = last_sent(model, turn);
+    assert_eq!(last["role"], "tool", "{last}");
+    serde_json::from_str(last["content"].as_str().unwrap()).unwrap()
+}
+
 /// An assistant turn calling `name` with `arguments`.
 pub(crate) fn call(name: &str, arguments: Value) -> Value {
     json!({ "role": "assistant", "content": null, "tool_calls": [{
@@ -847,11 +865,9 @@ async fn raw_parts_are_saved_and_url_parts_imported_once_and_the_agent_is_told_w
     );
 }
 
-/// The content of the last message the model was sent in its `n`th call.
-fn told(model: &FakeChat, n: usize) -> String {
-    let sent = model.sent();
-    let messages = sent[n].body["messages"].as_array().unwrap();
-    messages.last().unwrap()["content"].as_str().unwrap().to_string()
+/// The text of the last message the model was sent in its `n`th call.
+fn last_text(model: &FakeChat, n: usize) -> String {
+    last_sent(model, n)["content"].as_str().unwrap().to_string()
 }
 
 #[tokio::test]
@@ -916,7 +932,7 @@ async fn files_are_moved_and_tagged_and_trashed_only_when_the_next_message_confi
     );
     // The proposal trashed nothing; its words came back to the model.
     assert_eq!(listed.len(), 3);
-    let proposed: Value = serde_json::from_str(&told(&model, 3)).unwrap();
+    let proposed = told(&model, 3);
     assert_eq!(proposed["trashed"], "nothing yet", "{proposed}");
     let phrase = proposed["confirmWith"].as_str().unwrap().to_string();
     assert!(phrase.starts_with("confirm "), "{proposed}");
@@ -934,20 +950,20 @@ async fn files_are_moved_and_tagged_and_trashed_only_when_the_next_message_confi
     let second = task_of(&send("yes please, do it", Some(&context)).await);
     assert_eq!(second["status"]["state"], "TASK_STATE_COMPLETED");
     assert!(
-        told(&model, 4).contains("nothing was moved to the trash"),
+        last_text(&model, 4).contains("nothing was moved to the trash"),
         "{}",
-        told(&model, 4)
+        last_text(&model, 4)
     );
     let trash = app.call(&user, "/select-trashed-files", None).await;
     assert_eq!(trash.body, json!([]));
 
     // A proposal is only the next message's to confirm: proposed again, then confirmed.
     send("trash the attic then", Some(&context)).await;
-    let proposed: Value = serde_json::from_str(&told(&model, 6)).unwrap();
+    let proposed = told(&model, 6);
     let phrase = proposed["confirmWith"].as_str().unwrap().to_string();
     let fourth = task_of(&send(&format!("OK, {phrase}"), Some(&context)).await);
     assert_eq!(fourth["status"]["state"], "TASK_STATE_COMPLETED");
-    let confirmed = told(&model, 7);
+    let confirmed = last_text(&model, 7);
     assert!(
         confirmed.contains(&format!(
             "(The user confirmed with '{phrase}': 2 file(s) were moved to the trash:"
@@ -970,7 +986,7 @@ async fn files_are_moved_and_tagged_and_trashed_only_when_the_next_message_confi
     // Brought back by name; the same words again confirm nothing now.
     let fifth = task_of(&send("bring back old-b", Some(&context)).await);
     assert_eq!(fifth["status"]["state"], "TASK_STATE_COMPLETED");
-    assert_eq!(told(&model, 9), r#"{"restored":["old-b.txt"]}"#);
+    assert_eq!(told(&model, 9), json!({ "restored": ["old-b.txt"] }));
     send(&phrase, Some(&context)).await;
     let trashed = app.call(&user, "/select-trashed-files", None).await;
     assert_eq!(trashed.body.as_array().unwrap().len(), 1, "{}", trashed.body);

@@ -7,22 +7,9 @@ use std::time::Duration;
 use drive_tests::image_providers::FakeProviders;
 use drive_tests::provider::FakeChat;
 use drive_tests::*;
-use serde_json::{Value, json};
+use serde_json::json;
 
-use crate::agent::{call, rpc, task_of, text_message};
-
-/// What the model was told its call in the turn before `turn` came to.
-fn told(model: &FakeChat, turn: usize) -> Value {
-    let sent = model.sent();
-    let last = sent[turn].body["messages"]
-        .as_array()
-        .unwrap()
-        .last()
-        .unwrap()
-        .clone();
-    assert_eq!(last["role"], "tool", "{last}");
-    serde_json::from_str(last["content"].as_str().unwrap()).unwrap()
-}
+use crate::agent::{call, rpc, task_of, text_message, told};
 
 #[tokio::test]
 async fn the_agent_asks_for_files_shares_a_review_draws_an_image_and_runs_jobs() {

@@ -14,7 +14,7 @@ use drive_tests::senders::{Sender, call as anonymous};
 use drive_tests::*;
 use serde_json::{Value, json};
 
-use crate::agent::{call, rpc, task_of, text_message};
+use crate::agent::{call, rpc, task_of, text_message, told};
 
 /// Sends `text` as `token`, answered at once; the task's id.
 async fn send(app: &TestApp, token: &str, text: &str) -> Value {
@@ -74,19 +74,6 @@ async fn ended(app: &TestApp, token: &str, id: &Value) -> Value {
         );
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-}
-
-/// What the model was told its wait_for call came to: the last message of its `turn`th request.
-fn told(model: &FakeChat, turn: usize) -> Value {
-    let sent = model.sent();
-    let last = sent[turn].body["messages"]
-        .as_array()
-        .unwrap()
-        .last()
-        .unwrap()
-        .clone();
-    assert_eq!(last["role"], "tool", "{last}");
-    serde_json::from_str(last["content"].as_str().unwrap()).unwrap()
 }
 
 /// A task asked `asked` that waits (the model's `turn`th request is the one after the wait);

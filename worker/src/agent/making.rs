@@ -9,7 +9,7 @@ use drive_core::file::FileKind;
 use drive_core::job::{JobSpec, JobType, SettingsError};
 use serde_json::{Value, json};
 
-use super::tools::{Links, MAX_CHOSEN, ended, search};
+use super::tools::{Links, ended, search, selected};
 
 /// The longest an image or the jobs of one call are waited for; past it the model is told the
 /// ids, to wait for with `wait_for`.
@@ -163,19 +163,9 @@ pub async fn run_job(client: &Client, links: &mut Links, arguments: &Value) -> a
         SettingsError::Range(e) => anyhow::anyhow!("options: {}: {}", e.field, e.message),
         SettingsError::Shape(e) => anyhow::anyhow!("options: {}", e.inner()),
     })?;
-    if ["folder", "types", "text"]
+    let files: Vec<(String, String)> = selected(client, arguments)
+        .await?
         .iter()
-        .all(|f| arguments[*f].is_null())
-    {
-        anyhow::bail!("say which files: a folder, types or words in their names");
-    }
-    let found: Value = client
-        .post("/search-files", &search(arguments, MAX_CHOSEN))
-        .await?;
-    let files: Vec<(String, String)> = found["files"]
-        .as_array()
-        .into_iter()
-        .flatten()
         .filter(|f| {
             let kind = f["type"].as_str().and_then(FileKind::parse);
             let name = f["fileName"].as_str().unwrap_or_default();

@@ -299,9 +299,9 @@ pub(super) async fn ended(
     }
 }
 
-/// The files a selection (`folder`, `types`, `text`) chooses, at most [`MAX_CHOSEN`]: their
-/// ids and names; refused when it names nothing or finds nothing.
-async fn chosen(client: &Client, arguments: &Value) -> anyhow::Result<(Vec<uuid::Uuid>, Vec<String>)> {
+/// The files a selection (`folder`, `types`, `text`) chooses, at most [`MAX_CHOSEN`], as
+/// `/search-files` answers them; refused when it names nothing or finds nothing.
+pub(super) async fn selected(client: &Client, arguments: &Value) -> anyhow::Result<Vec<Value>> {
     if ["folder", "types", "text"]
         .iter()
         .all(|f| arguments[*f].is_null())
@@ -315,6 +315,12 @@ async fn chosen(client: &Client, arguments: &Value) -> anyhow::Result<(Vec<uuid:
     if files.is_empty() {
         anyhow::bail!("no file matches that: look with list_files");
     }
+    Ok(files)
+}
+
+/// The ids and names of the files a selection chooses ([`selected`]).
+async fn chosen(client: &Client, arguments: &Value) -> anyhow::Result<(Vec<uuid::Uuid>, Vec<String>)> {
+    let files = selected(client, arguments).await?;
     let ids = files
         .iter()
         .filter_map(|f| f["id"].as_str()?.parse().ok())
