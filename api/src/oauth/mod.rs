@@ -112,7 +112,7 @@ const MOST_REDIRECTS: usize = 10;
 const LONGEST_URI: usize = 2000;
 
 /// A client registers itself (RFC 7591). Every client is public: it proves itself with PKCE,
-/// not a secret, so `token_endpoint_auth_method` is `none`.
+/// not a secret, so it is registered with `token_endpoint_auth_method` `none` whatever it asked.
 async fn register(
     State(state): State<AppState>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
@@ -154,18 +154,15 @@ async fn register(
             );
         }
     }
-    let only = |field: &str, allowed: &str| match asked.get(field) {
+    // What the client would like beyond the one flow offered (a refresh grant, a secret) is
+    // replaced by what it gets (RFC 7591 §3.2.1: the answer says what was registered); a
+    // client that cannot use the authorization-code flow at all is refused.
+    let includes = |field: &str, wanted: &str| match asked.get(field) {
         None | Some(Value::Null) => true,
-        Some(Value::String(s)) => s == allowed,
-        Some(Value::Array(list)) => list.iter().all(|v| v.as_str() == Some(allowed)) && !list.is_empty(),
+        Some(Value::Array(list)) => list.iter().any(|v| v.as_str() == Some(wanted)),
         Some(_) => false,
     };
-    if !only("token_endpoint_auth_method", "none") {
-        return metadata(
-            "token_endpoint_auth_method must be none: clients here are public and use PKCE".into(),
-        );
-    }
-    if !only("grant_types", "authorization_code") || !only("response_types", "code") {
+    if !includes("grant_types", "authorization_code") || !includes("response_types", "code") {
         return metadata("only the authorization_code grant (response type code) is offered".into());
     }
     let client = match oauth::register_client(&state.db, &name, &uris).await {

@@ -336,3 +336,42 @@ async fn the_inspector_lists_the_tools_and_uploads_a_file() {
     assert_eq!(status, StatusCode::OK);
     assert_eq!(sha256(&bytes), digest);
 }
+
+#[tokio::test]
+async fn the_python_sdk_finds_the_drives_sign_in_by_itself_and_gets_only_what_was_ticked() {
+    let app = TestApp::spawn().await;
+    let user = app.user(Some("Pro")).await;
+    let owned = seed(&app, &user).await;
+    let server = HttpToolServer::start(&app).await;
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("mcp/oauth_sign_in.py");
+    // The client asks for read and write; the person leaves only read ticked.
+    let mut command = Command::new(env("DRIVE_MCP_PYTHON"));
+    command.arg(script).args([&server.url, &user.api_token, "read"]);
+    let signed_in = run(command).await.json();
+    assert_eq!(signed_in["granted"], "read", "{signed_in}");
+    assert_eq!(signed_in["files"].as_array().unwrap().len(), 1, "{signed_in}");
+    assert!(signed_in["removeIsError"].as_bool().unwrap(), "{signed_in}");
+    assert!(
+        signed_in["removeText"]
+            .as_str()
+            .unwrap()
+            .contains("insufficient_scope"),
+        "{signed_in}"
+    );
+    // The SDK registered itself, and the person sees it among their connections.
+    let connections = app.call(&user, "/select-connections", None).await;
+    let connection = &connections.body["connections"][0];
+    assert_eq!(
+        connection["clientName"], "SDK tool client",
+        "{}",
+        connections.body
+    );
+    assert_eq!(connection["clientId"], signed_in["clientId"]);
+    assert_eq!(connection["scopes"], json!(["read"]));
+    let listed = app.call(&user, "/select-user-files", Some(json!({}))).await;
+    assert_eq!(
+        listed.body[0]["id"],
+        owned.as_str(),
+        "the remove was refused: the file is still there"
+    );
+}

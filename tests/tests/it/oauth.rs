@@ -274,11 +274,11 @@ async fn what_an_attacker_would_try_is_refused() {
         (json!({ "redirect_uris": [] }), "invalid_client_metadata"),
         (json!({ "client_name": "x" }), "invalid_client_metadata"),
         (
-            json!({ "redirect_uris": ["https://app.example/cb"], "token_endpoint_auth_method": "client_secret_basic" }),
+            json!({ "redirect_uris": ["https://app.example/cb"], "grant_types": ["password"] }),
             "invalid_client_metadata",
         ),
         (
-            json!({ "redirect_uris": ["https://app.example/cb"], "grant_types": ["password"] }),
+            json!({ "redirect_uris": ["https://app.example/cb"], "response_types": "code" }),
             "invalid_client_metadata",
         ),
         (
@@ -288,6 +288,17 @@ async fn what_an_attacker_would_try_is_refused() {
     ] {
         assert_oauth_error(&register(body.clone()).await, 400, error);
     }
+    // A secret or a refresh grant asked for: registered public, for the code grant, and told so.
+    let asked_more = register(json!({
+        "redirect_uris": ["https://app.example/cb"],
+        "token_endpoint_auth_method": "client_secret_basic",
+        "grant_types": ["authorization_code", "refresh_token"],
+    }))
+    .await;
+    assert_eq!(asked_more.status, StatusCode::CREATED, "{}", asked_more.body);
+    assert_eq!(asked_more.body["token_endpoint_auth_method"], "none");
+    assert_eq!(asked_more.body["grant_types"], json!(["authorization_code"]));
+    assert!(asked_more.body.get("client_secret").is_none());
     let client = OAuthClient::register(&app, "Tool", "http://127.0.0.1:9/cb").await;
     let other = OAuthClient::register(&app, "Other", "https://other.example/cb").await;
 
