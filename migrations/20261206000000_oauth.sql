@@ -32,6 +32,8 @@ create table oauth_codes (
     code_challenge text not null,
     scopes text[] not null check (scopes <@ '{read,write,delete}'::text[] and cardinality(scopes) > 0),
     expires_at timestamptz not null,
+    -- Set by the first exchange, right or wrong: a code gets one try.
+    tried boolean not null default false,
     token_id uuid references api_tokens (id) on delete cascade
 );
 create index oauth_codes_expiry on oauth_codes (expires_at);

@@ -114,6 +114,7 @@ impl FromRequestParts<AppState> for Caller {
 pub fn needed_scope(route: &str) -> Option<Scope> {
     match route {
         "/select-user-files"
+        | "/p/{id}"
         | "/search-files"
         | "/read-file"
         | "/generate-download-url"

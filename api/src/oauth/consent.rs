@@ -83,6 +83,8 @@ async fn ask(state: &AppState, fields: &HashMap<String, Vec<String>>) -> Result<
         if let Some(s) = &state_param {
             to.query_pairs_mut().append_pair("state", s);
         }
+        to.query_pairs_mut()
+            .append_pair("iss", &Endpoints::of(state).issuer);
         Err(Refusal::Back(Box::new(to), error, why.to_string()))
     };
     if one(fields, "response_type") != Some("code") {
@@ -189,6 +191,11 @@ pub async fn decide(
         let why = "That is not a live API token of this drive.";
         return consent(&state, &asked, &ticked, StatusCode::UNAUTHORIZED, why);
     };
+    // An app's token lets in no other app: what it let in would outlive its own revocation.
+    if signed_in.app {
+        let why = "That token is one an app got: sign in with your own API token.";
+        return consent(&state, &asked, &ticked, StatusCode::FORBIDDEN, why);
+    }
     if ticked.is_empty() {
         let why = "Tick at least one thing to allow, or deny.";
         return consent(&state, &asked, &ticked, StatusCode::BAD_REQUEST, why);

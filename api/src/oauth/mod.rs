@@ -100,11 +100,13 @@ fn no_store() -> [(header::HeaderName, &'static str); 2] {
 
 /// Registrations and exchanges count against the per-address sign-in limit.
 async fn limited(state: &AppState, peer: SocketAddr) -> Result<(), Response> {
-    state
-        .limits
-        .check(Limited::SignIn, peer.ip())
-        .await
-        .map_err(|e| refused(StatusCode::TOO_MANY_REQUESTS, "slow_down", e.to_string()))
+    state.limits.check(Limited::SignIn, peer.ip()).await.map_err(|e| {
+        refused(
+            StatusCode::TOO_MANY_REQUESTS,
+            "temporarily_unavailable",
+            e.to_string(),
+        )
+    })
 }
 
 /// The most redirect URIs a client may register, and the longest each may be.
@@ -127,10 +129,17 @@ async fn register(
     };
     let name = match asked.get("client_name") {
         None | Some(Value::Null) => "An unnamed client".to_string(),
-        Some(Value::String(name)) if (1..=100).contains(&name.trim().chars().count()) => {
+        Some(Value::String(name))
+            if (1..=100).contains(&name.trim().chars().count()) && !name.chars().any(disguises) =>
+        {
             name.trim().to_string()
         }
-        Some(_) => return metadata("client_name must be text of 1 to 100 characters".into()),
+        Some(_) => {
+            return metadata(
+                "client_name must be 1 to 100 characters, none of them control or direction characters"
+                    .into(),
+            );
+        }
     };
     let uris: Vec<String> = match asked.get("redirect_uris") {
         Some(Value::Array(uris)) if (1..=MOST_REDIRECTS).contains(&uris.len()) => {
@@ -179,6 +188,12 @@ async fn register(
         "response_types": ["code"],
     });
     (StatusCode::CREATED, no_store(), axum::Json(body)).into_response()
+}
+
+/// Characters that would let an app's name pass for another's where it is shown (a terminal's
+/// escapes, text direction overrides): control characters and Unicode's direction formatting.
+fn disguises(c: char) -> bool {
+    c.is_control() || matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
 }
 
 /// Whether a client may be sent back to `uri`: https anywhere, http only to this machine

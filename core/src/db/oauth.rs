@@ -109,12 +109,13 @@ pub async fn exchange_code(pool: &PgPool, exchange: Exchange<'_>) -> Result<Exch
         code_challenge: String,
         scopes: Vec<String>,
         live: bool,
+        tried: bool,
         token_id: Option<TokenId>,
         client_name: String,
     }
     let row: Option<CodeRow> = sqlx::query_as(
         "select c.client_id, c.user_id, c.redirect_uri, c.code_challenge, c.scopes,
-                c.expires_at > now() as live, c.token_id, k.name as client_name
+                c.expires_at > now() as live, c.tried, c.token_id, k.name as client_name
          from oauth_codes c join oauth_clients k on k.id = c.client_id
          where c.code_hash = $1
          for update of c",
@@ -132,11 +133,13 @@ pub async fn exchange_code(pool: &PgPool, exchange: Exchange<'_>) -> Result<Exch
             "the code was already exchanged; the token it got is revoked",
         ));
     }
-    sqlx::query("update oauth_codes set expires_at = least(expires_at, now()) where code_hash = $1")
+    sqlx::query("update oauth_codes set tried = true where code_hash = $1")
         .bind(token::digest(exchange.code))
         .execute(&mut *tx)
         .await?;
-    let refused = if !row.live {
+    let refused = if row.tried {
+        Some("the code was tried already: sign in again")
+    } else if !row.live {
         Some("the code has run out: sign in again")
     } else if row.client_id != exchange.client_id {
         Some("the code was given to another client")

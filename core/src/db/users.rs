@@ -94,11 +94,13 @@ pub struct TokenUser {
     pub token_id: TokenId,
     /// What the token may do, as stored (see [`Scope::from_column`]).
     pub scopes: Vec<String>,
+    /// Whether the token is one an app got through OAuth.
+    pub app: bool,
 }
 
 pub async fn api_token_user(pool: &PgPool, api_secret: &str) -> Result<Option<TokenUser>, sqlx::Error> {
     sqlx::query_as(
-        "select user_id, id as token_id, scopes from api_tokens
+        "select user_id, id as token_id, scopes, oauth_client_id is not null as app from api_tokens
          where token_hash = $1 and revoked_at is null",
     )
     .bind(token::digest(api_secret))

@@ -285,6 +285,16 @@ async fn what_an_attacker_would_try_is_refused() {
             json!({ "redirect_uris": ["https://app.example/cb"], "client_name": "" }),
             "invalid_client_metadata",
         ),
+        // Names that would pass for another app's where they are shown: a terminal's escapes,
+        // a text direction override.
+        (
+            json!({ "redirect_uris": ["https://app.example/cb"], "client_name": "Notes\u{1b}[2K Drive CLI" }),
+            "invalid_client_metadata",
+        ),
+        (
+            json!({ "redirect_uris": ["https://app.example/cb"], "client_name": "Notes \u{202e}ppa" }),
+            "invalid_client_metadata",
+        ),
     ] {
         assert_oauth_error(&register(body.clone()).await, 400, error);
     }
@@ -343,6 +353,7 @@ async fn what_an_attacker_would_try_is_refused() {
         let back = redirected_to(&answer);
         assert_eq!(back["error"], error, "{url}");
         assert_eq!(back["state"], "s");
+        assert_eq!(back["iss"], app.url, "errors say who answers too (RFC 9207)");
         assert!(
             answer.headers()["location"]
                 .to_str()
@@ -461,6 +472,10 @@ async fn what_an_attacker_would_try_is_refused() {
 
     // A client revokes its own token; another client's revoke does nothing to it.
     let access = client.connect(&app, &user.api_token, &["read"]).await;
+    // An app's token lets in no other app (what it let in would outlive its revocation).
+    let minted = other.answer(&app, "read", &["read"], &access, "allow").await;
+    assert_eq!(minted.status(), StatusCode::FORBIDDEN);
+    assert!(minted.headers().get("location").is_none());
     let revoke = |token: String, client_id: String| {
         let url = format!("{}/oauth/revoke", app.url);
         async move {
