@@ -197,7 +197,7 @@ async fn run_admin(pool: &db::PgPool, admin: Admin) -> Result<()> {
             let user_id = users::create_user(pool, &handle, plan)
                 .await
                 .with_context(|| format!("creating user {handle:?} (is the handle taken?)"))?;
-            let token = users::create_api_token(pool, user_id, "first", &Scope::ALL).await?;
+            let token = users::create_api_token(pool, user_id, "first", &Scope::ALL, None).await?;
             print_token(json, user_id, token);
         }
         Admin::CreateToken {
@@ -214,7 +214,7 @@ async fn run_admin(pool: &db::PgPool, admin: Admin) -> Result<()> {
             } else {
                 Scope::ALL.into_iter().filter(|s| scopes.contains(s)).collect()
             };
-            let token = users::create_api_token(pool, user_id, &label, &scopes).await?;
+            let token = users::create_api_token(pool, user_id, &label, &scopes, None).await?;
             print_token(json, user_id, token);
         }
         Admin::RevokeToken { token_id } => {

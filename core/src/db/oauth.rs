@@ -155,29 +155,21 @@ pub async fn exchange_code(pool: &PgPool, exchange: Exchange<'_>) -> Result<Exch
         return Ok(Exchanged::Refused(why));
     }
     let scopes = Scope::from_column(&row.scopes);
-    let secret = token::generate("drive_api_");
-    let token_id: TokenId = sqlx::query_scalar(
-        "insert into api_tokens (id, user_id, token_hash, label, scopes, oauth_client_id)
-         values ($1, $2, $3, $4, $5, $6) returning id",
+    let token = users::create_api_token(
+        &mut *tx,
+        row.user_id,
+        &row.client_name,
+        &scopes,
+        Some(row.client_id),
     )
-    .bind(TokenId::random())
-    .bind(row.user_id)
-    .bind(token::digest(&secret))
-    .bind(&row.client_name)
-    .bind(&row.scopes)
-    .bind(row.client_id)
-    .fetch_one(&mut *tx)
     .await?;
     sqlx::query("update oauth_codes set token_id = $2 where code_hash = $1")
         .bind(token::digest(exchange.code))
-        .bind(token_id)
+        .bind(token.id)
         .execute(&mut *tx)
         .await?;
     tx.commit().await?;
-    Ok(Exchanged::Token {
-        token: NewApiToken { id: token_id, secret },
-        scopes,
-    })
+    Ok(Exchanged::Token { token, scopes })
 }
 
 /// Revokes the live token with this secret when `client_id` got it (RFC 7009: a client

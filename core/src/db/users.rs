@@ -3,7 +3,7 @@
 use chrono::{DateTime, TimeDelta, Utc};
 use sqlx::PgPool;
 
-use crate::id::{TokenId, UserId};
+use crate::id::{ClientId, TokenId, UserId};
 use crate::plan::Plan;
 use crate::scope::Scope;
 use crate::token;
@@ -34,24 +34,27 @@ pub async fn user_id_by_handle(pool: &PgPool, handle: &str) -> Result<Option<Use
         .await
 }
 
-/// A new API token of the account that may do what `scopes` say (at least one).
+/// A new API token of the account that may do what `scopes` say (at least one); `client`: the
+/// OAuth client it is given to, for a connection.
 pub async fn create_api_token(
-    pool: &PgPool,
+    db: impl sqlx::PgExecutor<'_>,
     user_id: UserId,
     label: &str,
     scopes: &[Scope],
+    client: Option<ClientId>,
 ) -> Result<NewApiToken, sqlx::Error> {
     let secret = token::generate("drive_api_");
     let id = sqlx::query_scalar(
-        "insert into api_tokens (id, user_id, token_hash, label, scopes)
-         values ($1, $2, $3, $4, $5) returning id",
+        "insert into api_tokens (id, user_id, token_hash, label, scopes, oauth_client_id)
+         values ($1, $2, $3, $4, $5, $6) returning id",
     )
     .bind(TokenId::random())
     .bind(user_id)
     .bind(token::digest(&secret))
     .bind(label)
     .bind(Scope::to_column(scopes))
-    .fetch_one(pool)
+    .bind(client)
+    .fetch_one(db)
     .await?;
     Ok(NewApiToken { id, secret })
 }
