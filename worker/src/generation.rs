@@ -155,7 +155,8 @@ impl Generation<'_> {
             None => 0,
         };
         let extension = Image::extension_for(image_type);
-        let name = folders::free_file_name(self.db, user_id, None, &file_name(&generation.prompt, extension))
+        let mut tx = self.db.begin().await?;
+        let name = folders::free_file_name(&mut tx, user_id, None, &file_name(&generation.prompt, extension))
             .await?;
         let new = NewFile {
             user_id,
@@ -169,7 +170,6 @@ impl Generation<'_> {
             folder_id: None,
             derivative_of: None,
         };
-        let mut tx = self.db.begin().await?;
         // Announced by the generation's own event, not a `file` event.
         let (file, reading) = match entry::enter(&mut tx, &new, limit, None::<EventKind>).await? {
             Entered::New { file, reading } => (file, reading),

@@ -1,5 +1,6 @@
 //! Folders and where files sit in them.
 
+use crate::db::locks;
 use crate::id::{FileId, FolderId, UserId};
 use sqlx::{PgConnection, PgPool};
 
@@ -155,12 +156,16 @@ pub async fn files_within(
 
 /// `name`, or the first of `name (2)`, `name (3)`... (before the extension) that no file in
 /// the folder (`None`: the top) is called, so a job's result never takes an input's name.
+/// Holds the folder's names until the caller's transaction ends, so that two results saved at
+/// once (two workers, two generations) do not both take the free name: the caller records the
+/// file in that transaction.
 pub async fn free_file_name(
-    pool: &PgPool,
+    conn: &mut PgConnection,
     user_id: UserId,
     folder_id: Option<FolderId>,
     name: &str,
 ) -> Result<String, sqlx::Error> {
+    locks::lock_names(&mut *conn, user_id, folder_id).await?;
     let taken: Vec<String> = sqlx::query_scalar(
         "select file_name from files
          where user_id = $1 and folder_id is not distinct from $2 and trashed_at is null
@@ -169,7 +174,7 @@ pub async fn free_file_name(
     .bind(user_id)
     .bind(folder_id)
     .bind(like_prefix(stem(name)))
-    .fetch_all(pool)
+    .fetch_all(conn)
     .await?;
     Ok(free_variant(name, |candidate| {
         taken.iter().any(|t| t.eq_ignore_ascii_case(candidate))

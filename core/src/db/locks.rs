@@ -3,10 +3,10 @@
 //! (it shows an event only once every transaction older than it has ended) for as long as the
 //! work under the lock talks to the store.
 //!
-//! Order, where one transaction takes several: a file's lock, then an object's, then the
-//! account's row. Two ids whose hashes collide only wait for each other.
+//! Order, where one transaction takes several: a folder's names, a file's lock, then an
+//! object's, then the account's row. Two ids whose hashes collide only wait for each other.
 
-use crate::id::FileId;
+use crate::id::{FileId, FolderId, UserId};
 use sqlx::PgConnection;
 
 use crate::storage::Bucket;
@@ -40,4 +40,21 @@ pub async fn try_lock_file(conn: &mut PgConnection, file_id: FileId) -> Result<b
         .bind(file_id)
         .fetch_one(conn)
         .await
+}
+
+/// Waits for the lock on the names of the files in one of the account's folders (`None`: the
+/// top), held while a name is chosen and the file recorded under it.
+pub async fn lock_names(
+    conn: &mut PgConnection,
+    user_id: UserId,
+    folder_id: Option<FolderId>,
+) -> Result<(), sqlx::Error> {
+    sqlx::query(
+        "select pg_advisory_xact_lock(hashtextextended($1::text || '/' || coalesce($2::text, ''), 6))",
+    )
+    .bind(user_id)
+    .bind(folder_id)
+    .execute(conn)
+    .await?;
+    Ok(())
 }

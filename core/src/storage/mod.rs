@@ -20,7 +20,7 @@ use aws_sdk_s3::config::{Region, RequestChecksumCalculation, ResponseChecksumVal
 use aws_sdk_s3::error::{ProvideErrorMetadata, SdkError};
 use aws_sdk_s3::presigning::PresigningConfig;
 pub use aws_sdk_s3::primitives::ByteStream;
-use aws_sdk_s3::types::{CompletedMultipartUpload, CompletedPart};
+use aws_sdk_s3::types::{CompletedMultipartUpload, CompletedPart, MetadataDirective};
 use chrono::TimeDelta;
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 
@@ -428,11 +428,16 @@ impl Storage {
         );
         let target = self.bucket_name(to);
         if size <= SINGLE_COPY_LIMIT {
+            // The headers are the record's (its name now, inline), not the ones stored with
+            // the bytes.
             self.client
                 .copy_object()
                 .copy_source(source)
                 .bucket(target)
                 .key(key)
+                .metadata_directive(MetadataDirective::Replace)
+                .content_type(&headers.content_type)
+                .content_disposition(&headers.content_disposition)
                 .send()
                 .await
                 .map_err(failed("copy object"))?;

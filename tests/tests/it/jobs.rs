@@ -1332,3 +1332,48 @@ async fn a_waiting_poller_hears_of_a_job_s_end_without_polling() {
         .await;
     reply.assert_bad_field(reply.body["code"].as_str().unwrap_or(""), "wait");
 }
+
+#[tokio::test]
+async fn results_recorded_at_once_each_get_a_name_of_their_own() {
+    let mut app = TestApp::spawn().await;
+    // Eight at a time, so the results are recorded within moments of each other.
+    app.start_worker(&[("DRIVE_WORKER_CONCURRENCY", "8")]).await;
+    let user = app.user(Some("Pro")).await;
+    let notes = app
+        .upload(&user, "notes.txt", "Text", "text/plain", bytes(100, 1))
+        .await;
+    let mut queued = Vec::new();
+    for _ in 0..8 {
+        let body = json!({ "jobType": "zip", "fileIds": [notes], "options": { "name": "bundle" } });
+        queued.push(app.create_job(&user, body).await);
+    }
+    let mut made = Vec::new();
+    for job in &queued {
+        let job = app.wait_job(&user, &job["id"]).await;
+        assert_eq!(job["state"], "done", "{job}");
+        made.extend(drive_tests::made(&job));
+    }
+    let mut got: Vec<&str> = made.iter().map(|(_, name)| name.as_str()).collect();
+    got.sort();
+    let mut wanted: Vec<String> = (2..=8).map(|n| format!("bundle ({n}).zip")).collect();
+    wanted.push("bundle.zip".to_string());
+    wanted.sort();
+    assert_eq!(got, wanted);
+
+    // The bytes were stored under the name asked; made public, the file is served under the
+    // name it was given.
+    let (second, _) = made.iter().find(|(_, name)| name == "bundle (2).zip").unwrap();
+    let public = app
+        .call(&user, "/toggle-file-access", Some(json!({ "id": second })))
+        .await;
+    assert_eq!(public.status, StatusCode::OK, "{}", public.body);
+    let response = reqwest::get(public.body["downloadUrl"].as_str().unwrap())
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    let disposition = response.headers()["content-disposition"].to_str().unwrap();
+    assert!(
+        disposition.starts_with("inline; filename=\"bundle (2).zip\""),
+        "{disposition}"
+    );
+}

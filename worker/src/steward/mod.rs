@@ -282,9 +282,8 @@ impl Steward {
         }
         let key = self.output_key(position, name)?;
         self.folder(folder_id).await?;
-        let free = folders::free_file_name(&self.db, self.job.user_id, folder_id, name).await?;
-        self.put(path, &key, &free, "attachment").await?;
-        self.record(position, &key, &free, folder_id).await
+        self.put(path, &key, name, "attachment").await?;
+        self.record(position, &key, name, folder_id).await
     }
 
     /// Stores the file at `path`, which must be a regular file inside the work folder, under
@@ -320,8 +319,10 @@ impl Steward {
             .ok_or_else(|| JobError::Server(format!("{key} is not in the store")))
     }
 
-    /// Records the object stored under `key` as the job's
-    /// `position`th result, with the reading of its metadata queued.
+    /// Records the object stored under `key` as the job's `position`th result, with the reading
+    /// of its metadata queued, under `name` or the first free variant of it in the folder. (The
+    /// stored object keeps the name asked as its own header: downloads and public copies are
+    /// named from the record.)
     async fn record(
         &mut self,
         position: i32,
@@ -330,10 +331,12 @@ impl Steward {
         folder_id: Option<FolderId>,
     ) -> JobResult<FileRow> {
         let size = self.stored_size(key).await?;
-        let (kind, mime) = guess_type(name);
+        let mut tx = self.db.begin().await?;
+        let name = folders::free_file_name(&mut tx, self.job.user_id, folder_id, name).await?;
+        let (kind, mime) = guess_type(&name);
         let new = NewFile {
             user_id: self.job.user_id,
-            file_name: name,
+            file_name: &name,
             file_size: size,
             mime_type: mime,
             kind,
@@ -343,7 +346,6 @@ impl Steward {
             folder_id,
             derivative_of: None,
         };
-        let mut tx = self.db.begin().await?;
         // A result enters the drive like an upload: counted, announced, its metadata read.
         let (row, reading) = match entry::enter(&mut tx, &new, self.quota, Some(EventKind::File)).await? {
             Entered::New { file, reading } => (file, reading),

@@ -4,7 +4,6 @@
 
 use chrono::TimeDelta;
 use drive_core::db::files::FileRow;
-use drive_core::db::folders;
 use drive_core::file::guess_type;
 use drive_core::id::FolderId;
 use drive_core::storage::{Bucket, StoredHeaders};
@@ -36,9 +35,8 @@ impl Steward {
     ) -> JobResult<String> {
         let key = self.output_key(position, name)?;
         self.folder(folder_id).await?;
-        let free = folders::free_file_name(&self.db, self.job.user_id, folder_id, name).await?;
-        let (_, mime) = guess_type(&free);
-        let headers = StoredHeaders::new(mime, &free, "attachment");
+        let (_, mime) = guess_type(name);
+        let headers = StoredHeaders::new(mime, name, "attachment");
         let id = self
             .storage
             .create_multipart(
@@ -51,7 +49,7 @@ impl Steward {
         let upload = Upload {
             position,
             key,
-            name: free,
+            name: name.to_string(),
             folder_id,
         };
         self.uploads.insert(id.clone(), upload);
