@@ -67,6 +67,27 @@ pub fn http_client() -> Result<reqwest::Client> {
         .context("setting up HTTP")
 }
 
+/// The drive's OAuth issuer, as its authorization-server metadata (RFC 8414) at `base_url`
+/// names it: the drive's public site URL, which differs from `base_url` when this reaches the
+/// drive another way than its users do (behind a proxy).
+pub async fn oauth_issuer(base_url: &str) -> Result<String> {
+    let url = format!("{base_url}/.well-known/oauth-authorization-server");
+    let metadata: serde_json::Value = http_client()?
+        .get(&url)
+        .timeout(Duration::from_secs(10))
+        .send()
+        .await
+        .and_then(Response::error_for_status)
+        .with_context(|| format!("reading {url}"))?
+        .json()
+        .await
+        .with_context(|| format!("reading {url}"))?;
+    metadata["issuer"]
+        .as_str()
+        .map(str::to_string)
+        .with_context(|| format!("{url} names no issuer"))
+}
+
 /// Buys a session with the API token at `{base_url}/exchange-token`.
 pub async fn exchange(http: &reqwest::Client, base_url: &str, api_token: &str) -> Result<Session> {
     #[derive(serde::Deserialize)]

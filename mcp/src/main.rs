@@ -102,7 +102,8 @@ async fn main() -> Result<()> {
             check_version_daily(None, base_url.clone());
             let resource = Resource {
                 public_url,
-                authorization_server: base_url.clone(),
+                drive_url: base_url.clone(),
+                issuer: tokio::sync::OnceCell::new(),
             };
             serve_http(
                 listen,
@@ -133,7 +134,12 @@ const MOST_REQUEST_BYTES: usize = (drive_client::spool::MOST_BYTES as usize).div
 struct Resource {
     /// Where clients reach this server; `None`: `http://` the address it listens on.
     public_url: Option<String>,
-    authorization_server: String,
+    /// The drive this server calls.
+    drive_url: String,
+    /// The drive's issuer, as its own metadata names it, read once it answers: clients check
+    /// the authorization server named here against the issuer, and behind a proxy the drive's
+    /// site URL is not `drive_url`.
+    issuer: tokio::sync::OnceCell<String>,
 }
 
 impl Resource {
@@ -150,10 +156,27 @@ impl Resource {
         format!(r#"Bearer resource_metadata="{origin}/.well-known/oauth-protected-resource/mcp""#)
     }
 
-    fn metadata(&self, listening: SocketAddr) -> serde_json::Value {
+    async fn authorization_server(&self) -> String {
+        let issuer = self
+            .issuer
+            .get_or_try_init(|| drive_client::oauth_issuer(&self.drive_url))
+            .await;
+        match issuer {
+            Ok(issuer) => issuer.clone(),
+            Err(e) => {
+                eprintln!(
+                    "drive-mcp: naming {} as the authorization server for now: {e:#}",
+                    self.drive_url
+                );
+                self.drive_url.clone()
+            }
+        }
+    }
+
+    async fn metadata(&self, listening: SocketAddr) -> serde_json::Value {
         serde_json::json!({
             "resource": format!("{}/mcp", self.origin(listening)),
-            "authorization_servers": [self.authorization_server],
+            "authorization_servers": [self.authorization_server().await],
             "scopes_supported": ["read", "write", "delete"],
             "bearer_methods_supported": ["header"],
             "resource_name": "Drive tools",
@@ -194,8 +217,8 @@ async fn serve_http(
         .with_context(|| format!("listening on {listen}"))?;
     let listening = listener.local_addr()?;
     let challenge = Arc::new(resource.challenge(listening));
-    let metadata = resource.metadata(listening);
-    let described = axum::routing::get(move || async move { axum::Json(metadata) });
+    let resource = Arc::new(resource);
+    let described = axum::routing::get(move || async move { axum::Json(resource.metadata(listening).await) });
     let app = axum::Router::new()
         .nest_service("/mcp", service)
         .layer(middleware::from_fn_with_state(challenge, require_token))

@@ -18,13 +18,18 @@ pub struct HttpToolServer {
 
 impl HttpToolServer {
     pub async fn start(app: &TestApp) -> HttpToolServer {
+        HttpToolServer::start_through(&app.url).await
+    }
+
+    /// One that reaches the drive at `drive_url` (another way in than its site URL).
+    pub async fn start_through(drive_url: &str) -> HttpToolServer {
         let mut child = Command::new(bin("drive-mcp"))
             .args([
                 "http",
                 "--listen",
                 "127.0.0.1:0",
                 "--url",
-                &app.url,
+                drive_url,
                 "--app",
                 APP_ID,
             ])

@@ -277,6 +277,32 @@ async fn http_callers_need_their_own_token_and_see_only_their_own_files() {
 }
 
 #[tokio::test]
+async fn reaching_the_drive_another_way_the_server_still_names_the_drives_issuer() {
+    let app = TestApp::spawn().await;
+    // drive-mcp reaches the drive through another address than the one its users know (an
+    // internal name behind a proxy); MCP clients compare the authorization server it names
+    // with the issuer the drive's metadata gives, so it must name that.
+    let inside = drive_tests::proxy::TcpProxy::start(&app.url).await;
+    assert_ne!(inside.endpoint, app.url);
+    let server = HttpToolServer::start_through(&inside.endpoint).await;
+    let origin = server.url.strip_suffix("/mcp").unwrap();
+    let resource: Value = reqwest::get(format!("{origin}/.well-known/oauth-protected-resource/mcp"))
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let issuer: Value = reqwest::get(format!("{}/.well-known/oauth-authorization-server", app.url))
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(resource["authorization_servers"], json!([issuer["issuer"]]));
+    assert_eq!(resource["authorization_servers"], json!([app.url]));
+}
+
+#[tokio::test]
 async fn the_inspector_lists_the_tools_and_uploads_a_file() {
     let app = TestApp::spawn().await;
     let user = app.user(Some("Pro")).await;
