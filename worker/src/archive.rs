@@ -187,12 +187,13 @@ pub fn unzip(context: &JobContext) -> JobResult<serde_json::Value> {
                     "the entry {file_name:?} holds more than its header says"
                 )));
             }
-            writer.finish()?;
+            writer.finish_ahead()?;
             count += 1;
             context.progress((index + 1) as f32 / entries as f32);
         }
         (count, skipped)
     };
+    context.saved_ahead()?;
     Ok(json!({ "entries": count, "skipped": skipped }))
 }
 

@@ -71,7 +71,8 @@ fn each_input(
 ) -> JobResult<serde_json::Value> {
     let inputs = context.inputs()?;
     let count = inputs.len() as f64;
-    let mut files = Vec::new();
+    // The input each result handed over is made from, in the order handed over.
+    let mut froms = Vec::new();
     for (index, file) in inputs.iter().enumerate() {
         let location = context.location(file)?;
         let dir = context.dir.join(format!("input-{index}"));
@@ -89,11 +90,16 @@ fn each_input(
         }
         for (k, (path, name)) in made.iter().enumerate() {
             let position = (index * MAX_STILLS + k) as i32;
-            let saved = context.save(position, path, name, context.folder_id())?;
-            files.push(json!({ "fileId": saved.id, "from": file.id }));
+            context.save_ahead(position, path, name, context.folder_id())?;
+            froms.push(file.id);
         }
         let _ = std::fs::remove_dir_all(&dir);
     }
+    let files: Vec<_> = froms
+        .into_iter()
+        .zip(context.saved_ahead()?)
+        .map(|(from, saved)| json!({ "fileId": saved.id, "from": from }))
+        .collect();
     Ok(json!({ "files": files }))
 }
 

@@ -23,7 +23,7 @@ use crate::protocol::{Answer, Input, Request, Start};
 use crate::vision::MAX_DESCRIPTIONS;
 
 /// Why a job could not finish. Serializable: the supervisor answers a request with one.
-#[derive(Debug, thiserror::Error, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, thiserror::Error, serde::Serialize, serde::Deserialize)]
 pub enum JobError {
     /// Something about the inputs or settings: the job fails with this sentence.
     #[error("{0}")]
@@ -265,6 +265,31 @@ impl JobContext {
             folder_id,
         };
         self.supervisor.ask(&request)
+    }
+
+    /// Hands a local file over as the job's `position`th result, like [`JobContext::save`], but
+    /// goes on at once: the file may be removed as soon as this returns. Its file comes from
+    /// [`JobContext::saved_ahead`]; the job's end waits for it.
+    pub fn save_ahead(
+        &self,
+        position: i32,
+        path: &Path,
+        name: &str,
+        folder_id: Option<FolderId>,
+    ) -> JobResult<()> {
+        let request = Request::SaveAhead {
+            position,
+            path: path.to_path_buf(),
+            name: name.to_string(),
+            folder_id,
+        };
+        self.supervisor.ask(&request)
+    }
+
+    /// The files saved ahead since the last call, in the order they were handed over, once all
+    /// are recorded; the first failure among them otherwise.
+    pub fn saved_ahead(&self) -> JobResult<Vec<FileRow>> {
+        self.supervisor.ask(&Request::SavedAhead)
     }
 
     /// Saves a picture extracted from `of` (its album art or poster) as a derivative file,

@@ -252,10 +252,7 @@ impl<'a> ResultWriter<'a> {
     pub fn finish(mut self) -> JobResult<FileRow> {
         match self.upload_id.clone() {
             None => {
-                // One part at most: its file is the result (made empty for an empty one).
-                self.filling()?;
-                let (file, path, _) = self.filling.take().expect("just made").into_file()?;
-                drop(file);
+                let path = self.only_part()?;
                 let saved = self.context.save(self.position, &path, self.name, self.folder_id);
                 let _ = std::fs::remove_file(&path);
                 saved
@@ -271,6 +268,28 @@ impl<'a> ResultWriter<'a> {
                 self.context.ask(&Request::CompleteUpload { upload_id })
             }
         }
+    }
+
+    /// Like [`ResultWriter::finish`], but a result of one part is saved ahead
+    /// ([`JobContext::save_ahead`]): the job goes on while it is stored.
+    pub fn finish_ahead(mut self) -> JobResult<()> {
+        if self.upload_id.is_some() {
+            return self.finish().map(drop);
+        }
+        let path = self.only_part()?;
+        let handed = self
+            .context
+            .save_ahead(self.position, &path, self.name, self.folder_id);
+        let _ = std::fs::remove_file(&path);
+        handed
+    }
+
+    /// A result of one part at most: its file, written out (made empty for an empty result).
+    fn only_part(&mut self) -> JobResult<PathBuf> {
+        self.filling()?;
+        let (file, path, _) = self.filling.take().expect("just made").into_file()?;
+        drop(file);
+        Ok(path)
     }
 }
 

@@ -76,11 +76,11 @@ pub fn split(context: &JobContext, settings: &SplitPdf) -> JobResult<serde_json:
         &stem,
         &mut reporter(context),
     )?;
-    let mut made = Vec::with_capacity(parts.len());
     for (index, part) in parts.iter().enumerate() {
         let name = format!("{stem} part {}.pdf", index + 1);
-        made.push(context.save(index as i32, part, &name, context.folder_id())?.id);
+        context.save_ahead(index as i32, part, &name, context.folder_id())?;
     }
+    let made: Vec<_> = context.saved_ahead()?.into_iter().map(|f| f.id).collect();
     Ok(json!({ "parts": parts.len(), "fileIds": made }))
 }
 
@@ -133,27 +133,23 @@ pub fn to_images(context: &JobContext, settings: &PdfToImages) -> JobResult<serd
         Some(r) => r.pages(drive_pdf::page_count(&paths[0])?)?.len(),
         None => drive_pdf::page_count(&paths[0])? as usize,
     };
-    let mut made = Vec::new();
+    // The pages rendered, each saved ahead while the next renders.
+    let mut pages = Vec::new();
     // Saving a page can fail for reasons of ours (the store, the quota); the renderer only
     // needs to stop, and the job reports this failure rather than the renderer's.
     let mut failure: Option<JobError> = None;
     let rendered = drive_pdf::render_pages(&paths[0], settings.dpi, ranges.as_ref(), &mut |page, pixels| {
-        let position = made.len() as i32;
+        let position = pages.len() as i32;
         let name = format!("{stem} page {page}.{}", format.extension());
         let output = context.dir.join(format!("page-{page}.{}", format.extension()));
-        let saved = (|| {
-            if let Some(saved) = context.saved(position)? {
-                return Ok(saved);
-            }
-            picture::save_rgba(&pixels, format, &output)?;
-            let saved = context.save(position, &output, &name, context.folder_id())?;
-            let _ = std::fs::remove_file(&output);
-            Ok::<_, JobError>(saved)
-        })();
-        match saved {
-            Ok(saved) => {
-                made.push(json!({ "fileId": saved.id, "page": page, "width": pixels.width(), "height": pixels.height() }));
-                context.progress(made.len() as f32 / total.max(1) as f32);
+        let handed = picture::save_rgba(&pixels, format, &output)
+            .map_err(JobError::from)
+            .and_then(|()| context.save_ahead(position, &output, &name, context.folder_id()));
+        let _ = std::fs::remove_file(&output);
+        match handed {
+            Ok(()) => {
+                pages.push((page, pixels.width(), pixels.height()));
+                context.progress(pages.len() as f32 / total.max(1) as f32);
                 Ok(())
             }
             Err(e) => {
@@ -166,5 +162,12 @@ pub fn to_images(context: &JobContext, settings: &PdfToImages) -> JobResult<serd
         return Err(failure);
     }
     rendered?;
+    let made: Vec<_> = pages
+        .iter()
+        .zip(context.saved_ahead()?)
+        .map(|((page, width, height), saved)| {
+            json!({ "fileId": saved.id, "page": page, "width": width, "height": height })
+        })
+        .collect();
     Ok(json!({ "files": made }))
 }

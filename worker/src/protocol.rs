@@ -65,6 +65,17 @@ pub enum Request {
         name: String,
         folder_id: Option<FolderId>,
     },
+    /// The same, answered (null) once the supervisor holds the file open: the job process may
+    /// remove it and go on while it is stored and recorded, in the order asked.
+    SaveAhead {
+        position: i32,
+        path: PathBuf,
+        name: String,
+        folder_id: Option<FolderId>,
+    },
+    /// The files saved ahead since the last time asked, in the order asked, once they are all
+    /// recorded (or the first failure among them): a list of `FileRow`.
+    SavedAhead,
     /// Store the picture at `path` as a derivative of the input `of`: a `FileRow` or null
     /// when it would pass the quota.
     SaveDerivative {

@@ -467,6 +467,51 @@ async fn unzip_makes_nested_folders_and_refuses_escapes_and_bombs() {
     assert!(job["error"].as_str().unwrap().contains("junk.zip"), "{job}");
 }
 
+/// An unzip's entries are stored several at a time while the next is unpacked, yet each is
+/// recorded in the archive's order: entries landing on one name are numbered as they come, and
+/// their events follow the same order.
+#[tokio::test]
+async fn unzipped_entries_are_named_and_announced_in_the_archives_order() {
+    let (app, user) = app_with_worker().await;
+    // One name reached 24 ways ("./" repeated), each entry's bytes saying which it is.
+    let paths: Vec<String> = (0..24).map(|n| format!("{}same.txt", "./".repeat(n))).collect();
+    let contents: Vec<String> = (0..24).map(|n| format!("entry {n}")).collect();
+    let entries: Vec<(&str, &[u8])> = paths
+        .iter()
+        .zip(&contents)
+        .map(|(path, content)| (path.as_str(), content.as_bytes()))
+        .collect();
+    let id = app
+        .upload(&user, "same.zip", "Archive", "application/zip", zip_of(&entries))
+        .await;
+    let job = app
+        .run_job(&user, json!({ "jobType": "unzip", "fileIds": [id] }))
+        .await;
+    assert_eq!(job["state"], "done", "{job}");
+    let made = drive_tests::made(&job);
+    assert_eq!(made.len(), 24, "{job}");
+    for (n, (file_id, name)) in made.iter().enumerate() {
+        let wanted = match n {
+            0 => "same.txt".to_string(),
+            n => format!("same ({}).txt", n + 1),
+        };
+        assert_eq!(name, &wanted);
+        assert_eq!(
+            app.download(&user, file_id).await,
+            contents[n].as_bytes(),
+            "{name}"
+        );
+    }
+    let events = app.wait_events(&user, json!({ "kinds": ["file"] }), 25).await;
+    let announced: Vec<&str> = events
+        .iter()
+        .map(|e| e["file"]["id"].as_str().unwrap())
+        .filter(|id| made.iter().any(|(made, _)| made == id))
+        .collect();
+    let in_order: Vec<&str> = made.iter().map(|(id, _)| id.as_str()).collect();
+    assert_eq!(announced, in_order);
+}
+
 #[tokio::test]
 async fn unzip_skips_entries_whose_names_the_drive_refuses() {
     let (app, user) = app_with_worker().await;

@@ -9,6 +9,7 @@
 //! recorded together with its place in the job's outputs: a retried job finds the results it
 //! already made and skips them, so it never duplicates a file.
 
+mod results;
 mod uploads;
 
 use std::collections::HashMap;
@@ -19,23 +20,22 @@ use std::path::{Path, PathBuf};
 use base64::Engine;
 use chrono::TimeDelta;
 use drive_core::db::PgPool;
-use drive_core::db::events::EventKind;
 use drive_core::db::files::{self, FileRow, Insert, NewFile};
 use drive_core::db::folders::{self, FolderRow};
 use drive_core::db::jobs::{self, End, JobRow};
 use drive_core::db::search::store_metadata;
 use drive_core::db::users;
-use drive_core::entry::{self, Entered};
 use drive_core::file::{FileName, guess_type, stem};
 use drive_core::folder::FolderPath;
 use drive_core::id::{FileId, FolderId, JobId};
 use drive_core::job::JobType;
-use drive_core::storage::{Bucket, ByteStream, Storage, StoredHeaders};
+use drive_core::storage::{Bucket, Storage};
 use serde::Serialize;
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{ChildStdin, ChildStdout};
 
+use results::{Ahead, Recorder, SavesAhead};
 use uploads::Upload;
 
 use crate::context::{JobError, JobResult};
@@ -63,6 +63,7 @@ pub struct Steward {
     vision: Option<Vision>,
     /// Pictures described for this job so far.
     described: usize,
+    ahead: SavesAhead,
 }
 
 impl Steward {
@@ -127,6 +128,7 @@ impl Steward {
             readings: Vec::new(),
             vision: settings.vision.clone(),
             described: 0,
+            ahead: SavesAhead::default(),
         };
         Ok((steward, start))
     }
@@ -163,7 +165,10 @@ impl Steward {
                 break;
             }
         }
+        // What was handed over ahead is the job's, however its process ended.
+        let _ = self.ahead.wait().await;
         self.abort_uploads().await;
+        self.readings.append(&mut self.ahead.readings);
         self.readings
     }
 
@@ -181,6 +186,13 @@ impl Steward {
                 name,
                 folder_id,
             } => json(self.save(position, &path, &name, folder_id).await?),
+            Request::SaveAhead {
+                position,
+                path,
+                name,
+                folder_id,
+            } => json(self.save_ahead(position, &path, &name, folder_id).await?),
+            Request::SavedAhead => json(self.ahead.collect().await?),
             Request::SaveDerivative { of, path, name } => json(self.save_derivative(of, &path, &name).await?),
             Request::StartUpload {
                 position,
@@ -214,9 +226,12 @@ impl Steward {
                 json(reading::stored::said(&self.db, &self.job, &self.inputs, file_id).await?)
             }
             Request::End { outcome } => {
-                let end = match outcome {
-                    Ok(result) => End::Done(result),
-                    Err(why) => End::Failed(why),
+                // Results still on their way belong to the job: it ends once they are
+                // recorded, and a failure to record one is the job's.
+                let end = match (self.ahead.wait().await, outcome) {
+                    (Err(JobError::Server(why)), _) => return Err(JobError::Server(why)),
+                    (Err(JobError::Input(why)), _) | (Ok(()), Err(why)) => End::Failed(why),
+                    (Ok(()), Ok(result)) => End::Done(result),
                 };
                 jobs::finish(&self.db, &self.storage, self.job.id, end).await?;
                 Ok(Value::Null)
@@ -263,13 +278,21 @@ impl Steward {
 
     /// The folder `id`, when it is the account's own (`None` for the top).
     async fn folder(&self, id: Option<FolderId>) -> JobResult<Option<FolderRow>> {
-        let Some(id) = id else { return Ok(None) };
-        match folders::find_owned(&self.db, self.job.user_id, id).await? {
-            Some(folder) => Ok(Some(folder)),
-            None => Err(refused("a folder that is not the account's")),
+        self.recorder().folder(id).await
+    }
+
+    fn recorder(&self) -> Recorder {
+        Recorder {
+            db: self.db.clone(),
+            storage: self.storage.clone(),
+            job_id: self.job.id,
+            user_id: self.job.user_id,
+            quota: self.quota,
         }
     }
 
+    /// A result saved before answering. Saves ahead are recorded first, so that results are
+    /// recorded in the order they were asked whichever way.
     async fn save(
         &mut self,
         position: i32,
@@ -277,91 +300,56 @@ impl Steward {
         name: &str,
         folder_id: Option<FolderId>,
     ) -> JobResult<FileRow> {
+        self.ahead.wait().await?;
         if let Some(saved) = jobs::output_at(&self.db, self.job.id, position).await? {
             return Ok(saved);
         }
         let key = self.output_key(position, name)?;
         self.folder(folder_id).await?;
-        self.put(path, &key, name, "attachment").await?;
-        self.record(position, &key, name, folder_id).await
-    }
-
-    /// Stores the file at `path`, which must be a regular file inside the work folder, under
-    /// `key`, to be downloaded (`disposition`) as `name`.
-    async fn put(&self, path: &Path, key: &str, name: &str, disposition: &str) -> JobResult<()> {
-        let file = open_within(&self.dir, path)
-            .ok_or_else(|| refused(&format!("{} as a file of the job's work folder", path.display())))?;
-        let (_, mime) = guess_type(name);
-        let headers = StoredHeaders::new(mime, name, disposition);
-        let body = ByteStream::read_from()
-            .file(tokio::fs::File::from_std(file))
-            .build()
-            .await
-            .map_err(|e| JobError::Server(format!("reading the result {}: {e}", path.display())))?;
-        self.storage
-            .write(
-                Bucket::Private,
-                key,
-                body,
-                &headers.content_type,
-                &headers.content_disposition,
-            )
+        let size = self
+            .recorder()
+            .store(self.open_result(path)?, &key, name, "attachment")
             .await?;
-        Ok(())
+        self.record(position, &key, name, folder_id, size).await
     }
 
-    /// The size of what was stored under `key`, as the store has it: what the job process
-    /// wrote there is not taken on its word.
-    async fn stored_size(&self, key: &str) -> JobResult<i64> {
-        self.storage
-            .object_size(Bucket::Private, key)
-            .await?
-            .ok_or_else(|| JobError::Server(format!("{key} is not in the store")))
+    /// A result saved ahead ([`results`]): answered once its file is held open.
+    async fn save_ahead(
+        &mut self,
+        position: i32,
+        path: &Path,
+        name: &str,
+        folder_id: Option<FolderId>,
+    ) -> JobResult<()> {
+        let result = Ahead {
+            position,
+            file: self.open_result(path)?,
+            key: self.output_key(position, name)?,
+            name: name.to_string(),
+            folder_id,
+        };
+        self.ahead.push(self.recorder(), result).await
     }
 
-    /// Records the object stored under `key` as the job's `position`th result, with the reading
-    /// of its metadata queued, under `name` or the first free variant of it in the folder. (The
-    /// stored object keeps the name asked as its own header: downloads and public copies are
-    /// named from the record.)
+    /// The file at `path`, which must be a regular file inside the work folder.
+    fn open_result(&self, path: &Path) -> JobResult<std::fs::File> {
+        open_within(&self.dir, path)
+            .ok_or_else(|| refused(&format!("{} as a file of the job's work folder", path.display())))
+    }
+
+    /// Records a stored result (see [`Recorder::record`]), its reading to be pushed.
     async fn record(
         &mut self,
         position: i32,
         key: &str,
         name: &str,
         folder_id: Option<FolderId>,
+        size: i64,
     ) -> JobResult<FileRow> {
-        let size = self.stored_size(key).await?;
-        let mut tx = self.db.begin().await?;
-        let name = folders::free_file_name(&mut tx, self.job.user_id, folder_id, name).await?;
-        let (kind, mime) = guess_type(&name);
-        let new = NewFile {
-            user_id: self.job.user_id,
-            file_name: &name,
-            file_size: size,
-            mime_type: mime,
-            kind,
-            bucket: Bucket::Private,
-            object_key: key,
-            modified_time: None,
-            folder_id,
-            derivative_of: None,
-        };
-        // A result enters the drive like an upload: counted, announced, its metadata read.
-        let (row, reading) = match entry::enter(&mut tx, &new, self.quota, Some(EventKind::File)).await? {
-            Entered::New { file, reading } => (file, reading),
-            Entered::Existing(file) => (file, None),
-            Entered::OverQuota { used } => {
-                drop(tx);
-                // The object is not a file; remove it rather than leave bytes nobody owns.
-                let _ = self.storage.delete(Bucket::Private, key).await;
-                return Err(JobError::Input(format!(
-                    "the results do not fit in the storage quota ({used} of {} bytes used)",
-                    self.quota
-                )));
-            }
-        };
-        jobs::add_output(&mut tx, self.job.id, position, row.id).await?;
-        tx.commit().await?;
+        let (row, reading) = self
+            .recorder()
+            .record(position, key, name, folder_id, size)
+            .await?;
         self.readings.extend(reading);
         Ok(row)
     }
@@ -380,8 +368,10 @@ impl Steward {
             FileName::try_from(name.to_string()).map_err(|why| refused(&format!("a name that {why}")))?;
         let name = name.as_str();
         let key = format!("users/{}/derivatives/{}/{name}", of.user_id, of.id);
-        self.put(path, &key, name, "inline").await?;
-        let size = self.stored_size(&key).await?;
+        let size = self
+            .recorder()
+            .store(self.open_result(path)?, &key, name, "inline")
+            .await?;
         let (kind, mime) = guess_type(name);
         let new = NewFile {
             user_id: of.user_id,

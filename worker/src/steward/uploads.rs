@@ -81,7 +81,10 @@ impl Steward {
             .complete_multipart(Bucket::Private, &key, id, &parts)
             .await?;
         self.uploads.remove(id);
-        self.record(position, &key, &name, folder_id).await
+        // In the order asked: saves ahead are recorded first.
+        self.ahead.wait().await?;
+        let size = self.recorder().stored_size(&key).await?;
+        self.record(position, &key, &name, folder_id, size).await
     }
 
     pub(super) async fn part_url(&self, id: &str, number: i32, length: i64) -> JobResult<String> {

@@ -1,0 +1,263 @@
+//! Storing and recording a job's results. A result is stored under its key, its size read back
+//! from the store, and recorded in one transaction with its free name, its drive event and its
+//! place in the job's outputs.
+//!
+//! A save that waits does all of it before answering. A save ahead is answered as soon as the
+//! supervisor holds the result's file open: the job process goes on making the next one while
+//! several are stored at once, and each is recorded in its turn, after the one asked before it,
+//! so that names, events and outputs follow the order asked exactly as with saves that wait.
+//! The job process collects the files saved ahead (or the first failure among them) when it
+//! needs them, and the job's end waits for them all.
+
+use std::collections::VecDeque;
+
+use drive_core::db::PgPool;
+use drive_core::db::events::EventKind;
+use drive_core::db::files::{FileRow, NewFile};
+use drive_core::db::folders::{self, FolderRow};
+use drive_core::db::jobs;
+use drive_core::entry::{self, Entered};
+use drive_core::file::guess_type;
+use drive_core::id::{FolderId, JobId, UserId};
+use drive_core::storage::{Bucket, ByteStream, Storage, StoredHeaders};
+use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
+
+use super::refused;
+use crate::context::{JobError, JobResult};
+
+/// A recorded result and the metadata reading queued for it (to push once the job ends).
+type Recorded = (FileRow, Option<JobId>);
+
+/// What storing and recording one job's results needs: cheap to clone into each save ahead.
+#[derive(Clone)]
+pub(super) struct Recorder {
+    pub db: PgPool,
+    pub storage: Storage,
+    pub job_id: JobId,
+    pub user_id: UserId,
+    pub quota: i64,
+}
+
+/// A result handed over ahead: its file, already opened inside the work folder, and where it
+/// goes.
+pub(super) struct Ahead {
+    pub position: i32,
+    pub file: std::fs::File,
+    pub key: String,
+    pub name: String,
+    pub folder_id: Option<FolderId>,
+}
+
+impl Recorder {
+    /// The folder `id`, when it is the account's own (`None` for the top).
+    pub async fn folder(&self, id: Option<FolderId>) -> JobResult<Option<FolderRow>> {
+        let Some(id) = id else { return Ok(None) };
+        match folders::find_owned(&self.db, self.user_id, id).await? {
+            Some(folder) => Ok(Some(folder)),
+            None => Err(refused("a folder that is not the account's")),
+        }
+    }
+
+    /// Stores `file` under `key`, to be downloaded (`disposition`) as `name`; answers its size
+    /// as the store has it.
+    pub async fn store(
+        &self,
+        file: std::fs::File,
+        key: &str,
+        name: &str,
+        disposition: &str,
+    ) -> JobResult<i64> {
+        let (_, mime) = guess_type(name);
+        let headers = StoredHeaders::new(mime, name, disposition);
+        let body = ByteStream::read_from()
+            .file(tokio::fs::File::from_std(file))
+            .build()
+            .await
+            .map_err(|e| JobError::Server(format!("reading the result {name:?}: {e}")))?;
+        self.storage
+            .write(
+                Bucket::Private,
+                key,
+                body,
+                &headers.content_type,
+                &headers.content_disposition,
+            )
+            .await?;
+        self.stored_size(key).await
+    }
+
+    /// The size of what was stored under `key`, as the store has it: what the job process
+    /// wrote there is not taken on its word.
+    pub async fn stored_size(&self, key: &str) -> JobResult<i64> {
+        self.storage
+            .object_size(Bucket::Private, key)
+            .await?
+            .ok_or_else(|| JobError::Server(format!("{key} is not in the store")))
+    }
+
+    /// Records the object of `size` stored under `key` as the job's `position`th result, with
+    /// the reading of its metadata queued, under `name` or the first free variant of it in the
+    /// folder. (The stored object keeps the name asked as its own header: downloads and public
+    /// copies are named from the record.)
+    pub async fn record(
+        &self,
+        position: i32,
+        key: &str,
+        name: &str,
+        folder_id: Option<FolderId>,
+        size: i64,
+    ) -> JobResult<Recorded> {
+        let mut tx = self.db.begin().await?;
+        let name = folders::free_file_name(&mut tx, self.user_id, folder_id, name).await?;
+        let (kind, mime) = guess_type(&name);
+        let new = NewFile {
+            user_id: self.user_id,
+            file_name: &name,
+            file_size: size,
+            mime_type: mime,
+            kind,
+            bucket: Bucket::Private,
+            object_key: key,
+            modified_time: None,
+            folder_id,
+            derivative_of: None,
+        };
+        // A result enters the drive like an upload: counted, announced, its metadata read.
+        let recorded = match entry::enter(&mut tx, &new, self.quota, Some(EventKind::File)).await? {
+            Entered::New { file, reading } => (file, reading),
+            Entered::Existing(file) => (file, None),
+            Entered::OverQuota { used } => {
+                drop(tx);
+                // The object is not a file; remove it rather than leave bytes nobody owns.
+                let _ = self.storage.delete(Bucket::Private, key).await;
+                return Err(JobError::Input(format!(
+                    "the results do not fit in the storage quota ({used} of {} bytes used)",
+                    self.quota
+                )));
+            }
+        };
+        jobs::add_output(&mut tx, self.job_id, position, recorded.0.id).await?;
+        tx.commit().await?;
+        Ok(recorded)
+    }
+
+    /// A save ahead: stored at once, recorded once `turn` says the save asked before it was
+    /// recorded (given up, its object removed, when that one failed). A result an earlier
+    /// attempt recorded is answered as it is.
+    async fn save_in_turn(
+        &self,
+        result: Ahead,
+        turn: Option<oneshot::Receiver<bool>>,
+    ) -> JobResult<Recorded> {
+        let stored = match jobs::output_at(&self.db, self.job_id, result.position).await? {
+            Some(row) => Stored::Earlier(row),
+            None => {
+                self.folder(result.folder_id).await?;
+                Stored::Now(
+                    self.store(result.file, &result.key, &result.name, "attachment")
+                        .await?,
+                )
+            }
+        };
+        if let Some(turn) = turn
+            && !turn.await.unwrap_or(false)
+        {
+            if let Stored::Now(_) = stored {
+                let _ = self.storage.delete(Bucket::Private, &result.key).await;
+            }
+            return Err(JobError::Server(
+                "a result asked before this one was not saved".to_string(),
+            ));
+        }
+        match stored {
+            Stored::Earlier(row) => Ok((row, None)),
+            Stored::Now(size) => {
+                self.record(result.position, &result.key, &result.name, result.folder_id, size)
+                    .await
+            }
+        }
+    }
+}
+
+/// A save ahead's result before its turn: recorded by an earlier attempt, or stored now with
+/// this size.
+enum Stored {
+    Earlier(FileRow),
+    Now(i64),
+}
+
+/// Saves ahead stored at once, at most: the next waits for the oldest, which bounds the files
+/// held open, the store's connections and the database's.
+const MAX_AHEAD: usize = 6;
+
+/// The saves ahead of one job, oldest first.
+#[derive(Default)]
+pub(super) struct SavesAhead {
+    pending: VecDeque<JoinHandle<JobResult<Recorded>>>,
+    /// Told whether the newest pending save was recorded: the next one's turn.
+    turn: Option<oneshot::Receiver<bool>>,
+    /// Files saved ahead and not yet collected, in the order asked.
+    done: Vec<FileRow>,
+    /// The first failure, in the order asked: every later save ahead is refused with it.
+    failure: Option<JobError>,
+    /// The readings queued for the files saved ahead.
+    pub readings: Vec<JobId>,
+}
+
+impl SavesAhead {
+    pub async fn push(&mut self, recorder: Recorder, result: Ahead) -> JobResult<()> {
+        while self.pending.len() >= MAX_AHEAD {
+            self.settle_oldest().await;
+        }
+        self.failed()?;
+        let (told, turn) = oneshot::channel();
+        let before = self.turn.replace(turn);
+        self.pending.push_back(tokio::spawn(async move {
+            let recorded = recorder.save_in_turn(result, before).await;
+            let _ = told.send(recorded.is_ok());
+            recorded
+        }));
+        Ok(())
+    }
+
+    /// Waits for every save ahead; the first failure among them, if any.
+    pub async fn wait(&mut self) -> JobResult<()> {
+        while !self.pending.is_empty() {
+            self.settle_oldest().await;
+        }
+        self.failed()
+    }
+
+    /// The files saved ahead since the last time they were collected, in the order asked.
+    pub async fn collect(&mut self) -> JobResult<Vec<FileRow>> {
+        self.wait().await?;
+        Ok(std::mem::take(&mut self.done))
+    }
+
+    async fn settle_oldest(&mut self) {
+        let Some(oldest) = self.pending.pop_front() else {
+            return;
+        };
+        match oldest.await {
+            Ok(Ok((row, reading))) => {
+                self.done.push(row);
+                self.readings.extend(reading);
+            }
+            Ok(Err(e)) => {
+                self.failure.get_or_insert(e);
+            }
+            Err(e) => {
+                self.failure
+                    .get_or_insert(JobError::Server(format!("a save ahead did not finish: {e}")));
+            }
+        }
+    }
+
+    fn failed(&self) -> JobResult<()> {
+        match &self.failure {
+            Some(e) => Err(e.clone()),
+            None => Ok(()),
+        }
+    }
+}
