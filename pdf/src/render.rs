@@ -1,6 +1,7 @@
 //! Rendering pages to pixels with `hayro`.
 
 use std::path::Path;
+use std::sync::Arc;
 
 use hayro::hayro_interpret::InterpreterSettings;
 use hayro::hayro_syntax::page::Page;
@@ -15,6 +16,14 @@ use crate::pages::PageRanges;
 
 /// The most pixels one rendered page may have. A hundred megapixels of RGBA is 400 MB.
 const MAX_PIXELS: u64 = 100_000_000;
+
+/// Pages rendered at once, each by a thread of its own: poppler's `pdftoppm`, the peer, renders
+/// on one core, and a job has the worker's.
+const RENDERERS: usize = 2;
+
+/// Pages larger than this are rendered one at a time: the pages in hand at once (one per
+/// renderer and the caller's) must stay within a job's memory. 16 megapixels of RGBA are 64 MB.
+const MAX_SHARED_PIXELS: u64 = 16_000_000;
 
 /// Renders beyond this resolution are refused whatever the page size; 2400 dpi is beyond any
 /// printer or screen.
@@ -42,8 +51,8 @@ pub fn render_pages(
             "the resolution must be between 1 and {MAX_DPI} dpi"
         )));
     }
-    let data = std::fs::read(input)?;
-    let pdf = guard(|| Pdf::new(data).map_err(load_error))?;
+    let data = Arc::new(std::fs::read(input)?);
+    let pdf = guard(|| Pdf::new(Arc::clone(&data)).map_err(load_error))?;
     let all = guard(|| Ok(pdf.pages()))?;
     let count = all.len() as u32;
     if count == 0 {
@@ -54,39 +63,102 @@ pub fn render_pages(
         None => (1..=count).collect(),
     };
     // Check every size first: a job should not render twenty pages and then fail.
+    let mut largest = 0;
     for &number in &numbers {
-        check_size(&all[number as usize - 1], number, dpi)?;
+        largest = largest.max(check_size(&all[number as usize - 1], number, dpi)?);
+    }
+    let renderers = if largest <= MAX_SHARED_PIXELS {
+        RENDERERS.min(numbers.len())
+    } else {
+        1
+    };
+
+    // Each renderer takes every `renderers`th page and hands each over when the caller is
+    // ready for it, so pages reach `page` in order with at most one waiting per renderer.
+    std::thread::scope(|scope| {
+        let mut rendered = Vec::with_capacity(renderers);
+        for first in 0..renderers {
+            let (hand, take) = std::sync::mpsc::sync_channel(0);
+            let mine: Vec<u32> = numbers.iter().copied().skip(first).step_by(renderers).collect();
+            let data = Arc::clone(&data);
+            scope.spawn(move || {
+                let pdf = match guard(|| Pdf::new(data).map_err(load_error)) {
+                    Ok(pdf) => pdf,
+                    Err(e) => {
+                        let _ = hand.send(Err(e));
+                        return;
+                    }
+                };
+                let Ok(all) = guard(|| Ok(pdf.pages())) else {
+                    let _ = hand.send(Err(unreadable("its pages could not be read")));
+                    return;
+                };
+                let renderer = Renderer::new(dpi);
+                for number in mine {
+                    // A caller that stopped taking pages ends the renderer.
+                    if hand
+                        .send(renderer.render(&all[number as usize - 1], number))
+                        .is_err()
+                    {
+                        return;
+                    }
+                }
+            });
+            rendered.push(take);
+        }
+        for (index, &number) in numbers.iter().enumerate() {
+            let pixels = rendered[index % renderers]
+                .recv()
+                .map_err(|_| PdfError::Render(format!("the renderer of page {number} stopped")))??;
+            page(number, pixels)?;
+        }
+        Ok(numbers.len() as u32)
+    })
+}
+
+/// One thread's renderer: its caches are its own (they are not shared between threads).
+struct Renderer<'a> {
+    cache: RenderCache<'a>,
+    interpreter: InterpreterSettings,
+    settings: RenderSettings,
+    pixmap_settings: PixmapSettings,
+}
+
+impl<'a> Renderer<'a> {
+    fn new(dpi: u32) -> Renderer<'a> {
+        let scale = dpi as f32 / 72.0;
+        Renderer {
+            cache: RenderCache::new(),
+            interpreter: InterpreterSettings::default(),
+            settings: RenderSettings::default(),
+            pixmap_settings: PixmapSettings {
+                x_scale: scale,
+                y_scale: scale,
+                bg_color: WHITE,
+            },
+        }
     }
 
-    let cache = RenderCache::new();
-    let interpreter = InterpreterSettings::default();
-    let settings = RenderSettings::default();
-    let scale = dpi as f32 / 72.0;
-    let pixmap_settings = PixmapSettings {
-        x_scale: scale,
-        y_scale: scale,
-        bg_color: WHITE,
-    };
-    for &number in &numbers {
-        let pixels = guard(|| {
+    /// Page `number`'s pixels, on white.
+    fn render(&self, page: &'a Page<'a>, number: u32) -> Result<RgbaImage, PdfError> {
+        guard(|| {
             let pixmap = hayro::render(
-                &all[number as usize - 1],
-                &cache,
-                &interpreter,
-                &settings,
-                &pixmap_settings,
+                page,
+                &self.cache,
+                &self.interpreter,
+                &self.settings,
+                &self.pixmap_settings,
             );
             let (width, height) = (u32::from(pixmap.width()), u32::from(pixmap.height()));
             RgbaImage::from_raw(width, height, pixmap.take_rgba8(ImageAlphaType::Alpha))
                 .ok_or_else(|| PdfError::Render(format!("page {number} came out with a wrong pixel count")))
-        })?;
-        page(number, pixels)?;
+        })
     }
-    Ok(numbers.len() as u32)
 }
 
-/// Refuses a page whose render (at the size `hayro::render` will give it) is too large or empty.
-fn check_size(page: &Page<'_>, number: u32, dpi: u32) -> Result<(), PdfError> {
+/// Refuses a page whose render (at the size `hayro::render` will give it) is too large or empty;
+/// answers its pixels otherwise.
+fn check_size(page: &Page<'_>, number: u32, dpi: u32) -> Result<u64, PdfError> {
     let (width, height) = page.render_dimensions();
     let scale = dpi as f32 / 72.0;
     // The same arithmetic as `hayro::render`, which truncates.
@@ -101,7 +173,7 @@ fn check_size(page: &Page<'_>, number: u32, dpi: u32) -> Result<(), PdfError> {
     } else if width > MAX_EDGE || height > MAX_EDGE {
         format!("{MAX_EDGE} pixels on a side")
     } else {
-        return Ok(());
+        return Ok(width * height);
     };
     Err(PdfError::BadInput(format!(
         "page {number} would be {width} × {height} pixels at {dpi} dpi, more than the limit of {limit}; \

@@ -3,13 +3,14 @@
 //! entry into an object of its own. Neither holds more than a part in memory. Folders are
 //! looked up and made by the supervisor, on request.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::io::{self, Read, Write};
 
 use drive_core::db::files::FileRow;
 use drive_core::db::folders::free_variant;
 use drive_core::file::{FileKind, FileName, safe_name};
 use drive_core::folder::FolderPath;
+use drive_core::id::FolderId;
 use drive_core::job::Zip;
 use serde_json::json;
 use zip::write::SimpleFileOptions;
@@ -154,6 +155,9 @@ pub fn unzip(context: &JobContext) -> JobResult<serde_json::Value> {
         let mut count = 0;
         let mut skipped = Vec::new();
         let entries = zip.len();
+        let retried = context.job.attempts > 1;
+        // Each entry folder is ensured once, by the supervisor, then known here.
+        let mut folders: HashMap<String, Option<FolderId>> = HashMap::new();
         for index in 0..entries {
             let mut entry = zip.by_index(index).map_err(|e| unreadable(&archive, e))?;
             if entry.is_dir() {
@@ -170,11 +174,20 @@ pub fn unzip(context: &JobContext) -> JobResult<serde_json::Value> {
                 }
             };
             let position = index as i32;
-            if context.saved(position)?.is_some() {
+            // Only a retry can find entries saved: asking spares unpacking them again (the
+            // supervisor would answer the file saved anyway).
+            if retried && context.saved(position)?.is_some() {
                 count += 1;
                 continue;
             }
-            let folder_id = context.entry_folder(&path.stored())?;
+            let folder_id = match folders.get(&path.stored()) {
+                Some(known) => *known,
+                None => {
+                    let made = context.entry_folder(&path.stored())?;
+                    folders.insert(path.stored(), made);
+                    made
+                }
+            };
             let file_name = file_name.as_str();
             let declared = entry.size();
             let mut writer =
