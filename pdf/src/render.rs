@@ -25,6 +25,9 @@ const RENDERERS: usize = 2;
 /// renderer and the caller's) must stay within a job's memory. 16 megapixels of RGBA are 64 MB.
 const MAX_SHARED_PIXELS: u64 = 16_000_000;
 
+/// A rendering thread's stack: a process's main thread has 8 MiB.
+const RENDERER_STACK: usize = 8 << 20;
+
 /// Renders beyond this resolution are refused whatever the page size; 2400 dpi is beyond any
 /// printer or screen.
 const MAX_DPI: u32 = 2400;
@@ -81,17 +84,17 @@ pub fn render_pages(
             let (hand, take) = std::sync::mpsc::sync_channel(0);
             let mine: Vec<u32> = numbers.iter().copied().skip(first).step_by(renderers).collect();
             let data = Arc::clone(&data);
-            scope.spawn(move || {
+            let renderer = move || {
                 let pdf = match guard(|| Pdf::new(data).map_err(load_error)) {
                     Ok(pdf) => pdf,
                     Err(e) => {
                         let _ = hand.send(Err(e));
-                        return;
+                        return Ok(());
                     }
                 };
                 let Ok(all) = guard(|| Ok(pdf.pages())) else {
                     let _ = hand.send(Err(unreadable("its pages could not be read")));
-                    return;
+                    return Ok(());
                 };
                 let renderer = Renderer::new(dpi);
                 for number in mine {
@@ -100,10 +103,20 @@ pub fn render_pages(
                         .send(renderer.render(&all[number as usize - 1], number))
                         .is_err()
                     {
-                        return;
+                        break;
                     }
                 }
-            });
+                Ok(())
+            };
+            // The stack the renderer had on the main thread: a deeply nested page must not
+            // overflow it, which no guard could catch. A panic outside a page's render ends
+            // the thread quietly; the caller is told it stopped.
+            std::thread::Builder::new()
+                .stack_size(RENDERER_STACK)
+                .spawn_scoped(scope, move || {
+                    let _ = guard(renderer);
+                })
+                .map_err(|e| PdfError::Render(format!("starting a renderer: {e}")))?;
             rendered.push(take);
         }
         for (index, &number) in numbers.iter().enumerate() {

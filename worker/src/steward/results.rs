@@ -13,14 +13,14 @@ use std::collections::VecDeque;
 
 use drive_core::db::PgPool;
 use drive_core::db::events::EventKind;
-use drive_core::db::files::{FileRow, NewFile};
+use drive_core::db::files::{self, FileRow, NewFile};
 use drive_core::db::folders::{self, FolderRow};
 use drive_core::db::jobs;
 use drive_core::entry::{self, Entered};
 use drive_core::file::guess_type;
 use drive_core::id::{FolderId, JobId, UserId};
 use drive_core::storage::{Bucket, ByteStream, Storage, StoredHeaders};
-use tokio::sync::oneshot;
+use tokio::sync::oneshot::{self, error::TryRecvError};
 use tokio::task::JoinHandle;
 
 use super::refused;
@@ -143,13 +143,20 @@ impl Recorder {
     }
 
     /// A save ahead: stored at once, recorded once `turn` says the save asked before it was
-    /// recorded (given up, its object removed, when that one failed). A result an earlier
-    /// attempt recorded is answered as it is.
+    /// recorded (given up when that one failed). A result an earlier attempt recorded is
+    /// answered as it is.
     async fn save_in_turn(
         &self,
         result: Ahead,
-        turn: Option<oneshot::Receiver<bool>>,
+        mut turn: Option<oneshot::Receiver<bool>>,
     ) -> JobResult<Recorded> {
+        let given_up = || JobError::Server("a result asked before this one was not saved".to_string());
+        // One asked before that failed already spares this one its PUT.
+        match turn.as_mut().map(oneshot::Receiver::try_recv) {
+            Some(Ok(true)) => turn = None,
+            Some(Ok(false) | Err(TryRecvError::Closed)) => return Err(given_up()),
+            Some(Err(TryRecvError::Empty)) | None => {}
+        }
         let stored = match jobs::output_at(&self.db, self.job_id, result.position).await? {
             Some(row) => Stored::Earlier(row),
             None => {
@@ -163,12 +170,14 @@ impl Recorder {
         if let Some(turn) = turn
             && !turn.await.unwrap_or(false)
         {
-            if let Stored::Now(_) = stored {
+            // Bytes nobody owns are removed, unless another attempt of the job (one that took it
+            // over from a worker gone silent) has recorded them under the same key.
+            if let Stored::Now(_) = stored
+                && let Ok(false) = files::key_is_recorded(&self.db, &result.key).await
+            {
                 let _ = self.storage.delete(Bucket::Private, &result.key).await;
             }
-            return Err(JobError::Server(
-                "a result asked before this one was not saved".to_string(),
-            ));
+            return Err(given_up());
         }
         match stored {
             Stored::Earlier(row) => Ok((row, None)),
@@ -191,10 +200,16 @@ enum Stored {
 /// held open, the store's connections and the database's.
 const MAX_AHEAD: usize = 6;
 
+/// Bytes saved ahead and not yet stored, at most. The job process removes a file once handed
+/// over, so these bytes are on the work folder's disk without being counted in its limit; a
+/// larger result is answered only once stored, as a save that waits would be.
+const MAX_AHEAD_BYTES: u64 = 1 << 30;
+
 /// The saves ahead of one job, oldest first.
 #[derive(Default)]
 pub(super) struct SavesAhead {
-    pending: VecDeque<JoinHandle<JobResult<Recorded>>>,
+    /// Each with the size of its file.
+    pending: VecDeque<(JoinHandle<JobResult<Recorded>>, u64)>,
     /// Told whether the newest pending save was recorded: the next one's turn.
     turn: Option<oneshot::Receiver<bool>>,
     /// Files saved ahead and not yet collected, in the order asked.
@@ -207,17 +222,26 @@ pub(super) struct SavesAhead {
 
 impl SavesAhead {
     pub async fn push(&mut self, recorder: Recorder, result: Ahead) -> JobResult<()> {
-        while self.pending.len() >= MAX_AHEAD {
-            self.settle_oldest().await;
-        }
         self.failed()?;
+        let size = result.file.metadata().map(|m| m.len()).unwrap_or(u64::MAX);
         let (told, turn) = oneshot::channel();
         let before = self.turn.replace(turn);
-        self.pending.push_back(tokio::spawn(async move {
+        let save = tokio::spawn(async move {
             let recorded = recorder.save_in_turn(result, before).await;
             let _ = told.send(recorded.is_ok());
             recorded
-        }));
+        });
+        self.pending.push_back((save, size));
+        while self.pending.len() > MAX_AHEAD
+            || self
+                .pending
+                .iter()
+                .map(|(_, size)| size)
+                .fold(0u64, |a, b| a.saturating_add(*b))
+                > MAX_AHEAD_BYTES
+        {
+            self.settle_oldest().await;
+        }
         Ok(())
     }
 
@@ -236,7 +260,7 @@ impl SavesAhead {
     }
 
     async fn settle_oldest(&mut self) {
-        let Some(oldest) = self.pending.pop_front() else {
+        let Some((oldest, _)) = self.pending.pop_front() else {
             return;
         };
         match oldest.await {

@@ -72,6 +72,9 @@ impl Steward {
             upload.name.clone(),
             upload.folder_id,
         );
+        // In the order asked: saves ahead are recorded first. Should one fail, the upload stays
+        // open, to be aborted with the job's others, rather than completed and never recorded.
+        self.ahead.wait().await?;
         let parts = self
             .storage
             .list_parts(Bucket::Private, &key, id)
@@ -81,8 +84,6 @@ impl Steward {
             .complete_multipart(Bucket::Private, &key, id, &parts)
             .await?;
         self.uploads.remove(id);
-        // In the order asked: saves ahead are recorded first.
-        self.ahead.wait().await?;
         let size = self.recorder().stored_size(&key).await?;
         self.record(position, &key, &name, folder_id, size).await
     }
