@@ -291,8 +291,8 @@ impl Steward {
         }
     }
 
-    /// A result saved before answering. Saves ahead are recorded first, so that results are
-    /// recorded in the order they were asked whichever way.
+    /// A result saved before answering: a save ahead, waited for (so results are recorded in
+    /// the order asked whichever way they are saved).
     async fn save(
         &mut self,
         position: i32,
@@ -300,17 +300,8 @@ impl Steward {
         name: &str,
         folder_id: Option<FolderId>,
     ) -> JobResult<FileRow> {
-        self.ahead.wait().await?;
-        if let Some(saved) = jobs::output_at(&self.db, self.job.id, position).await? {
-            return Ok(saved);
-        }
-        let key = self.output_key(position, name)?;
-        self.folder(folder_id).await?;
-        let size = self
-            .recorder()
-            .store(self.open_result(path)?, &key, name, "attachment")
-            .await?;
-        self.record(position, &key, name, folder_id, size).await
+        self.save_ahead(position, path, name, folder_id).await?;
+        self.ahead.take_newest().await
     }
 
     /// A result saved ahead ([`results`]): answered once its file is held open.

@@ -259,6 +259,14 @@ impl SavesAhead {
         Ok(std::mem::take(&mut self.done))
     }
 
+    /// The file of the newest save ahead, once every save ahead is recorded: a save that waits.
+    pub async fn take_newest(&mut self) -> JobResult<FileRow> {
+        self.wait().await?;
+        self.done
+            .pop()
+            .ok_or_else(|| JobError::Server("a save that was not asked".to_string()))
+    }
+
     async fn settle_oldest(&mut self) {
         let Some((oldest, _)) = self.pending.pop_front() else {
             return;
