@@ -308,6 +308,67 @@ fn stills_probes_reframes_and_strips() {
     assert_eq!(stream(&probed, "audio")["codec_name"], "opus");
 }
 
+/// Frame `n` of `video` as the `ffmpeg` command decodes it, as RGB.
+fn frame_number(video: &str, n: u32) -> Vec<u8> {
+    let out = Command::new("ffmpeg")
+        .args(["-v", "error", "-i", video, "-vf"])
+        .arg(format!("select=eq(n\\,{n})"))
+        .args(["-frames:v", "1", "-f", "rawvideo", "-pix_fmt", "rgb24", "-"])
+        .output()
+        .expect("ffmpeg runs");
+    assert!(
+        out.status.success() && !out.stdout.is_empty(),
+        "frame {n} of {video}"
+    );
+    out.stdout
+}
+
+fn mean_difference(a: &[u8], b: &[u8]) -> f64 {
+    assert_eq!(a.len(), b.len());
+    a.iter()
+        .zip(b)
+        .map(|(x, y)| f64::from(x.abs_diff(*y)))
+        .sum::<f64>()
+        / a.len() as f64
+}
+
+#[test]
+fn a_still_is_the_frame_at_its_moment_whatever_the_frames_skipped_on_the_way() {
+    // One keyframe in 8 s and B-frames (veryfast), so every still is reached by decoding from
+    // the start, where the frames nothing refers to are skipped: the frame at the moment
+    // asked must still be the one shown, whatever its type.
+    let dir = tempfile::tempdir().unwrap();
+    let video = make(
+        dir.path(),
+        "long-gop.mp4",
+        &[
+            "-f",
+            "lavfi",
+            "-i",
+            "testsrc2=size=320x240:rate=25",
+            "-t",
+            "8",
+            "-c:v",
+            "libx264",
+            "-preset",
+            "veryfast",
+            "-g",
+            "250",
+            "-pix_fmt",
+            "yuv420p",
+        ],
+    );
+    for n in [100, 101, 102, 103, 150, 151] {
+        let still = pictures::frame_at(&video, f64::from(n) / 25.0 - 0.001).unwrap();
+        let [before, at, after] =
+            [n - 1, n, n + 1].map(|m| mean_difference(still.as_raw(), &frame_number(&video, m)));
+        assert!(
+            at < 2.0 && at < before && at < after,
+            "frame {n}: differs by {at:.2} from it, {before:.2} and {after:.2} from its neighbours"
+        );
+    }
+}
+
 #[test]
 fn a_file_that_is_not_media_is_the_files_fault() {
     let dir = tempfile::tempdir().unwrap();

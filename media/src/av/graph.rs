@@ -8,6 +8,7 @@
 //! Memory stays at what the codecs and filters hold: frames are handed on as they leave
 //! the graph.
 
+use ffmpeg::codec::discard::Discard;
 use ffmpeg::util::channel_layout::ChannelLayout;
 use ffmpeg::util::format::{Pixel, Sample};
 use ffmpeg::util::option::Settable;
@@ -354,6 +355,17 @@ impl Pipeline {
                 }
                 let progress = ((done_before + position) / total).clamp(0.0, 1.0);
                 if let Some(v) = input.video.as_mut().filter(|v| v.stream == index) {
+                    if input.start > 0.0 {
+                        // A seek lands on the keyframe before the span, often seconds early;
+                        // of the frames before the span, those no other frame refers to are
+                        // never shown (trim drops them), so the decoder may skip making them.
+                        let before = seconds.is_some_and(|at| at < input.origin + input.start);
+                        v.decoder.skip_frame(if before {
+                            Discard::NonReference
+                        } else {
+                            Discard::Default
+                        });
+                    }
                     v.decoder
                         .send_packet(&packet)
                         .or_else(tolerate_bad_packet)
