@@ -9,6 +9,11 @@
 //! 2. `/read-file` of a 24-megapixel JPEG (6000 × 4000) against `vipsthumbnail` to 1568 px on
 //!    the same bytes fetched from the same store (`curl` of the same link, then
 //!    `vipsthumbnail`), rounds alternating, median of seven.
+//! 3. Captions of a spoken recording (espeak-ng): what a caller runs to caption a new
+//!    recording, a readForSearch job (the speech model) and then a captions job (its moments as
+//!    SubRip cues), against faster-whisper on the same model folder writing SubRip from the
+//!    same bytes (`curl` of the same link, the model, `curl` PUT of the captions to the store),
+//!    five rounds alternating which goes first.
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -17,7 +22,7 @@ use drive_core::db::moments;
 use drive_core::db::search;
 use drive_core::id::{FileId, UserId};
 use drive_embed::Embedder;
-use drive_tests::bench::{add_file, link, middle, timed_script};
+use drive_tests::bench::{add_file, link, middle, put_link, spread, timed_job, timed_script};
 use drive_tests::media::ffmpeg;
 use drive_tests::{TestApp, TestUser};
 use futures::{StreamExt, stream};
@@ -313,16 +318,76 @@ async fn read_file_against_vips(app: &TestApp, user: &TestUser) {
     );
 }
 
+/// What the recording says: ten sentences read by espeak-ng, about 50 s.
+const SPOKEN: &str = "The old lighthouse stood at the edge of the cliff for more than a century. \
+Every evening the keeper climbed the narrow stairs to light the lamp. \
+Ships passing in the night relied on its steady beam to avoid the rocks. \
+When the storm arrived, the waves rose higher than anyone could remember. \
+The keeper wrote in his journal that the wind sounded like a distant choir. \
+By morning the sea was calm again, and the fishermen returned to the harbour. \
+Years later the lighthouse was replaced by an automatic light. \
+Visitors now walk along the path and read the stories painted on the walls. \
+Some say that on quiet nights you can still hear footsteps on the stairs. \
+The town holds a festival every summer to remember the keepers and their work.";
+
+async fn captions_against_faster_whisper(app: &TestApp, user: &TestUser) {
+    let peer = std::env::var("DRIVE_BENCH_CAPTIONS_PEER")
+        .expect("DRIVE_BENCH_CAPTIONS_PEER (scripts/bench sets it)");
+    let dir = Path::new(&std::env::var("DRIVE_BENCH_DIR").unwrap()).join("captions");
+    std::fs::create_dir_all(&dir).unwrap();
+    let dir_arg = dir.to_str().unwrap();
+    timed_script(
+        "espeak-ng -v en-us -s 150 -w \"$1/spoken.raw.wav\" \"$2\" && sox \"$1/spoken.raw.wav\" -r 16000 -c 1 -b 16 \"$1/spoken.wav\"",
+        &[dir_arg, SPOKEN],
+    );
+    let recording = dir.join("spoken.wav");
+    let seconds = drive_tests::media::duration(&drive_tests::media::ffprobe_file(&recording, &[]));
+    let id = add_file(app, user, &recording, "Audio", "audio/wav").await;
+    let url = link(app, user, id).await;
+    let put = put_link(app, "bench/peer/captions.srt").await;
+    let script = format!(
+        "curl -sf -o \"$2/in.wav\" \"$1\" && {peer} \"$2/in.wav\" \"$2/out.srt\" && test -s \"$2/out.srt\" && curl -sf -T \"$2/out.srt\" -o /dev/null \"$3\""
+    );
+    let (mut theirs, mut reads, mut captions, mut both) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    for round in 0..5 {
+        if round % 2 == 0 {
+            theirs.push(timed_script(&script, &[&url, dir_arg, &put]));
+        }
+        let (read, _, _) = timed_job(app, user, json!({ "jobType": "readForSearch", "fileIds": [id] })).await;
+        let (cues, _, _) = timed_job(app, user, json!({ "jobType": "captions", "fileIds": [id] })).await;
+        reads.push(read);
+        captions.push(cues);
+        both.push(read + cues);
+        if round % 2 == 1 {
+            theirs.push(timed_script(&script, &[&url, dir_arg, &put]));
+        }
+    }
+    println!(
+        "\n| captions of {seconds:.1} s of speech, 5 rounds alternating | faster-whisper → SubRip (curl, the model on every core, curl PUT) | readForSearch job run | captions job run | both | both ÷ peer |"
+    );
+    println!("| --- | --- | --- | --- | --- | --- |");
+    println!(
+        "| medians (min–max) | {} | {} | {} | {} | {:.2} |",
+        spread(&theirs),
+        spread(&reads),
+        spread(&captions),
+        spread(&both),
+        middle(both.clone()) / middle(theirs.clone())
+    );
+}
+
 #[tokio::main]
 async fn main() {
     let models = std::path::PathBuf::from(
         std::env::var("DRIVE_MODELS").expect("DRIVE_MODELS (scripts/bench sets it)"),
     );
-    let app = TestApp::spawn().await;
+    let mut app = TestApp::spawn_with(&[("DRIVE_JOB_MINUTES_PRO", "100000")]).await;
     let user = app.user(Some("Pro")).await;
     let pool = PgPool::connect(&app.database_url)
         .await
         .expect("the test database");
     read_file_against_vips(&app, &user).await;
     query_latency(&app, &user, &pool, &models).await;
+    app.start_worker(&[("DRIVE_WORKER_CONCURRENCY", "1")]).await;
+    captions_against_faster_whisper(&app, &user).await;
 }

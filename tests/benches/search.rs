@@ -5,7 +5,9 @@
 //! 100,000 of them), with metadata, tags, folders and one `file` event per file. Then, for the
 //! big account, times each query shape through the API from 4 clients, against the floor: the
 //! same query run by the same code (`drive_core::db::search::files`, `events::page`) directly
-//! on the database, with no HTTP and no JSON.
+//! on the database, with no HTTP and no JSON. Then the search shapes under mixed load: eight
+//! clients at once, each running the shapes in turn from a different one, so different shapes
+//! always run together, at least 2,000 samples a shape, against the same mix at the floor.
 
 use std::time::{Duration, Instant};
 
@@ -23,6 +25,9 @@ const FILES: i64 = 1_000_000;
 const BIG: i64 = 100_000;
 const CLIENTS: usize = 4;
 const CALLS: usize = 200;
+/// The mixed load: this many clients at once, and this many samples of each shape.
+const MIXED_CLIENTS: usize = 8;
+const MIXED_SAMPLES: usize = 2_000;
 
 async fn seed(pool: &PgPool, big: &TestUser) {
     let run = |sql: &'static str| sqlx::query(sql);
@@ -123,6 +128,41 @@ async fn load<F: Future<Output = ()>>(make: impl FnMut(usize) -> F) -> Stats {
     stats(samples)
 }
 
+/// The mixed load over `shapes` query shapes: [`MIXED_CLIENTS`] clients, client `c`'s `k`th call
+/// running shape `(c + k) % shapes`, until each shape has [`MIXED_SAMPLES`] samples; each shape's
+/// figures, and the whole mix's.
+async fn mixed<F: Future<Output = ()>>(shapes: usize, call: impl Fn(usize) -> F) -> (Vec<Stats>, Stats) {
+    let per_client = (shapes * MIXED_SAMPLES).div_ceil(MIXED_CLIENTS);
+    let call = &call;
+    let clients = (0..MIXED_CLIENTS).map(|c| async move {
+        let mut timed = Vec::with_capacity(per_client);
+        for k in 0..per_client {
+            let shape = (c + k) % shapes;
+            let start = Instant::now();
+            call(shape).await;
+            timed.push((shape, start.elapsed()));
+        }
+        timed
+    });
+    let timed: Vec<(usize, Duration)> = futures::future::join_all(clients).await.concat();
+    let per_shape = (0..shapes)
+        .map(|shape| {
+            let samples: Vec<Duration> = timed
+                .iter()
+                .filter(|(s, _)| *s == shape)
+                .map(|(_, d)| *d)
+                .collect();
+            assert!(
+                samples.len() >= MIXED_SAMPLES,
+                "shape {shape}: {} samples",
+                samples.len()
+            );
+            stats(samples)
+        })
+        .collect();
+    (per_shape, stats(timed.into_iter().map(|(_, d)| d).collect()))
+}
+
 fn ms(d: Duration) -> String {
     format!("{:.1} ms", d.as_secs_f64() * 1000.0)
 }
@@ -132,7 +172,7 @@ async fn main() {
     let app = &TestApp::spawn().await;
     let user = &app.user(Some("Pro")).await;
     let pool = &sqlx::postgres::PgPoolOptions::new()
-        .max_connections(CLIENTS as u32)
+        .max_connections(MIXED_CLIENTS as u32)
         .connect(&app.database_url)
         .await
         .unwrap();
@@ -268,6 +308,45 @@ async fn main() {
         .await;
         println!(
             "| /select-drive-events {name} | {} | {} | {} | {} | {:.2} |",
+            ms(api.median),
+            ms(api.p99),
+            ms(floor.median),
+            ms(floor.p99),
+            api.p99.as_secs_f64() / floor.p99.as_secs_f64()
+        );
+    }
+
+    // The same shapes under mixed load, through the API and at the floor.
+    let searches = &searches;
+    let started = Instant::now();
+    let (api, api_all) = mixed(searches.len(), |shape| async move {
+        let reply = app
+            .call(user, "/search-files", Some(searches[shape].1.clone()))
+            .await;
+        assert_eq!(reply.status, 200, "{}", reply.body);
+    })
+    .await;
+    let api_seconds = started.elapsed().as_secs_f64();
+    let started = Instant::now();
+    let (floor, floor_all) = mixed(searches.len(), |shape| async move {
+        let (_, _, filters, sort) = &searches[shape];
+        search::files(pool, user.id, filters, *sort, 50, 0).await.unwrap();
+    })
+    .await;
+    let floor_seconds = started.elapsed().as_secs_f64();
+    println!(
+        "\n| mixed load: {MIXED_CLIENTS} clients, shapes in turn, {MIXED_SAMPLES} samples a shape | API median | API p99 | floor median | floor p99 | p99 ratio |"
+    );
+    println!("|---|---|---|---|---|---|");
+    let rows = searches.iter().map(|(name, ..)| format!("/search-files {name}"));
+    let rows = rows.chain([format!(
+        "the whole mix ({:.0} searches/s through the API, {:.0}/s at the floor)",
+        (searches.len() * MIXED_SAMPLES) as f64 / api_seconds,
+        (searches.len() * MIXED_SAMPLES) as f64 / floor_seconds
+    )]);
+    for (name, (api, floor)) in rows.zip(api.iter().chain([&api_all]).zip(floor.iter().chain([&floor_all]))) {
+        println!(
+            "| {name} | {} | {} | {} | {} | {:.2} |",
             ms(api.median),
             ms(api.p99),
             ms(floor.median),

@@ -160,6 +160,14 @@ pub fn middle(mut figures: Vec<f64>) -> f64 {
     figures[figures.len() / 2]
 }
 
+/// Timings in seconds as their median with their spread: `1.23 s (1.20–1.31)`.
+pub fn spread(seconds: &[f64]) -> String {
+    let (min, max) = seconds
+        .iter()
+        .fold((f64::MAX, 0f64), |(a, b), x| (a.min(*x), b.max(*x)));
+    format!("{:.2} s ({min:.2}–{max:.2})", middle(seconds.to_vec()))
+}
+
 /// The median wall time of three runs of a command.
 pub fn timed_median(program: &str, args: &[&str]) -> f64 {
     middle((0..3).map(|_| timed(program, args)).collect())
