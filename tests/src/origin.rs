@@ -11,6 +11,8 @@ use tokio::net::TcpListener;
 #[derive(Clone)]
 pub enum Answer {
     Bytes(Arc<Vec<u8>>),
+    /// These bytes with no `Content-Length`: their end is the connection's close.
+    Unsized(Arc<Vec<u8>>),
     /// A 302 to this location.
     Redirect(String),
     Status(u16),
@@ -67,6 +69,13 @@ impl Origin {
                                 "Content-Type: application/octet-stream\r\n",
                                 bytes.len(),
                             );
+                            match write.write_all(head.as_bytes()).await {
+                                Ok(()) => write.write_all(&bytes).await,
+                                Err(e) => Err(e),
+                            }
+                        }
+                        Some(Answer::Unsized(bytes)) => {
+                            let head = "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nConnection: close\r\n\r\n";
                             match write.write_all(head.as_bytes()).await {
                                 Ok(()) => write.write_all(&bytes).await,
                                 Err(e) => Err(e),

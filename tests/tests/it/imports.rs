@@ -24,6 +24,7 @@ async fn a_link_is_fetched_into_the_drive_in_parts_and_whole() {
     let large = Arc::new(noise(70 * 1024 * 1024, 11));
     let origin = Origin::start(vec![
         ("/media/Big%20Clip.mp4", Answer::Bytes(large.clone())),
+        ("/stream/take.mp4", Answer::Unsized(large.clone())),
         ("/notes.txt", Answer::Bytes(Arc::new(b"hello from afar".to_vec()))),
     ])
     .await;
@@ -49,6 +50,21 @@ async fn a_link_is_fetched_into_the_drive_in_parts_and_whole() {
     );
     assert_eq!(done["result"]["bytes"], large.len() as u64);
 
+    // Of a size its server does not say: read to the end of the connection, every byte stored.
+    let job = import(
+        &app,
+        &user,
+        json!({ "url": format!("{}/stream/take.mp4", origin.url) }),
+    )
+    .await;
+    let done = app.wait_job(&user, &job["id"]).await;
+    assert_done(&done);
+    let stored = app.download(&user, &made(&done)[0].0).await;
+    assert_eq!(
+        hex::encode(Sha256::digest(&stored)),
+        hex::encode(Sha256::digest(large.as_slice()))
+    );
+
     let job = import(
         &app,
         &user,
@@ -67,7 +83,10 @@ async fn a_link_is_fetched_into_the_drive_in_parts_and_whole() {
         found.body
     );
     assert_eq!(app.download(&user, &made(&done)[0].0).await, b"hello from afar");
-    assert_eq!(origin.requests(), ["/media/Big%20Clip.mp4", "/notes.txt"]);
+    assert_eq!(
+        origin.requests(),
+        ["/media/Big%20Clip.mp4", "/stream/take.mp4", "/notes.txt"]
+    );
 
     // A link that answers an error fails the job with the reason, and makes nothing.
     let job = import(&app, &user, json!({ "url": format!("{}/gone", origin.url) })).await;
