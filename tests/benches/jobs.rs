@@ -20,7 +20,9 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use drive_core::id::FileId;
-use drive_tests::bench::{add_file, forget_digests, link, middle, put_link, script, timed_job, timed_script};
+use drive_tests::bench::{
+    add_file, forget_digests, link, middle, put_link, script, spread, timed_job, timed_script,
+};
 use drive_tests::{TestApp, TestUser, env};
 use serde_json::{Value, json};
 use tokio::io::AsyncWriteExt;
@@ -106,12 +108,6 @@ cd /; rm -rf "$dir""#,
                 peers.push(timed_script(&script, &args));
             }
         }
-        let spread = |v: &[f64]| {
-            let (min, max) = v
-                .iter()
-                .fold((f64::MAX, 0f64), |(a, b), x| (a.min(*x), b.max(*x)));
-            format!("{:.2} s ({min:.2}–{max:.2})", middle(v.to_vec()))
-        };
         let own = middle(runs.clone());
         println!(
             "| {what} | {} | {} | {} | {:.2} s | {:.2} |",
@@ -159,6 +155,67 @@ fn watch_job_memory(done: std::sync::Arc<std::sync::atomic::AtomicBool>) -> std:
         }
         peak_kib
     })
+}
+
+/// CPU seconds (user and system) used so far by: the children this process has waited for
+/// (`curl`, through its shell), the worker itself, the worker's children it has waited for
+/// (its jobs' processes), and the store (every `weed` process).
+struct Cpu([f64; 4]);
+
+impl Cpu {
+    fn now(worker: u32) -> Cpu {
+        let store: f64 = std::fs::read_dir("/proc")
+            .into_iter()
+            .flatten()
+            .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse::<u32>().ok())
+            .filter(|pid| {
+                std::fs::read_to_string(format!("/proc/{pid}/comm")).is_ok_and(|c| c.trim() == "weed")
+            })
+            .map(|pid| ticks(pid).0)
+            .sum();
+        let (_, waited) = ticks(std::process::id());
+        let (own, jobs) = ticks(worker);
+        let tick = clock_ticks();
+        Cpu([waited / tick, own / tick, jobs / tick, store / tick])
+    }
+
+    /// The cells `wall | reader | worker | store | share of the cores` for what ran from
+    /// `before` to this, `wall` seconds: the reader is `curl` or the job's process.
+    fn row(&self, before: &Cpu, wall: f64) -> String {
+        let d = |i: usize| self.0[i] - before.0[i];
+        let (reader, worker, store) = (d(0) + d(2), d(1), d(3));
+        let cores = std::thread::available_parallelism().map_or(1, usize::from) as f64;
+        format!(
+            "{wall:.2} s | {reader:.2} | {worker:.2} | {store:.2} | {:.0} %",
+            100.0 * (reader + worker + store) / (cores * wall)
+        )
+    }
+}
+
+/// A process's CPU time in clock ticks: its own, and its waited-for children's (`utime +
+/// stime`, `cutime + cstime`: fields 14 to 17 of `/proc/PID/stat`, read after the name's `)`).
+fn ticks(pid: u32) -> (f64, f64) {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    let fields: Vec<f64> = stat
+        .rsplit_once(')')
+        .map(|(_, rest)| {
+            rest.split_whitespace()
+                .map(|f| f.parse().unwrap_or(0.0))
+                .collect()
+        })
+        .unwrap_or_default();
+    if fields.len() < 15 {
+        return (0.0, 0.0);
+    }
+    (fields[11] + fields[12], fields[13] + fields[14])
+}
+
+fn clock_ticks() -> f64 {
+    let out = std::process::Command::new("getconf")
+        .arg("CLK_TCK")
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&out.stdout).trim().parse().unwrap()
 }
 
 fn pdf_of(path: &Path, pages: u32) {
@@ -268,7 +325,7 @@ async fn main() {
             against_get.push((algorithm, own));
         }
 
-        Some((id, raw_get, against_get))
+        Some((id, gib1_url, raw_get, against_get))
     } else {
         None
     };
@@ -583,7 +640,7 @@ async fn main() {
             .await;
     }
 
-    if let Some((id, raw_get, against_get)) = checksums {
+    if let Some((id, gib1_url, raw_get, against_get)) = checksums {
         // Checksums against the store's raw read of the same object (the goal: at least 90 % of it).
         println!();
         println!(
@@ -595,6 +652,32 @@ async fn main() {
                 "| {algorithm} | {raw_get:.2} s | {own:.2} s | {:.0} % |",
                 100.0 * raw_get / own
             );
+        }
+
+        // What the machine spends on each, once more: whether its two cores are what bounds
+        // the job.
+        println!();
+        println!(
+            "| CPU seconds of one more run of each, 1 GiB | wall | the reader (`curl`, or the job's process) | the worker (supervisor) | the store | all ÷ (cores × wall) |"
+        );
+        println!("|---|---|---|---|---|---|");
+        let worker = app.worker_pid(0);
+        let row = |what: &str, wall: f64, before: Cpu, after: Cpu| {
+            println!("| {what} | {} |", after.row(&before, wall))
+        };
+        let before = Cpu::now(worker);
+        let wall = timed_script("curl -sf \"$1\" > /dev/null", &[&gib1_url]);
+        row("the store's raw GET", wall, before, Cpu::now(worker));
+        for algorithm in ["sha256", "md5"] {
+            forget_digests(&app).await;
+            let before = Cpu::now(worker);
+            let (wall, _, _) = timed_job(
+                &app,
+                &user,
+                json!({ "jobType": "checksum", "fileIds": [id], "options": { "algorithm": algorithm } }),
+            )
+            .await;
+            row(&format!("checksum {algorithm}"), wall, before, Cpu::now(worker));
         }
 
         // Flat memory: the job's process hashing 1 GiB and the big file, capped at 1 GiB.
@@ -644,10 +727,15 @@ async fn main() {
         let floor_script = "put=$1; shift; curl -sf \"$@\" | curl -sf -T - -o /dev/null \"$put\"";
         // One round of each: the store keeps what is deleted until it compacts its volumes,
         // and a second round's 16 GiB more would crowd the disk.
+        let worker = app.worker_pid(0);
+        let floor_before = Cpu::now(worker);
         let floor = timed_script(floor_script, &args);
+        let floor_cpu = Cpu::now(worker).row(&floor_before, floor);
+        let job_before = Cpu::now(worker);
         let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
         let watcher = watch_job_memory(done.clone());
         let (own, _, job) = timed_job(&app, &user, json!({ "jobType": "zip", "fileIds": ids })).await;
+        let job_cpu = Cpu::now(worker).row(&job_before, own);
         done.store(true, std::sync::atomic::Ordering::Relaxed);
         let peak = watcher.join().unwrap();
         assert_eq!(job["state"], "done", "{job}");
@@ -661,5 +749,13 @@ async fn main() {
             own / floor,
             peak / 1024
         );
+        // The CPU the job's time includes that of reading the result's metadata after it.
+        println!();
+        println!(
+            "| CPU seconds of the stored zip of {count} GiB | wall | the reader (`curl`s, or the job's process) | the worker (supervisor) | the store | all ÷ (cores × wall) |"
+        );
+        println!("|---|---|---|---|---|---|");
+        println!("| the floor | {floor_cpu} |");
+        println!("| the zip job | {job_cpu} |");
     }
 }

@@ -304,6 +304,11 @@ impl TestApp {
             .collect()
     }
 
+    /// The PID of a worker (`drive-worker work`): the supervisor of its jobs' processes.
+    pub fn worker_pid(&self, index: usize) -> u32 {
+        self.workers[index].child.id()
+    }
+
     /// The PIDs of a worker's job processes (`drive-worker run-job` children): the job it runs
     /// and the spare it keeps started ahead.
     pub fn job_processes(&self, index: usize) -> Vec<u32> {
