@@ -164,10 +164,8 @@ struct Cpu([f64; 4]);
 
 impl Cpu {
     fn now(worker: u32) -> Cpu {
-        let store: f64 = std::fs::read_dir("/proc")
+        let store: f64 = drive_tests::pids()
             .into_iter()
-            .flatten()
-            .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse::<u32>().ok())
             .filter(|pid| {
                 std::fs::read_to_string(format!("/proc/{pid}/comm")).is_ok_and(|c| c.trim() == "weed")
             })
@@ -193,17 +191,12 @@ impl Cpu {
 }
 
 /// A process's CPU time in clock ticks: its own, and its waited-for children's (`utime +
-/// stime`, `cutime + cstime`: fields 14 to 17 of `/proc/PID/stat`, read after the name's `)`).
+/// stime`, `cutime + cstime`: fields 14 to 17 of `/proc/PID/stat`); none once it is gone.
 fn ticks(pid: u32) -> (f64, f64) {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-    let fields: Vec<f64> = stat
-        .rsplit_once(')')
-        .map(|(_, rest)| {
-            rest.split_whitespace()
-                .map(|f| f.parse().unwrap_or(0.0))
-                .collect()
-        })
-        .unwrap_or_default();
+    let fields: Vec<f64> = drive_tests::stat_fields(pid)
+        .iter()
+        .map(|f| f.parse().unwrap_or(0.0))
+        .collect();
     if fields.len() < 15 {
         return (0.0, 0.0);
     }

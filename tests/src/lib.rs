@@ -90,23 +90,35 @@ pub struct Worker {
     pub name: String,
 }
 
-/// Every `drive-worker run-job` process on this machine, as (PID, parent's PID).
-pub fn job_processes() -> Vec<(u32, u32)> {
+/// Every process on this machine, by PID.
+pub fn pids() -> Vec<u32> {
     let Ok(entries) = std::fs::read_dir("/proc") else {
         return Vec::new();
     };
     entries
         .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .collect()
+}
+
+/// The fields of `/proc/PID/stat` from the state on (field 3 of proc(5) is the first), or none
+/// when the process is gone. `pid (name) state ppid …`: the name may hold spaces, so the fields
+/// are read after its `)`.
+pub fn stat_fields(pid: u32) -> Vec<String> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    stat.rsplit_once(')')
+        .map(|(_, rest)| rest.split_whitespace().map(str::to_string).collect())
+        .unwrap_or_default()
+}
+
+/// Every `drive-worker run-job` process on this machine, as (PID, parent's PID).
+pub fn job_processes() -> Vec<(u32, u32)> {
+    pids()
+        .into_iter()
         .filter(|pid| {
             let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
             String::from_utf8_lossy(&cmdline).contains("run-job")
         })
-        .filter_map(|pid| {
-            // `pid (name) state ppid …`: the name may hold spaces, so read after its `)`.
-            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-            let (_, rest) = stat.rsplit_once(')')?;
-            Some((pid, rest.split_whitespace().nth(1)?.parse().ok()?))
-        })
+        .filter_map(|pid| Some((pid, stat_fields(pid).get(1)?.parse().ok()?)))
         .collect()
 }
 

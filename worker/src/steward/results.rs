@@ -236,8 +236,8 @@ impl SavesAhead {
             || self
                 .pending
                 .iter()
-                .map(|(_, size)| size)
-                .fold(0u64, |a, b| a.saturating_add(*b))
+                .map(|(_, size)| *size)
+                .fold(0, u64::saturating_add)
                 > MAX_AHEAD_BYTES
         {
             self.settle_oldest().await;
