@@ -30,6 +30,6 @@ pub use error::PdfError;
 pub use merge::merge;
 pub use pages::{PageRanges, page_count};
 pub use pictures::{PageSize, from_pictures};
-pub use render::render_pages;
+pub use render::{render_pages, render_pages_then};
 pub use split::{extract_pages, split_every};
 pub use text::{MAX_PAGE_TEXT, PageText, TextPages};

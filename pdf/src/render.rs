@@ -49,6 +49,20 @@ pub fn render_pages(
     pages: Option<&PageRanges>,
     page: &mut dyn FnMut(u32, RgbaImage) -> Result<(), PdfError>,
 ) -> Result<u32, PdfError> {
+    render_pages_then(input, dpi, pages, &|_, pixels| Ok(pixels), page)
+}
+
+/// [`render_pages`], each page's pixels first passed to `then` on the thread that rendered
+/// them (an encoder: the pages' encoding shares the renderers' threads instead of waiting its
+/// turn on the caller's), and what it answers to `page`, in the order chosen. An error from
+/// `then` stops the rendering and is returned as is.
+pub fn render_pages_then<T: Send>(
+    input: &Path,
+    dpi: u32,
+    pages: Option<&PageRanges>,
+    then: &(dyn Fn(u32, RgbaImage) -> Result<T, PdfError> + Sync),
+    page: &mut dyn FnMut(u32, T) -> Result<(), PdfError>,
+) -> Result<u32, PdfError> {
     if !(1..=MAX_DPI).contains(&dpi) {
         return Err(PdfError::BadInput(format!(
             "the resolution must be between 1 and {MAX_DPI} dpi"
@@ -99,10 +113,10 @@ pub fn render_pages(
                 let renderer = Renderer::new(dpi);
                 for number in mine {
                     // A caller that stopped taking pages ends the renderer.
-                    if hand
-                        .send(renderer.render(&all[number as usize - 1], number))
-                        .is_err()
-                    {
+                    let made = renderer
+                        .render(&all[number as usize - 1], number)
+                        .and_then(|pixels| then(number, pixels));
+                    if hand.send(made).is_err() {
                         break;
                     }
                 }
@@ -120,10 +134,10 @@ pub fn render_pages(
             rendered.push(take);
         }
         for (index, &number) in numbers.iter().enumerate() {
-            let pixels = rendered[index % renderers]
+            let made = rendered[index % renderers]
                 .recv()
                 .map_err(|_| PdfError::Render(format!("the renderer of page {number} stopped")))??;
-            page(number, pixels)?;
+            page(number, made)?;
         }
         Ok(numbers.len() as u32)
     })

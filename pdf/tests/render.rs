@@ -3,7 +3,7 @@
 mod common;
 
 use common::{TestPage, numbered_pdf, write_pdf};
-use drive_pdf::{PageRanges, PdfError, merge, render_pages};
+use drive_pdf::{PageRanges, PdfError, merge, render_pages, render_pages_then};
 use image::RgbaImage;
 use lopdf::Dictionary;
 use lopdf::content::Operation;
@@ -90,6 +90,57 @@ fn chosen_pages_render_in_the_order_chosen() {
     // Page 4 is 104 pt wide: 52 px at 36 dpi.
     assert_eq!(pages[0].1.width(), 52);
     assert_eq!(pages[1].1.width(), 51);
+}
+
+#[test]
+fn each_page_is_finished_on_a_rendering_thread_and_handed_over_in_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = numbered_pdf(dir.path(), "nine.pdf", 9, 100);
+    let caller = std::thread::current().id();
+    let finish = |number: u32, pixels: RgbaImage| Ok((number, pixels.width(), std::thread::current().id()));
+    let mut handed = Vec::new();
+    let count = render_pages_then(
+        &path,
+        36,
+        Some(&common::ranges("9,1-7")),
+        &finish,
+        &mut |n, made| {
+            handed.push((n, made));
+            Ok(())
+        },
+    )
+    .unwrap();
+    assert_eq!(count, 8);
+    let numbers: Vec<u32> = handed.iter().map(|(n, _)| *n).collect();
+    assert_eq!(numbers, [9, 1, 2, 3, 4, 5, 6, 7]);
+    for (n, (finished, width, _)) in &handed {
+        assert_eq!(finished, n, "each page's finish is handed over with it");
+        // Page n is 100 + n pt wide: half that in pixels at 36 dpi.
+        assert_eq!(*width, (100 + n) / 2, "page {n}");
+    }
+    let threads: std::collections::HashSet<_> = handed.iter().map(|(_, (_, _, thread))| *thread).collect();
+    assert_eq!(threads.len(), 2, "both renderers finish pages");
+    assert!(
+        !threads.contains(&caller),
+        "no page is finished on the caller's thread"
+    );
+
+    // An error from the finish stops the rendering and is answered as is.
+    let failing = |number: u32, _: RgbaImage| match number {
+        3 => Err(PdfError::Write("encoder failed".into())),
+        n => Ok(n),
+    };
+    let mut taken = Vec::new();
+    let error = render_pages_then(&path, 36, None, &failing, &mut |n, _| {
+        taken.push(n);
+        Ok(())
+    })
+    .unwrap_err();
+    assert!(
+        matches!(error, PdfError::Write(ref why) if why == "encoder failed"),
+        "{error:?}"
+    );
+    assert_eq!(taken, [1, 2]);
 }
 
 #[test]

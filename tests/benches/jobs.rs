@@ -3,7 +3,8 @@
 //! `md5sum`), zip and unzip (`zip`, `unzip`), picture convert (`vipsthumbnail`), watermark
 //! (`ffmpeg` drawtext), stripMetadata (`exiftool`), stills and contactSheet (`ffmpeg` select and
 //! tile), makePdf (`img2pdf`), mergePdf, splitPdf and extractPages (`qpdf`), compressPdf
-//! (Ghostscript), pdfToImages (`pdftoppm`); then the checksums against the store's raw GET of
+//! (Ghostscript), pdfToImages (`pdftoppm`, and its renderer alone against `pdftoppm` on a local
+//! file); then the checksums against the store's raw GET of
 //! the same object, and the job process's peak memory while hashing a file larger than the
 //! address space it is allowed.
 //!
@@ -21,7 +22,7 @@ use std::time::Duration;
 
 use drive_core::id::FileId;
 use drive_tests::bench::{
-    add_file, forget_digests, link, middle, put_link, script, spread, timed_job, timed_script,
+    add_file, forget_digests, link, middle, put_link, script, spread, timed, timed_job, timed_script,
 };
 use drive_tests::{TestApp, TestUser, env};
 use serde_json::{Value, json};
@@ -159,33 +160,48 @@ fn watch_job_memory(done: std::sync::Arc<std::sync::atomic::AtomicBool>) -> std:
 
 /// CPU seconds (user and system) used so far by: the children this process has waited for
 /// (`curl`, through its shell), the worker itself, the worker's children it has waited for
-/// (its jobs' processes), and the store (every `weed` process).
-struct Cpu([f64; 4]);
+/// (its jobs' processes), the store (every `weed` process) and PostgreSQL (every `postgres`
+/// process, those of connections that ended included only while their parent lives: all of
+/// them here).
+struct Cpu([f64; 5]);
+
+/// The column heads of [`Cpu::row`]'s cells.
+const CPU_HEADS: &str = "wall | the reader (`curl`, or the job's process) | the worker (supervisor) | the store | PostgreSQL | all ÷ (cores × wall)";
 
 impl Cpu {
     fn now(worker: u32) -> Cpu {
-        let store: f64 = drive_tests::pids()
-            .into_iter()
-            .filter(|pid| {
-                std::fs::read_to_string(format!("/proc/{pid}/comm")).is_ok_and(|c| c.trim() == "weed")
-            })
-            .map(|pid| ticks(pid).0)
-            .sum();
+        let of = |name: &str| -> f64 {
+            drive_tests::pids()
+                .into_iter()
+                .filter(|pid| {
+                    std::fs::read_to_string(format!("/proc/{pid}/comm")).is_ok_and(|c| c.trim() == name)
+                })
+                .map(|pid| {
+                    let (own, waited) = ticks(pid);
+                    own + waited
+                })
+                .sum()
+        };
         let (_, waited) = ticks(std::process::id());
         let (own, jobs) = ticks(worker);
         let tick = clock_ticks();
-        Cpu([waited / tick, own / tick, jobs / tick, store / tick])
+        Cpu([
+            waited / tick,
+            own / tick,
+            jobs / tick,
+            of("weed") / tick,
+            of("postgres") / tick,
+        ])
     }
 
-    /// The cells `wall | reader | worker | store | share of the cores` for what ran from
-    /// `before` to this, `wall` seconds: the reader is `curl` or the job's process.
+    /// The cells of [`CPU_HEADS`] for what ran from `before` to this, `wall` seconds.
     fn row(&self, before: &Cpu, wall: f64) -> String {
         let d = |i: usize| self.0[i] - before.0[i];
-        let (reader, worker, store) = (d(0) + d(2), d(1), d(3));
+        let (reader, worker, store, database) = (d(0) + d(2), d(1), d(3), d(4));
         let cores = std::thread::available_parallelism().map_or(1, usize::from) as f64;
         format!(
-            "{wall:.2} s | {reader:.2} | {worker:.2} | {store:.2} | {:.0} %",
-            100.0 * (reader + worker + store) / (cores * wall)
+            "{wall:.2} s | {reader:.2} | {worker:.2} | {store:.2} | {database:.2} | {:.0} %",
+            100.0 * (reader + worker + store + database) / (cores * wall)
         )
     }
 }
@@ -257,6 +273,71 @@ fn pdf_of(path: &Path, pages: u32) {
     doc.save(path).unwrap();
 }
 
+/// What bounds pdfToImages, measured: the renderer alone on the job's 20 pages of `pdf`, a
+/// local file (no store, no encoding, the pixels dropped: `DRIVE_BENCH_PDF_RENDER` is the pdf
+/// crate's `render` example), on the job's two threads and confined to one core, against
+/// `pdftoppm` writing PPM, its cheapest output. Rounds rotated like the job rows'.
+fn render_alone(pdf: &Path) {
+    let ours = env("DRIVE_BENCH_PDF_RENDER");
+    let pdf = pdf.to_str().unwrap();
+    let out = pdf.replace(".pdf", "-ppm");
+    let sides: [(&str, &[&str]); 3] = [
+        (
+            "pdftoppm -r 150 (PPM)",
+            &[
+                "-c",
+                "rm -rf \"$2\" && mkdir \"$2\" && pdftoppm -r 150 -f 1 -l 20 \"$1\" \"$2/p\"",
+                "bash",
+                pdf,
+                &out,
+            ],
+        ),
+        (
+            "hayro, the job's 2 threads",
+            &[
+                "-c",
+                "\"$3\" \"$1\" 150 1 20 > /dev/null",
+                "bash",
+                pdf,
+                &out,
+                &ours,
+            ],
+        ),
+        (
+            "hayro, both threads on one core",
+            &[
+                "-c",
+                "taskset -c 0 \"$3\" \"$1\" 150 1 20 > /dev/null",
+                "bash",
+                pdf,
+                &out,
+                &ours,
+            ],
+        ),
+    ];
+    let mut times = vec![Vec::new(); sides.len()];
+    for round in 0..ROUNDS {
+        for turn in 0..sides.len() {
+            let side = (turn + round) % sides.len();
+            times[side].push(timed("bash", sides[side].1));
+        }
+    }
+    let _ = std::fs::remove_dir_all(&out);
+    println!();
+    println!(
+        "| pdfToImages' renderer alone, 20 pages at 150 dpi of a local file | median (min–max) | ÷ pdftoppm |"
+    );
+    println!("|---|---|---|");
+    let peer = middle(times[0].clone());
+    for ((label, _), seconds) in sides.iter().zip(&times) {
+        println!(
+            "| {label} | {} | {:.2} |",
+            spread(seconds),
+            middle(seconds.clone()) / peer
+        );
+    }
+}
+
 #[tokio::main(flavor = "multi_thread")]
 async fn main() {
     let gib: u64 = std::env::var("DRIVE_BENCH_JOBS_GIB")
@@ -323,6 +404,7 @@ async fn main() {
         None
     };
 
+    let mut unzip_cpu = None;
     if chosen("zip") {
         // Zip: four 256 MiB media files stored, 256 MiB of text deflated, a folder of 1,000 small
         // files; and unzip of 200 files.
@@ -435,6 +517,16 @@ async fn main() {
                 json!({ "jobType": "unzip", "fileIds": [archive_id] }),
             )
             .await;
+        // Where the cores go in one more unzip, its 200 entries each stored and recorded.
+        let worker = app.worker_pid(0);
+        let before = Cpu::now(worker);
+        let (wall, _, _) = timed_job(
+            &app,
+            &user,
+            json!({ "jobType": "unzip", "fileIds": [archive_id] }),
+        )
+        .await;
+        unzip_cpu = Some(Cpu::now(worker).row(&before, wall));
     }
 
     if chosen("pictures") {
@@ -532,6 +624,7 @@ async fn main() {
         .await;
     }
 
+    let mut rendered_pdf = None;
     if chosen("pdf") {
         // PDFs: 10 photos made into one, 20 × 50 pages merged, 200 pages split, extracted,
         // rendered; the photos' PDF compressed.
@@ -610,6 +703,7 @@ async fn main() {
             json!({ "jobType": "pdfToImages", "fileIds": [long_id], "options": { "format": "jpg", "dpi": 150, "pages": "1-20" } }),
         )
         .await;
+        rendered_pdf = Some(long);
         let scans = dir.join("scans.pdf");
         let made = std::process::Command::new("img2pdf")
             .args((0..10).map(|n| s(&dir.join(format!("scan{n}.jpg")))))
@@ -633,6 +727,17 @@ async fn main() {
             .await;
     }
 
+    if let Some(cpu) = unzip_cpu {
+        println!();
+        println!("| CPU seconds of one more unzip of 200 files × 50 KB | {CPU_HEADS} |");
+        println!("|---|---|---|---|---|---|---|");
+        println!("| | {cpu} |");
+    }
+
+    if let Some(long) = rendered_pdf {
+        render_alone(&long);
+    }
+
     if let Some((id, gib1_url, raw_get, against_get)) = checksums {
         // Checksums against the store's raw read of the same object (the goal: at least 90 % of it).
         println!();
@@ -650,10 +755,8 @@ async fn main() {
         // What the machine spends on each, once more: whether its two cores are what bounds
         // the job.
         println!();
-        println!(
-            "| CPU seconds of one more run of each, 1 GiB | wall | the reader (`curl`, or the job's process) | the worker (supervisor) | the store | all ÷ (cores × wall) |"
-        );
-        println!("|---|---|---|---|---|---|");
+        println!("| CPU seconds of one more run of each, 1 GiB | {CPU_HEADS} |");
+        println!("|---|---|---|---|---|---|---|");
         let worker = app.worker_pid(0);
         let row = |what: &str, wall: f64, before: Cpu, after: Cpu| {
             println!("| {what} | {} |", after.row(&before, wall))
@@ -744,10 +847,8 @@ async fn main() {
         );
         // The CPU the job's time includes that of reading the result's metadata after it.
         println!();
-        println!(
-            "| CPU seconds of the stored zip of {count} GiB | wall | the reader (`curl`s, or the job's process) | the worker (supervisor) | the store | all ÷ (cores × wall) |"
-        );
-        println!("|---|---|---|---|---|---|");
+        println!("| CPU seconds of the stored zip of {count} GiB | {CPU_HEADS} |");
+        println!("|---|---|---|---|---|---|---|");
         println!("| the floor | {floor_cpu} |");
         println!("| the zip job | {job_cpu} |");
     }

@@ -9,6 +9,7 @@ use drive_core::job::{
 };
 use drive_media::picture;
 use drive_pdf::{PageRanges, PageSize, Quality};
+use image::RgbaImage;
 use serde_json::json;
 
 use crate::context::{JobContext, JobError, JobResult};
@@ -133,31 +134,43 @@ pub fn to_images(context: &JobContext, settings: &PdfToImages) -> JobResult<serd
         Some(r) => r.pages(drive_pdf::page_count(&paths[0])?)?.len(),
         None => drive_pdf::page_count(&paths[0])? as usize,
     };
-    // The pages rendered, each saved ahead while the next renders.
-    let mut pages = Vec::new();
-    // Saving a page can fail for reasons of ours (the store, the quota); the renderer only
-    // needs to stop, and the job reports this failure rather than the renderer's.
-    let mut failure: Option<JobError> = None;
-    let rendered = drive_pdf::render_pages(&paths[0], settings.dpi, ranges.as_ref(), &mut |page, pixels| {
-        let position = pages.len() as i32;
-        let name = format!("{stem} page {page}.{}", format.extension());
+    // Each page is encoded to its file on the thread that rendered it, then saved ahead in
+    // order while the next pages render.
+    let encode = |page: u32, pixels: RgbaImage| {
         let output = context.dir.join(format!("page-{page}.{}", format.extension()));
-        let handed = picture::save_rgba(&pixels, format, &output)
-            .map_err(JobError::from)
-            .and_then(|()| context.save_ahead(position, &output, &name, context.folder_id()));
-        let _ = std::fs::remove_file(&output);
-        match handed {
-            Ok(()) => {
-                pages.push((page, pixels.width(), pixels.height()));
-                context.progress(pages.len() as f32 / total.max(1) as f32);
-                Ok(())
+        let encoded = picture::save_rgba(&pixels, format, &output).map_err(JobError::from);
+        Ok(encoded.map(|()| (output, pixels.width(), pixels.height())))
+    };
+    let mut pages = Vec::new();
+    // Encoding or saving a page can fail for reasons of ours (the store, the quota); the
+    // renderer only needs to stop, and the job reports this failure rather than the renderer's.
+    let mut failure: Option<JobError> = None;
+    let rendered = drive_pdf::render_pages_then(
+        &paths[0],
+        settings.dpi,
+        ranges.as_ref(),
+        &encode,
+        &mut |page, encoded: JobResult<(PathBuf, u32, u32)>| {
+            let position = pages.len() as i32;
+            let name = format!("{stem} page {page}.{}", format.extension());
+            let handed = encoded.and_then(|(output, width, height)| {
+                let handed = context.save_ahead(position, &output, &name, context.folder_id());
+                let _ = std::fs::remove_file(&output);
+                handed.map(|()| (width, height))
+            });
+            match handed {
+                Ok((width, height)) => {
+                    pages.push((page, width, height));
+                    context.progress(pages.len() as f32 / total.max(1) as f32);
+                    Ok(())
+                }
+                Err(e) => {
+                    failure = Some(e);
+                    Err(drive_pdf::PdfError::Write("saving a page failed".to_string()))
+                }
             }
-            Err(e) => {
-                failure = Some(e);
-                Err(drive_pdf::PdfError::Write("saving a page failed".to_string()))
-            }
-        }
-    });
+        },
+    );
     if let Some(failure) = failure {
         return Err(failure);
     }

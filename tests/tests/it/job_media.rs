@@ -499,6 +499,86 @@ async fn split_and_extract_take_the_pages_asked_and_a_missing_page_fails_the_job
 }
 
 #[tokio::test]
+async fn a_job_that_runs_out_of_room_keeps_the_results_before_and_no_bytes_after() {
+    // Basic holds 1 MB here; a Pro account measures what the split makes.
+    let mut app = TestApp::spawn_with(&[("DRIVE_QUOTA_BASIC_BYTES", "1000000")]).await;
+    app.start_worker(&[]).await;
+    let measure = app.user(Some("Pro")).await;
+    let report = numbered_pdf(40, 100);
+    let split = |id: FileId| json!({ "jobType": "splitPdf", "fileIds": [id], "options": { "every": 1 } });
+    let id = pdf_file(&app, &measure, "report.pdf", report.clone()).await;
+    let whole = app.run_job(&measure, split(id)).await;
+    assert_done(&whole);
+    let sizes: Vec<i64> = whole["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["fileSize"].as_i64().unwrap())
+        .collect();
+    assert_eq!(sizes.len(), 40, "{whole}");
+
+    // Basic accounts with room for the first `fit` parts and half the next: the part that
+    // does not fit fails the job, the parts before it are kept, and those saved ahead after it
+    // are removed from the store. Three boundaries, each met with other parts in flight.
+    for fit in [12, 21, 30] {
+        let tight = app.user(Some("Basic")).await;
+        let id = pdf_file(&app, &tight, "report.pdf", report.clone()).await;
+        let room = sizes[..fit].iter().sum::<i64>() + sizes[fit] / 2;
+        let padding = 1_000_000 - report.len() as i64 - room;
+        app.upload(
+            &tight,
+            "padding.bin",
+            "Other",
+            "application/octet-stream",
+            bytes(padding as usize, 7),
+        )
+        .await;
+        let job = app.run_job(&tight, split(id)).await;
+        assert_eq!(job["state"], "failed", "{job}");
+        assert!(job["error"].as_str().unwrap().contains("storage quota"), "{job}");
+        let kept: Vec<String> = (1..=fit).map(|n| format!("report part {n}.pdf")).collect();
+        assert_eq!(names(&job), kept, "{job}");
+        let library = app.call(&tight, "/select-user-files", None).await;
+        let mut in_library: Vec<&str> = library
+            .body
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|f| f["fileName"].as_str().filter(|name| name.contains(" part ")))
+            .collect();
+        in_library.sort();
+        let mut wanted: Vec<&str> = kept.iter().map(String::as_str).collect();
+        wanted.sort();
+        assert_eq!(in_library, wanted);
+        let listed = raw_store()
+            .await
+            .list_objects_v2()
+            .bucket(&app.private_bucket)
+            .prefix(format!(
+                "users/{}/jobs/{}/",
+                tight.id,
+                job["id"].as_str().unwrap()
+            ))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(listed.key_count(), Some(fit as i32), "{listed:?}");
+
+        // Nothing of the failed parts is counted: the room left is half the next part's.
+        let left = sizes[fit] / 2;
+        let sign = |size: i64| {
+            json!({ "type": "Other", "fileName": "last.bin", "fileSize": size,
+                    "objectKey": tight.key("last.bin"), "mimeType": "application/octet-stream" })
+        };
+        app.call(&tight, "/generate-file-urls", Some(sign(left + 1)))
+            .await
+            .assert_bad_field("storage_limit_reached", "fileSize");
+        let fits = app.call(&tight, "/generate-file-urls", Some(sign(left))).await;
+        assert_eq!(fits.status, 200, "{}", fits.body);
+    }
+}
+
+#[tokio::test]
 async fn compress_pdf_shrinks_a_big_photo_to_what_the_screen_needs() {
     let (app, user) = with_worker().await;
     // A 2500 px square photo-like picture (a gradient with grain), JPEG at quality 95, drawn
