@@ -22,7 +22,7 @@ use std::time::Duration;
 
 use drive_core::id::FileId;
 use drive_tests::bench::{
-    add_file, forget_digests, link, middle, put_link, script, spread, timed, timed_job, timed_script,
+    add_file, forget_digests, link, middle, put_link, script, spread, timed_job, timed_script,
 };
 use drive_tests::{TestApp, TestUser, env};
 use serde_json::{Value, json};
@@ -281,45 +281,24 @@ fn render_alone(pdf: &Path) {
     let ours = env("DRIVE_BENCH_PDF_RENDER");
     let pdf = pdf.to_str().unwrap();
     let out = pdf.replace(".pdf", "-ppm");
-    let sides: [(&str, &[&str]); 3] = [
+    // Each side a script of the same arguments: the PDF, a folder for pdftoppm's pages, ours.
+    let args = [pdf, out.as_str(), ours.as_str()];
+    let sides = [
         (
             "pdftoppm -r 150 (PPM)",
-            &[
-                "-c",
-                "rm -rf \"$2\" && mkdir \"$2\" && pdftoppm -r 150 -f 1 -l 20 \"$1\" \"$2/p\"",
-                "bash",
-                pdf,
-                &out,
-            ],
+            "rm -rf \"$2\" && mkdir \"$2\" && pdftoppm -r 150 -f 1 -l 20 \"$1\" \"$2/p\"",
         ),
-        (
-            "hayro, the job's 2 threads",
-            &[
-                "-c",
-                "\"$3\" \"$1\" 150 1 20 > /dev/null",
-                "bash",
-                pdf,
-                &out,
-                &ours,
-            ],
-        ),
+        ("hayro, the job's 2 threads", "\"$3\" \"$1\" 150 1 20 > /dev/null"),
         (
             "hayro, both threads on one core",
-            &[
-                "-c",
-                "taskset -c 0 \"$3\" \"$1\" 150 1 20 > /dev/null",
-                "bash",
-                pdf,
-                &out,
-                &ours,
-            ],
+            "taskset -c 0 \"$3\" \"$1\" 150 1 20 > /dev/null",
         ),
     ];
     let mut times = vec![Vec::new(); sides.len()];
     for round in 0..ROUNDS {
         for turn in 0..sides.len() {
             let side = (turn + round) % sides.len();
-            times[side].push(timed("bash", sides[side].1));
+            times[side].push(timed_script(sides[side].1, &args));
         }
     }
     let _ = std::fs::remove_dir_all(&out);
