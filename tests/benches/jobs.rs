@@ -1,12 +1,12 @@
 //! Every file job that is not audio or video (those are `scripts/bench av`) against the
 //! command-line tool that does the same work (`scripts/bench jobs`): checksum (`sha256sum`,
-//! `md5sum`), zip and unzip (`zip`, `unzip`), picture convert (`vipsthumbnail`), watermark
-//! (`ffmpeg` drawtext), stripMetadata (`exiftool`), stills and contactSheet (`ffmpeg` select and
-//! tile), makePdf (`img2pdf`), mergePdf, splitPdf and extractPages (`qpdf`), compressPdf
-//! (Ghostscript), pdfToImages (`pdftoppm`, and its renderer alone against `pdftoppm` on a local
-//! file); then the checksums against the store's raw GET of
-//! the same object, and the job process's peak memory while hashing a file larger than the
-//! address space it is allowed.
+//! `md5sum`), zip, archive requests and unzip (`zip`, `unzip`), picture convert
+//! (`vipsthumbnail`), watermark (`ffmpeg` drawtext), stripMetadata (`exiftool`), stills,
+//! contactSheet and videoThumbnail (`ffmpeg` select, tile and `-ss`), makePdf (`img2pdf`),
+//! mergePdf, splitPdf and extractPages (`qpdf`), compressPdf (Ghostscript), pdfToImages
+//! (`pdftoppm`, and its renderer alone against `pdftoppm` on a local file); then the checksums
+//! against the store's raw GET of the same object, and the job process's peak memory while
+//! hashing a file larger than the address space it is allowed.
 //!
 //! Both sides work on the same objects in the store: the peer's inputs are fetched through
 //! download links by `curl`, and what it makes is PUT back, as a person would run it on their
@@ -14,7 +14,7 @@
 //! rounds, the peer first in even rounds and the job first in odd ones, printed as medians with
 //! their spread; the ratio is the job's run (its `startTime` to `endTime`: process start, reads,
 //! work, writes, record) over the peer's. End to end adds the request and the queue hop (from
-//! just before `/create-file-job` to the job's `endTime`). `DRIVE_BENCH_JOBS_GIB` sets the big
+//! just before the request that starts it to the job's `endTime`). `DRIVE_BENCH_JOBS_GIB` sets the big
 //! file (default 4: the benchmark stores it in one PUT, which the drive takes up to 5 GiB).
 
 use std::path::{Path, PathBuf};
@@ -22,7 +22,8 @@ use std::time::Duration;
 
 use drive_core::id::FileId;
 use drive_tests::bench::{
-    add_file, forget_digests, link, middle, put_link, script, spread, timed_job, timed_script,
+    CPU_HEADS, Cpu, add_file, forget_digests, link, middle, put_link, script, spread, timed_job,
+    timed_job_at, timed_script,
 };
 use drive_tests::{TestApp, TestUser, env};
 use serde_json::{Value, json};
@@ -68,9 +69,14 @@ struct Bench<'a> {
 }
 
 impl Bench<'_> {
-    /// Times `peer` and the job `body` on the same stored `inputs` in [`ROUNDS`] rounds and
+    /// Times `peer` and the file job `body` on the same stored `inputs` in [`ROUNDS`] rounds and
     /// prints the row; answers the job run's median.
     async fn row(&self, what: &str, peer: Peer<'_>, inputs: &[FileId], body: Value) -> f64 {
+        self.row_at(what, peer, inputs, "/create-file-job", body).await
+    }
+
+    /// [`Bench::row`] for a job started through another route (see [`TestApp::start_job`]).
+    async fn row_at(&self, what: &str, peer: Peer<'_>, inputs: &[FileId], route: &str, body: Value) -> f64 {
         let mut args = vec![
             self.scratch.to_str().unwrap().to_string(),
             peer.ext.to_string(),
@@ -102,7 +108,7 @@ cd /; rm -rf "$dir""#,
                 peers.push(timed_script(&script, &args));
             }
             forget_digests(self.app).await;
-            let (own, end_to_end, _) = timed_job(self.app, self.user, body.clone()).await;
+            let (own, end_to_end, _) = timed_job_at(self.app, self.user, route, body.clone()).await;
             runs.push(own);
             ends.push(end_to_end);
             if round % 2 == 1 {
@@ -156,75 +162,6 @@ fn watch_job_memory(done: std::sync::Arc<std::sync::atomic::AtomicBool>) -> std:
         }
         peak_kib
     })
-}
-
-/// CPU seconds (user and system) used so far by: the children this process has waited for
-/// (`curl`, through its shell), the worker itself, the worker's children it has waited for
-/// (its jobs' processes), the store (every `weed` process) and PostgreSQL (every `postgres`
-/// process, those of connections that ended included only while their parent lives: all of
-/// them here).
-struct Cpu([f64; 5]);
-
-/// The column heads of [`Cpu::row`]'s cells.
-const CPU_HEADS: &str = "wall | the reader (`curl`, or the job's process) | the worker (supervisor) | the store | PostgreSQL | all ÷ (cores × wall)";
-
-impl Cpu {
-    fn now(worker: u32) -> Cpu {
-        let of = |name: &str| -> f64 {
-            drive_tests::pids()
-                .into_iter()
-                .filter(|pid| {
-                    std::fs::read_to_string(format!("/proc/{pid}/comm")).is_ok_and(|c| c.trim() == name)
-                })
-                .map(|pid| {
-                    let (own, waited) = ticks(pid);
-                    own + waited
-                })
-                .sum()
-        };
-        let (_, waited) = ticks(std::process::id());
-        let (own, jobs) = ticks(worker);
-        let tick = clock_ticks();
-        Cpu([
-            waited / tick,
-            own / tick,
-            jobs / tick,
-            of("weed") / tick,
-            of("postgres") / tick,
-        ])
-    }
-
-    /// The cells of [`CPU_HEADS`] for what ran from `before` to this, `wall` seconds.
-    fn row(&self, before: &Cpu, wall: f64) -> String {
-        let d = |i: usize| self.0[i] - before.0[i];
-        let (reader, worker, store, database) = (d(0) + d(2), d(1), d(3), d(4));
-        let cores = std::thread::available_parallelism().map_or(1, usize::from) as f64;
-        format!(
-            "{wall:.2} s | {reader:.2} | {worker:.2} | {store:.2} | {database:.2} | {:.0} %",
-            100.0 * (reader + worker + store + database) / (cores * wall)
-        )
-    }
-}
-
-/// A process's CPU time in clock ticks: its own, and its waited-for children's (`utime +
-/// stime`, `cutime + cstime`: fields 14 to 17 of `/proc/PID/stat`); none once it is gone.
-fn ticks(pid: u32) -> (f64, f64) {
-    let fields: Vec<f64> = drive_tests::stat_fields(pid)
-        .iter()
-        .map(|f| f.parse().unwrap_or(0.0))
-        .collect();
-    if fields.len() < 15 {
-        return (0.0, 0.0);
-    }
-    (fields[11] + fields[12], fields[13] + fields[14])
-}
-
-fn clock_ticks() -> f64 {
-    let out = std::process::Command::new("getconf")
-        .arg("CLK_TCK")
-        .output()
-        .unwrap();
-    String::from_utf8_lossy(&out.stdout).trim().parse().unwrap()
 }
 
 fn pdf_of(path: &Path, pages: u32) {
@@ -466,6 +403,20 @@ async fn main() {
                 json!({ "jobType": "zip", "fromFolderId": folder }),
             )
             .await;
+        bench
+            .row_at(
+                "archive request of 1,000 small files",
+                Peer {
+                    label: "zip",
+                    ext: "txt",
+                    command: "zip -q out/a.zip in/*",
+                    outputs: 1,
+                },
+                &small,
+                "/create-archive-request",
+                json!({ "fileIds": small, "title": "Notes" }),
+            )
+            .await;
     }
 
     if chosen("unzip") {
@@ -601,6 +552,20 @@ async fn main() {
             json!({ "jobType": "contactSheet", "fileIds": [clip_id] }),
         )
         .await;
+        bench
+            .row_at(
+                "videoThumbnail at 0:30 of a minute of 720p",
+                Peer {
+                    label: "ffmpeg -ss -frames:v 1",
+                    ext: "mp4",
+                    command: "ffmpeg -v error -ss 30 -i in/* -frames:v 1 -q:v 2 out/t.jpg",
+                    outputs: 1,
+                },
+                &[clip_id],
+                "/set-video-thumbnail",
+                json!({ "fileId": clip_id, "at": 30 }),
+            )
+            .await;
     }
 
     let mut rendered_pdf = None;

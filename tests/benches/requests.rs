@@ -1,25 +1,30 @@
 //! `scripts/bench requests`: a file sent through a file request's page path against
-//! `drive upload` of the same file, and `/import-from-url` against `curl` of the same link
-//! followed by a plain S3 PUT (`DRIVE_BENCH_REQUESTS_GIB` sets the size, default 1).
+//! `drive upload` of the same file, and `/import-from-url` against `curl` of the same link to
+//! disk followed by `curl -T` of it to a presigned PUT (`DRIVE_BENCH_REQUESTS_GIB` sets the size,
+//! default 1); then where the cores go in one more of each.
 //!
 //! The page path is what `pages/request.js` does, from Rust: start a drop, announce the file,
 //! PUT its 64 MiB parts to the store four at a time (each part read from disk as it goes), record
 //! it. The import's link is served by `python3 -m http.server` from the same disk. Rounds
-//! alternate the two sides; each figure is the median of three, with the spread.
+//! alternate the two sides; each figure is the median of five, with the spread. The import is
+//! timed end to end (from just before the request to the job's `endTime`) and as the job's own
+//! run, so the queue hop is the difference.
 
 use std::io::SeekFrom;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use drive_tests::bench::drive_upload;
+use drive_tests::bench::{
+    CPU_HEADS, Cpu, cpu_seconds_of, drive_upload, put_link, timed_job_at, timed_script,
+};
 use drive_tests::senders::Sender;
-use drive_tests::{TestApp, env, raw_store};
+use drive_tests::{TestApp, env};
 use futures::StreamExt;
 use serde_json::json;
 use tokio::io::{AsyncReadExt, AsyncSeekExt, AsyncWriteExt};
 
 const MIB: u64 = 1024 * 1024;
-const ROUNDS: usize = 3;
+const ROUNDS: usize = 5;
 const ALLOW: (&str, &str) = ("DRIVE_FETCH_ALLOW_HOSTS", "127.0.0.1");
 
 async fn write_file(path: &Path, len: u64) {
@@ -69,51 +74,8 @@ async fn send_through_request(app: &TestApp, request_id: &str, path: &Path, size
     start.elapsed()
 }
 
-async fn import(app: &TestApp, user: &drive_tests::TestUser, link: &str) -> Duration {
-    let start = Instant::now();
-    let made = app
-        .call(user, "/import-from-url", Some(json!({ "url": link })))
-        .await;
-    assert_eq!(made.status, 200, "{}", made.body);
-    let done = app.wait_job(user, &made.body["job"]["id"]).await;
-    drive_tests::assert_done(&done);
-    start.elapsed()
-}
-
-async fn curl_then_put(
-    app: &TestApp,
-    user: &drive_tests::TestUser,
-    link: &str,
-    dir: &Path,
-    round: usize,
-) -> Duration {
-    let start = Instant::now();
-    let fetched = dir.join(format!("fetched-{round}.bin"));
-    let status = tokio::process::Command::new("curl")
-        .args(["-sSf", "-o"])
-        .arg(&fetched)
-        .arg(link)
-        .status()
-        .await
-        .unwrap();
-    assert!(status.success());
-    raw_store()
-        .await
-        .put_object()
-        .bucket(&app.private_bucket)
-        .key(format!("users/{}/peer/{round}.bin", user.id))
-        .body(
-            aws_sdk_s3::primitives::ByteStream::from_path(&fetched)
-                .await
-                .unwrap(),
-        )
-        .send()
-        .await
-        .unwrap();
-    let elapsed = start.elapsed();
-    let _ = std::fs::remove_file(&fetched);
-    elapsed
-}
+/// The link fetched by `curl` to disk, then sent by `curl -T` to a presigned PUT of the store.
+const PEER: &str = r#"curl -sf -o "$1" "$2"; curl -sf -T "$1" -o /dev/null "$3"; rm -f "$1""#;
 
 /// `min / median / max` seconds.
 fn spread(mut times: Vec<Duration>) -> (f64, f64, f64) {
@@ -162,7 +124,22 @@ async fn main() {
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
 
-    let (mut page, mut cli, mut imports, mut peers) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let fetched = dir.join("fetched.bin");
+    let fetched = fetched.to_str().unwrap();
+    let peer = |round: usize| {
+        let (app, link) = (&app, &link);
+        async move {
+            let put = put_link(app, &format!("bench/peer/{round}")).await;
+            Duration::from_secs_f64(timed_script(PEER, &[fetched, link, &put]))
+        }
+    };
+    let body = json!({ "url": link });
+    let import = || async {
+        let (run, end_to_end, _) = timed_job_at(&app, &owner, "/import-from-url", body.clone()).await;
+        (Duration::from_secs_f64(run), Duration::from_secs_f64(end_to_end))
+    };
+    let (mut page, mut cli, mut peers) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut runs, mut imports) = (Vec::new(), Vec::new());
     for round in 0..ROUNDS {
         let request = app
             .call(
@@ -173,17 +150,34 @@ async fn main() {
             .await;
         let id = request.body["id"].as_str().unwrap().to_string();
         // Alternate which side goes first.
-        if round % 2 == 0 {
+        let (run, end_to_end) = if round % 2 == 0 {
             cli.push(drive_upload(&app, &dir, &path, round).await);
             page.push(send_through_request(&app, &id, &path, size).await);
-            peers.push(curl_then_put(&app, &owner, &link, &dir, round).await);
-            imports.push(import(&app, &owner, &link).await);
+            peers.push(peer(round).await);
+            import().await
         } else {
             page.push(send_through_request(&app, &id, &path, size).await);
             cli.push(drive_upload(&app, &dir, &path, round).await);
-            imports.push(import(&app, &owner, &link).await);
-            peers.push(curl_then_put(&app, &owner, &link, &dir, round).await);
-        }
+            let imported = import().await;
+            peers.push(peer(round).await);
+            imported
+        };
+        runs.push(run);
+        imports.push(end_to_end);
+    }
+
+    // Where the cores go in one more of each side: the link's server (python3) serves both.
+    let worker = app.worker_pid(0);
+    let mut cpu = Vec::new();
+    for side in ["peer", "import"] {
+        let (before, server_before) = (Cpu::now(worker), cpu_seconds_of("python3"));
+        let wall = if side == "peer" {
+            peer(ROUNDS).await
+        } else {
+            import().await.1
+        };
+        let row = Cpu::now(worker).row(&before, wall.as_secs_f64());
+        cpu.push((side, row, cpu_seconds_of("python3") - server_before));
     }
     let _ = server.kill();
     let _ = server.wait();
@@ -208,11 +202,26 @@ async fn main() {
         &page,
         Some(cli_median),
     );
-    let peer_median = row("curl of the link, then a plain S3 PutObject", &peers, None);
+    let peer_median = row(
+        "`curl` of the link to disk, then `curl -T` of it to a presigned PUT",
+        &peers,
+        None,
+    );
     row(
-        "/import-from-url (an import job: fetched and streamed into the store)",
+        "/import-from-url, end to end (the request, the queue hop, the job)",
         &imports,
         Some(peer_median),
     );
+    row(
+        "the import job's run (its startTime to endTime: process start, fetch, parts stored, record)",
+        &runs,
+        Some(peer_median),
+    );
+    println!();
+    println!("| CPU seconds of one more of each | {CPU_HEADS} | the link's server (python3) |");
+    println!("|---|---|---|---|---|---|---|---|");
+    for (side, row, server) in cpu {
+        println!("| {side} | {row} | {server:.2} |");
+    }
     let _ = std::fs::remove_dir_all(&served);
 }

@@ -1,5 +1,5 @@
 //! What the benchmarks share: putting a local file in the drive, timing a job and a peer
-//! command, and taking medians.
+//! command, taking medians, and reading where the CPU went.
 
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -115,8 +115,13 @@ pub async fn reading_seconds(app: &TestApp, file: FileId) -> f64 {
 /// also read the job's media results (their `readMetadata` jobs start at the job's end), so
 /// that reading never runs beside whatever is timed next.
 pub async fn timed_job(app: &TestApp, user: &TestUser, body: Value) -> (f64, f64, Value) {
+    timed_job_at(app, user, "/create-file-job", body).await
+}
+
+/// [`timed_job`] for a job started through `route` (see [`TestApp::start_job`]).
+pub async fn timed_job_at(app: &TestApp, user: &TestUser, route: &str, body: Value) -> (f64, f64, Value) {
     let submitted = chrono::Utc::now();
-    let job = app.create_job(user, body).await;
+    let job = app.start_job(user, route, body).await;
     let job = loop {
         let now = app.job(user, &job["id"]).await;
         if now["state"] != "queued" && now["state"] != "running" {
@@ -271,4 +276,72 @@ pub async fn forget_digests(app: &TestApp) {
         .execute(&mut app.db().await)
         .await
         .unwrap();
+}
+
+/// CPU seconds (user and system) used so far by: the children this process has waited for
+/// (`curl`, through its shell), the worker itself, the worker's children it has waited for
+/// (its jobs' processes), the store (every `weed` process) and PostgreSQL (every `postgres`
+/// process, those of connections that ended included only while their parent lives: all of
+/// them here).
+pub struct Cpu([f64; 5]);
+
+/// The column heads of [`Cpu::row`]'s cells.
+pub const CPU_HEADS: &str = "wall | the reader (`curl`, or the job's process) | the worker (supervisor) | the store | PostgreSQL | all ÷ (cores × wall)";
+
+impl Cpu {
+    pub fn now(worker: u32) -> Cpu {
+        let (_, waited) = ticks(std::process::id());
+        let (own, jobs) = ticks(worker);
+        let tick = clock_ticks();
+        Cpu([
+            waited / tick,
+            own / tick,
+            jobs / tick,
+            cpu_seconds_of("weed"),
+            cpu_seconds_of("postgres"),
+        ])
+    }
+
+    /// The cells of [`CPU_HEADS`] for what ran from `before` to this, `wall` seconds.
+    pub fn row(&self, before: &Cpu, wall: f64) -> String {
+        let d = |i: usize| self.0[i] - before.0[i];
+        let (reader, worker, store, database) = (d(0) + d(2), d(1), d(3), d(4));
+        let cores = std::thread::available_parallelism().map_or(1, usize::from) as f64;
+        format!(
+            "{wall:.2} s | {reader:.2} | {worker:.2} | {store:.2} | {database:.2} | {:.0} %",
+            100.0 * (reader + worker + store + database) / (cores * wall)
+        )
+    }
+}
+
+/// CPU seconds used so far by every process named `name` (its `comm`) and the children it has
+/// waited for.
+pub fn cpu_seconds_of(name: &str) -> f64 {
+    let ticks: f64 = crate::pids()
+        .into_iter()
+        .filter(|pid| std::fs::read_to_string(format!("/proc/{pid}/comm")).is_ok_and(|c| c.trim() == name))
+        .map(|pid| {
+            let (own, waited) = ticks(pid);
+            own + waited
+        })
+        .sum();
+    ticks / clock_ticks()
+}
+
+/// A process's CPU time in clock ticks: its own, and its waited-for children's (`utime +
+/// stime`, `cutime + cstime`: fields 14 to 17 of `/proc/PID/stat`); none once it is gone.
+fn ticks(pid: u32) -> (f64, f64) {
+    let fields: Vec<f64> = crate::stat_fields(pid)
+        .iter()
+        .map(|f| f.parse().unwrap_or(0.0))
+        .collect();
+    if fields.len() < 15 {
+        return (0.0, 0.0);
+    }
+    (fields[11] + fields[12], fields[13] + fields[14])
+}
+
+fn clock_ticks() -> f64 {
+    let out = Command::new("getconf").arg("CLK_TCK").output().unwrap();
+    String::from_utf8_lossy(&out.stdout).trim().parse().unwrap()
 }

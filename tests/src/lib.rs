@@ -543,15 +543,21 @@ impl TestApp {
 
     /// Creates a file job (the body of `/create-file-job`); answers the queued job.
     pub async fn create_job(&self, user: &TestUser, body: Value) -> Value {
-        let created = self.call(user, "/create-file-job", Some(body)).await;
-        assert_eq!(
-            created.status,
-            StatusCode::OK,
-            "create-file-job: {}",
-            created.body
-        );
-        assert_eq!(created.body["job"]["state"], "queued", "{}", created.body);
-        created.body["job"].clone()
+        self.start_job(user, "/create-file-job", body).await
+    }
+
+    /// Calls a route that starts a job (`/create-file-job`, `/create-archive-request`,
+    /// `/set-video-thumbnail` with `at`); answers the queued job.
+    pub async fn start_job(&self, user: &TestUser, route: &str, body: Value) -> Value {
+        let created = self.call(user, route, Some(body)).await;
+        assert!(created.status.is_success(), "{route}: {}", created.body);
+        // A thumbnail's answer carries `/create-file-job`'s whole answer as its `job`.
+        let job = match route {
+            "/set-video-thumbnail" => &created.body["job"]["job"],
+            _ => &created.body["job"],
+        };
+        assert_eq!(job["state"], "queued", "{route}: {}", created.body);
+        job.clone()
     }
 
     /// A job as `/select-file-jobs` shows it now.
