@@ -15,7 +15,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use drive_tests::bench::{
-    CPU_HEADS, Cpu, cpu_seconds_of, drive_upload, put_link, timed_job_at, timed_script,
+    CPU_HEADS, Cpu, cpu_seconds_of, drive_upload, middle, put_link, spread, timed_job_at, timed_script,
 };
 use drive_tests::senders::Sender;
 use drive_tests::{TestApp, env};
@@ -41,7 +41,7 @@ async fn write_file(path: &Path, len: u64) {
 }
 
 /// The request page's path for one file.
-async fn send_through_request(app: &TestApp, request_id: &str, path: &Path, size: u64) -> Duration {
+async fn send_through_request(app: &TestApp, request_id: &str, path: &Path, size: u64) -> f64 {
     let start = Instant::now();
     let sender = Sender::start(app, request_id, "Bench", None).await;
     let added = sender.announce(app, "bench.bin", size as usize).await;
@@ -71,18 +71,11 @@ async fn send_through_request(app: &TestApp, request_id: &str, path: &Path, size
     let finished = sender.finish_file(app, &added.body["arrivalId"]).await;
     assert_eq!(finished.status, 200, "{}", finished.body);
     assert_eq!(sender.finish(app).await.status, 200);
-    start.elapsed()
+    start.elapsed().as_secs_f64()
 }
 
 /// The link fetched by `curl` to disk, then sent by `curl -T` to a presigned PUT of the store.
 const PEER: &str = r#"curl -sf -o "$1" "$2"; curl -sf -T "$1" -o /dev/null "$3"; rm -f "$1""#;
-
-/// `min / median / max` seconds.
-fn spread(mut times: Vec<Duration>) -> (f64, f64, f64) {
-    times.sort();
-    let s = |d: Duration| d.as_secs_f64();
-    (s(times[0]), s(times[times.len() / 2]), s(times[times.len() - 1]))
-}
 
 #[tokio::main]
 async fn main() {
@@ -130,13 +123,13 @@ async fn main() {
         let (app, link) = (&app, &link);
         async move {
             let put = put_link(app, &format!("bench/peer/{round}")).await;
-            Duration::from_secs_f64(timed_script(PEER, &[fetched, link, &put]))
+            timed_script(PEER, &[fetched, link, &put])
         }
     };
     let body = json!({ "url": link });
     let import = || async {
         let (run, end_to_end, _) = timed_job_at(&app, &owner, "/import-from-url", body.clone()).await;
-        (Duration::from_secs_f64(run), Duration::from_secs_f64(end_to_end))
+        (run, end_to_end)
     };
     let (mut page, mut cli, mut peers) = (Vec::new(), Vec::new(), Vec::new());
     let (mut runs, mut imports) = (Vec::new(), Vec::new());
@@ -151,13 +144,13 @@ async fn main() {
         let id = request.body["id"].as_str().unwrap().to_string();
         // Alternate which side goes first.
         let (run, end_to_end) = if round % 2 == 0 {
-            cli.push(drive_upload(&app, &dir, &path, round).await);
+            cli.push(drive_upload(&app, &dir, &path, round).await.as_secs_f64());
             page.push(send_through_request(&app, &id, &path, size).await);
             peers.push(peer(round).await);
             import().await
         } else {
             page.push(send_through_request(&app, &id, &path, size).await);
-            cli.push(drive_upload(&app, &dir, &path, round).await);
+            cli.push(drive_upload(&app, &dir, &path, round).await.as_secs_f64());
             let imported = import().await;
             peers.push(peer(round).await);
             imported
@@ -176,24 +169,21 @@ async fn main() {
         } else {
             import().await.1
         };
-        let row = Cpu::now(worker).row(&before, wall.as_secs_f64());
+        let row = Cpu::now(worker).row(&before, wall);
         cpu.push((side, row, cpu_seconds_of("python3") - server_before));
     }
     let _ = server.kill();
     let _ = server.wait();
 
     let rate = |seconds: f64| size as f64 / MIB as f64 / seconds;
-    let row = |name: &str, times: &[Duration], peer: Option<f64>| {
-        let (min, median, max) = spread(times.to_vec());
+    let row = |name: &str, seconds: &[f64], peer: Option<f64>| {
+        let median = middle(seconds.to_vec());
         let ratio = peer.map_or("1.00".to_string(), |p| format!("{:.2}", median / p));
-        println!(
-            "| {name} | {median:.2} ({min:.2}–{max:.2}) | {:.0} | {ratio} |",
-            rate(median)
-        );
+        println!("| {name} | {} | {:.0} | {ratio} |", spread(seconds), rate(median));
         median
     };
     println!(
-        "| {gib} GiB, {ROUNDS} rounds alternating | seconds, median (min–max) | MiB/s | time ratio (ours / peer) |"
+        "| {gib} GiB, {ROUNDS} rounds alternating | median (min–max) | MiB/s | time ratio (ours / peer) |"
     );
     println!("|---|---|---|---|");
     let cli_median = row("drive upload (the CLI: 64 MiB parts, 4 in flight)", &cli, None);
