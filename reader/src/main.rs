@@ -2,9 +2,9 @@
 //! empty environment, resource limits and no new privileges ([`drive_confine::narrow`]),
 //! and hands it a [`ReadRequest`] on stdin: a presigned GET of the one object it may read,
 //! what to read, and a folder of its own. Before it starts a thread it confines its files to
-//! that folder and the system's ([`drive_confine::restrict_files`]); then it reads and
-//! answers one [`ReadAnswer`] on stdout. It holds no credential, so whatever hostile bytes
-//! make of it reaches nothing but that object.
+//! that folder and the system's, and its connections to the store's port
+//! ([`drive_confine::restrict`]); then it reads and answers one [`ReadAnswer`] on stdout. It
+//! holds no credential, so whatever hostile bytes make of it reaches nothing but that object.
 
 mod failure;
 mod fetch;
@@ -46,14 +46,23 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    // The one port it connects to: the store's, where its object is.
+    let Some(port) = reqwest::Url::parse(&request.url)
+        .ok()
+        .and_then(|url| url.port_or_known_default())
+    else {
+        tracing::error!("the request's link names no port");
+        return ExitCode::FAILURE;
+    };
     // Before the runtime starts a thread, so that every thread is bound by it.
-    match drive_confine::restrict_files(&request.dir, &[]) {
-        Ok(true) => {}
-        Ok(false) => {
-            tracing::warn!("no Landlock in this kernel: the reader may read and write any file its user can")
+    match drive_confine::restrict(&request.dir, &[], &[port]) {
+        Ok(restricted) => {
+            if let Some(missing) = restricted.missing() {
+                tracing::warn!("this kernel leaves the reader unconfined in part: {missing}");
+            }
         }
         Err(e) => {
-            tracing::error!("the reader could not restrict its files: {e}");
+            tracing::error!("the reader could not restrict itself: {e}");
             return ExitCode::FAILURE;
         }
     }

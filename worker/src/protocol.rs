@@ -35,6 +35,9 @@ pub struct Start {
     /// Hosts an import may fetch from beyond the public internet: the tests' loopback servers
     /// (`DRIVE_FETCH_ALLOW_HOSTS`); empty in service.
     pub fetch_hosts: Vec<String>,
+    /// The TCP ports the job may connect to ([`crate::steward::ports`]); its Landlock rules
+    /// close every other.
+    pub ports: Vec<u16>,
 }
 
 /// An input file and a presigned GET for its bytes, valid as long as the job may run.

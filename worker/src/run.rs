@@ -32,13 +32,14 @@ pub fn run_job() -> ExitCode {
     };
     // Before any thread starts (the store's HTTP client starts one), so that every thread is
     // bound by it.
-    match drive_confine::restrict_files(&start.dir, &[&start.font, &start.models]) {
-        Ok(true) => {}
-        Ok(false) => {
-            tracing::warn!("no Landlock in this kernel: the job may read and write any file its user can")
+    match drive_confine::restrict(&start.dir, &[&start.font, &start.models], &start.ports) {
+        Ok(restricted) => {
+            if let Some(missing) = restricted.missing() {
+                tracing::warn!("this kernel leaves the job process unconfined in part: {missing}");
+            }
         }
         Err(e) => {
-            tracing::error!("a job process could not restrict its files: {e}");
+            tracing::error!("a job process could not restrict itself: {e}");
             return ExitCode::from(EXIT_RETRY as u8);
         }
     }

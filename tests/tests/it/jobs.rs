@@ -7,6 +7,9 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use drive_tests::media::video_of;
+
+#[cfg(target_arch = "x86_64")]
+mod probe;
 use drive_tests::proxy::TcpProxy;
 use drive_tests::{TestApp, TestUser, bytes, env, names};
 use reqwest::StatusCode;
@@ -918,36 +921,28 @@ fn assert_holds_no_credential(app: &TestApp, pid: u32) {
     assert_eq!(field("Seccomp:"), "2", "{status}");
 }
 
-#[tokio::test]
-async fn a_job_process_holds_no_credential_while_it_parses_uploads() {
-    let (app, user) = app_with_worker().await;
-    // The spare, waiting for a job.
-    let spare = spare_of(&app, None).await;
-    assert_holds_no_credential(&app, spare);
-
-    // A job of seconds, caught once it has read and saved stills of some of the videos.
+/// Starts a job of seconds (stills of twenty videos) and catches its process once it has read
+/// and saved stills of some of them; answers the process and the job.
+async fn a_running_job_process(app: &TestApp, user: &TestUser) -> (u32, Value) {
     let video = video_of("testsrc2=size=320x240:rate=25", 10.0, &[]);
     let mut ids = Vec::new();
     for n in 0..20 {
         let name = format!("clip {n}.mp4");
-        ids.push(
-            app.upload(&user, &name, "Video", "video/mp4", video.clone())
-                .await,
-        );
+        ids.push(app.upload(user, &name, "Video", "video/mp4", video.clone()).await);
     }
     // Their readings ended, so the only job process left is the one caught below.
     for id in &ids {
-        app.reading(&user, *id).await;
+        app.reading(user, *id).await;
     }
     let created = app
         .create_job(
-            &user,
+            user,
             json!({ "jobType": "stills", "fileIds": ids, "options": { "at": 5 } }),
         )
         .await;
     let deadline = Instant::now() + Duration::from_secs(60);
     loop {
-        let job = app.job(&user, &created["id"]).await;
+        let job = app.job(user, &created["id"]).await;
         if job["state"] == "running" && job["progress"].as_f64() > Some(0.0) {
             break;
         }
@@ -959,7 +954,98 @@ async fn a_job_process_holds_no_credential_while_it_parses_uploads() {
     }
     let running = app.job_processes(0);
     assert_eq!(running.len(), 1, "the job's process alone: {running:?}");
-    assert_holds_no_credential(&app, running[0]);
+    (running[0], created)
+}
+
+#[tokio::test]
+async fn a_job_process_holds_no_credential_while_it_parses_uploads() {
+    let (app, user) = app_with_worker().await;
+    // The spare, waiting for a job.
+    let spare = spare_of(&app, None).await;
+    assert_holds_no_credential(&app, spare);
+
+    let (running, created) = a_running_job_process(&app, &user).await;
+    assert_holds_no_credential(&app, running);
+
+    let job = app.wait_job(&user, &created["id"]).await;
+    assert_eq!(job["state"], "done", "{job}");
+    assert_eq!(job["files"].as_array().map(Vec::len), Some(20), "{job}");
+}
+
+/// A job process mid-job, made to try what a parser taken over would (see [`probe`]): every
+/// connection but to the store's port, a Unix socket, an MPTCP one, a namespace, `/run` and
+/// the secrets of `/etc`, a signal to its supervisor. Each is refused, and the job ends as if
+/// nothing had happened.
+#[cfg(target_arch = "x86_64")]
+#[tokio::test]
+async fn a_job_process_reaches_only_the_store_and_makes_no_namespace() {
+    let (app, user) = app_with_worker().await;
+    let (pid, created) = a_running_job_process(&app, &user).await;
+    let port_of = |variable: &str| {
+        url::Url::parse(&env(variable))
+            .unwrap()
+            .port_or_known_default()
+            .unwrap()
+    };
+    let store = port_of("DRIVE_S3_ENDPOINT");
+    let supervisor = drive_tests::job_processes()
+        .into_iter()
+        .find_map(|(job, parent)| (job == pid).then_some(parent))
+        .expect("the job process's supervisor");
+    let loopback = [127, 0, 0, 1];
+    // All in this thread, which the process is traced by; no await until it is let go.
+    let mut probe = probe::Probe::attach(pid).expect("attach to the job process");
+    let reached = probe.connect(loopback, store);
+    let refused = [
+        ("Redis", probe.connect(loopback, port_of("DRIVE_TEST_REDIS_URL"))),
+        (
+            "PostgreSQL",
+            probe.connect(loopback, port_of("DRIVE_TEST_DATABASE_URL")),
+        ),
+        // The store's other servers, beside its S3 gateway (`start_store` in scripts/lib.sh).
+        ("the store's volume server", probe.connect(loopback, store + 2)),
+        ("the store's filer", probe.connect(loopback, store + 3)),
+        (
+            "a cloud's metadata address",
+            probe.connect([169, 254, 169, 254], 80),
+        ),
+        ("the internet", probe.connect([1, 1, 1, 1], 443)),
+    ];
+    let unix = probe.socket(libc::AF_UNIX, libc::SOCK_STREAM, 0);
+    let mptcp = probe.socket(libc::AF_INET, libc::SOCK_STREAM, libc::IPPROTO_MPTCP);
+    let new_user = probe.call(
+        libc::SYS_clone,
+        &[(libc::CLONE_NEWUSER | libc::SIGCHLD) as u64, 0, 0, 0, 0],
+    );
+    let mut clone_args = [0u8; 88];
+    clone_args[..8].copy_from_slice(&(libc::CLONE_NEWUSER as u64).to_ne_bytes());
+    clone_args[32..40].copy_from_slice(&(libc::SIGCHLD as u64).to_ne_bytes());
+    let at = probe.put(&clone_args);
+    let clone3 = probe.call(libc::SYS_clone3, &[at, 88]);
+    let unshare = probe.call(libc::SYS_unshare, &[libc::CLONE_NEWUSER as u64]);
+    let hosts = probe.open("/etc/hosts");
+    let shadow = probe.open("/etc/shadow");
+    let run = probe.open("/run");
+    let signalled = probe.call(libc::SYS_kill, &[u64::from(supervisor), 0]);
+    drop(probe);
+
+    assert_eq!(reached, 0, "the store's port is open");
+    for (what, answer) in refused {
+        assert_eq!(answer, -i64::from(libc::EACCES), "{what} was not refused");
+    }
+    assert_eq!(unix, -i64::from(libc::EPERM), "a Unix socket was made");
+    assert_eq!(mptcp, -i64::from(libc::EPERM), "an MPTCP socket was made");
+    assert_eq!(new_user, -i64::from(libc::EPERM), "clone made a user namespace");
+    assert_eq!(clone3, -i64::from(libc::ENOSYS), "clone3 was let through");
+    assert_eq!(unshare, -i64::from(libc::EPERM), "unshare made a user namespace");
+    assert_eq!(hosts, 0, "/etc/hosts is read");
+    assert_eq!(shadow, -i64::from(libc::EACCES), "/etc/shadow was opened");
+    assert_eq!(run, -i64::from(libc::EACCES), "/run was opened");
+    assert_eq!(
+        signalled,
+        -i64::from(libc::EPERM),
+        "the supervisor could be signalled"
+    );
 
     let job = app.wait_job(&user, &created["id"]).await;
     assert_eq!(job["state"], "done", "{job}");

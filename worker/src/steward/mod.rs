@@ -28,7 +28,7 @@ use drive_core::db::users;
 use drive_core::file::{FileName, guess_type, stem};
 use drive_core::folder::FolderPath;
 use drive_core::id::{FileId, FolderId, JobId};
-use drive_core::job::JobType;
+use drive_core::job::{JobSpec, JobType};
 use drive_core::storage::{Bucket, Storage};
 use serde::Serialize;
 use serde_json::Value;
@@ -64,6 +64,29 @@ pub struct Steward {
     /// Pictures described for this job so far.
     described: usize,
     ahead: SavesAhead,
+}
+
+/// The TCP ports a job's process may connect to: the store's, where its inputs are read and
+/// its results written through presigned URLs; for an import, also its link's and the web's
+/// (80 and 443, where redirects mostly lead). Not PostgreSQL's, Redis's, nor the store's filer
+/// and volume servers'. An import's fetcher keeps it to public addresses; these keep the other
+/// jobs, which parse uploaded bytes, to the store's one port.
+pub fn ports(store: &str, job: &JobRow) -> JobResult<Vec<u16>> {
+    let port_of = |link: &str| {
+        drive_fetch::Url::parse(link)
+            .ok()
+            .and_then(|url| url.port_or_known_default())
+    };
+    let store = port_of(store)
+        .ok_or_else(|| JobError::Server(format!("the store's address {store} names no port")))?;
+    let mut ports = vec![store];
+    if let Ok(JobSpec::Import(import)) = job.spec() {
+        ports.extend([80, 443]);
+        ports.extend(port_of(&import.url));
+    }
+    ports.sort_unstable();
+    ports.dedup();
+    Ok(ports)
 }
 
 impl Steward {
@@ -116,6 +139,7 @@ impl Steward {
             download_limit: settings.download_limit,
             describes: settings.vision.is_some() && job.job_type == JobType::ReadForSearch,
             fetch_hosts: settings.fetch_allowances.hosts.clone(),
+            ports: ports(storage.endpoint(), &job)?,
         };
         let steward = Steward {
             db,
