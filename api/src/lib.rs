@@ -3,6 +3,7 @@
 
 pub mod agent;
 pub mod auth;
+pub mod client;
 pub mod document;
 pub mod error;
 pub mod extract;

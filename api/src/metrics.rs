@@ -11,13 +11,12 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
-use std::net::SocketAddr;
-
-use axum::extract::{ConnectInfo, MatchedPath, Request, State};
+use axum::extract::{MatchedPath, Request, State};
 use axum::http::Method;
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
+use crate::client::ClientAddress;
 use crate::error::ApiResult;
 use crate::limits::Limited;
 use crate::state::AppState;
@@ -140,9 +139,9 @@ pub async fn count(State(state): State<AppState>, request: Request, next: Next) 
 /// database.
 pub async fn scrape(
     State(state): State<AppState>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    ClientAddress(client): ClientAddress,
 ) -> ApiResult<Response> {
-    state.limits.check(Limited::Anonymous, peer.ip()).await?;
+    state.limits.check(Limited::Anonymous, client).await?;
     let mut out = String::new();
     state.metrics.render_requests(&mut out);
     let counters = [

@@ -14,6 +14,7 @@ use drive_core::storage::Storage;
 
 use drive_generate::Generators;
 
+use crate::client::TrustedProxies;
 use crate::follow::Follow;
 use crate::limits::RateLimits;
 use crate::meaning::Meaning;
@@ -62,6 +63,8 @@ pub struct Settings {
     /// Which image models have a provider configured (the keys are read here only to know
     /// which; the worker calls the providers).
     pub generators: Generators,
+    /// The proxies whose forwarded headers name the client (`DRIVE_TRUSTED_PROXIES`).
+    pub trusted_proxies: TrustedProxies,
 }
 
 impl Settings {
@@ -84,6 +87,7 @@ impl Settings {
             image_allowance: ImageAllowance::from_environment()?,
             client_version: config::or("DRIVE_CLIENT_VERSION", env!("CARGO_PKG_VERSION")),
             generators: Generators::from_environment(fetch_allowances)?,
+            trusted_proxies: TrustedProxies::from_environment()?,
         })
     }
 }

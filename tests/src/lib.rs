@@ -368,6 +368,32 @@ impl TestApp {
         url
     }
 
+    /// Starts one more API process with `extra` added to this app's environment, expecting it
+    /// to refuse to start (a setting it cannot take); answers what it wrote to stderr.
+    pub fn refused_start(&self, extra: &[(&str, &str)]) -> String {
+        let mut child = Command::new(bin("drive-api"))
+            .arg("serve")
+            .envs(self.environment.iter().map(|(k, v)| (k, v)))
+            .envs(extra.iter().copied())
+            .env("DRIVE_LISTEN", "127.0.0.1:0")
+            .env("DRIVE_LOG", "warn")
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start drive-api");
+        let deadline = std::time::Instant::now() + Duration::from_secs(60);
+        while child.try_wait().expect("the API's status").is_none() {
+            if std::time::Instant::now() > deadline {
+                let _ = child.kill();
+                panic!("drive-api started with {extra:?}");
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let out = child.wait_with_output().expect("the API's stderr");
+        assert!(!out.status.success(), "drive-api exited 0 with {extra:?}");
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    }
+
     /// What the API processes wrote to stderr so far.
     pub fn log(&self) -> String {
         let mut log = std::fs::read_to_string(&self.log).unwrap_or_default();

@@ -8,10 +8,9 @@
 //! registered); any other fault goes back to the client as an OAuth error.
 
 use std::collections::HashMap;
-use std::net::SocketAddr;
 
 use axum::body::Bytes;
-use axum::extract::{ConnectInfo, RawQuery, State};
+use axum::extract::{RawQuery, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use drive_core::db::oauth::{self, ClientRow, NewCode};
@@ -19,6 +18,7 @@ use drive_core::db::users;
 use drive_core::scope::Scope;
 
 use super::{Endpoints, check_redirect, form, one};
+use crate::client::ClientAddress;
 use crate::limits::Limited;
 use crate::pages::{escape, html};
 use crate::state::AppState;
@@ -130,10 +130,10 @@ async fn ask(state: &AppState, fields: &HashMap<String, Vec<String>>) -> Result<
 /// `GET /oauth/authorize`: the page asking the person.
 pub async fn page(
     State(state): State<AppState>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    ClientAddress(client): ClientAddress,
     RawQuery(query): RawQuery,
 ) -> Response {
-    if let Err(e) = state.limits.check(Limited::Anonymous, peer.ip()).await {
+    if let Err(e) = state.limits.check(Limited::Anonymous, client).await {
         return e.into_response();
     }
     let Some(fields) = form(query.unwrap_or_default().as_bytes(), &[]) else {
@@ -151,10 +151,10 @@ pub async fn page(
 /// `POST /oauth/authorize`: the person's answer.
 pub async fn decide(
     State(state): State<AppState>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    ClientAddress(client): ClientAddress,
     body: Bytes,
 ) -> Response {
-    if let Err(e) = state.limits.check(Limited::SignIn, peer.ip()).await {
+    if let Err(e) = state.limits.check(Limited::SignIn, client).await {
         return e.into_response();
     }
     let Some(mut fields) = form(&body, &["scope"]) else {

@@ -17,11 +17,11 @@
 mod consent;
 
 use std::collections::HashMap;
-use std::net::{IpAddr, SocketAddr};
+use std::net::IpAddr;
 
 use axum::Router;
 use axum::body::Bytes;
-use axum::extract::{ConnectInfo, State};
+use axum::extract::State;
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
@@ -30,6 +30,7 @@ use drive_core::id::ClientId;
 use drive_core::scope::Scope;
 use serde_json::{Value, json};
 
+use crate::client::ClientAddress;
 use crate::limits::Limited;
 use crate::state::AppState;
 
@@ -99,8 +100,8 @@ fn no_store() -> [(header::HeaderName, &'static str); 2] {
 }
 
 /// Registrations and exchanges count against the per-address sign-in limit.
-async fn limited(state: &AppState, peer: SocketAddr) -> Result<(), Response> {
-    state.limits.check(Limited::SignIn, peer.ip()).await.map_err(|e| {
+async fn limited(state: &AppState, client: IpAddr) -> Result<(), Response> {
+    state.limits.check(Limited::SignIn, client).await.map_err(|e| {
         refused(
             StatusCode::TOO_MANY_REQUESTS,
             "temporarily_unavailable",
@@ -117,10 +118,10 @@ const LONGEST_URI: usize = 2000;
 /// not a secret, so it is registered with `token_endpoint_auth_method` `none` whatever it asked.
 async fn register(
     State(state): State<AppState>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    ClientAddress(client): ClientAddress,
     body: Bytes,
 ) -> Response {
-    if let Err(slow) = limited(&state, peer).await {
+    if let Err(slow) = limited(&state, client).await {
         return slow;
     }
     let metadata = |why: String| refused(StatusCode::BAD_REQUEST, "invalid_client_metadata", why);
@@ -244,12 +245,8 @@ fn one<'a>(fields: &'a HashMap<String, Vec<String>>, name: &str) -> Option<&'a s
 
 /// The token endpoint: a code, the verifier of its challenge, the client and redirect it was
 /// given for, for an API token.
-async fn token(
-    State(state): State<AppState>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
-    body: Bytes,
-) -> Response {
-    if let Err(slow) = limited(&state, peer).await {
+async fn token(State(state): State<AppState>, ClientAddress(client): ClientAddress, body: Bytes) -> Response {
+    if let Err(slow) = limited(&state, client).await {
         return slow;
     }
     let invalid = |why: &str| refused(StatusCode::BAD_REQUEST, "invalid_request", why);
@@ -317,10 +314,10 @@ fn verifier_is_well_formed(verifier: &str) -> bool {
 /// a token: the answer tells nothing about other clients' tokens.
 async fn revoke(
     State(state): State<AppState>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    ClientAddress(client): ClientAddress,
     body: Bytes,
 ) -> Response {
-    if let Err(slow) = limited(&state, peer).await {
+    if let Err(slow) = limited(&state, client).await {
         return slow;
     }
     let Some(fields) = form(&body, &[]) else {

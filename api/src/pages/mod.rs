@@ -5,7 +5,7 @@
 mod request;
 mod review;
 
-use std::net::SocketAddr;
+use std::net::IpAddr;
 
 use axum::Router;
 use axum::http::{HeaderValue, StatusCode, header};
@@ -51,8 +51,8 @@ async fn asset(content_type: &'static str, body: &'static str) -> Response {
 }
 
 /// Counts a page view against the per-address limit on anonymous calls.
-async fn counted(state: &AppState, peer: SocketAddr) -> ApiResult<()> {
-    state.limits.check(Limited::Anonymous, peer.ip()).await
+async fn counted(state: &AppState, client: IpAddr) -> ApiResult<()> {
+    state.limits.check(Limited::Anonymous, client).await
 }
 
 /// A whole page: `title` and `body` are HTML already escaped. Scripts and styles come from this

@@ -1,9 +1,7 @@
 //! `{site}/requests/{id}`: what the request asks, and, while it is open, a form to send files
 //! to it (`pages/request.js` does the sending through the sender routes).
 
-use std::net::SocketAddr;
-
-use axum::extract::{ConnectInfo, Path, State};
+use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use chrono::Utc;
@@ -11,14 +9,15 @@ use drive_core::db::requests::{self, RequestRow, Shut};
 use drive_core::id::RequestId;
 
 use super::{counted, escape, html, not_found};
+use crate::client::ClientAddress;
 use crate::state::AppState;
 
 pub async fn page(
     State(state): State<AppState>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    ClientAddress(client): ClientAddress,
     Path(id): Path<String>,
 ) -> Response {
-    if let Err(e) = counted(&state, peer).await {
+    if let Err(e) = counted(&state, client).await {
         return e.into_response();
     }
     let Ok(id) = id.parse::<RequestId>() else {

@@ -2,15 +2,14 @@
 //! at its moments. `pages/review.js` lists the notes, renews the link before it lapses, and
 //! leaves notes and replies through the reviewer routes.
 
-use std::net::SocketAddr;
-
-use axum::extract::{ConnectInfo, Path, State};
+use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use drive_core::file::FileKind;
 use drive_core::id::ReviewId;
 
 use super::{counted, escape, html, not_found};
+use crate::client::ClientAddress;
 use crate::routes::reviews;
 use crate::state::AppState;
 
@@ -18,10 +17,10 @@ const GONE: &str = "There is no review at this link, or its file is no longer th
 
 pub async fn page(
     State(state): State<AppState>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    ClientAddress(client): ClientAddress,
     Path(id): Path<String>,
 ) -> Response {
-    if let Err(e) = counted(&state, peer).await {
+    if let Err(e) = counted(&state, client).await {
         return e.into_response();
     }
     let Ok(id) = id.parse::<ReviewId>() else {

@@ -1,9 +1,7 @@
 //! `POST {auth_url}/exchange-token`: a long-lived API token buys a one-day session.
 
-use std::net::SocketAddr;
-
 use axum::Json;
-use axum::extract::{ConnectInfo, State};
+use axum::extract::State;
 use axum::http::HeaderMap;
 use drive_core::db::users::{self, SESSION_LIFETIME};
 use drive_core::id::UserId;
@@ -13,6 +11,7 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use crate::auth::bearer;
+use crate::client::ClientAddress;
 use crate::error::{ApiError, ApiResult};
 use crate::limits::Limited;
 use crate::state::AppState;
@@ -36,10 +35,10 @@ pub struct SessionGrant {
 #[utoipa::path(post, path = "/exchange-token", tag = "auth", responses((status = 200, body = SessionGrant)))]
 async fn exchange_token(
     State(state): State<AppState>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    ClientAddress(client): ClientAddress,
     headers: HeaderMap,
 ) -> ApiResult<Json<SessionGrant>> {
-    state.limits.check(Limited::SignIn, peer.ip()).await?;
+    state.limits.check(Limited::SignIn, client).await?;
     let api_token = bearer(&headers).ok_or_else(|| {
         ApiError::unauthorized("unauthorized", "send the API token as Authorization: Bearer")
     })?;

@@ -1,10 +1,8 @@
 //! Download: a fresh link to a file's bytes, and the permanent link of a public file. Both
 //! count an open by anyone but the owner as a view.
 
-use std::net::SocketAddr;
-
 use axum::extract::rejection::PathRejection;
-use axum::extract::{ConnectInfo, Path, State};
+use axum::extract::{Path, State};
 use axum::response::Redirect;
 use chrono::{TimeDelta, Utc};
 use drive_core::db::files::{self, FileRow};
@@ -14,6 +12,7 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use crate::auth::{Caller, MaybeCaller};
+use crate::client::ClientAddress;
 use crate::error::{ApiError, ApiResult};
 use crate::extract::Json;
 use crate::limits::Limited;
@@ -35,12 +34,12 @@ const DOWNLOAD_LINK_LIFETIME: TimeDelta = TimeDelta::hours(6);
     responses((status = 200, body = FileRecord)))]
 async fn generate_download_url(
     State(state): State<AppState>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    ClientAddress(client): ClientAddress,
     MaybeCaller(caller): MaybeCaller,
     Json(input): Json<FileRef>,
 ) -> ApiResult<axum::Json<FileRecord>> {
     if caller.is_none() {
-        state.limits.check(Limited::Anonymous, peer.ip()).await?;
+        state.limits.check(Limited::Anonymous, client).await?;
     }
     let file = files::find(&state.db, input.id)
         .await?
@@ -89,14 +88,14 @@ pub(crate) async fn link_to(state: &AppState, file: &FileRow) -> ApiResult<Strin
     responses((status = 307, description = "On to the file's bytes in the public bucket")))]
 async fn open_public_link(
     State(state): State<AppState>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    ClientAddress(client): ClientAddress,
     MaybeCaller(caller): MaybeCaller,
     // A path that is not even text (bad percent-encoding) names no file either; axum's own
     // rejection would answer without the error body.
     id: Result<Path<String>, PathRejection>,
 ) -> ApiResult<Redirect> {
     if caller.is_none() {
-        state.limits.check(Limited::Anonymous, peer.ip()).await?;
+        state.limits.check(Limited::Anonymous, client).await?;
     }
     let file = match id.ok().and_then(|Path(id)| id.parse().ok()) {
         Some(id) => files::find(&state.db, id).await?,

@@ -2,10 +2,9 @@
 //! is up and serving; `GET /readyz`, it can do its work: the database, the queue (Redis) and the
 //! object store each answer within two seconds (503 `not_ready` naming what did not).
 
-use std::net::SocketAddr;
 use std::time::Duration;
 
-use axum::extract::{ConnectInfo, State};
+use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use serde::Serialize;
@@ -13,6 +12,7 @@ use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
+use crate::client::ClientAddress;
 use crate::error::ErrorBody;
 use crate::limits::Limited;
 use crate::state::AppState;
@@ -44,12 +44,12 @@ async fn healthz() -> axum::Json<Health> {
     responses((status = 200, body = Health), (status = 503, body = ErrorBody, description = "`not_ready`: what did not answer")))]
 async fn readyz(
     State(state): State<AppState>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    ClientAddress(client): ClientAddress,
 ) -> Result<axum::Json<Health>, Response> {
     // Each look asks three services: anonymous callers' per-address limit applies.
     state
         .limits
-        .check(Limited::Anonymous, peer.ip())
+        .check(Limited::Anonymous, client)
         .await
         .map_err(IntoResponse::into_response)?;
     let database = within("the database", async {

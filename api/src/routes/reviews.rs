@@ -3,9 +3,7 @@
 //! no account) open the review and leave notes and replies through the two routes the review
 //! page calls, each of which writes a `note` event for the owner.
 
-use std::net::SocketAddr;
-
-use axum::extract::{ConnectInfo, State};
+use axum::extract::State;
 use chrono::{DateTime, TimeDelta, Utc};
 use drive_core::db::events::{self, EventKind};
 use drive_core::db::reviews::{self, NewNote, NoteRow, ReviewRow};
@@ -19,6 +17,7 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use crate::auth::Caller;
+use crate::client::ClientAddress;
 use crate::error::{ApiError, ApiResult};
 use crate::extract::Json;
 use crate::limits::Limited;
@@ -343,10 +342,10 @@ pub struct OpenedReview {
     responses((status = 200, body = OpenedReview)))]
 async fn open_review(
     State(state): State<AppState>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    ClientAddress(client): ClientAddress,
     Json(input): Json<OpenReviewInput>,
 ) -> ApiResult<axum::Json<OpenedReview>> {
-    state.limits.check(Limited::Anonymous, peer.ip()).await?;
+    state.limits.check(Limited::Anonymous, client).await?;
     let row = available(&state, input.review_id).await?;
     let media_url = state
         .storage
@@ -394,10 +393,10 @@ pub struct AddNoteInput {
     responses((status = 200, body = Note)))]
 async fn add_review_note(
     State(state): State<AppState>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    ClientAddress(client): ClientAddress,
     Json(input): Json<AddNoteInput>,
 ) -> ApiResult<axum::Json<Note>> {
-    state.limits.check(Limited::Anonymous, peer.ip()).await?;
+    state.limits.check(Limited::Anonymous, client).await?;
     let name = input.reviewer_name.trim();
     let text = input.text.trim();
     let review = available(&state, input.review_id).await?;

@@ -31,6 +31,7 @@ mod oauth;
 mod openapi;
 mod operations;
 mod pages;
+mod rate_limits;
 mod read;
 mod reading;
 mod requests;

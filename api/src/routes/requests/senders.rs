@@ -6,9 +6,7 @@
 //! request's folder as the owner's file; finishing the drop writes its one `drop` event. Every
 //! route is counted by the per-address limit on anonymous calls.
 
-use std::net::SocketAddr;
-
-use axum::extract::{ConnectInfo, State};
+use axum::extract::State;
 use chrono::{DateTime, TimeDelta, Utc};
 use drive_core::db::files::{self, FileRow, NewFile};
 use drive_core::db::requests::{self, ArrivalRow, DropRow, RequestRow, Shut};
@@ -29,6 +27,7 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use crate::auth::Caller;
+use crate::client::ClientAddress;
 use crate::error::{ApiError, ApiResult};
 use crate::extract::Json;
 use crate::limits::Limited;
@@ -79,10 +78,10 @@ pub struct StartedDrop {
     responses((status = 200, body = StartedDrop)))]
 async fn start_request_drop(
     State(state): State<AppState>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    ClientAddress(client): ClientAddress,
     Json(input): Json<StartDropInput>,
 ) -> ApiResult<axum::Json<StartedDrop>> {
-    state.limits.check(Limited::Anonymous, peer.ip()).await?;
+    state.limits.check(Limited::Anonymous, client).await?;
     let name = input.sender_name.trim();
     let note = input.note.as_deref().map(str::trim).filter(|n| !n.is_empty());
     let request = requests::find(&state.db, input.request_id)
@@ -145,10 +144,10 @@ pub struct SenderParts {
     responses((status = 200, body = AddedFile)))]
 async fn add_request_file(
     State(state): State<AppState>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    ClientAddress(client): ClientAddress,
     Json(input): Json<AddFileInput>,
 ) -> ApiResult<axum::Json<AddedFile>> {
-    state.limits.check(Limited::Anonymous, peer.ip()).await?;
+    state.limits.check(Limited::Anonymous, client).await?;
     let file_name = input.file_name.as_str();
     let file_size = input.file_size.bytes();
     let now = Utc::now();
@@ -304,10 +303,10 @@ pub struct SignedRequestParts {
     responses((status = 200, body = SignedRequestParts)))]
 async fn sign_request_parts(
     State(state): State<AppState>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    ClientAddress(client): ClientAddress,
     Json(input): Json<SignRequestPartsInput>,
 ) -> ApiResult<axum::Json<SignedRequestParts>> {
-    state.limits.check(Limited::Anonymous, peer.ip()).await?;
+    state.limits.check(Limited::Anonymous, client).await?;
     let (arrival, request) = sending(&state, &input.token, input.arrival_id).await?;
     let row = uploads::open_under_key(&state.db, request.user_id, &arrival.object_key)
         .await?
@@ -341,10 +340,10 @@ pub struct ArrivedFile {
     responses((status = 200, body = ArrivedFile)))]
 async fn finish_request_file(
     State(state): State<AppState>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    ClientAddress(client): ClientAddress,
     Json(input): Json<FinishFileInput>,
 ) -> ApiResult<axum::Json<ArrivedFile>> {
-    state.limits.check(Limited::Anonymous, peer.ip()).await?;
+    state.limits.check(Limited::Anonymous, client).await?;
     let (arrival, request) = sending(&state, &input.token, input.arrival_id).await?;
     let answer = ArrivedFile {
         arrival_id: arrival.id,
@@ -454,10 +453,10 @@ pub struct FinishedDrop {
     responses((status = 200, body = FinishedDrop)))]
 async fn finish_request_drop(
     State(state): State<AppState>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    ClientAddress(client): ClientAddress,
     Json(input): Json<FinishDropInput>,
 ) -> ApiResult<axum::Json<FinishedDrop>> {
-    state.limits.check(Limited::Anonymous, peer.ip()).await?;
+    state.limits.check(Limited::Anonymous, client).await?;
     let mut tx = state.db.begin().await?;
     let drop = open_drop(&mut tx, &input.token, true).await?;
     let request = requests::find(&mut *tx, drop.request_id)
