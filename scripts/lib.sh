@@ -290,12 +290,14 @@ drive_compose() {
   docker-compose -f docker/compose.yaml -p "${DRIVE_COMPOSE_PROJECT:-drive}" "$@"
 }
 
-# The secrets compose reads: DRIVE_SECRET, DRIVE_S3_SECRET_ACCESS_KEY and POSTGRES_PASSWORD from the
-# environment when all three are set, or else made once and kept in .drive/docker.env (0600); and
-# the models folder the API and workers mount.
+# The secrets compose reads: DRIVE_SECRET, DRIVE_S3_SECRET_ACCESS_KEY, POSTGRES_PASSWORD and
+# REDIS_PASSWORD from the environment when all four are set, or else made once and kept in
+# .drive/docker.env (0600; a file from before Redis had a password gets one added); and the models
+# folder the API and workers mount.
 load_docker_env() {
   export DRIVE_MODELS="${DRIVE_MODELS:-$HOME/.cache/drive/models}"
-  if [ -n "${DRIVE_SECRET:-}" ] && [ -n "${DRIVE_S3_SECRET_ACCESS_KEY:-}" ] && [ -n "${POSTGRES_PASSWORD:-}" ]; then
+  if [ -n "${DRIVE_SECRET:-}" ] && [ -n "${DRIVE_S3_SECRET_ACCESS_KEY:-}" ] && [ -n "${POSTGRES_PASSWORD:-}" ] &&
+    [ -n "${REDIS_PASSWORD:-}" ]; then
     return 0
   fi
   local env_file=.drive/docker.env
@@ -307,6 +309,9 @@ load_docker_env() {
       echo "DRIVE_S3_SECRET_ACCESS_KEY=$(head -c 24 /dev/urandom | base64 | tr -d '/+=')" >>"$env_file"
       echo "POSTGRES_PASSWORD=$(head -c 24 /dev/urandom | base64 | tr -d '/+=')" >>"$env_file"
     )
+  fi
+  if ! grep -q '^REDIS_PASSWORD=' "$env_file"; then
+    echo "REDIS_PASSWORD=$(head -c 24 /dev/urandom | base64 | tr -d '/+=')" >>"$env_file"
   fi
   set -a
   source "$env_file"

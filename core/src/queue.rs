@@ -11,6 +11,16 @@ use apalis_core::backend::TaskSink;
 use apalis_redis::{ConnectionManager, RedisStorage};
 use serde::{Deserialize, Serialize};
 
+/// A Redis URL for a message or a log: without its user and password (compose's Redis has one).
+fn shown(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return url.to_string();
+    };
+    let (authority, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
+    let host = authority.rsplit_once('@').map_or(authority, |(_, host)| host);
+    format!("{scheme}://{host}{path}")
+}
+
 /// What a queue message holds.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct JobMessage {
@@ -115,7 +125,7 @@ impl JobQueue {
     pub async fn connect(config: &QueueConfig) -> Result<JobQueue, QueueError> {
         let conn: ConnectionManager = apalis_redis::connect(config.redis_url.as_str())
             .await
-            .map_err(|e| QueueError(format!("connecting to {}: {e}", config.redis_url)))?;
+            .map_err(|e| QueueError(format!("connecting to {}: {e}", shown(&config.redis_url))))?;
         let apalis = config.apalis(1);
         Ok(JobQueue {
             wake_channel: format!("tasks:{}:available", apalis.active_jobs_list()),
@@ -190,5 +200,17 @@ impl JobQueue {
             .await
             .map_err(|e| QueueError(e.to_string()))?;
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_redis_url_is_shown_without_its_password() {
+        assert_eq!(
+            super::shown("redis://default:s3cret@127.0.0.1:6379/0"),
+            "redis://127.0.0.1:6379/0"
+        );
+        assert_eq!(super::shown("redis://127.0.0.1:6379"), "redis://127.0.0.1:6379");
     }
 }
