@@ -5,6 +5,7 @@ use axum::Json;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use drive_core::access::MoveError;
+use drive_core::rewrites::RewriteError;
 use drive_core::storage::StorageError;
 use serde::Serialize;
 use utoipa::ToSchema;
@@ -222,6 +223,15 @@ impl From<MoveError> for ApiError {
             MoveError::Busy => ApiError::too_many("file_busy", e.to_string()),
             MoveError::Storage(e) => ApiError::Storage(e),
             MoveError::Database(e) => ApiError::Database(e),
+        }
+    }
+}
+
+impl From<RewriteError> for ApiError {
+    fn from(e: RewriteError) -> ApiError {
+        match e {
+            RewriteError::Storage(e) => ApiError::Storage(e),
+            RewriteError::Database(e) => ApiError::Database(e),
         }
     }
 }

@@ -227,16 +227,23 @@ async fn run_admin(pool: &db::PgPool, admin: Admin) -> Result<()> {
             let storage = Storage::new(StorageConfig::from_environment(DEFAULT_SITE_URL)?);
             let idle_for = idle_seconds.map_or(multipart::UPLOAD_LIFETIME, TimeDelta::seconds);
             let image_grace = TimeDelta::from_std(drive_core::generation::image_grace()?)?;
-            let swept = maintenance::sweep(pool, &storage, idle_for, image_grace, Utc::now()).await?;
+            let swept = maintenance::sweep(pool, &storage, idle_for, image_grace, Utc::now()).await;
             println!(
-                "aborted {} idle uploads; removed {} queued objects; removed {} unrecorded uploads; forgot {} sessions; finished {} idle drops; failed {} generations without an image",
+                "aborted {} idle uploads; followed {} rewritten files; removed {} queued objects; removed {} unrecorded uploads; forgot {} sessions; finished {} idle drops; failed {} generations without an image",
                 swept.aborted_uploads,
+                swept.rewritten_files,
                 swept.removed_objects,
                 swept.unrecorded_uploads,
                 swept.forgotten_sessions,
                 swept.finished_drops,
                 swept.imageless_generations
             );
+            if swept.failures > 0 {
+                anyhow::bail!(
+                    "{} things could not be swept (logged above); the rest was",
+                    swept.failures
+                );
+            }
         }
     }
     Ok(())

@@ -100,11 +100,7 @@ pub async fn move_file(
     .bind(how == Move::Restore)
     .fetch_one(&mut *tx)
     .await?;
-    sqlx::query("insert into object_deletions (bucket, object_key) values ($1, $2)")
-        .bind(from.as_str())
-        .bind(key)
-        .execute(&mut *tx)
-        .await?;
+    files::queue_deletion(&mut tx, from, key).await?;
     tx.commit().await?;
     if let Err(cause) = maintenance::remove_object(db, storage, from, key).await {
         tracing::warn!(file.id = %file.id, %cause, "the old copy stays queued for the sweep");

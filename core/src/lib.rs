@@ -20,6 +20,7 @@ pub mod plan;
 pub mod queue;
 pub mod read;
 pub mod records;
+pub mod rewrites;
 pub mod scope;
 pub mod sealed;
 pub mod storage;

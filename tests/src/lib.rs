@@ -406,7 +406,19 @@ impl TestApp {
     /// Runs `drive-api admin ARGS…` against this test's database and buckets (on the run's
     /// store directly) and answers its stdout.
     pub fn admin(&self, args: &[&str]) -> String {
-        let out = Command::new(bin("drive-api"))
+        let out = self.admin_with(&[], args);
+        assert!(
+            out.status.success(),
+            "admin {args:?} failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).expect("utf-8")
+    }
+
+    /// Runs `drive-api admin` on this app's database and buckets with `extra` in its
+    /// environment (which wins), whatever it answers.
+    pub fn admin_with(&self, extra: &[(&str, &str)], args: &[&str]) -> std::process::Output {
+        Command::new(bin("drive-api"))
             .arg("admin")
             .args(args)
             .env("DRIVE_DATABASE_URL", &self.database_url)
@@ -416,14 +428,9 @@ impl TestApp {
             .env("DRIVE_PRIVATE_BUCKET", &self.private_bucket)
             .env("DRIVE_PUBLIC_BUCKET", &self.public_bucket)
             .env("DRIVE_LOG", "warn")
+            .envs(extra.iter().copied())
             .output()
-            .expect("run drive-api admin");
-        assert!(
-            out.status.success(),
-            "admin {args:?} failed: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8(out.stdout).expect("utf-8")
+            .expect("run drive-api admin")
     }
 
     /// A new account on `plan` (`None`: no plan), signed in.

@@ -51,10 +51,8 @@ pub async fn sweep_loop(farm: Arc<Farm>) {
             farm.settings.upload_idle,
             farm.settings.image_grace,
             Utc::now(),
-        );
-        match swept.await {
-            Ok(swept) => tracing::info!(?swept, "swept"),
-            Err(e) => tracing::warn!("the sweep failed: {e}"),
-        }
+        )
+        .await;
+        tracing::info!(?swept, "swept");
     }
 }

@@ -7,6 +7,7 @@ use axum::response::Redirect;
 use chrono::{TimeDelta, Utc};
 use drive_core::db::files::{self, FileRow};
 use drive_core::db::views;
+use drive_core::rewrites;
 use drive_core::storage::Bucket;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
@@ -17,6 +18,7 @@ use crate::error::{ApiError, ApiResult};
 use crate::extract::Json;
 use crate::limits::Limited;
 use crate::records::{FileRecord, FileRef};
+use crate::routes::upload;
 use crate::state::AppState;
 
 pub fn router() -> OpenApiRouter<AppState> {
@@ -56,9 +58,22 @@ async fn generate_download_url(
             Some(_) => ApiError::forbidden("file_not_found", "no file of yours has that id"),
         });
     };
+    let file = as_stored(&state, file).await?;
     let url = link_to(&state, &file).await?;
     count_view(&state, &file, caller).await?;
     Ok(axum::Json(FileRecord::with_url(&file, Some(url))))
+}
+
+/// `file` as its key stores it now: where a form issued before the file was recorded may have
+/// written the key again, the record follows what is stored ([`rewrites`]) before the bytes
+/// are handed out.
+pub(crate) async fn as_stored(state: &AppState, file: FileRow) -> ApiResult<FileRow> {
+    let checked = rewrites::settle(&state.db, &state.storage, &file.object_key).await?;
+    upload::push_reading(state, checked.reading).await;
+    if !checked.followed {
+        return Ok(file);
+    }
+    Ok(files::find(&state.db, file.id).await?.unwrap_or(file))
 }
 
 /// A file's `downloadUrl`: its permanent link when public, else a 6-hour link.

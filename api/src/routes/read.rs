@@ -22,6 +22,7 @@ use crate::auth::Caller;
 use crate::error::{ApiError, ApiResult};
 use crate::extract::Json;
 use crate::reader::LINK_LIFETIME;
+use crate::routes::download;
 use crate::state::AppState;
 
 pub fn router() -> OpenApiRouter<AppState> {
@@ -135,6 +136,7 @@ async fn read_file(
         .await?
         .filter(|f| f.trashed_at.is_none() && (f.is_public() || f.user_id == caller.user_id))
         .ok_or_else(|| ApiError::not_found("file_not_found", "no file you can open has that id"))?;
+    let file = download::as_stored(&state, file).await?;
     let reading = match how_to_read(&file) {
         How::Said => {
             let from = at.unwrap_or(0.0);

@@ -6,6 +6,7 @@ use axum::extract::State;
 use chrono::{DateTime, Utc};
 use drive_core::db::events::EventKind;
 use drive_core::db::files::{self, FileRow};
+use drive_core::db::forms;
 use drive_core::db::jobs;
 use drive_core::db::reservations::{self, Reserve};
 use drive_core::entry::{self, Entered};
@@ -98,6 +99,14 @@ pub(crate) async fn reserve_upload(
             Ok(plan)
         }
         Reserve::KeyTaken => Err(key_taken()),
+        Reserve::SizeFixed { size } => Err(ApiError::bad_request(
+            "size_mismatch",
+            "fileSize",
+            format!(
+                "objectKey was issued for {size} bytes, and a key keeps one size while a form \
+                 issued for it can still write: send {size}, or choose another objectKey"
+            ),
+        )),
         Reserve::OverQuota {
             used,
             reserved,
@@ -276,11 +285,17 @@ pub(crate) struct Recorded {
 impl Recorded {
     /// Hands the file's metadata reading to the farm, after the commit.
     pub(crate) async fn push_reading(&self, state: &AppState) {
-        if let Some(job_id) = self.reading
-            && let Err(cause) = jobs::push(&state.db, &state.queue, job_id).await
-        {
-            tracing::warn!(job.id = %job_id, %cause, "metadata reading recorded but not queued; the farm will re-push it");
-        }
+        push_reading(state, self.reading).await;
+    }
+}
+
+/// Hands a metadata reading committed for a file to the farm; should the queue not take it,
+/// the farm's re-push of queued jobs does later.
+pub(crate) async fn push_reading(state: &AppState, reading: Option<JobId>) {
+    if let Some(job_id) = reading
+        && let Err(cause) = jobs::push(&state.db, &state.queue, job_id).await
+    {
+        tracing::warn!(job.id = %job_id, %cause, "metadata reading recorded but not queued; the farm will re-push it");
     }
 }
 
@@ -307,14 +322,17 @@ pub(crate) async fn record_upload(
     };
     let stored = state
         .storage
-        .object_size(Bucket::Private, key)
+        .head(Bucket::Private, key)
         .await?
         .ok_or_else(object_not_found)?;
-    if stored != new.file_size || stored > reserved {
+    if stored.size != new.file_size || stored.size > reserved {
         return Err(ApiError::bad_request(
             "size_mismatch",
             "fileSize",
-            format!("fileSize says {} bytes but storage holds {stored}", new.file_size),
+            format!(
+                "fileSize says {} bytes but storage holds {}",
+                new.file_size, stored.size
+            ),
         ));
     }
     let recorded = match entry::enter(&mut *tx, new, limit, kind).await? {
@@ -324,9 +342,11 @@ pub(crate) async fn record_upload(
         }
         Entered::Existing(file) => Recorded { file, reading: None },
         // The caller's transaction, dropped, rolls the insert back.
-        Entered::OverQuota { used } => return Err(storage_limit_reached(limit, used, stored)),
+        Entered::OverQuota { used } => return Err(storage_limit_reached(limit, used, stored.size)),
     };
     reservations::release(&mut *tx, key).await?;
+    // What a form issued for the key may write from now on is told by this tag.
+    forms::recorded(&mut *tx, key, &stored.etag).await?;
     Ok(recorded)
 }
 

@@ -387,6 +387,46 @@ pub async fn deletions_done(conn: &mut PgConnection, ids: &[i64]) -> Result<(), 
     Ok(())
 }
 
+/// Queues the removal of `bucket`/`object_key` for the sweep ([`crate::maintenance`]), in the
+/// caller's transaction.
+pub async fn queue_deletion(
+    conn: &mut PgConnection,
+    bucket: Bucket,
+    object_key: &str,
+) -> Result<(), sqlx::Error> {
+    sqlx::query("insert into object_deletions (bucket, object_key) values ($1, $2)")
+        .bind(bucket.as_str())
+        .bind(object_key)
+        .execute(conn)
+        .await?;
+    Ok(())
+}
+
+/// Makes `file`'s record say the `size` its key now stores (written again by a form issued
+/// before it was recorded), counted against its account whatever the quota says (the bytes
+/// are there), and forgets the digests computed from the bytes before.
+pub async fn follow_stored_size(
+    conn: &mut PgConnection,
+    file: &FileRow,
+    size: i64,
+) -> Result<(), sqlx::Error> {
+    sqlx::query("update files set file_size = $2 where id = $1")
+        .bind(file.id)
+        .bind(size)
+        .execute(&mut *conn)
+        .await?;
+    sqlx::query("update users set used_bytes = greatest(used_bytes + $2, 0) where id = $1")
+        .bind(file.user_id)
+        .bind(size - file.file_size)
+        .execute(&mut *conn)
+        .await?;
+    sqlx::query("delete from file_digests where file_id = $1")
+        .bind(file.id)
+        .execute(conn)
+        .await?;
+    Ok(())
+}
+
 /// Drops the queued removals of `bucket`/`object_key` because the key is about to be written
 /// again: a removal queued for older bytes must never take newer ones. Waits for a removal
 /// already under way (it holds the object's lock), so the write comes after it.

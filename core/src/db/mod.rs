@@ -9,6 +9,7 @@ pub mod digests;
 pub mod events;
 pub mod files;
 pub mod folders;
+pub mod forms;
 pub mod generations;
 pub mod jobs;
 pub mod locks;

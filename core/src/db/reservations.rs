@@ -12,7 +12,7 @@ use crate::id::{RequestId, UserId};
 use chrono::{DateTime, Utc};
 use sqlx::{PgConnection, PgPool};
 
-use crate::db::locks;
+use crate::db::{forms, locks};
 use crate::storage::Bucket;
 
 /// What [`reserve`] decided.
@@ -26,6 +26,11 @@ pub enum Reserve {
         used: i64,
         reserved: i64,
         wanted: i64,
+    },
+    /// A form was issued for the key with another size, which it keeps for as long as a form
+    /// can write it; or a form was asked for beside an upload of another size.
+    SizeFixed {
+        size: i64,
     },
     /// The account has `open` multipart uploads already, the most it may have.
     TooManyUploads {
@@ -65,8 +70,11 @@ pub struct Request<'a> {
 }
 
 /// Reserves `file_size` bytes for `object_key`, or renews the reservation the key has, in the
-/// caller's transaction (nothing is reserved unless it commits). A reservation never shrinks
-/// or ends earlier while renewed: an earlier form for a larger size may still be used. The
+/// caller's transaction (nothing is reserved unless it commits). A key whose form can still
+/// write keeps its one size: a form or multipart upload for another size is refused (so no
+/// record can be made for fewer bytes than a form may later write), and so is a form beside an
+/// upload of another size. A reservation never ends earlier while renewed. A form issued is
+/// remembered beyond the insert ([`forms::issue`]). The
 /// account row is locked for the check, so concurrent reservations of one account take turns
 /// and can never together pass `limit`; a sender's upload also locks its file request's row,
 /// so concurrent senders can never together pass its `maxBytes`. A queued removal of an older
@@ -100,16 +108,28 @@ pub async fn reserve(
             return Ok(Reserve::TooManyUploads { open });
         }
     }
-    let (reserved, held): (i64, i64) = sqlx::query_as(
+    let (reserved, held): (i64, Option<i64>) = sqlx::query_as(
         "select coalesce(sum(file_size) filter (where object_key <> $2), 0)::bigint,
-                coalesce(max(file_size) filter (where object_key = $2), 0)
+                max(file_size) filter (where object_key = $2)
          from upload_reservations where user_id = $1",
     )
     .bind(request.user_id)
     .bind(request.object_key)
     .fetch_one(&mut *conn)
     .await?;
-    let wanted = request.file_size.max(held);
+    // A form cannot be withdrawn: once one is issued, the key keeps its size. A multipart
+    // upload can be (its parts die with it), so a multipart upload of a new size replaces an
+    // open one (the contract's "parts do not fit the file size"; the reservation keeps the
+    // larger size meanwhile), but a form is not issued beside an upload of another size.
+    let issued = forms::issued_size(&mut *conn, request.object_key).await?;
+    let fixed = match request.form_until {
+        Some(_) => issued.or(held),
+        None => issued,
+    };
+    if let Some(size) = fixed.filter(|&size| size != request.file_size) {
+        return Ok(Reserve::SizeFixed { size });
+    }
+    let wanted = request.file_size.max(held.unwrap_or(0));
     if used.saturating_add(reserved).saturating_add(wanted) > limit {
         return Ok(Reserve::OverQuota {
             used,
@@ -146,6 +166,16 @@ pub async fn reserve(
     .bind(request.request.map(|r| r.id))
     .execute(&mut *conn)
     .await?;
+    if let Some(until) = request.form_until {
+        forms::issue(
+            &mut *conn,
+            request.user_id,
+            request.object_key,
+            request.file_size,
+            until,
+        )
+        .await?;
+    }
     Ok(Reserve::Reserved)
 }
 
@@ -162,6 +192,14 @@ pub async fn lock(
         .bind(object_key)
         .bind(user_id)
         .fetch_optional(conn)
+        .await
+}
+
+/// Whether an upload under way holds `object_key` (its own expiry removes what it leaves).
+pub async fn held(conn: &mut PgConnection, object_key: &str) -> Result<bool, sqlx::Error> {
+    sqlx::query_scalar("select exists (select 1 from upload_reservations where object_key = $1)")
+        .bind(object_key)
+        .fetch_one(conn)
         .await
 }
 

@@ -182,6 +182,14 @@ const KEY_ENCODE: &AsciiSet = &NON_ALPHANUMERIC
 const SINGLE_COPY_LIMIT: i64 = 5 * 1024 * 1024 * 1024;
 const COPY_PART_SIZE: i64 = 1024 * 1024 * 1024;
 
+/// An object as the store describes it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Stored {
+    pub size: i64,
+    /// The store's tag for these bytes: it changes whenever the key is written again.
+    pub etag: String,
+}
+
 #[derive(Clone)]
 pub struct Storage {
     client: Client,
@@ -322,6 +330,12 @@ impl Storage {
 
     /// The stored length of an object, or `None` when there is no such object.
     pub async fn object_size(&self, bucket: Bucket, key: &str) -> Result<Option<i64>, StorageError> {
+        Ok(self.head(bucket, key).await?.map(|stored| stored.size))
+    }
+
+    /// What the store holds under `key`: its length and ETag, or `None` when there is no such
+    /// object.
+    pub async fn head(&self, bucket: Bucket, key: &str) -> Result<Option<Stored>, StorageError> {
         match self
             .client
             .head_object()
@@ -330,7 +344,10 @@ impl Storage {
             .send()
             .await
         {
-            Ok(head) => Ok(Some(head.content_length().unwrap_or_default())),
+            Ok(head) => Ok(Some(Stored {
+                size: head.content_length().unwrap_or_default(),
+                etag: head.e_tag().unwrap_or_default().to_string(),
+            })),
             Err(e) if status_of(&e) == Some(404) => Ok(None),
             Err(e) => Err(failed("head object")(e)),
         }

@@ -8,6 +8,7 @@ use drive_tests::proxy::TcpProxy;
 use drive_tests::*;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
 use uuid::Uuid;
 
 fn upload_input(key: &str, size: usize) -> Value {
@@ -31,6 +32,11 @@ async fn stored(bucket: &str, key: &str) -> Option<i64> {
         .send()
         .await;
     head.ok().map(|h| h.content_length().unwrap_or(0))
+}
+
+async fn used_bytes(app: &TestApp, user: &TestUser) -> Value {
+    let usage = app.call(user, "/get-user-storage-usage", None).await;
+    usage.body["usedBytes"].clone()
 }
 
 /// Makes every upload reservation of the test's database lapse, as if its time had run out.
@@ -152,7 +158,7 @@ async fn a_recorded_key_is_never_written_again() {
     assert_eq!(multipart.status, StatusCode::OK, "{}", multipart.body);
     let part = multipart.body["signedParts"][0]["url"].as_str().unwrap();
     assert!(put(part, bytes(10, 9)).await.is_success());
-    // ...then a one-byte file recorded under it.
+    // ...then a file of the same size (the key's one size) recorded under it by a form.
     let id = app
         .upload_at(
             &user,
@@ -160,7 +166,7 @@ async fn a_recorded_key_is_never_written_again() {
             "small.bin",
             "Other",
             "application/octet-stream",
-            vec![7],
+            bytes(10, 7),
         )
         .await;
 
@@ -170,10 +176,10 @@ async fn a_recorded_key_is_never_written_again() {
         .assert_error(409, "object_key_taken");
     assert_eq!(
         stored(&app.private_bucket, &key).await,
-        Some(1),
+        Some(10),
         "the file's bytes changed"
     );
-    assert_eq!(app.download(&user, &id.to_string()).await, vec![7]);
+    assert_eq!(app.download(&user, &id.to_string()).await, bytes(10, 7));
 
     app.call(&user, "/generate-file-urls", Some(upload_input(&key, 1)))
         .await
@@ -190,9 +196,152 @@ async fn a_recorded_key_is_never_written_again() {
     .assert_error(404, "upload_not_found");
     // A re-sent insert still answers the same file.
     let again = app
-        .call(&user, "/insert-file", Some(insert_input(&user, &key, 1)))
+        .call(&user, "/insert-file", Some(insert_input(&user, &key, 10)))
         .await;
     assert_eq!(again.body["id"], json!(id));
+}
+
+/// The attack seen live: forms for 1 byte and for 4 MiB under one key, the small one recorded,
+/// then the big one posted, and a 1-byte record served megabytes outside the quota. A key with
+/// a form keeps one size, so the big form (or a multipart upload of that size) is never
+/// issued; and a form issued before the insert that
+/// writes the key again with other bytes (the store cannot withdraw it) is caught: the record
+/// follows what is stored before the bytes are handed out, digests included.
+#[tokio::test]
+async fn a_key_keeps_one_size_and_a_form_that_writes_it_again_is_followed() {
+    let mut app = TestApp::spawn().await;
+    app.start_worker(&[]).await;
+    let user = app.user(Some("Pro")).await;
+    let key = user.key("one.bin");
+    let small = app
+        .call(&user, "/generate-file-urls", Some(upload_input(&key, 1)))
+        .await;
+    assert_eq!(small.status, StatusCode::OK, "{}", small.body);
+    for route in ["/generate-file-urls", "/create-multipart-upload"] {
+        app.call(&user, route, Some(upload_input(&key, 4 << 20)))
+            .await
+            .assert_bad_field("size_mismatch", "fileSize");
+    }
+    // Asking again for the same size is a client retrying: it gets a form.
+    let again = app
+        .call(&user, "/generate-file-urls", Some(upload_input(&key, 1)))
+        .await;
+    assert_eq!(again.status, StatusCode::OK, "{}", again.body);
+    assert!(
+        post_form(&small.body, vec![1], "application/octet-stream")
+            .await
+            .is_success()
+    );
+    let inserted = app
+        .call(&user, "/insert-file", Some(insert_input(&user, &key, 1)))
+        .await;
+    assert_eq!(inserted.status, StatusCode::OK, "{}", inserted.body);
+    let id = inserted.body["id"].clone();
+    // The big form cannot be had once the key is a file either, so the record serves 1 byte.
+    app.call(&user, "/generate-file-urls", Some(upload_input(&key, 4 << 20)))
+        .await
+        .assert_error(409, "object_key_taken");
+    assert_eq!(app.download(&user, id.as_str().unwrap()).await, vec![1]);
+    assert_eq!(used_bytes(&app, &user).await, 1);
+
+    // Same size, other bytes, through a form issued before the insert.
+    let key = user.key("rewritten.bin");
+    let form = app
+        .call(&user, "/generate-file-urls", Some(upload_input(&key, 5)))
+        .await;
+    assert!(
+        post_form(&form.body, b"aaaaa".to_vec(), "application/octet-stream")
+            .await
+            .is_success()
+    );
+    let id = app
+        .call(&user, "/insert-file", Some(insert_input(&user, &key, 5)))
+        .await
+        .body["id"]
+        .clone();
+    let sha256 = json!({ "jobType": "checksum", "fileIds": [id], "options": { "algorithm": "sha256" } });
+    let first = app.run_job(&user, sha256.clone()).await;
+    assert_eq!(
+        first["result"]["checksums"][0]["digest"],
+        hex::encode(Sha256::digest(b"aaaaa")),
+        "{first}"
+    );
+    assert!(
+        post_form(&form.body, b"bbbbb".to_vec(), "application/octet-stream")
+            .await
+            .is_success()
+    );
+    // The digest kept from the old bytes is not answered again: the job reads the new ones.
+    let second = app.run_job(&user, sha256).await;
+    assert_eq!(
+        second["result"]["checksums"][0]["digest"],
+        hex::encode(Sha256::digest(b"bbbbb")),
+        "{second}"
+    );
+    assert_eq!(app.download(&user, id.as_str().unwrap()).await, b"bbbbb");
+    assert_eq!(
+        used_bytes(&app, &user).await,
+        6,
+        "the account counts both files' bytes"
+    );
+    let out = app.admin(&["sweep"]);
+    assert!(
+        out.contains("followed 0 rewritten files"),
+        "followed once already: {out}"
+    );
+}
+
+/// A form issued before a file was recorded can post its object again after the file was
+/// deleted for good: the object is nobody's, and is removed once the last form for its key
+/// has expired (before, the form could still write it again).
+#[tokio::test]
+async fn an_object_posted_again_under_a_deleted_files_key_is_removed_when_its_form_expires() {
+    let app = TestApp::spawn().await;
+    let user = app.user(Some("Pro")).await;
+    let key = user.key("gone.bin");
+    let form = app
+        .call(&user, "/generate-file-urls", Some(upload_input(&key, 3)))
+        .await;
+    assert!(
+        post_form(&form.body, vec![1, 2, 3], "application/octet-stream")
+            .await
+            .is_success()
+    );
+    let id = app
+        .call(&user, "/insert-file", Some(insert_input(&user, &key, 3)))
+        .await
+        .body["id"]
+        .clone();
+    let deleted = app
+        .call(&user, "/delete-files", Some(json!([{ "id": id }])))
+        .await;
+    assert_eq!(deleted.status, StatusCode::OK, "{}", deleted.body);
+    assert_eq!(stored(&app.private_bucket, &key).await, None);
+
+    assert!(
+        post_form(&form.body, vec![4, 5, 6], "application/octet-stream")
+            .await
+            .is_success()
+    );
+    let out = app.admin(&["sweep"]);
+    assert!(out.contains("removed 0 queued objects"), "{out}");
+    assert_eq!(
+        stored(&app.private_bucket, &key).await,
+        Some(3),
+        "the form can still write: nothing is removed yet"
+    );
+    sqlx::query("update upload_forms set form_until = now() - interval '1 second'")
+        .execute(&mut app.db().await)
+        .await
+        .unwrap();
+    let out = app.admin(&["sweep"]);
+    assert!(out.contains("removed 1 queued objects"), "{out}");
+    assert_eq!(stored(&app.private_bucket, &key).await, None, "the orphan stays");
+    let remembered: i64 = sqlx::query_scalar("select count(*) from upload_forms")
+        .fetch_one(&mut app.db().await)
+        .await
+        .unwrap();
+    assert_eq!(remembered, 0, "an expired form is forgotten");
 }
 
 #[tokio::test]
@@ -285,7 +434,8 @@ async fn a_queued_deletion_never_removes_bytes_written_after_it() {
     let proxy = TcpProxy::start(&env("DRIVE_S3_ENDPOINT")).await;
     let app = TestApp::spawn_with(&[("DRIVE_S3_ENDPOINT", &proxy.endpoint)]).await;
     let user = app.user(Some("Pro")).await;
-    // The CLI names a file's key after the file, so the same key comes back.
+    // The CLI names a file's key after the file (its name, size and modified time), so the
+    // same key comes back.
     let key = user.key("notes.txt");
     let old = app
         .upload_at(&user, &key, "notes.txt", "Text", "text/plain", bytes(10, 1))
@@ -298,7 +448,8 @@ async fn a_queued_deletion_never_removes_bytes_written_after_it() {
     assert_eq!(deleted.body, json!({ "deleted": [old] }));
     proxy.bring_up();
 
-    let newer = bytes(20, 2);
+    // Other bytes of the key's one size.
+    let newer = bytes(10, 2);
     let new = app
         .upload_at(&user, &key, "notes.txt", "Text", "text/plain", newer.clone())
         .await;

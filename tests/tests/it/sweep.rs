@@ -110,3 +110,46 @@ async fn the_worker_farm_runs_the_sweep_on_its_schedule() {
         tokio::time::sleep(std::time::Duration::from_millis(200)).await;
     }
 }
+
+/// The store failing stops neither the sweep's other steps nor its later rounds: with the store
+/// out of reach, an idle upload cannot be aborted (the sweep says so and exits non-zero), but
+/// the sessions expired long ago are forgotten all the same; once the store answers, the next
+/// sweep aborts the upload.
+#[tokio::test]
+async fn a_store_failure_leaves_the_rest_of_the_sweep_to_run() {
+    let proxy = TcpProxy::start(&env("DRIVE_S3_ENDPOINT")).await;
+    let app = TestApp::spawn().await;
+    let user = app.user(Some("Pro")).await;
+    let input =
+        json!({ "type": "Other", "fileName": "idle.bin", "fileSize": 10, "objectKey": user.key("idle.bin") });
+    let created = app.call(&user, "/create-multipart-upload", Some(input)).await;
+    assert_eq!(created.status, 200, "{}", created.body);
+    sqlx::query("update sessions set expires_at = now() - interval '2 days'")
+        .execute(&mut app.db().await)
+        .await
+        .unwrap();
+
+    proxy.take_down();
+    let through_proxy = [("DRIVE_S3_ENDPOINT", proxy.endpoint.as_str())];
+    let out = app.admin_with(&through_proxy, &["sweep", "--idle-seconds", "0"]);
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert!(!out.status.success(), "a failed step is not a success: {stdout}");
+    assert!(stderr.contains("could not be swept"), "{stderr}");
+    assert!(
+        stdout.contains("aborted 0 idle uploads") && !stdout.contains("forgot 0 sessions"),
+        "{stdout}"
+    );
+    let sessions: i64 = sqlx::query_scalar("select count(*) from sessions")
+        .fetch_one(&mut app.db().await)
+        .await
+        .unwrap();
+    assert_eq!(sessions, 0, "the expired session outlived a store failure");
+
+    proxy.bring_up();
+    let out = app.admin_with(&through_proxy, &["sweep", "--idle-seconds", "0"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("aborted 1 idle uploads"));
+}

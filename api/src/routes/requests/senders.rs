@@ -220,6 +220,12 @@ async fn add_request_file(
     match reservations::reserve(&mut tx, reservation, limit).await? {
         Reserve::Reserved => tx.commit().await?,
         Reserve::KeyTaken => return Err(key_taken()),
+        // An arrival's key is the drive's own, made for one name and size.
+        Reserve::SizeFixed { .. } => {
+            return Err(ApiError::Machine(
+                "an arrival's key was reserved for another size".into(),
+            ));
+        }
         Reserve::RequestFull {
             max_bytes,
             taken,
