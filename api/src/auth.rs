@@ -1,5 +1,5 @@
 //! Who is calling. File-service routes take a [`Caller`]: a live session token as bearer plus
-//! the application header, of an API token whose scopes allow the route ([`needed_scope`]).
+//! the application header, of an API token whose scopes allow the route ([`needed_scopes`]).
 //! `/generate-download-url` takes a [`MaybeCaller`], since public files may be fetched with no
 //! token at all.
 
@@ -9,7 +9,7 @@ use axum::http::header::AUTHORIZATION;
 use axum::http::request::Parts;
 use chrono::Utc;
 use drive_core::db::users;
-use drive_core::id::UserId;
+use drive_core::id::{TokenId, UserId};
 use drive_core::plan::Plan;
 use drive_core::scope::Scope;
 
@@ -21,6 +21,9 @@ pub const APP_HEADER: &str = "X-Drive-App";
 #[derive(Debug, Clone)]
 pub struct Caller {
     pub user_id: UserId,
+    /// The API token whose session calls: what it sets up to last (an event subscription)
+    /// ends with it. `None` for an account acting without a session.
+    pub token_id: Option<TokenId>,
     plan: Option<Plan>,
 }
 
@@ -28,7 +31,11 @@ impl Caller {
     /// An account acting without a session: the owner of a file request, whose `onArrival`
     /// jobs its senders' files start.
     pub fn account(user_id: UserId, plan: Option<Plan>) -> Caller {
-        Caller { user_id, plan }
+        Caller {
+            user_id,
+            token_id: None,
+            plan,
+        }
     }
 
     /// The caller's plan; 403 `no_plan` when the account has none. Adding files needs a
@@ -83,14 +90,14 @@ impl FromRequestParts<AppState> for Caller {
             .get::<MatchedPath>()
             .map_or("", MatchedPath::as_str);
         let granted = Scope::from_column(&session.scopes);
-        let allowed = match needed_scope(route) {
-            Some(scope) => granted.contains(&scope),
+        let allowed = match needed_scopes(route) {
+            Some(scopes) => scopes.iter().all(|scope| granted.contains(scope)),
             None => granted.len() == Scope::ALL.len() && !session.app,
         };
         if !allowed {
-            let needs = needed_scope(route)
-                .map_or("the account's own token (not an app's)".to_string(), |s| {
-                    format!("the {} scope", s.as_str())
+            let needs = needed_scopes(route)
+                .map_or("the account's own token (not an app's)".to_string(), |scopes| {
+                    format!("the scopes {}", Scope::join(scopes).replace(' ', " and "))
                 });
             return Err(ApiError::forbidden(
                 "insufficient_scope",
@@ -102,16 +109,26 @@ impl FromRequestParts<AppState> for Caller {
         }
         Ok(Caller {
             user_id: session.user_id,
+            token_id: Some(session.token_id),
             plan: session.plan,
         })
     }
 }
 
-/// The scope a route of the file service needs. `None`: the account's own token, with every
-/// scope and not one an app got through OAuth — managing the account's OAuth connections, and
-/// any route added without a word here, so that a new route is closed to limited tokens and to
-/// apps until it is named.
-pub fn needed_scope(route: &str) -> Option<Scope> {
+/// The scopes a route of the file service needs, all of them. `None`: the account's own token,
+/// with every scope and not one an app got through OAuth — managing the account's OAuth
+/// connections, and any route added without a word here, so that a new route is closed to
+/// limited tokens and to apps until it is named.
+///
+/// A route that changes something and answers (or sets up a way to get) what is inside files
+/// needs `read` as well as `write`: making a file public answers its permanent link, a review
+/// links its media on a public page, a job's answer can carry its result (a checksum kept
+/// from before is answered at once), and an event subscription is sent what the feed holds.
+pub fn needed_scopes(route: &str) -> Option<&'static [Scope]> {
+    const READ: &[Scope] = &[Scope::Read];
+    const WRITE: &[Scope] = &[Scope::Write];
+    const DELETE: &[Scope] = &[Scope::Delete];
+    const READ_WRITE: &[Scope] = &[Scope::Read, Scope::Write];
     match route {
         "/select-user-files"
         | "/p/{id}"
@@ -127,8 +144,14 @@ pub fn needed_scope(route: &str) -> Option<Scope> {
         | "/select-file-reviews"
         | "/select-file-views"
         | "/select-generations"
-        | "/select-trashed-files" => Some(Scope::Read),
-        "/trash-files" | "/restore-files" | "/delete-files" | "/purge-trashed-files" => Some(Scope::Delete),
+        | "/select-trashed-files" => Some(READ),
+        "/trash-files" | "/restore-files" | "/delete-files" | "/purge-trashed-files" => Some(DELETE),
+        "/toggle-file-access"
+        | "/set-video-thumbnail"
+        | "/create-file-job"
+        | "/create-archive-request"
+        | "/create-file-review"
+        | "/create-event-subscription" => Some(READ_WRITE),
         "/generate-file-urls"
         | "/insert-file"
         | "/create-multipart-upload"
@@ -140,7 +163,6 @@ pub fn needed_scope(route: &str) -> Option<Scope> {
         | "/tag-files"
         | "/update-file-tags"
         | "/update-file-description"
-        | "/toggle-file-access"
         | "/create-gallery"
         | "/create-playlist"
         | "/add-to-gallery"
@@ -148,18 +170,13 @@ pub fn needed_scope(route: &str) -> Option<Scope> {
         | "/reorder-gallery"
         | "/reorder-playlist"
         | "/set-cover"
-        | "/set-video-thumbnail"
-        | "/create-file-job"
         | "/cancel-file-job"
-        | "/create-archive-request"
         | "/generate-image"
         | "/create-file-request"
         | "/set-file-request-open"
-        | "/create-file-review"
         | "/reply-to-review-note"
         | "/set-review-note-resolved"
-        | "/create-event-subscription"
-        | "/delete-event-subscription" => Some(Scope::Write),
+        | "/delete-event-subscription" => Some(WRITE),
         _ => None,
     }
 }

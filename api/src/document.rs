@@ -257,10 +257,11 @@ impl Modify for Contract {
 }
 
 fn security(path: &str) -> Vec<SecurityRequirement> {
-    let scopes: Vec<&str> = match auth::needed_scope(path) {
-        Some(scope) => vec![scope.as_str()],
-        None => Scope::ALL.iter().map(|s| s.as_str()).collect(),
-    };
+    let scopes: Vec<&str> = auth::needed_scopes(path)
+        .unwrap_or(&Scope::ALL)
+        .iter()
+        .map(|s| s.as_str())
+        .collect();
     let session = SecurityRequirement::new("session", scopes).add("app", Vec::<String>::new());
     match access(path) {
         Access::Session => vec![session],

@@ -1,6 +1,6 @@
 //! What an API token may do. A token is given one or more scopes (all three unless it was made
 //! with fewer, or an OAuth client was granted fewer); each route of the file service needs one
-//! (`drive-api`'s `auth::needed_scope`).
+//! (`drive-api`'s `auth::needed_scopes`).
 
 use serde::{Deserialize, Serialize};
 

@@ -118,6 +118,7 @@ async fn create_event_subscription(
     let new = NewSubscription {
         id,
         user_id: caller.user_id,
+        token_id: caller.token_id,
         url: url.as_str(),
         kinds: &kinds,
         secret_sealed: state

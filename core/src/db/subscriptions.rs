@@ -7,7 +7,7 @@ use chrono::{DateTime, Utc};
 use sqlx::PgPool;
 
 use crate::db::events::{Cursor, EventKind};
-use crate::id::{SubscriptionId, UserId};
+use crate::id::{SubscriptionId, TokenId, UserId};
 
 /// Subscriptions one account may have.
 pub const MAX_PER_ACCOUNT: i64 = 10;
@@ -60,6 +60,8 @@ const ROW: &str = "id, url, kinds, state, created_at, failures, failing_since, l
 pub struct NewSubscription<'a> {
     pub id: SubscriptionId,
     pub user_id: UserId,
+    /// The API token whose session made it: revoking the token ends the subscription.
+    pub token_id: Option<TokenId>,
     pub url: &'a str,
     pub kinds: &'a [EventKind],
     pub secret_sealed: Vec<u8>,
@@ -85,9 +87,9 @@ pub async fn create(pool: &PgPool, new: NewSubscription<'_>) -> Result<Option<Su
     // are the subscription's (the feed's own end-of-page cursor, `events::page`).
     let kinds: Vec<&str> = new.kinds.iter().map(|k| k.as_str()).collect();
     let row = sqlx::query_as(&format!(
-        "insert into event_subscriptions (id, user_id, url, kinds, secret_sealed, after_xid, after_seq)
+        "insert into event_subscriptions (id, user_id, url, kinds, secret_sealed, after_xid, after_seq, api_token_id)
          values ($1, $2, $3, $4, $5,
-                 (pg_snapshot_xmin(pg_current_snapshot())::text::numeric - 1)::text::xid8, $6)
+                 (pg_snapshot_xmin(pg_current_snapshot())::text::numeric - 1)::text::xid8, $6, $7)
          returning {ROW}"
     ))
     .bind(new.id)
@@ -96,6 +98,7 @@ pub async fn create(pool: &PgPool, new: NewSubscription<'_>) -> Result<Option<Su
     .bind(kinds)
     .bind(new.secret_sealed)
     .bind(i64::MAX)
+    .bind(new.token_id)
     .fetch_one(&mut *tx)
     .await?;
     tx.commit().await?;

@@ -162,6 +162,8 @@ pub async fn end_session(pool: &PgPool, session_secret: &str) -> Result<(), sqlx
 #[derive(Debug, Clone, sqlx::FromRow)]
 pub struct SessionUser {
     pub user_id: UserId,
+    /// The API token the session was exchanged for.
+    pub token_id: TokenId,
     pub plan: Option<Plan>,
     pub expires_at: DateTime<Utc>,
     /// What the session's API token may do, as stored.
@@ -174,7 +176,7 @@ pub struct SessionUser {
 /// session of a revoked API token finds nothing, whoever revoked it and however.
 pub async fn session_user(pool: &PgPool, session_secret: &str) -> Result<Option<SessionUser>, sqlx::Error> {
     sqlx::query_as(
-        "select s.user_id, u.plan, s.expires_at, t.scopes, t.oauth_client_id is not null as app
+        "select s.user_id, t.id as token_id, u.plan, s.expires_at, t.scopes, t.oauth_client_id is not null as app
          from sessions s
          join users u on u.id = s.user_id
          join api_tokens t on t.id = s.api_token_id and t.revoked_at is null

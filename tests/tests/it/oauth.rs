@@ -518,6 +518,75 @@ async fn what_an_attacker_would_try_is_refused() {
     assert_eq!(app.exchange(&access).await.status, StatusCode::UNAUTHORIZED);
 }
 
+/// A token without `read` gets nothing of what is inside files, whatever it may change: making
+/// a file public (which answers its permanent link), a review (whose page links the media), a
+/// job (whose answer can carry a result) and an event subscription (sent the feed) all need
+/// `read` too. And what a token sets up to last ends with it: revoking the token that made an
+/// event subscription deletes the subscription.
+#[tokio::test]
+async fn a_token_without_read_reaches_no_content_and_its_subscriptions_end_with_it() {
+    let receiver = drive_tests::receiver::Receiver::start().await;
+    let app = TestApp::spawn_with(&receiver.trust()).await;
+    let user = app.user(Some("Pro")).await;
+    let file = app
+        .upload(&user, "secret.mp3", "Audio", "audio/mpeg", bytes(50, 2))
+        .await;
+    let limited = |scopes: &[&str]| {
+        let mut args = vec!["create-token", "--handle", user.handle.as_str(), "--json"];
+        for scope in scopes {
+            args.extend(["--scope", scope]);
+        }
+        let made: Value = serde_json::from_str(&app.admin(&args)).unwrap();
+        (
+            made["tokenId"].as_str().unwrap().to_string(),
+            made["apiToken"].as_str().unwrap().to_string(),
+        )
+    };
+    let session = |token: String| {
+        let app = &app;
+        async move {
+            let session = app.exchange(&token).await;
+            assert_eq!(session.status, StatusCode::OK, "{}", session.body);
+            session.body["gelToken"].as_str().unwrap().to_string()
+        }
+    };
+    let hook = json!({ "url": format!("{}/hooks/drive", receiver.url) });
+    let writer = session(limited(&["write"]).1).await;
+    for (route, body) in [
+        ("/toggle-file-access", json!({ "id": file })),
+        ("/create-file-review", json!({ "fileId": file })),
+        (
+            "/create-file-job",
+            json!({ "jobType": "checksum", "fileIds": [file] }),
+        ),
+        ("/create-event-subscription", hook.clone()),
+    ] {
+        call(&app, &writer, route, body)
+            .await
+            .assert_error(403, "insufficient_scope");
+    }
+    let record = app
+        .call(&user, "/generate-download-url", Some(json!({ "id": file })))
+        .await;
+    assert_eq!(record.body["isPublic"], false, "{}", record.body);
+
+    let (token_id, token) = limited(&["read", "write"]);
+    let app_session = session(token).await;
+    let made = call(&app, &app_session, "/create-event-subscription", hook).await;
+    assert_eq!(made.status, StatusCode::OK, "{}", made.body);
+    let subscriptions = || async {
+        let listed = app.call(&user, "/select-event-subscriptions", None).await;
+        listed.body["subscriptions"].as_array().unwrap().len()
+    };
+    assert_eq!(subscriptions().await, 1);
+    app.admin(&["revoke-token", &token_id]);
+    assert_eq!(
+        subscriptions().await,
+        0,
+        "the revoked token's subscription still stands"
+    );
+}
+
 async fn call(app: &TestApp, session: &str, route: &str, body: Value) -> Reply {
     app.send(Some(session), Some(APP_ID), route, Some(body)).await
 }
