@@ -1,6 +1,7 @@
 // The review page: plays the file from a presigned link (renewed before it lapses, keeping the
-// place), lists the notes in the order of the timeline (a note's time seeks the player there),
-// and leaves notes at the player's current moment and replies to them.
+// place), lists the notes in the order of the timeline a page at a time (a note's time seeks
+// the player there; "More notes" shows the next page), and leaves notes at the player's
+// current moment and replies to them.
 "use strict";
 (() => {
   const main = document.getElementById("review");
@@ -12,6 +13,11 @@
   const noteAt = document.getElementById("noteAt");
   const list = document.getElementById("notes");
   const status = document.getElementById("status");
+  // Notes asked of the drive at a time (its most).
+  const PAGE = 100;
+  // The notes shown, and where the next page starts (null: all are shown).
+  let shown = [];
+  let cursor = null;
   nameInput.value = localStorage.getItem("drive-reviewer-name") || "";
 
   function clock(seconds) {
@@ -44,7 +50,33 @@
     return e;
   }
 
+  // Who wrote a note or reply; the owner's are marked as theirs, which no name a reviewer
+  // gives can be.
+  function who(reviewer) {
+    return reviewer.owner ? reviewer.name + " (owner)" : reviewer.name;
+  }
+
+  const more = element("button", "more", "More notes");
+  more.type = "button";
+  more.id = "moreNotes";
+  more.hidden = true;
+  list.after(more);
+  more.addEventListener("click", async () => {
+    more.disabled = true;
+    try {
+      const review = await call("/open-review", { reviewId, cursor, limit: PAGE });
+      shown = shown.concat(review.notes);
+      cursor = review.nextCursor;
+      render(shown);
+    } catch (e) {
+      say(e.message, "bad");
+    } finally {
+      more.disabled = false;
+    }
+  });
+
   function render(notes) {
+    more.hidden = !cursor;
     list.replaceChildren();
     if (!notes.length) list.append(element("li", "empty", "No notes yet."));
     for (const note of notes) {
@@ -57,13 +89,13 @@
         player.currentTime = note.seconds;
         player.play().catch(() => {});
       });
-      li.append(at, element("span", "who", note.reviewer.name));
+      li.append(at, element("span", "who", who(note.reviewer)));
       if (note.resolved) li.append(element("span", "resolved", "resolved"));
       li.append(element("p", "text", note.text));
       const replies = element("ul", "replies");
       for (const r of note.replies) {
         const item = element("li");
-        item.append(element("span", "who", r.reviewer.name + ": "), element("span", "", r.text));
+        item.append(element("span", "who", who(r.reviewer) + ": "), element("span", "", r.text));
         replies.append(item);
       }
       li.append(replies);
@@ -91,9 +123,25 @@
     }
   }
 
+  // Opens the review again from the start, as many pages as it takes to show as many notes as
+  // before (one page at least); answers the last page, with its media link.
+  async function reopen() {
+    const wanted = Math.max(shown.length, 1);
+    let notes = [], review, after = null;
+    do {
+      review = await call("/open-review", after ? { reviewId, cursor: after, limit: PAGE } : { reviewId, limit: PAGE });
+      notes = notes.concat(review.notes);
+      after = review.nextCursor;
+    } while (after && notes.length < wanted);
+    shown = notes;
+    cursor = after;
+    render(shown);
+    return review;
+  }
+
   // Loads the review; a new media link replaces the old one where the player stands.
   async function load() {
-    const review = await call("/open-review", { reviewId });
+    const review = await reopen();
     if (!player.src) {
       player.src = review.mediaUrl;
     } else {
@@ -102,14 +150,8 @@
       player.currentTime = at;
       if (!paused) player.play().catch(() => {});
     }
-    render(review.notes);
     const renewIn = Math.max(new Date(review.expiresAt) - Date.now() - 10 * 60 * 1000, 60 * 1000);
     setTimeout(() => load().catch((e) => say(e.message, "bad")), renewIn);
-  }
-
-  async function refreshNotes() {
-    const review = await call("/open-review", { reviewId });
-    render(review.notes);
   }
 
   async function leave(what) {
@@ -124,7 +166,7 @@
     try {
       await call("/add-review-note", { reviewId, reviewerName, ...what });
       say(what.replyTo ? "Reply left." : "Note left at " + clock(what.seconds) + ".", "good");
-      await refreshNotes();
+      await reopen();
     } catch (e) {
       say(e.message, "bad");
     }

@@ -3,14 +3,18 @@
 //! no account) open the review and leave notes and replies through the two routes the review
 //! page calls, each of which writes a `note` event for the owner.
 
+use std::collections::HashMap;
+
 use axum::extract::State;
 use chrono::{DateTime, TimeDelta, Utc};
 use drive_core::db::events::{self, EventKind};
-use drive_core::db::reviews::{self, NewNote, NoteRow, ReviewRow};
+use drive_core::db::reviews::{
+    self, Full, MAX_NOTES_PER_REVIEW, MAX_NOTES_PER_REVIEWER, NewNote, NoteRow, ReviewRow,
+};
 use drive_core::db::{files, users};
 use drive_core::file::FileKind;
 use drive_core::id::{FileId, NoteId, ReviewId};
-use drive_core::input::{Line, List, Text};
+use drive_core::input::{Bounded, Line, List, Text};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
@@ -39,6 +43,8 @@ const MAX_LISTED: i64 = 50;
 const MEDIA_LINK_LIFETIME: TimeDelta = TimeDelta::hours(6);
 /// The latest moment a note may be at: a day into the file.
 const MAX_SECONDS: f64 = 86_400.0;
+/// The notes a page of `/open-review` holds when the call does not say.
+const DEFAULT_PAGE: i64 = 50;
 
 /// Who wrote a note or reply.
 #[derive(Debug, Serialize, ToSchema)]
@@ -109,46 +115,50 @@ fn timecode(seconds: f64) -> String {
     )
 }
 
-fn reviewer(row: &NoteRow) -> Reviewer {
-    Reviewer {
-        name: row.reviewer_name.clone(),
-        owner: row.by_owner,
-    }
-}
-
-fn reply(row: &NoteRow) -> Reply {
+fn reply(row: NoteRow) -> Reply {
     Reply {
         id: row.id,
-        reviewer: reviewer(row),
-        text: row.text.clone(),
+        reviewer: Reviewer {
+            name: row.reviewer_name,
+            owner: row.by_owner,
+        },
+        text: row.text,
         insert_time: row.created_at,
     }
 }
 
-/// Notes in timeline order with their replies, from rows of one review.
-fn edit_list(rows: &[NoteRow]) -> Vec<Note> {
-    rows.iter()
-        .filter(|n| n.reply_to.is_none())
+/// The edit list of rows of one review, notes and replies given in the order of the timeline
+/// (then of writing): its notes in that order, each with its replies. One pass over the rows
+/// (the replies are grouped by the note they answer first), so a long review costs its length.
+fn edit_list(rows: impl IntoIterator<Item = NoteRow>) -> Vec<Note> {
+    let (notes, answers): (Vec<NoteRow>, Vec<NoteRow>) =
+        rows.into_iter().partition(|row| row.reply_to.is_none());
+    let mut replies: HashMap<NoteId, Vec<Reply>> = HashMap::new();
+    for answer in answers {
+        if let Some(note) = answer.reply_to {
+            replies.entry(note).or_default().push(reply(answer));
+        }
+    }
+    notes
+        .into_iter()
         .map(|n| Note {
             id: n.id,
-            reviewer: reviewer(n),
-            text: n.text.clone(),
+            replies: replies.remove(&n.id).unwrap_or_default(),
+            reviewer: Reviewer {
+                name: n.reviewer_name,
+                owner: n.by_owner,
+            },
+            text: n.text,
             seconds: n.seconds,
             timecode: timecode(n.seconds),
             resolved: n.resolved_at.is_some(),
             resolved_time: n.resolved_at,
             insert_time: n.created_at,
-            replies: {
-                let mut replies: Vec<&NoteRow> = rows.iter().filter(|r| r.reply_to == Some(n.id)).collect();
-                replies.sort_by_key(|r| r.created_at);
-                replies.into_iter().map(reply).collect()
-            },
         })
         .collect()
 }
 
-fn review(state: &AppState, row: ReviewRow, notes: &[NoteRow]) -> Review {
-    let own: Vec<NoteRow> = notes.iter().filter(|n| n.review_id == row.id).cloned().collect();
+fn review(state: &AppState, row: ReviewRow, notes: Vec<NoteRow>) -> Review {
     Review {
         url: page_url(state, row.id),
         id: row.id,
@@ -159,7 +169,7 @@ fn review(state: &AppState, row: ReviewRow, notes: &[NoteRow]) -> Review {
             kind: row.kind,
         },
         insert_time: row.created_at,
-        notes: edit_list(&own),
+        notes: edit_list(notes),
     }
 }
 
@@ -202,7 +212,7 @@ async fn create_file_review(
         None => file.file_name.clone(),
     };
     let row = reviews::create(&state.db, caller.user_id, file.id, &title).await?;
-    Ok(axum::Json(review(&state, row, &[])))
+    Ok(axum::Json(review(&state, row, Vec::new())))
 }
 
 #[derive(Debug, Default, Deserialize, ToSchema)]
@@ -238,9 +248,18 @@ async fn select_file_reviews(
     )
     .await?;
     let ids: Vec<ReviewId> = rows.iter().map(|r| r.id).collect();
-    let notes = reviews::notes(&state.db, &ids).await?;
+    let mut notes: HashMap<ReviewId, Vec<NoteRow>> = HashMap::new();
+    for note in reviews::notes(&state.db, &ids).await? {
+        notes.entry(note.review_id).or_default().push(note);
+    }
     Ok(axum::Json(Reviews {
-        reviews: rows.into_iter().map(|row| review(&state, row, &notes)).collect(),
+        reviews: rows
+            .into_iter()
+            .map(|row| {
+                let own = notes.remove(&row.id).unwrap_or_default();
+                review(&state, row, own)
+            })
+            .collect(),
     }))
 }
 
@@ -279,7 +298,7 @@ async fn reply_to_review_note(
         },
     )
     .await?;
-    Ok(axum::Json(reply(&row)))
+    Ok(axum::Json(reply(row)))
 }
 
 #[derive(Debug, Deserialize, ToSchema)]
@@ -320,6 +339,10 @@ async fn set_review_note_resolved(
 #[serde(rename_all = "camelCase")]
 pub struct OpenReviewInput {
     review_id: ReviewId,
+    /// A `nextCursor` from before: the notes that follow it. Left out: from the start.
+    cursor: Option<NoteId>,
+    /// Notes on the page, 1 to 100; default 50. Each comes with all its replies.
+    limit: Option<Bounded<1, 100>>,
 }
 
 /// A review as its page shows it.
@@ -334,10 +357,15 @@ pub struct OpenedReview {
     /// Where to play the file from, for `expiresAt`; open the review again for a new one.
     media_url: String,
     expires_at: DateTime<Utc>,
+    /// A page of the edit list: notes in the order of the timeline (then of writing), each
+    /// with its replies.
     notes: Vec<Note>,
+    /// Pass back as `cursor` for the notes that follow; null on the last page.
+    next_cursor: Option<NoteId>,
 }
 
-/// Open a review (no account): the file to play and the notes so far.
+/// Open a review (no account): the file to play and a page of the notes so far, in the order
+/// of the timeline.
 #[utoipa::path(post, path = "/open-review", tag = "reviewers", request_body = OpenReviewInput,
     responses((status = 200, body = OpenedReview)))]
 async fn open_review(
@@ -347,11 +375,26 @@ async fn open_review(
 ) -> ApiResult<axum::Json<OpenedReview>> {
     state.limits.check(Limited::Anonymous, client).await?;
     let row = available(&state, input.review_id).await?;
+    if let Some(cursor) = input.cursor {
+        let note = reviews::note_of_review(&state.db, row.id, cursor).await?;
+        if note.is_none_or(|n| n.reply_to.is_some()) {
+            return Err(ApiError::invalid(
+                "cursor",
+                "cursor must be a nextCursor this review answered",
+            ));
+        }
+    }
     let media_url = state
         .storage
         .presign_get(row.bucket, &row.object_key, &row.file_name, MEDIA_LINK_LIFETIME)
         .await?;
-    let notes = reviews::notes(&state.db, &[row.id]).await?;
+    let limit = input.limit.map_or(DEFAULT_PAGE, Bounded::get);
+    let mut page = reviews::page(&state.db, row.id, input.cursor, limit + 1).await?;
+    let more = page.len() as i64 > limit;
+    page.truncate(limit as usize);
+    let next_cursor = if more { page.last().map(|n| n.id) } else { None };
+    let ids: Vec<NoteId> = page.iter().map(|n| n.id).collect();
+    let replies = reviews::replies(&state.db, &ids).await?;
     Ok(axum::Json(OpenedReview {
         id: row.id,
         title: row.title,
@@ -359,7 +402,8 @@ async fn open_review(
         kind: row.kind,
         media_url,
         expires_at: Utc::now() + MEDIA_LINK_LIFETIME,
-        notes: edit_list(&notes),
+        notes: edit_list(page.into_iter().chain(replies)),
+        next_cursor,
     }))
 }
 
@@ -375,7 +419,10 @@ pub async fn available(state: &AppState, id: ReviewId) -> ApiResult<ReviewRow> {
 #[serde(rename_all = "camelCase")]
 pub struct AddNoteInput {
     review_id: ReviewId,
-    /// Who is writing: 1 to 100 characters.
+    /// Who is writing: 1 to 100 characters, not the review's owner's handle (in any case,
+    /// spacing, punctuation or compatibility form). A name writes at most 100 notes and
+    /// replies on one review, and reviewers together at most 500; past either the call is
+    /// 400 `too_many_notes` naming `reviewerName` or `reviewId`.
     reviewer_name: Line<1, 100>,
     /// 1 to 2000 characters.
     text: Text<1, 2000>,
@@ -388,7 +435,8 @@ pub struct AddNoteInput {
 }
 
 /// Leave a note at a moment, or a reply to one (no account): answers the note, with its
-/// replies. The owner gets a `note` event.
+/// replies. The owner gets a `note` event. Reviewers write at most 500 notes and replies on a
+/// review, at most 100 under one name; the owner's handle is not a reviewer's name.
 #[utoipa::path(post, path = "/add-review-note", tag = "reviewers", request_body = AddNoteInput,
     responses((status = 200, body = Note)))]
 async fn add_review_note(
@@ -400,7 +448,15 @@ async fn add_review_note(
     let name = input.reviewer_name.trim();
     let text = input.text.trim();
     let review = available(&state, input.review_id).await?;
-    let (reply_to, seconds) = match (input.reply_to, input.seconds) {
+    // The owner's replies are signed with the handle, so a reviewer under it would pass for them.
+    let handle = users::handle_of(&state.db, review.user_id).await?;
+    if reviews::name_key(name) == reviews::name_key(&handle) {
+        return Err(ApiError::invalid(
+            "reviewerName",
+            "that is the name of the review's owner; write under your own",
+        ));
+    }
+    let (answered, seconds) = match (input.reply_to, input.seconds) {
         (Some(_), Some(_)) => {
             return Err(ApiError::invalid(
                 "seconds",
@@ -419,7 +475,8 @@ async fn add_review_note(
                     "replies answer notes, not other replies",
                 ));
             }
-            (Some(note.id), note.seconds)
+            let seconds = note.seconds;
+            (Some(note), seconds)
         }
         (None, Some(seconds)) if seconds.is_finite() && (0.0..=MAX_SECONDS).contains(&seconds) => {
             (None, seconds)
@@ -428,11 +485,11 @@ async fn add_review_note(
         (None, None) => return Err(ApiError::missing("seconds")),
     };
     let mut tx = state.db.begin().await?;
-    let row = reviews::add(
+    let written = reviews::add_by_reviewer(
         &mut tx,
         &NewNote {
             review_id: review.id,
-            reply_to,
+            reply_to: answered.as_ref().map(|n| n.id),
             reviewer_name: name,
             by_owner: false,
             text,
@@ -440,6 +497,26 @@ async fn add_review_note(
         },
     )
     .await?;
+    let row = match written {
+        Ok(row) => row,
+        Err(Full::Review) => {
+            return Err(ApiError::bad_request(
+                "too_many_notes",
+                "reviewId",
+                format!("this review has the most notes and replies it takes ({MAX_NOTES_PER_REVIEW})"),
+            ));
+        }
+        Err(Full::Reviewer) => {
+            return Err(ApiError::bad_request(
+                "too_many_notes",
+                "reviewerName",
+                format!(
+                    "this name has left the most notes and replies one name may on a review \
+                     ({MAX_NOTES_PER_REVIEWER})"
+                ),
+            ));
+        }
+    };
     let fields = serde_json::json!({
         "reviewer": { "name": row.reviewer_name },
         "text": row.text,
@@ -451,13 +528,18 @@ async fn add_review_note(
     });
     events::record(&mut tx, review.user_id, EventKind::Note, review.id, fields).await?;
     tx.commit().await?;
-    let shown = row.reply_to.unwrap_or(row.id);
-    let notes = reviews::notes(&state.db, &[review.id]).await?;
-    edit_list(&notes)
-        .into_iter()
-        .find(|n| n.id == shown)
+    // The note written, or the note answered with every reply (this one among them).
+    let (note, replies) = match answered {
+        Some(note) => {
+            let replies = reviews::replies(&state.db, &[note.id]).await?;
+            (note, replies)
+        }
+        None => (row, Vec::new()),
+    };
+    edit_list(std::iter::once(note).chain(replies))
+        .pop()
         .map(axum::Json)
-        .ok_or_else(|| ApiError::Machine("a note just written was not found".into()))
+        .ok_or_else(|| ApiError::Machine("a note just written made no edit list".into()))
 }
 
 fn note_not_found() -> ApiError {
@@ -466,7 +548,49 @@ fn note_not_found() -> ApiError {
 
 #[cfg(test)]
 mod tests {
-    use super::timecode;
+    use chrono::{TimeDelta, Utc};
+    use drive_core::db::reviews::NoteRow;
+    use drive_core::id::{NoteId, ReviewId};
+
+    use super::{edit_list, timecode};
+
+    #[test]
+    fn the_edit_list_puts_each_reply_under_its_note_in_the_order_given() {
+        let review = ReviewId::random();
+        let start = Utc::now();
+        let row = |n: i64, seconds: f64, reply_to: Option<NoteId>| NoteRow {
+            id: NoteId::random(),
+            review_id: review,
+            reply_to,
+            reviewer_name: format!("r{n}"),
+            by_owner: false,
+            text: format!("t{n}"),
+            seconds,
+            resolved_at: None,
+            created_at: start + TimeDelta::seconds(n),
+        };
+        // As the queries give them: the timeline, then the time of writing.
+        let early = row(1, 0.5, None);
+        let late = row(0, 2.0, None);
+        let rows = vec![
+            early.clone(),
+            row(3, 0.5, Some(early.id)),
+            late.clone(),
+            row(2, 2.0, Some(late.id)),
+            row(4, 2.0, Some(late.id)),
+        ];
+        let list = edit_list(rows);
+        let shape: Vec<(&str, Vec<&str>)> = list
+            .iter()
+            .map(|n| {
+                (
+                    n.text.as_str(),
+                    n.replies.iter().map(|r| r.text.as_str()).collect(),
+                )
+            })
+            .collect();
+        assert_eq!(shape, [("t1", vec!["t3"]), ("t0", vec!["t2", "t4"])]);
+    }
 
     #[test]
     fn timecodes_are_hours_minutes_seconds_and_milliseconds() {

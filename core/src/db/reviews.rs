@@ -105,6 +105,39 @@ pub async fn notes(pool: &PgPool, review_ids: &[ReviewId]) -> Result<Vec<NoteRow
     .await
 }
 
+/// Up to `limit` notes (not replies) of one review in the order of the timeline (then of
+/// writing), those after the note `after` when given.
+pub async fn page(
+    pool: &PgPool,
+    review_id: ReviewId,
+    after: Option<NoteId>,
+    limit: i64,
+) -> Result<Vec<NoteRow>, sqlx::Error> {
+    sqlx::query_as(&format!(
+        "select {NOTE_COLUMNS} from review_notes
+         where review_id = $1 and reply_to is null
+           and ($2::uuid is null
+                or (seconds, created_at, id) > (select seconds, created_at, id from review_notes where id = $2 and review_id = $1))
+         order by seconds, created_at, id
+         limit $3"
+    ))
+    .bind(review_id)
+    .bind(after)
+    .bind(limit)
+    .fetch_all(pool)
+    .await
+}
+
+/// The replies to these notes, oldest first.
+pub async fn replies(pool: &PgPool, note_ids: &[NoteId]) -> Result<Vec<NoteRow>, sqlx::Error> {
+    sqlx::query_as(&format!(
+        "select {NOTE_COLUMNS} from review_notes where reply_to = any($1) order by created_at, id"
+    ))
+    .bind(note_ids)
+    .fetch_all(pool)
+    .await
+}
+
 /// A note or a reply being written.
 #[derive(Debug, Clone)]
 pub struct NewNote<'a> {
@@ -131,6 +164,64 @@ pub async fn add(conn: &mut PgConnection, note: &NewNote<'_>) -> Result<NoteRow,
     .bind(note.seconds)
     .fetch_one(conn)
     .await
+}
+
+/// The most notes and replies reviewers may write on one review (the owner's replies are not
+/// counted): past it, each `/add-review-note` would still cost every reader of the review.
+pub const MAX_NOTES_PER_REVIEW: usize = 500;
+/// The most notes and replies one reviewer name (as [`name_key`] reads it) may write on one
+/// review, so one voice cannot take the whole of [`MAX_NOTES_PER_REVIEW`] by itself.
+pub const MAX_NOTES_PER_REVIEWER: usize = 100;
+
+/// What a name is, whatever its spelling: compatibility forms folded (NFKC: full-width and
+/// styled letters are plain ones), lower case, letters and digits only. Two names with the
+/// same key are one reviewer, for the caps and for telling a reviewer from the owner.
+pub fn name_key(name: &str) -> String {
+    use unicode_normalization::UnicodeNormalization;
+    name.nfkc()
+        .flat_map(char::to_lowercase)
+        .filter(|c| c.is_alphanumeric())
+        .collect()
+}
+
+/// Why a reviewer's note was not written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Full {
+    /// Reviewers have written [`MAX_NOTES_PER_REVIEW`] notes and replies on the review.
+    Review,
+    /// This name has written [`MAX_NOTES_PER_REVIEWER`] of them.
+    Reviewer,
+}
+
+/// Writes a reviewer's note or reply, unless the review or the name has written its most. The
+/// counts are taken under a lock on the review held to the end of `conn`'s transaction, so
+/// notes written at once cannot pass a cap together.
+pub async fn add_by_reviewer(
+    conn: &mut PgConnection,
+    note: &NewNote<'_>,
+) -> Result<Result<NoteRow, Full>, sqlx::Error> {
+    // An advisory lock, not the review's row: a row lock would take a transaction id, which
+    // holds back the event feed until the note's transaction ends.
+    sqlx::query("select pg_advisory_xact_lock(hashtextextended($1::text, 7))")
+        .bind(note.review_id)
+        .execute(&mut *conn)
+        .await?;
+    // Never more than the cap is read, even of a review that held more before there was one.
+    let names: Vec<String> = sqlx::query_scalar(
+        "select reviewer_name from review_notes where review_id = $1 and not by_owner limit $2",
+    )
+    .bind(note.review_id)
+    .bind(MAX_NOTES_PER_REVIEW as i64)
+    .fetch_all(&mut *conn)
+    .await?;
+    if names.len() >= MAX_NOTES_PER_REVIEW {
+        return Ok(Err(Full::Review));
+    }
+    let key = name_key(note.reviewer_name);
+    if names.iter().filter(|name| name_key(name) == key).count() >= MAX_NOTES_PER_REVIEWER {
+        return Ok(Err(Full::Reviewer));
+    }
+    add(conn, note).await.map(Ok)
 }
 
 /// A note or reply of one review, for a reply to find what it answers.
@@ -180,4 +271,20 @@ pub async fn set_resolved(
     .bind(resolved)
     .fetch_optional(pool)
     .await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::name_key;
+
+    #[test]
+    fn a_name_is_one_whatever_its_case_spacing_punctuation_or_compatibility_form() {
+        let key = name_key("mary_ann");
+        for spelling in ["Mary Ann", "MARY-ANN", "@mary.ann", "ＭＡＲＹ ＡＮＮ", "𝐌𝐚𝐫𝐲 𝐀𝐧𝐧"]
+        {
+            assert_eq!(name_key(spelling), key, "{spelling}");
+        }
+        assert_ne!(name_key("Mary Anne"), key);
+        assert_eq!(name_key("Zoë"), name_key("ZOË"));
+    }
 }

@@ -285,3 +285,73 @@ async fn a_reviewer_plays_the_video_leaves_a_note_at_a_moment_replies_and_the_ow
     assert_eq!(events[1]["replyTo"], events[0]["noteId"]);
     assert_eq!(events[1]["review"]["id"], review["id"]);
 }
+
+#[tokio::test]
+async fn the_review_page_shows_the_notes_a_page_at_a_time_and_marks_the_owners_replies() {
+    let app = TestApp::spawn().await;
+    let owner = app.user(Some("Pro")).await;
+    let video = app
+        .upload(&owner, "cut.webm", "Video", "video/webm", crate::reviews::webm())
+        .await;
+    let made = app
+        .call(&owner, "/create-file-review", Some(json!({ "fileId": video })))
+        .await;
+    assert_eq!(made.status, 200, "{}", made.body);
+    let review = made.body;
+    // One more note than the page asks for at a time (100), from two names (100 is one's most).
+    let mut first = None;
+    for n in 0..101 {
+        let name = if n % 2 == 0 { "Ana" } else { "Ben" };
+        let left = drive_tests::senders::call(
+            &app,
+            "/add-review-note",
+            json!({ "reviewId": review["id"], "reviewerName": name, "text": format!("note {n}"), "seconds": n as f64 * 0.01 }),
+        )
+        .await;
+        assert_eq!(left.status, 200, "{}", left.body);
+        first.get_or_insert(left.body["id"].clone());
+    }
+    let replied = app
+        .call(
+            &owner,
+            "/reply-to-review-note",
+            Some(json!({ "noteId": first, "text": "On it." })),
+        )
+        .await;
+    assert_eq!(replied.status, 200, "{}", replied.body);
+
+    let browser = Browser::start().await;
+    let page = &browser.client;
+    page.goto(review["url"].as_str().unwrap()).await.unwrap();
+    browser
+        .wait_for_text(
+            "#notes .replies",
+            &format!("{} (owner): On it.", owner.handle),
+            10,
+        )
+        .await;
+    let shown = "return document.querySelectorAll('#notes > li').length";
+    assert_eq!(number(&browser, shown).await, 100.0);
+    assert!(!hidden(&browser, "moreNotes").await);
+    page.find(Locator::Css("#moreNotes"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    browser.wait_for_text("#notes", "note 100", 10).await;
+    assert_eq!(number(&browser, shown).await, 101.0);
+    assert!(hidden(&browser, "moreNotes").await);
+    browser.close().await;
+}
+
+/// Whether the element with this id is hidden.
+async fn hidden(browser: &Browser, id: &str) -> bool {
+    browser
+        .client
+        .execute(&format!("return document.getElementById('{id}').hidden"), vec![])
+        .await
+        .unwrap()
+        .as_bool()
+        .unwrap()
+}

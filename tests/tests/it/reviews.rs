@@ -293,3 +293,185 @@ async fn bad_input_is_a_400_naming_the_field_and_others_reviews_do_not_exist() {
     assert_eq!(deleted.status, 200);
     assert!(reviews(&app, &owner, json!({})).await.is_empty());
 }
+
+/// `name` in full-width letters and digits (`ｕｓｅｒ－…`), which look like the plain ones.
+fn full_width(name: &str) -> String {
+    name.chars()
+        .map(|c| match c {
+            '!'..='~' => char::from_u32(c as u32 - 0x21 + 0xFF01).unwrap(),
+            c => c,
+        })
+        .collect()
+}
+
+/// Sends the notes (each a body for `/add-review-note`) 16 at a time: the status and body of each.
+async fn leave_all(app: &TestApp, bodies: Vec<Value>) -> Vec<(u16, Value)> {
+    use futures::StreamExt;
+    futures::stream::iter(bodies)
+        .map(|body| async move {
+            let left = call(app, "/add-review-note", body).await;
+            (left.status.as_u16(), left.body)
+        })
+        .buffer_unordered(16)
+        .collect()
+        .await
+}
+
+#[tokio::test]
+async fn a_review_takes_500_notes_100_a_name_none_under_the_owners_handle_and_opens_a_page_at_a_time() {
+    // Far more calls than a reader of a page makes: the address's limit is not what is tested.
+    let app = TestApp::spawn_with(&[("DRIVE_RATE_ANONYMOUS_PER_MINUTE", "100000")]).await;
+    let owner = app.user(Some("Pro")).await;
+    let video = app.upload(&owner, "v.webm", "Video", "video/webm", webm()).await;
+    let review = create(&app, &owner, json!({ "fileId": video })).await;
+    let id = review["id"].as_str().unwrap();
+    let at = |n: usize| (n % 7) as f64 * 0.5;
+
+    // The owner's handle, in any spelling, is not a reviewer's name: their replies are signed with it.
+    let first = note(
+        &app,
+        json!({ "reviewId": id, "reviewerName": "Kim", "text": "note 0", "seconds": at(0) }),
+    )
+    .await;
+    let handle = owner.handle.as_str();
+    for name in [
+        handle.to_string(),
+        handle.to_uppercase(),
+        format!("@{}", handle.replace('-', " ")),
+        full_width(handle),
+    ] {
+        for body in [
+            json!({ "reviewId": id, "reviewerName": name, "text": "I made this", "seconds": 1 }),
+            json!({ "reviewId": id, "reviewerName": name, "text": "Agreed", "replyTo": first["id"] }),
+        ] {
+            call(&app, "/add-review-note", body)
+                .await
+                .assert_bad_field("invalid_field", "reviewerName");
+        }
+    }
+
+    // One name writes 100 notes and replies on a review, however it is spelled and however
+    // many are sent at once.
+    let kim: Vec<Value> = (1..110)
+        .map(|n| {
+            let name = if n % 2 == 0 { "KIM" } else { "kim." };
+            json!({ "reviewId": id, "reviewerName": name, "text": format!("note {n}"), "seconds": at(n) })
+        })
+        .collect();
+    let answers = leave_all(&app, kim).await;
+    let taken = answers.iter().filter(|(status, _)| *status == 200).count();
+    assert_eq!(taken, 99, "with note 0, Kim has 100");
+    for (status, body) in answers.iter().filter(|(status, _)| *status != 200) {
+        assert_eq!(*status, 400, "{body}");
+        assert_eq!(body["code"], "too_many_notes", "{body}");
+        assert_eq!(body["field"], "reviewerName", "{body}");
+        assert_eq!(body["retryable"], false, "{body}");
+    }
+    let kims: Vec<Value> = answers
+        .into_iter()
+        .filter(|(status, _)| *status == 200)
+        .map(|(_, body)| body)
+        .chain([first])
+        .collect();
+
+    // Three more names take 100 notes each, and a fourth answers each of Kim's notes: 500,
+    // the most a review takes from reviewers.
+    let mut bodies = Vec::new();
+    for name in ["Lou", "Ann", "Cy"] {
+        bodies.extend((0..100).map(|n| {
+            json!({ "reviewId": id, "reviewerName": name, "text": format!("{name} {n}"), "seconds": at(n) })
+        }));
+    }
+    bodies.extend(
+        kims.iter().map(
+            |k| json!({ "reviewId": id, "reviewerName": "Bo", "text": "Seconded.", "replyTo": k["id"] }),
+        ),
+    );
+    for (status, body) in leave_all(&app, bodies).await {
+        assert_eq!(status, 200, "{body}");
+    }
+    for body in [
+        json!({ "reviewId": id, "reviewerName": "Dee", "text": "one more", "seconds": 1 }),
+        json!({ "reviewId": id, "reviewerName": "Dee", "text": "one more", "replyTo": kims[0]["id"] }),
+    ] {
+        call(&app, "/add-review-note", body)
+            .await
+            .assert_bad_field("too_many_notes", "reviewId");
+    }
+    // The owner's replies are not the reviewers' to count.
+    let answered = app
+        .call(
+            &owner,
+            "/reply-to-review-note",
+            Some(json!({ "noteId": kims[0]["id"], "text": "Fixed." })),
+        )
+        .await;
+    assert_eq!(answered.status, 200, "{}", answered.body);
+
+    // The review opens 50 notes at a time by default, each with all its replies; walked with
+    // the cursor 100 at a time, it is every note once, in the order of the timeline.
+    let opened = call(&app, "/open-review", json!({ "reviewId": id })).await;
+    assert_eq!(opened.status, 200, "{}", opened.body);
+    assert_eq!(opened.body["notes"].as_array().unwrap().len(), 50);
+    assert!(opened.body["nextCursor"].is_string(), "{}", opened.body);
+    let mut notes: Vec<Value> = Vec::new();
+    let mut cursor = Value::Null;
+    let mut pages = 0;
+    loop {
+        let page = call(
+            &app,
+            "/open-review",
+            json!({ "reviewId": id, "cursor": cursor, "limit": 100 }),
+        )
+        .await;
+        assert_eq!(page.status, 200, "{}", page.body);
+        pages += 1;
+        notes.extend(page.body["notes"].as_array().unwrap().iter().cloned());
+        cursor = page.body["nextCursor"].clone();
+        if cursor.is_null() {
+            break;
+        }
+    }
+    assert_eq!(pages, 4, "400 notes, 100 a page");
+    assert_eq!(notes.len(), 400);
+    let mut ids: Vec<&str> = notes.iter().map(|n| n["id"].as_str().unwrap()).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    assert_eq!(ids.len(), 400, "no note twice");
+    let seconds: Vec<f64> = notes.iter().map(|n| n["seconds"].as_f64().unwrap()).collect();
+    assert!(seconds.is_sorted(), "in the order of the timeline");
+    for note in &notes {
+        let replies = note["replies"].as_array().unwrap();
+        if kims.iter().any(|k| k["id"] == note["id"]) {
+            assert_eq!(
+                replies[0]["reviewer"],
+                json!({ "name": "Bo", "owner": false }),
+                "{note}"
+            );
+        } else {
+            assert!(replies.is_empty(), "{note}");
+        }
+    }
+    let with_owner = notes.iter().find(|n| n["id"] == kims[0]["id"]).unwrap();
+    assert_eq!(
+        with_owner["replies"][1]["reviewer"],
+        json!({ "name": owner.handle, "owner": true })
+    );
+
+    // A cursor is a note of this review: not a reply, not another's.
+    let reply = &with_owner["replies"][0]["id"];
+    for cursor in [reply.clone(), json!(uuid::Uuid::new_v4())] {
+        call(&app, "/open-review", json!({ "reviewId": id, "cursor": cursor }))
+            .await
+            .assert_bad_field("invalid_field", "cursor");
+    }
+    for limit in [0, 101] {
+        let page = call(&app, "/open-review", json!({ "reviewId": id, "limit": limit })).await;
+        assert_eq!(page.status, 400, "{}", page.body);
+        assert_eq!(page.body["field"], "limit", "{}", page.body);
+    }
+
+    // The owner's listing still has every note.
+    let listed = reviews(&app, &owner, json!({ "reviewIds": [id] })).await;
+    assert_eq!(listed[0]["notes"].as_array().unwrap().len(), 400);
+}
