@@ -50,6 +50,9 @@ pub struct Settings {
     pub sealer: Sealer,
     /// Multipart uploads one account may have open at once (`DRIVE_MAX_OPEN_UPLOADS`).
     pub max_open_uploads: i64,
+    /// Bytes a file request's anonymous senders may hold announced and not yet sent, at once
+    /// (`DRIVE_REQUEST_PENDING_BYTES`, default 10 GiB).
+    pub request_pending_bytes: i64,
     /// Jobs one account may have waiting or running at once (`DRIVE_MAX_ACTIVE_JOBS`).
     pub max_active_jobs: i64,
     /// What `/import-from-url` may fetch beyond the public internet (`DRIVE_FETCH_ALLOW_HOSTS`:
@@ -82,6 +85,7 @@ impl Settings {
             upload_tokens: UploadTokens::new(&secret),
             sealer: Sealer::new(&secret),
             max_open_uploads: config::parsed_or("DRIVE_MAX_OPEN_UPLOADS", 100)?,
+            request_pending_bytes: config::parsed_or("DRIVE_REQUEST_PENDING_BYTES", 10 << 30)?,
             max_active_jobs: config::parsed_or("DRIVE_MAX_ACTIVE_JOBS", 10)?,
             fetch_allowances: fetch_allowances.clone(),
             image_allowance: ImageAllowance::from_environment()?,

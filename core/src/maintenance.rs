@@ -3,6 +3,7 @@
 //! it twice, or on two machines at once, does no harm.
 
 use crate::db::{files, forms, generations, requests, reservations, uploads, users};
+use crate::id::RequestId;
 use crate::rewrites::{self, RewriteError};
 use crate::storage::{Bucket, Storage, StorageError};
 use chrono::{DateTime, TimeDelta, Utc};
@@ -280,6 +281,24 @@ pub async fn remove_unrecorded_uploads(
 ) -> Result<Tally, SweepError> {
     let mut tally = Tally::default();
     for key in reservations::expired(db, now).await? {
+        let removed = remove_unrecorded(db, storage, &key, now).await;
+        tally.count(&key, removed);
+    }
+    Ok(tally)
+}
+
+/// Releases what `request_id`'s senders announced and never sent, once the request has stopped
+/// taking files: each upload under way is aborted, its object removed and its reservation
+/// ended (a form may still write for up to its hour: [`follow_rewritten_keys`] removes what it
+/// leaves once it expires). What is being recorded right now is left to the sweep.
+pub async fn release_request(
+    db: &PgPool,
+    storage: &Storage,
+    request_id: RequestId,
+    now: DateTime<Utc>,
+) -> Result<Tally, SweepError> {
+    let mut tally = Tally::default();
+    for key in reservations::of_request(db, request_id).await? {
         let removed = remove_unrecorded(db, storage, &key, now).await;
         tally.count(&key, removed);
     }

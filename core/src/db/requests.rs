@@ -167,6 +167,17 @@ pub async fn set_open(
     }
 }
 
+/// What a file request holds of its owner's storage, as [`lock_and_measure`] finds it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, sqlx::FromRow)]
+pub struct Taken {
+    /// Its arrived files still there, and its uploads under way, in bytes.
+    pub bytes: i64,
+    /// Of those, the uploads under way (announced, not yet recorded): what anonymous senders
+    /// hold without having sent anything yet.
+    pub pending_bytes: i64,
+    pub pending_files: i64,
+}
+
 /// Locks the request's row for the rest of the transaction (senders reserving room take turns)
 /// and answers what it has taken: its files still there and the uploads under way other than
 /// the one under `object_key`.
@@ -174,18 +185,22 @@ pub async fn lock_and_measure(
     conn: &mut PgConnection,
     id: RequestId,
     object_key: &str,
-) -> Result<i64, sqlx::Error> {
+) -> Result<Taken, sqlx::Error> {
     // `no key update`: a sender's arrival row references the request (a key-share lock), which
     // must not wait on this lock, nor this on it.
     sqlx::query("select 1 from file_requests where id = $1 for no key update")
         .bind(id)
         .execute(&mut *conn)
         .await?;
-    sqlx::query_scalar(
-        "select (select coalesce(sum(f.file_size), 0) from request_arrivals a join files f on f.id = a.file_id
-                 where a.request_id = $1 and f.trashed_at is null)::bigint
-              + (select coalesce(sum(file_size), 0) from upload_reservations
-                 where request_id = $1 and object_key <> $2)::bigint",
+    sqlx::query_as(
+        "with pending as (
+             select coalesce(sum(file_size), 0)::bigint as bytes, count(*) as files
+             from upload_reservations where request_id = $1 and object_key <> $2
+         )
+         select (select coalesce(sum(f.file_size), 0) from request_arrivals a join files f on f.id = a.file_id
+                 where a.request_id = $1 and f.trashed_at is null)::bigint + pending.bytes as bytes,
+                pending.bytes as pending_bytes, pending.files as pending_files
+         from pending",
     )
     .bind(id)
     .bind(object_key)

@@ -36,13 +36,10 @@ pub enum Reserve {
     TooManyUploads {
         open: i64,
     },
-    /// A sender's upload would take the file request past its `maxBytes`: `taken` is what
-    /// its files still there and its uploads under way hold.
-    RequestFull {
-        max_bytes: i64,
-        taken: i64,
-        wanted: i64,
-    },
+    /// A sender's upload would take the file request past its `maxBytes`, or past what its
+    /// senders may hold announced and not yet sent ([`ForRequest::max_pending_bytes`],
+    /// [`MAX_PENDING_FILES`]).
+    RequestFull,
 }
 
 /// The file request a sender's upload goes to: its room is checked and held with the quota.
@@ -50,7 +47,14 @@ pub enum Reserve {
 pub struct ForRequest {
     pub id: RequestId,
     pub max_bytes: Option<i64>,
+    /// The most bytes its anonymous senders may hold announced and not yet sent, whatever
+    /// `max_bytes` says (a request without one takes up to the owner's quota, but its senders
+    /// never hold more than this of it at once).
+    pub max_pending_bytes: i64,
 }
+
+/// The most files a request's senders may have announced and not yet sent at once.
+pub const MAX_PENDING_FILES: i64 = 100;
 
 /// How one upload asks for its reservation.
 #[derive(Debug, Clone, Copy)]
@@ -139,14 +143,13 @@ pub async fn reserve(
     }
     if let Some(to) = request.request {
         let taken = crate::db::requests::lock_and_measure(&mut *conn, to.id, request.object_key).await?;
-        if let Some(max_bytes) = to.max_bytes
-            && taken.saturating_add(wanted) > max_bytes
-        {
-            return Ok(Reserve::RequestFull {
-                max_bytes,
-                taken,
-                wanted,
-            });
+        let past_max = to
+            .max_bytes
+            .is_some_and(|max| taken.bytes.saturating_add(wanted) > max);
+        let past_pending = taken.pending_bytes.saturating_add(wanted) > to.max_pending_bytes
+            || taken.pending_files >= MAX_PENDING_FILES;
+        if past_max || past_pending {
+            return Ok(Reserve::RequestFull);
         }
     }
     crate::db::files::cancel_deletions(&mut *conn, Bucket::Private, request.object_key).await?;
@@ -225,12 +228,39 @@ pub async fn release_after_abort(pool: &PgPool, object_key: &str) -> Result<(), 
     Ok(())
 }
 
-/// The keys whose reservations have expired by `now`, oldest first.
+/// Whether the reservation `r` has ended by `$now`: expired, or held for a sender of a file
+/// request that is closed or past its `expireTime` (what its senders announced is released
+/// when it stops taking files).
+const ENDED: &str = "(r.expires_at < $1 or exists (
+        select 1 from file_requests q
+        where q.id = r.request_id and (q.closed_at is not null or q.expires_at <= $1)))";
+
+/// The keys whose reservations have ended by `now` ([`ENDED`]), oldest first.
 pub async fn expired(pool: &PgPool, now: DateTime<Utc>) -> Result<Vec<String>, sqlx::Error> {
-    sqlx::query_scalar("select object_key from upload_reservations where expires_at < $1 order by expires_at")
-        .bind(now)
+    sqlx::query_scalar(&format!(
+        "select r.object_key from upload_reservations r where {ENDED} order by r.expires_at"
+    ))
+    .bind(now)
+    .fetch_all(pool)
+    .await
+}
+
+/// The keys reserved for `request_id`'s senders that have not become files.
+pub async fn of_request(pool: &PgPool, request_id: RequestId) -> Result<Vec<String>, sqlx::Error> {
+    sqlx::query_scalar("select object_key from upload_reservations where request_id = $1")
+        .bind(request_id)
         .fetch_all(pool)
         .await
+}
+
+/// Keeps a sender's reservation until at least `until` (more part URLs were signed).
+pub async fn renew(pool: &PgPool, object_key: &str, until: DateTime<Utc>) -> Result<(), sqlx::Error> {
+    sqlx::query("update upload_reservations set expires_at = greatest(expires_at, $2) where object_key = $1")
+        .bind(object_key)
+        .bind(until)
+        .execute(pool)
+        .await?;
+    Ok(())
 }
 
 /// Takes an expired reservation for the sweep, with its key's lock; `None` when it is gone,
@@ -243,9 +273,11 @@ pub async fn claim_expired(
     if !locks::try_lock_object(&mut *conn, Bucket::Private, object_key).await? {
         return Ok(None);
     }
-    sqlx::query_scalar("select user_id from upload_reservations where object_key = $1 and expires_at < $2")
-        .bind(object_key)
-        .bind(now)
-        .fetch_optional(conn)
-        .await
+    sqlx::query_scalar(&format!(
+        "select r.user_id from upload_reservations r where r.object_key = $2 and {ENDED}"
+    ))
+    .bind(now)
+    .bind(object_key)
+    .fetch_optional(conn)
+    .await
 }

@@ -870,3 +870,85 @@ async fn on_arrival_runs_a_job_on_each_file_a_request_takes_under_the_owners_min
         unknown.body
     );
 }
+
+/// What anonymous senders can hold of the owner's storage is bounded and given back: files
+/// announced and not sent hold at most `DRIVE_REQUEST_PENDING_BYTES` (and 100 files) of a
+/// request without `maxBytes`, a file sent in parts holds its room a day after its last part
+/// URLs, not a week, closing the request gives the room back at once, and a refusal never tells
+/// a sender how much room the owner has.
+#[tokio::test]
+async fn anonymous_senders_hold_little_for_long_and_closing_the_request_gives_it_back() {
+    let app = TestApp::spawn_with(&[
+        ("DRIVE_QUOTA_PRO_BYTES", "200000000"),
+        ("DRIVE_REQUEST_PENDING_BYTES", "100000000"),
+    ])
+    .await;
+    let owner = app.user(Some("Pro")).await;
+    let request = create(&app, &owner, json!({ "title": "No maxBytes" })).await;
+    let id = request["id"].as_str().unwrap();
+    let sender = Sender::start(&app, id, "Anonymous", None).await;
+    // 70 MB in parts (above the form's 64 MiB), announced and never sent.
+    let held = sender.announce(&app, "big.bin", 70_000_000).await;
+    assert_eq!(held.status, 200, "{}", held.body);
+    assert!(held.body["parts"].is_object(), "{}", held.body);
+    let until: chrono::DateTime<chrono::Utc> =
+        sqlx::query_scalar("select expires_at from upload_reservations where request_id = $1")
+            .bind(uuid::Uuid::parse_str(id).unwrap())
+            .fetch_one(&mut app.db().await)
+            .await
+            .unwrap();
+    assert!(
+        until < chrono::Utc::now() + chrono::TimeDelta::hours(26),
+        "an announcement holds the owner's room until {until}"
+    );
+    // 40 MB more would pass what senders may hold unsent, though the owner has room for it.
+    let refused = sender.announce(&app, "more.bin", 40_000_000).await;
+    refused.assert_bad_field("request_full", "fileSize");
+    // Past the owner's free space, the refusal is the same, word for word: no numbers.
+    let over = sender.announce(&app, "huge.bin", 150_000_000).await;
+    over.assert_bad_field("request_full", "fileSize");
+    assert_eq!(over.body, refused.body);
+    assert!(
+        !over.body["error"]
+            .as_str()
+            .unwrap()
+            .chars()
+            .any(|c| c.is_ascii_digit()),
+        "{}",
+        over.body
+    );
+
+    // The owner cannot upload 150 MB while the sender holds 70; closing the request frees it.
+    let upload = |size: i64| json!({ "type": "Other", "fileName": "mine.bin", "fileSize": size, "objectKey": owner.key("mine.bin") });
+    app.call(&owner, "/create-multipart-upload", Some(upload(150_000_000)))
+        .await
+        .assert_bad_field("storage_limit_reached", "fileSize");
+    let closed = app
+        .call(
+            &owner,
+            "/set-file-request-open",
+            Some(json!({ "requestId": id, "open": false })),
+        )
+        .await;
+    assert_eq!(closed.status, 200, "{}", closed.body);
+    let mine = app
+        .call(&owner, "/create-multipart-upload", Some(upload(150_000_000)))
+        .await;
+    assert_eq!(
+        mine.status, 200,
+        "closing the request gave nothing back: {}",
+        mine.body
+    );
+
+    // A hundred files announced and not sent are the most a request's senders may hold.
+    let request = create(&app, &owner, json!({ "title": "Many small" })).await;
+    let sender = Sender::start(&app, request["id"].as_str().unwrap(), "Many", None).await;
+    for n in 0..100 {
+        let added = sender.announce(&app, &format!("{n}.txt"), 10).await;
+        assert_eq!(added.status, 200, "{}", added.body);
+    }
+    sender
+        .announce(&app, "one-more.txt", 10)
+        .await
+        .assert_bad_field("request_full", "fileSize");
+}

@@ -13,6 +13,7 @@ use drive_core::folder::{FolderPath, listed};
 use drive_core::id::{DropId, FolderId, RequestId};
 use drive_core::input::{Bounded, Line, List, Text};
 use drive_core::job::{JobSpec, JobType, SettingsError};
+use drive_core::maintenance;
 use drive_core::records::FolderRef;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -420,6 +421,14 @@ async fn set_file_request_open(
     let row = requests::set_open(&state.db, caller.user_id, input.request_id, input.open)
         .await?
         .ok_or_else(request_not_found)?;
+    if !row.is_open(Utc::now()) {
+        // What its senders hold of the owner's storage without having sent it is given back
+        // now; whatever this misses (an upload being recorded at this moment), the sweep does.
+        let released = maintenance::release_request(&state.db, &state.storage, row.id, Utc::now()).await;
+        if let Err(cause) = released {
+            tracing::warn!(request.id = %row.id, %cause, "a closed request's uploads are left to the sweep");
+        }
+    }
     Ok(axum::Json(RequestOpen {
         id: row.id,
         open: row.is_open(Utc::now()),

@@ -17,7 +17,7 @@ use drive_core::file::{FileName, FileSize, guess_type};
 use drive_core::id::{ArrivalId, DropId, RequestId};
 use drive_core::input::{Bounded, Line, List, Text};
 use drive_core::job::JobSpec;
-use drive_core::multipart::{DEFAULT_PART_SIZE, MAX_PARTS, PART_URL_LIFETIME, PartPlan, UPLOAD_LIFETIME};
+use drive_core::multipart::{DEFAULT_PART_SIZE, MAX_PARTS, PART_URL_LIFETIME, PartPlan};
 use drive_core::storage::{Bucket, PostRules, StoredHeaders};
 use drive_core::token;
 use serde::{Deserialize, Serialize};
@@ -204,7 +204,10 @@ async fn add_request_file(
     };
     let by_form = file_size <= FORM_MAX;
     let form_until = by_form.then_some(now + FORM_LIFETIME);
-    let last_write = form_until.unwrap_or(now + UPLOAD_LIFETIME + PART_URL_LIFETIME);
+    // A sender's parts are signed for a day at a time: the reservation lapses a day after the
+    // last signing (`/sign-request-parts` renews it), not with the upload's week, so an
+    // announcement with nothing sent holds the owner's room a day at most.
+    let last_write = form_until.unwrap_or(now + PART_URL_LIFETIME);
     let reservation = reservations::Request {
         user_id: request.user_id,
         object_key: &arrival.object_key,
@@ -215,6 +218,7 @@ async fn add_request_file(
         request: Some(ForRequest {
             id: request.id,
             max_bytes: request.max_bytes,
+            max_pending_bytes: state.settings.request_pending_bytes,
         }),
     };
     match reservations::reserve(&mut tx, reservation, limit).await? {
@@ -226,27 +230,10 @@ async fn add_request_file(
                 "an arrival's key was reserved for another size".into(),
             ));
         }
-        Reserve::RequestFull {
-            max_bytes,
-            taken,
-            wanted,
-        } => {
-            return Err(ApiError::bad_request(
-                "request_full",
-                "fileSize",
-                format!(
-                    "this request takes at most {max_bytes} bytes and has room for {} more; this file has {wanted}",
-                    (max_bytes - taken).max(0)
-                ),
-            ));
-        }
-        // The owner's numbers are not the sender's to see.
-        Reserve::OverQuota { .. } | Reserve::TooManyUploads { .. } => {
-            return Err(ApiError::bad_request(
-                "request_full",
-                "fileSize",
-                "this request cannot take this file now: its owner's storage is full",
-            ));
+        // One answer, with no numbers, whichever limit it met: the request's, what its senders
+        // may hold unsent, or the owner's storage, which is not the sender's to measure.
+        Reserve::RequestFull | Reserve::OverQuota { .. } | Reserve::TooManyUploads { .. } => {
+            return Err(request_full());
         }
     }
 
@@ -320,10 +307,10 @@ async fn sign_request_parts(
     let mut numbers: Vec<i64> = input.part_numbers.into_iter().map(Bounded::get).collect();
     numbers.sort_unstable();
     numbers.dedup();
-    Ok(axum::Json(SignedRequestParts {
-        parts: multipart::sign_parts(&state, &row, &numbers).await?,
-        expires_at: Utc::now() + PART_URL_LIFETIME,
-    }))
+    let expires_at = Utc::now() + PART_URL_LIFETIME;
+    let parts = multipart::sign_parts(&state, &row, &numbers).await?;
+    reservations::renew(&state.db, &arrival.object_key, expires_at + RECORD_GRACE).await?;
+    Ok(axum::Json(SignedRequestParts { parts, expires_at }))
 }
 
 #[derive(Debug, Deserialize, ToSchema)]
@@ -392,11 +379,7 @@ async fn finish_request_file(
             ApiError::BadRequest {
                 code: "storage_limit_reached",
                 ..
-            } => ApiError::bad_request(
-                "request_full",
-                "fileSize",
-                "this request cannot take this file now: its owner's storage is full",
-            ),
+            } => request_full(),
             e => e,
         })?;
     requests::arrived(&mut tx, arrival.id, recorded.file.id).await?;
@@ -552,6 +535,17 @@ async fn sending(
         .await?
         .ok_or_else(request_not_found)?;
     Ok((arrival, request))
+}
+
+/// 400 `request_full`: the file does not fit now. The same sentence whatever limit it met, so a
+/// sender learns nothing of the owner's storage.
+fn request_full() -> ApiError {
+    ApiError::bad_request(
+        "request_full",
+        "fileSize",
+        "this request cannot take this file now: it is full, or holds as much as it may of files \
+         announced and not yet sent",
+    )
 }
 
 fn request_not_found() -> ApiError {
