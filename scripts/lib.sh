@@ -290,10 +290,22 @@ drive_compose() {
   docker-compose -f docker/compose.yaml -p "${DRIVE_COMPOSE_PROJECT:-drive}" "$@"
 }
 
+# A new DRIVE_SECRET: 32 random bytes in hex (what `openssl rand -hex 32` makes; the drive
+# refuses one under 256 bits).
+new_drive_secret() {
+  head -c 32 /dev/urandom | od -An -vtx1 | tr -d ' \n'
+}
+
+# Whether `$1` is a DRIVE_SECRET these scripts made since the 256-bit rule (64 hex digits): one
+# kept from before (base64 of 32 bytes with +/= removed) is refused by the drive.
+is_drive_secret() {
+  [[ "$1" =~ ^[0-9a-f]{64}$ ]]
+}
+
 # The secrets compose reads: DRIVE_SECRET, DRIVE_S3_SECRET_ACCESS_KEY, POSTGRES_PASSWORD and
 # REDIS_PASSWORD from the environment when all four are set, or else made once and kept in
-# .drive/docker.env (0600; a file from before Redis had a password gets one added); and the models
-# folder the API and workers mount.
+# .drive/docker.env (0600; a file from before Redis had a password gets one added, and one from
+# before the 256-bit rule a new DRIVE_SECRET); and the models folder the API and workers mount.
 load_docker_env() {
   export DRIVE_MODELS="${DRIVE_MODELS:-$HOME/.cache/drive/models}"
   if [ -n "${DRIVE_SECRET:-}" ] && [ -n "${DRIVE_S3_SECRET_ACCESS_KEY:-}" ] && [ -n "${POSTGRES_PASSWORD:-}" ] &&
@@ -305,10 +317,14 @@ load_docker_env() {
     mkdir -p .drive
     (
       umask 077
-      echo "DRIVE_SECRET=$(head -c 32 /dev/urandom | base64 | tr -d '/+=')" >"$env_file"
+      echo "DRIVE_SECRET=$(new_drive_secret)" >"$env_file"
       echo "DRIVE_S3_SECRET_ACCESS_KEY=$(head -c 24 /dev/urandom | base64 | tr -d '/+=')" >>"$env_file"
       echo "POSTGRES_PASSWORD=$(head -c 24 /dev/urandom | base64 | tr -d '/+=')" >>"$env_file"
     )
+  fi
+  if ! is_drive_secret "$(sed -n 's/^DRIVE_SECRET=//p' "$env_file")"; then
+    echo "$env_file: its DRIVE_SECRET is under 256 bits; making a new one (webhook subscriptions made before must be made again)" >&2
+    sed -i "s/^DRIVE_SECRET=.*/DRIVE_SECRET=$(new_drive_secret)/" "$env_file"
   fi
   if ! grep -q '^REDIS_PASSWORD=' "$env_file"; then
     echo "REDIS_PASSWORD=$(head -c 24 /dev/urandom | base64 | tr -d '/+=')" >>"$env_file"

@@ -73,7 +73,6 @@ pub fn app(state: AppState) -> Router {
     let doc = document::served(doc);
     let router = router
         .route("/openapi.json", get(move || async move { axum::Json(doc) }))
-        .route("/metrics", get(metrics::scrape))
         .merge(pages::router())
         .merge(oauth::router())
         .merge(agent::router());
@@ -83,6 +82,13 @@ pub fn app(state: AppState) -> Router {
             metrics::count,
         ))
         .with_state(state)
+}
+
+/// `GET /metrics` alone, for a listener of its own (`DRIVE_METRICS_LISTEN`): the metrics name
+/// every route and job type and ask the database, so they are for the operator's network only,
+/// never on the public listener (which answers `/metrics` like any unknown route).
+pub fn metrics_app(state: AppState) -> Router {
+    with_error_bodies(Router::new().route("/metrics", get(metrics::scrape))).with_state(state)
 }
 
 /// Every answer that is not a success carries the error body, including those no handler

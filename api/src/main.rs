@@ -5,6 +5,7 @@
 //! - `drive-api admin create-user --handle NAME --plan Pro` makes an account and prints its
 //!   first API token; `admin create-token` and `admin revoke-token` manage tokens.
 
+use std::future::IntoFuture;
 use std::net::SocketAddr;
 use std::sync::Arc;
 
@@ -118,10 +119,12 @@ async fn migrate(pool: &db::PgPool) -> Result<()> {
     db::MIGRATOR.run(pool).await.context("applying migrations")
 }
 
-/// Reads `DRIVE_LISTEN` (default `127.0.0.1:8080`) and the queue's settings (Redis is
-/// connected at start, so a missing queue is found before jobs are).
+/// Reads `DRIVE_LISTEN` (default `127.0.0.1:8080`), `DRIVE_METRICS_LISTEN` (where `/metrics`
+/// is served; unset: nowhere) and the queue's settings (Redis is connected at start, so a
+/// missing queue is found before jobs are).
 async fn serve(pool: db::PgPool) -> Result<()> {
     let listen: SocketAddr = config::parsed_or("DRIVE_LISTEN", SocketAddr::from(([127, 0, 0, 1], 8080)))?;
+    let metrics_listen: Option<SocketAddr> = config::parsed_optional("DRIVE_METRICS_LISTEN")?;
     // Loaded while the rest starts: reading the model takes a moment.
     let models = config::models();
     let cache_bytes = config::parsed_or("DRIVE_SEARCH_CACHE_BYTES", 1usize << 30)?;
@@ -137,6 +140,14 @@ async fn serve(pool: db::PgPool) -> Result<()> {
         .await
         .with_context(|| format!("binding {listen}"))?;
     let address = listener.local_addr()?;
+    let metrics_listener = match metrics_listen {
+        Some(listen) => Some(
+            tokio::net::TcpListener::bind(listen)
+                .await
+                .with_context(|| format!("binding the metrics address {listen} (DRIVE_METRICS_LISTEN)"))?,
+        ),
+        None => None,
+    };
 
     // Readers run as this process's user: not dumpable, it keeps its environment (the store's
     // keys, the database's URL) and memory from them (`/proc/PID/environ`, ptrace).
@@ -170,23 +181,43 @@ async fn serve(pool: db::PgPool) -> Result<()> {
         ),
         metrics: Arc::default(),
     };
-    // The one line on stdout: scripts and tests read the address from it.
+    // Scripts and tests read the addresses from stdout: the metrics' first when served, then
+    // always, last, the API's.
+    if let Some(metrics) = &metrics_listener {
+        println!("metrics on http://{}", metrics.local_addr()?);
+    }
     println!("listening on http://{address}");
     tracing::info!(%address, version = drive_api::API_VERSION, "serving");
-    // On Ctrl-C or SIGTERM (what container runtimes send): stop taking requests and finish
-    // the ones in flight.
+    // On Ctrl-C or SIGTERM (what container runtimes send): both listeners stop taking requests
+    // and finish the ones in flight.
     let mut terminate = signal(SignalKind::terminate()).context("installing a SIGTERM handler")?;
-    let shutdown = async move {
+    let (stop, stopping) = tokio::sync::watch::channel(false);
+    tokio::spawn(async move {
         tokio::select! {
             _ = tokio::signal::ctrl_c() => {}
             _ = terminate.recv() => {}
         }
+        let _ = stop.send(true);
+    });
+    let stopped = |mut stopping: tokio::sync::watch::Receiver<bool>| async move {
+        let _ = stopping.wait_for(|stop| *stop).await;
     };
+    let metrics = metrics_listener.map(|listener| {
+        axum::serve(listener, drive_api::metrics_app(state.clone()))
+            .with_graceful_shutdown(stopped(stopping.clone()))
+            .into_future()
+    });
     // Peer addresses for the per-address rate limits.
     let app = drive_api::app(state).into_make_service_with_connect_info::<SocketAddr>();
-    axum::serve(listener, app)
-        .with_graceful_shutdown(shutdown)
-        .await?;
+    let public = axum::serve(listener, app)
+        .with_graceful_shutdown(stopped(stopping))
+        .into_future();
+    match metrics {
+        Some(metrics) => {
+            tokio::try_join!(public, metrics)?;
+        }
+        None => public.await?,
+    }
     Ok(())
 }
 

@@ -1,4 +1,5 @@
-//! Prometheus metrics of the API at `GET /metrics` (text exposition format 0.0.4): requests by
+//! Prometheus metrics of the API at `GET /metrics` on `DRIVE_METRICS_LISTEN` (off when unset;
+//! never on the public listener), in the text exposition format 0.0.4: requests by
 //! route, method and status with their latency as a histogram, counted by a layer around every
 //! route; the bytes of files recorded by uploads; answers the object store failed; and, read
 //! from the database when scraped, jobs by type and state and the seconds
@@ -16,9 +17,7 @@ use axum::http::Method;
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
-use crate::client::ClientAddress;
 use crate::error::ApiResult;
-use crate::limits::Limited;
 use crate::state::AppState;
 
 /// Upper bounds of the latency buckets, in seconds.
@@ -134,14 +133,9 @@ pub async fn count(State(state): State<AppState>, request: Request, next: Next) 
     response
 }
 
-/// `GET /metrics`. Open to anyone who can reach it (keep it on the internal network), and
-/// counted against the per-address limit for anonymous callers, since each scrape asks the
-/// database.
-pub async fn scrape(
-    State(state): State<AppState>,
-    ClientAddress(client): ClientAddress,
-) -> ApiResult<Response> {
-    state.limits.check(Limited::Anonymous, client).await?;
+/// `GET /metrics`, on the metrics listener only: open to whoever reaches that address (the
+/// operator's network), so not rate-limited.
+pub async fn scrape(State(state): State<AppState>) -> ApiResult<Response> {
     let mut out = String::new();
     state.metrics.render_requests(&mut out);
     let counters = [

@@ -71,10 +71,11 @@ pub struct Settings {
 }
 
 impl Settings {
-    /// Reads `DRIVE_APP_ID` (default `drive`), `DRIVE_SECRET` (required: signs upload
-    /// tokens; keep it stable across restarts and replicas) and the plan quotas.
+    /// Reads `DRIVE_APP_ID` (default `drive`), `DRIVE_SECRET` (required, of 256 bits at least:
+    /// signs upload tokens and seals webhook secrets; keep it stable across restarts and
+    /// replicas) and the plan quotas.
     pub fn from_environment() -> Result<Settings, ConfigError> {
-        let secret = config::required("DRIVE_SECRET")?;
+        let secret = config::secret()?;
         let fetch_allowances = drive_fetch::allowances_from_environment()
             .map_err(|why| config::invalid("DRIVE_FETCH_ROOT_CERT", why))?;
         Ok(Settings {

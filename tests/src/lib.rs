@@ -40,7 +40,7 @@ pub mod tool_server;
 /// The application id every file-service call carries in `X-Drive-App`.
 pub const APP_ID: &str = "drive-test-app";
 /// The `DRIVE_SECRET` of every test app.
-pub const SECRET: &str = "drive-test-secret-for-upload-tokens";
+pub const SECRET: &str = "1060f4d1e0e512463ddcb070c0682b09a3e9e245fa1c04f861acaaee93047a0b";
 
 pub fn env(name: &str) -> String {
     std::env::var(name).unwrap_or_else(|_| panic!("{name} is not set: run the tests with scripts/test"))
@@ -58,6 +58,9 @@ pub fn bin(name: &str) -> PathBuf {
 pub struct TestApp {
     /// The API's base URL, like `http://127.0.0.1:41234`.
     pub url: String,
+    /// Where the (first) API serves `/metrics`, like `http://127.0.0.1:41235`: every test app's
+    /// is on (`DRIVE_METRICS_LISTEN=127.0.0.1:0`) unless the test turns it off.
+    pub metrics_url: Option<String>,
     /// This test's queue: the prefix of every Redis key its API and workers use.
     pub queue: String,
     pub http: reqwest::Client,
@@ -127,11 +130,21 @@ pub fn scaled_out() -> bool {
     std::env::var_os("DRIVE_TEST_SCALE_OUT").is_some()
 }
 
-/// Starts `drive-api serve` with `environment`, its stderr in `log`; answers it and its URL.
-async fn start_api(environment: &[(String, String)], log: &PathBuf) -> (Child, String) {
+/// An API process [`start_api`] started: its base URL (empty when it did not start) and its
+/// metrics listener's (`DRIVE_METRICS_LISTEN`; none when not served).
+struct Started {
+    child: Child,
+    url: String,
+    metrics_url: Option<String>,
+}
+
+/// Starts `drive-api serve` with `environment` (its metrics on a port of their own unless it
+/// says otherwise), its stderr in `log`.
+async fn start_api(environment: &[(String, String)], log: &PathBuf) -> Started {
     let mut command = Command::new(bin("drive-api"));
     command
         .arg("serve")
+        .env("DRIVE_METRICS_LISTEN", "127.0.0.1:0")
         .envs(environment.iter().map(|(k, v)| (k, v)))
         .env("DRIVE_LISTEN", "127.0.0.1:0")
         .env("DRIVE_LOG", "info,drive_api=debug")
@@ -139,16 +152,32 @@ async fn start_api(environment: &[(String, String)], log: &PathBuf) -> (Child, S
         .stderr(std::fs::File::create(log).expect("log file"));
     let mut child = command.spawn().expect("start drive-api");
     let stdout = child.stdout.take().expect("stdout");
-    let url = tokio::task::spawn_blocking(move || {
-        let mut line = String::new();
-        BufReader::new(stdout).read_line(&mut line).ok();
-        line.trim().strip_prefix("listening on ").map(str::to_string)
+    // `metrics on URL` first when they are served, then `listening on URL`.
+    let urls = tokio::task::spawn_blocking(move || {
+        let mut metrics_url = None;
+        for line in BufReader::new(stdout).lines() {
+            let line = line.ok()?;
+            if let Some(url) = line.trim().strip_prefix("metrics on ") {
+                metrics_url = Some(url.to_string());
+            } else {
+                return Some((
+                    line.trim().strip_prefix("listening on ")?.to_string(),
+                    metrics_url,
+                ));
+            }
+        }
+        None
     });
-    let url = tokio::time::timeout(Duration::from_secs(60), url)
+    let urls = tokio::time::timeout(Duration::from_secs(60), urls)
         .await
         .ok()
         .and_then(|r| r.ok().flatten());
-    (child, url.unwrap_or_default())
+    let (url, metrics_url) = urls.unwrap_or_default();
+    Started {
+        child,
+        url,
+        metrics_url,
+    }
 }
 
 impl TestApp {
@@ -214,13 +243,18 @@ impl TestApp {
         if let Some(front) = &balancer {
             api_environment.push(("DRIVE_SITE_URL".to_string(), front.endpoint.clone()));
         }
-        let (child, mut url) = start_api(&api_environment, &log).await;
+        let Started {
+            child,
+            mut url,
+            metrics_url,
+        } = start_api(&api_environment, &log).await;
         let mut others = Vec::new();
         if let Some(front) = &balancer
             && !url.is_empty()
         {
-            let (other, other_url) = start_api(&api_environment, &log.with_extension("2.log")).await;
-            others.push((other, log.with_extension("2.log")));
+            let other = start_api(&api_environment, &log.with_extension("2.log")).await;
+            let other_url = other.url;
+            others.push((other.child, log.with_extension("2.log")));
             front.balance_over(&[&url, &other_url]);
             url = if other_url.is_empty() {
                 other_url
@@ -232,6 +266,7 @@ impl TestApp {
         environment.push(("DRIVE_SITE_URL".to_string(), url.clone()));
         let app = TestApp {
             url,
+            metrics_url,
             queue,
             http: reqwest::Client::new(),
             database_url,
@@ -362,7 +397,7 @@ impl TestApp {
     /// The app's own calls still go to [`TestApp::url`].
     pub async fn start_api(&mut self) -> String {
         let log = self.log.with_extension(format!("{}.log", self.others.len() + 2));
-        let (child, url) = start_api(&self.environment, &log).await;
+        let Started { child, url, .. } = start_api(&self.environment, &log).await;
         self.others.push((child, log));
         assert!(!url.is_empty(), "drive-api did not start:\n{}", self.log());
         url
@@ -371,8 +406,17 @@ impl TestApp {
     /// Starts one more API process with `extra` added to this app's environment, expecting it
     /// to refuse to start (a setting it cannot take); answers what it wrote to stderr.
     pub fn refused_start(&self, extra: &[(&str, &str)]) -> String {
-        let mut child = Command::new(bin("drive-api"))
-            .arg("serve")
+        self.refused("drive-api", "serve", extra)
+    }
+
+    /// [`TestApp::refused_start`] for a worker (`drive-worker work`).
+    pub fn refused_worker_start(&self, extra: &[(&str, &str)]) -> String {
+        self.refused("drive-worker", "work", extra)
+    }
+
+    fn refused(&self, program: &str, command: &str, extra: &[(&str, &str)]) -> String {
+        let mut child = Command::new(bin(program))
+            .arg(command)
             .envs(self.environment.iter().map(|(k, v)| (k, v)))
             .envs(extra.iter().copied())
             .env("DRIVE_LISTEN", "127.0.0.1:0")
@@ -380,17 +424,17 @@ impl TestApp {
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
             .spawn()
-            .expect("start drive-api");
+            .unwrap_or_else(|e| panic!("start {program}: {e}"));
         let deadline = std::time::Instant::now() + Duration::from_secs(60);
-        while child.try_wait().expect("the API's status").is_none() {
+        while child.try_wait().expect("the process's status").is_none() {
             if std::time::Instant::now() > deadline {
                 let _ = child.kill();
-                panic!("drive-api started with {extra:?}");
+                panic!("{program} started with {extra:?}");
             }
             std::thread::sleep(Duration::from_millis(50));
         }
-        let out = child.wait_with_output().expect("the API's stderr");
-        assert!(!out.status.success(), "drive-api exited 0 with {extra:?}");
+        let out = child.wait_with_output().expect("the process's stderr");
+        assert!(!out.status.success(), "{program} exited 0 with {extra:?}");
         String::from_utf8_lossy(&out.stderr).into_owned()
     }
 

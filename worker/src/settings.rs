@@ -95,7 +95,7 @@ impl Settings {
         let fetch_allowances = drive_fetch::allowances_from_environment()
             .map_err(|why| config::invalid("DRIVE_FETCH_ROOT_CERT", why))?;
         Ok(Settings {
-            sealer: Sealer::new(&config::required("DRIVE_SECRET")?),
+            sealer: Sealer::new(&config::secret()?),
             agent_model: crate::agent::Model::from_environment()?,
             app_id: config::or("DRIVE_APP_ID", "drive"),
             database_url: config::database_url()?,
@@ -128,16 +128,7 @@ impl Settings {
             image_grace: chrono::TimeDelta::from_std(drive_core::generation::image_grace()?)
                 .unwrap_or(chrono::TimeDelta::MAX),
             generators: Generators::from_environment(fetch_allowances.clone())?,
-            metrics_listen: match std::env::var("DRIVE_WORKER_METRICS_LISTEN") {
-                Ok(value) if !value.is_empty() => Some(value.parse().map_err(
-                    |e: std::net::AddrParseError| ConfigError::Invalid {
-                        name: "DRIVE_WORKER_METRICS_LISTEN",
-                        value,
-                        reason: e.to_string(),
-                    },
-                )?),
-                _ => None,
-            },
+            metrics_listen: config::parsed_optional("DRIVE_WORKER_METRICS_LISTEN")?,
             metrics_address_file: std::env::var_os("DRIVE_WORKER_METRICS_ADDRESS_FILE")
                 .filter(|path| !path.is_empty())
                 .map(Into::into),

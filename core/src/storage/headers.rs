@@ -18,18 +18,60 @@ const ATTR_CHAR_ENCODE: &AsciiSet = &NON_ALPHANUMERIC
     .remove(b'~');
 
 /// The Content-Type and Content-Disposition an object is stored with, and so served with by
-/// the store (public objects, and private ones through presigned links). A file of a type a
-/// browser would run (HTML, SVG, XML, CSS, JavaScript, by MIME type or name) is stored as an
-/// opaque download, so an upload cannot run script on the store's origin.
+/// the store (public objects, and private ones through presigned links). Only a file a browser
+/// shows without running anything keeps its type and `disposition` ([`SHOWN_TYPES`], named
+/// [`SHOWN_EXTENSIONS`] or nothing); every other file is stored as an opaque download, so an
+/// upload cannot run script on the store's origin, whatever type a browser learns next.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StoredHeaders {
     pub content_type: String,
     pub content_disposition: String,
 }
 
+/// The types kept and shown as they are. An allow-list: a type left off is a download. Each is
+/// drawn by the browser itself and runs no script: pictures (not SVG, a document that may hold
+/// script), audio and video (the media element), PDF (the browsers' viewers run a PDF's own
+/// script, if at all, sandboxed away from the page's origin) and plain text. The store cannot
+/// send `nosniff`, so sniffing matters too: a browser sniffs a picture or a medium only into
+/// another picture or medium, and `text/plain` only into a download, never into HTML.
+pub const SHOWN_TYPES: [&str; 25] = [
+    "image/png",
+    "image/jpeg",
+    "image/gif",
+    "image/webp",
+    "image/avif",
+    "image/bmp",
+    "image/heic",
+    "image/heif",
+    "image/x-icon",
+    "audio/mpeg",
+    "audio/mp4",
+    "audio/aac",
+    "audio/ogg",
+    "audio/opus",
+    "audio/wav",
+    "audio/x-wav",
+    "audio/flac",
+    "audio/webm",
+    "video/mp4",
+    "video/webm",
+    "video/ogg",
+    "video/quicktime",
+    "video/x-matroska",
+    "application/pdf",
+    "text/plain",
+];
+
+/// The extensions a shown file may be named with. The store (SeaweedFS) types a key by its
+/// extension whatever it was sent, so a name must not make an HTML page of a `image/png`.
+pub const SHOWN_EXTENSIONS: [&str; 27] = [
+    "png", "jpg", "jpeg", "gif", "webp", "avif", "bmp", "ico", "heic", "heif", "mp3", "m4a", "aac", "ogg",
+    "oga", "opus", "wav", "flac", "weba", "mp4", "m4v", "webm", "ogv", "mov", "mkv", "pdf", "txt",
+];
+
 impl StoredHeaders {
     /// Headers for a file named `file_name` of `mime_type`, shown `disposition` (`inline` or
-    /// `attachment`) unless it is of an active type.
+    /// `attachment`) when it is of a shown type, else a download.
     pub fn new(mime_type: &str, file_name: &str, disposition: &str) -> StoredHeaders {
         let essence = mime_type
             .split(';')
@@ -38,24 +80,17 @@ impl StoredHeaders {
             .trim()
             .to_ascii_lowercase();
         let extension = file_name.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase());
-        let active_type = ["html", "xml", "javascript", "ecmascript", "svg", "css"]
-            .iter()
-            .any(|word| essence.contains(word));
-        let active_name = extension.as_deref().is_some_and(|e| {
-            matches!(
-                e,
-                "html" | "htm" | "shtml" | "xhtml" | "svg" | "svgz" | "xml" | "xsl" | "js" | "mjs" | "css"
-            )
-        });
-        if active_type || active_name {
-            StoredHeaders {
-                content_type: "application/octet-stream".to_string(),
-                content_disposition: content_disposition("attachment", file_name),
-            }
-        } else {
+        let shown_type = SHOWN_TYPES.contains(&essence.as_str());
+        let shown_name = extension.as_deref().is_none_or(|e| SHOWN_EXTENSIONS.contains(&e));
+        if shown_type && shown_name {
             StoredHeaders {
                 content_type: mime_type.to_string(),
                 content_disposition: content_disposition(disposition, file_name),
+            }
+        } else {
+            StoredHeaders {
+                content_type: "application/octet-stream".to_string(),
+                content_disposition: content_disposition("attachment", file_name),
             }
         }
     }
@@ -93,12 +128,21 @@ mod tests {
     }
 
     #[test]
-    fn active_types_are_stored_as_downloads() {
-        let html = StoredHeaders::new("text/html", "a.html", "inline");
-        assert_eq!(html.content_type, "application/octet-stream");
-        assert!(html.content_disposition.starts_with("attachment"));
-        let named = StoredHeaders::new("text/plain", "x.SVG", "inline");
-        assert_eq!(named.content_type, "application/octet-stream");
+    fn only_shown_types_under_shown_names_are_inline() {
+        for (mime, name) in [
+            ("text/html", "a.html"),
+            ("text/plain", "x.SVG"),
+            ("image/png", "a.html"),
+            ("text/xml", "a"),
+            ("application/x-drive-test", "a.png"),
+        ] {
+            let stored = StoredHeaders::new(mime, name, "inline");
+            assert_eq!(stored.content_type, "application/octet-stream", "{mime} {name}");
+            assert!(
+                stored.content_disposition.starts_with("attachment"),
+                "{mime} {name}"
+            );
+        }
         let png = StoredHeaders::new("image/png", "a.png", "inline");
         assert_eq!(
             (png.content_type.as_str(), &png.content_disposition[..6]),

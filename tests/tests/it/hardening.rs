@@ -672,10 +672,18 @@ async fn public_files_a_browser_would_run_are_served_as_downloads() {
     let app = TestApp::spawn().await;
     let user = app.user(Some("Pro")).await;
     let page = b"<html><script>alert(document.domain)</script></html>".to_vec();
+    // Active types, and types on no list at all: only the types a browser shows without
+    // running anything are inline (an allow-list), whatever the name.
     for (name, mime) in [
         ("page.html", "text/html"),
         ("logo.svg", "image/svg+xml"),
         ("app.bin", "application/javascript"),
+        ("feed", "text/xml"),
+        ("page", "application/xhtml+xml"),
+        ("movie", "application/x-shockwave-flash"),
+        ("stream", "multipart/x-mixed-replace"),
+        ("made-up", "application/x-drive-test"),
+        ("picture.html", "image/png"),
     ] {
         let served = served_publicly(&app, &user, name, mime, page.clone()).await;
         assert_eq!(served.status(), StatusCode::OK);
@@ -684,21 +692,45 @@ async fn public_files_a_browser_would_run_are_served_as_downloads() {
         assert!(disposition.starts_with("attachment"), "{name}: {disposition}");
         // The store (SeaweedFS) types a key by its extension whatever it was sent, so only a
         // key without an active extension shows the type the drive stored.
-        if name == "app.bin" {
+        if !name.contains(".html") && !name.contains(".svg") {
             assert_eq!(
                 header("content-type").as_deref(),
-                Some("application/octet-stream")
+                Some("application/octet-stream"),
+                "{name}"
             );
         }
         assert_eq!(served.bytes().await.unwrap().to_vec(), page);
     }
-    // A picture keeps its type and is shown inline.
-    let served = served_publicly(&app, &user, "a.png", "image/png", bytes(10, 1)).await;
-    assert_eq!(served.headers()["content-type"], "image/png");
-    assert!(
-        served.headers()["content-disposition"]
-            .to_str()
-            .unwrap()
-            .starts_with("inline")
-    );
+    // A picture, a text and a PDF keep their type and are shown inline.
+    for (name, mime) in [
+        ("a.png", "image/png"),
+        ("notes.txt", "text/plain"),
+        ("paper.pdf", "application/pdf"),
+    ] {
+        let served = served_publicly(&app, &user, name, mime, bytes(10, 1)).await;
+        assert_eq!(served.headers()["content-type"], mime);
+        let disposition = served.headers()["content-disposition"].to_str().unwrap();
+        assert!(disposition.starts_with("inline"), "{name}: {disposition}");
+    }
+}
+
+#[tokio::test]
+async fn a_guessable_drive_secret_is_refused_by_the_api_and_workers() {
+    let app = TestApp::spawn().await;
+    let repeated = "a".repeat(64);
+    for weak in ["drive-test-secret-for-upload-tokens", repeated.as_str()] {
+        for (program, log) in [
+            ("drive-api", app.refused_start(&[("DRIVE_SECRET", weak)])),
+            (
+                "drive-worker",
+                app.refused_worker_start(&[("DRIVE_SECRET", weak)]),
+            ),
+        ] {
+            assert!(
+                log.contains("DRIVE_SECRET is too weak") && log.contains("openssl rand -hex 32"),
+                "{program} with {weak:?}: {log}"
+            );
+            assert!(!log.contains(weak), "{program} shows the secret: {log}");
+        }
+    }
 }

@@ -1493,7 +1493,7 @@ async fn results_recorded_at_once_each_get_a_name_of_their_own() {
     assert_eq!(got, wanted);
 
     // The bytes were stored under the name asked; made public, the file is served under the
-    // name it was given.
+    // name it was given (as a download: a zip is no type a browser shows).
     let (second, _) = made.iter().find(|(_, name)| name == "bundle (2).zip").unwrap();
     let public = app
         .call(&user, "/toggle-file-access", Some(json!({ "id": second })))
@@ -1505,7 +1505,7 @@ async fn results_recorded_at_once_each_get_a_name_of_their_own() {
     assert_eq!(response.status(), StatusCode::OK);
     let disposition = response.headers()["content-disposition"].to_str().unwrap();
     assert!(
-        disposition.starts_with("inline; filename=\"bundle (2).zip\""),
+        disposition.starts_with("attachment; filename=\"bundle (2).zip\""),
         "{disposition}"
     );
 }

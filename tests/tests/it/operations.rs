@@ -61,7 +61,7 @@ async fn every_answer_names_its_request_and_the_log_lines_it_caused_do_too() {
     };
     proxy.take_down();
     let (status, id) = toggle(Some("support-case-4711")).await;
-    let metrics = reqwest::get(format!("{}/metrics", app.url))
+    let metrics = reqwest::get(api_metrics(&app))
         .await
         .unwrap()
         .text()
@@ -124,7 +124,7 @@ async fn metrics_count_requests_by_route_and_jobs_by_type_and_state() {
         .await
         .unwrap();
     assert_eq!(answered.status(), 405);
-    let scraped = reqwest::get(format!("{}/metrics", app.url)).await.unwrap();
+    let scraped = reqwest::get(api_metrics(&app)).await.unwrap();
     assert_eq!(scraped.status(), 200);
     assert!(
         scraped.headers()["content-type"]
@@ -161,6 +161,44 @@ async fn metrics_count_requests_by_route_and_jobs_by_type_and_state() {
     assert!(text.contains(r#"drive_job_seconds{type="checksum",state="done"}"#));
     assert_eq!(line("drive_upload_bytes_total "), "drive_upload_bytes_total 100");
     assert_eq!(line("drive_store_errors_total "), "drive_store_errors_total 0");
+}
+
+/// The API's `/metrics`, on its listener of their own.
+fn api_metrics(app: &TestApp) -> String {
+    let served = app
+        .metrics_url
+        .as_deref()
+        .expect("the test app serves its metrics");
+    format!("{served}/metrics")
+}
+
+#[tokio::test]
+async fn metrics_are_served_on_their_own_listener_only() {
+    let app = TestApp::spawn().await;
+    let scraped = reqwest::get(api_metrics(&app)).await.unwrap();
+    assert_eq!(scraped.status(), 200);
+    assert!(
+        scraped
+            .text()
+            .await
+            .unwrap()
+            .contains("drive_http_requests_total")
+    );
+    // The public listener answers `/metrics` like any route it does not have, and the metrics
+    // listener serves nothing else.
+    let public = reqwest::get(format!("{}/metrics", app.url)).await.unwrap();
+    assert_eq!(public.status(), 404);
+    let body: Value = public.json().await.unwrap();
+    assert_eq!(body["code"], "unknown_route", "{body}");
+    let elsewhere = reqwest::get(format!("{}/healthz", app.metrics_url.as_deref().unwrap()))
+        .await
+        .unwrap();
+    assert_eq!(elsewhere.status(), 404);
+    // Without DRIVE_METRICS_LISTEN they are served nowhere.
+    let unset = TestApp::spawn_with(&[("DRIVE_METRICS_LISTEN", "")]).await;
+    assert_eq!(unset.metrics_url, None);
+    let public = reqwest::get(format!("{}/metrics", unset.url)).await.unwrap();
+    assert_eq!(public.status(), 404);
 }
 
 /// What a worker's `/metrics` serves, found at the address it wrote to `address_file`
@@ -293,6 +331,7 @@ async fn sigterm_lets_requests_in_flight_finish_and_takes_no_new_ones() {
         answered - started >= std::time::Duration::from_secs(3),
         "it was cut short"
     );
-    // Nothing is served any more.
+    // Nothing is served any more, on either listener.
     assert!(reqwest::get(format!("{}/healthz", app.url)).await.is_err());
+    assert!(reqwest::get(api_metrics(&app)).await.is_err());
 }
