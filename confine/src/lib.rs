@@ -13,7 +13,8 @@ use std::path::Path;
 /// The system calls a job process is refused (EPERM): none of them is needed to parse a file,
 /// and each is what an exploit reaches for: other processes' memory, namespaces and mounts,
 /// and the kernel's larger attack surfaces (BPF, io_uring, userfaultfd, perf, keyrings,
-/// modules). `clone`, `clone3` and `socket` are refused in part, by [`filter`].
+/// modules). `clone`, `clone3`, `socket` and the sending calls are refused in part, by
+/// [`filter`].
 const REFUSED: &[libc::c_long] = &[
     libc::SYS_ptrace,
     libc::SYS_process_vm_readv,
@@ -35,6 +36,9 @@ const REFUSED: &[libc::c_long] = &[
     libc::SYS_delete_module,
     libc::SYS_kexec_load,
     libc::SYS_open_by_handle_at,
+    // Listening binds a port of the kernel's choosing without `bind`, which Landlock's TCP
+    // rules see: parsing serves nothing.
+    libc::SYS_listen,
 ];
 
 /// The `clone` flags that make a new namespace. A user namespace gives its maker every
@@ -97,16 +101,13 @@ pub fn filter() -> Vec<libc::sock_filter> {
         when(&mut program, call, vec![refuse(libc::EPERM)]);
     }
     // Threads and processes, but no namespace.
-    when(
-        &mut program,
-        libc::SYS_clone,
-        vec![
-            load(argument(0)),
-            jump(libc::BPF_JSET, NEW_NAMESPACES, 0, 1),
-            refuse(libc::EPERM),
-            answer(libc::SECCOMP_RET_ALLOW),
-        ],
-    );
+    unless_flags(&mut program, libc::SYS_clone, 0, NEW_NAMESPACES);
+    // Sending, but not TCP Fast Open, whose `sendto` or `sendmsg` connects without the
+    // `connect` that Landlock's TCP rules check.
+    let fast_open = libc::MSG_FASTOPEN as u32;
+    unless_flags(&mut program, libc::SYS_sendto, 3, fast_open);
+    unless_flags(&mut program, libc::SYS_sendmsg, 2, fast_open);
+    unless_flags(&mut program, libc::SYS_sendmmsg, 3, fast_open);
     // `clone3` takes its flags behind a pointer, which a filter cannot read: "not here"
     // instead, and glibc (threads, `posix_spawn`, `fork`) falls back to `clone`.
     when(&mut program, libc::SYS_clone3, vec![refuse(libc::ENOSYS)]);
@@ -165,6 +166,20 @@ fn when(program: &mut Vec<libc::sock_filter>, call: libc::c_long, steps: Vec<lib
     let skip = u8::try_from(steps.len()).expect("a call's steps fit a jump");
     program.push(jump(libc::BPF_JEQ, call as u32, 0, skip));
     program.extend(steps);
+}
+
+/// Appends a refusal of system call `call` when its argument `n` has any of `flags`.
+fn unless_flags(program: &mut Vec<libc::sock_filter>, call: libc::c_long, n: u32, flags: u32) {
+    when(
+        program,
+        call,
+        vec![
+            load(argument(n)),
+            jump(libc::BPF_JSET, flags, 0, 1),
+            refuse(libc::EPERM),
+            answer(libc::SECCOMP_RET_ALLOW),
+        ],
+    );
 }
 
 /// Appends a refusal unless the loaded word is one of `allowed`, and goes on past it if it is.
@@ -435,7 +450,7 @@ fn open_path(path: &Path) -> Option<OwnedFd> {
 
 #[cfg(test)]
 mod tests {
-    use std::io::ErrorKind;
+    use std::io::{ErrorKind, Write};
     use std::net::{TcpListener, TcpStream, ToSocketAddrs};
     use std::path::{Path, PathBuf};
 
@@ -462,6 +477,29 @@ mod tests {
             Err(std::io::Error::last_os_error().raw_os_error().unwrap())
         } else {
             Ok(answer)
+        }
+    }
+
+    /// Sends a few bytes to 127.0.0.1:`port` with `flags` through a new TCP socket's `sendto`,
+    /// which TCP Fast Open (`MSG_FASTOPEN`) makes a connection.
+    fn fast_open(port: u16, flags: i32) -> Result<libc::c_long, i32> {
+        // SAFETY: a socket made and closed here; the address and bytes outlive the call.
+        unsafe {
+            let fd = called(libc::socket(libc::AF_INET, libc::SOCK_STREAM, 0).into())? as i32;
+            let mut address: libc::sockaddr_in = std::mem::zeroed();
+            address.sin_family = libc::AF_INET as libc::sa_family_t;
+            address.sin_port = port.to_be();
+            address.sin_addr.s_addr = u32::from_ne_bytes([127, 0, 0, 1]);
+            let sent = called(libc::sendto(
+                fd,
+                b"PING\r\n".as_ptr().cast(),
+                6,
+                flags,
+                (&raw const address).cast(),
+                std::mem::size_of::<libc::sockaddr_in>() as u32,
+            ) as libc::c_long);
+            libc::close(fd);
+            sent
         }
     }
 
@@ -609,7 +647,7 @@ mod tests {
         let mut outsider = std::process::Command::new("sleep").arg("30").spawn().unwrap();
         let outsider_pid = outsider.id() as i32;
         let work = scratch.0.clone();
-        let (restricted, connects, bound, signalled, own) = std::thread::spawn(move || {
+        let (restricted, connects, sent, bound, signalled, own) = std::thread::spawn(move || {
             super::narrow(&super::filter()).unwrap();
             let restricted = super::restrict(&work, &[], &[store_port]).unwrap();
             let connect = |address: &str| {
@@ -628,7 +666,27 @@ mod tests {
                 connect("169.254.169.254:80"),
                 connect("1.1.1.1:443"),
             ];
-            let bound = TcpListener::bind("127.0.0.1:0").map(drop).map_err(|e| e.kind());
+            let sent = [
+                // Sending on a connection made goes on: the store is written to.
+                TcpStream::connect(("127.0.0.1", store_port))
+                    .and_then(|mut stream| stream.write_all(b"PUT"))
+                    .map_err(|e| e.raw_os_error().unwrap_or_default()),
+                fast_open(filer_port, libc::MSG_FASTOPEN).map(drop),
+                fast_open(filer_port, libc::MSG_FASTOPEN | libc::MSG_NOSIGNAL).map(drop),
+            ];
+            // Neither bound to a port named nor listening on one the kernel picks.
+            let bound = [
+                TcpListener::bind("127.0.0.1:0")
+                    .map(drop)
+                    .map_err(|e| e.raw_os_error().unwrap_or_default()),
+                // SAFETY: a socket made and closed here.
+                unsafe {
+                    let fd = libc::socket(libc::AF_INET, libc::SOCK_STREAM, 0);
+                    let listened = called(libc::listen(fd, 1).into()).map(drop);
+                    libc::close(fd);
+                    listened
+                },
+            ];
             // SAFETY: signals 0 (none is sent, only the right to is checked).
             let (signalled, own) = unsafe {
                 (
@@ -636,7 +694,7 @@ mod tests {
                     called(libc::kill(libc::getpid(), 0).into()),
                 )
             };
-            (restricted, connects, bound, signalled, own)
+            (restricted, connects, sent, bound, signalled, own)
         })
         .join()
         .unwrap();
@@ -657,7 +715,18 @@ mod tests {
         ]) {
             assert_eq!(*refused, Err(ErrorKind::PermissionDenied), "{what}");
         }
-        assert_eq!(bound, Err(ErrorKind::PermissionDenied), "no port is bound");
+        assert_eq!(
+            sent,
+            [Ok(()), Err(libc::EPERM), Err(libc::EPERM)],
+            "the store is written to; TCP Fast Open reaches no other port"
+        );
+        filer.set_nonblocking(true).unwrap();
+        assert_eq!(
+            filer.accept().map_err(|e| e.kind()).err(),
+            Some(ErrorKind::WouldBlock),
+            "the filer was reached"
+        );
+        assert_eq!(bound, [Err(libc::EACCES), Err(libc::EPERM)], "no port is bound");
         assert_eq!(own, Ok(0), "its own process is signalled");
         // Scopes came with Linux 6.12: before, any process of the user's is.
         if restricted.scoped {

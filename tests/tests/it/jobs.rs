@@ -973,8 +973,8 @@ async fn a_job_process_holds_no_credential_while_it_parses_uploads() {
 }
 
 /// A job process mid-job, made to try what a parser taken over would (see [`probe`]): every
-/// connection but to the store's port, a Unix socket, an MPTCP one, a namespace, `/run` and
-/// the secrets of `/etc`, a signal to its supervisor. Each is refused, and the job ends as if
+/// connection but to the store's port (by `connect` and by TCP Fast Open), a Unix socket, an
+/// MPTCP one, a namespace, `/run` and the secrets of `/etc`, a signal to its supervisor. Each is refused, and the job ends as if
 /// nothing had happened.
 #[cfg(target_arch = "x86_64")]
 #[tokio::test]
@@ -1011,6 +1011,7 @@ async fn a_job_process_reaches_only_the_store_and_makes_no_namespace() {
         ),
         ("the internet", probe.connect([1, 1, 1, 1], 443)),
     ];
+    let fast_open = probe.fast_open(loopback, port_of("DRIVE_TEST_REDIS_URL"));
     let unix = probe.socket(libc::AF_UNIX, libc::SOCK_STREAM, 0);
     let mptcp = probe.socket(libc::AF_INET, libc::SOCK_STREAM, libc::IPPROTO_MPTCP);
     let new_user = probe.call(
@@ -1033,6 +1034,11 @@ async fn a_job_process_reaches_only_the_store_and_makes_no_namespace() {
     for (what, answer) in refused {
         assert_eq!(answer, -i64::from(libc::EACCES), "{what} was not refused");
     }
+    assert_eq!(
+        fast_open,
+        -i64::from(libc::EPERM),
+        "Redis was reached by TCP Fast Open"
+    );
     assert_eq!(unix, -i64::from(libc::EPERM), "a Unix socket was made");
     assert_eq!(mptcp, -i64::from(libc::EPERM), "an MPTCP socket was made");
     assert_eq!(new_user, -i64::from(libc::EPERM), "clone made a user namespace");

@@ -122,14 +122,27 @@ impl Probe {
     pub fn connect(&mut self, address: [u8; 4], port: u16) -> i64 {
         let fd = self.socket(libc::AF_INET, libc::SOCK_STREAM | libc::SOCK_CLOEXEC, 0);
         assert!(fd >= 0, "a TCP socket is made: {fd}");
-        let mut sockaddr = [0u8; 16];
-        sockaddr[..2].copy_from_slice(&(libc::AF_INET as u16).to_ne_bytes());
-        sockaddr[2..4].copy_from_slice(&port.to_be_bytes());
-        sockaddr[4..8].copy_from_slice(&address);
-        let at = self.put(&sockaddr);
+        let at = self.put(&sockaddr(address, port));
         let connected = self.call(libc::SYS_connect, &[fd as u64, at, 16]);
         self.call(libc::SYS_close, &[fd as u64]);
         connected
+    }
+
+    /// Sends a Redis PING to `address`:`port` with TCP Fast Open (`sendto` with
+    /// `MSG_FASTOPEN`, a connection made without `connect`) through a new TCP socket; answers
+    /// the bytes sent or minus the error number, the socket closed again.
+    pub fn fast_open(&mut self, address: [u8; 4], port: u16) -> i64 {
+        let fd = self.socket(libc::AF_INET, libc::SOCK_STREAM | libc::SOCK_CLOEXEC, 0);
+        assert!(fd >= 0, "a TCP socket is made: {fd}");
+        let mut message = sockaddr(address, port).to_vec();
+        message.extend_from_slice(b"PING\r\n");
+        let at = self.put(&message);
+        let sent = self.call(
+            libc::SYS_sendto,
+            &[fd as u64, at + 16, 6, libc::MSG_FASTOPEN as u64, at, 16],
+        );
+        self.call(libc::SYS_close, &[fd as u64]);
+        sent
     }
 
     /// Opens `path` for reading; answers 0 or minus the error number, the file closed again.
@@ -205,6 +218,15 @@ impl Drop for Probe {
             libc::ptrace(libc::PTRACE_DETACH, self.pid, NULL, NULL);
         }
     }
+}
+
+/// A `sockaddr_in` for `address`:`port`.
+fn sockaddr(address: [u8; 4], port: u16) -> [u8; 16] {
+    let mut sockaddr = [0u8; 16];
+    sockaddr[..2].copy_from_slice(&(libc::AF_INET as u16).to_ne_bytes());
+    sockaddr[2..4].copy_from_slice(&port.to_be_bytes());
+    sockaddr[4..8].copy_from_slice(&address);
+    sockaddr
 }
 
 fn check(answer: impl Into<i64>) -> io::Result<()> {
