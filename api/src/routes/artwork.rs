@@ -150,6 +150,7 @@ async fn set_video_thumbnail(
                 source_folder_id: None,
                 folder: None,
                 folder_id: None,
+                arrival: None,
             };
             let job = jobs::submit(&state, &caller, request, false).await?;
             Ok(axum::Json(answer(None, Some(job))))

@@ -81,6 +81,7 @@ async fn import_from_url(
         source_folder_id: None,
         folder: input.folder,
         folder_id: input.folder_id,
+        arrival: None,
     };
     jobs::submit(&state, &caller, request, false)
         .await

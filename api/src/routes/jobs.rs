@@ -9,8 +9,9 @@ use drive_core::db::files::{self, FileRow};
 use drive_core::db::folders;
 use drive_core::db::jobs::{self, JobRecord, JobRow, JobState, NewJob};
 use drive_core::db::moments;
+use drive_core::db::requests;
 use drive_core::folder::FolderPath;
-use drive_core::id::{FileId, FolderId, JobId};
+use drive_core::id::{ArrivalId, FileId, FolderId, JobId};
 use drive_core::input::{Bounded, List, MAX_OFFSET};
 use drive_core::job::{self, JobSpec, JobType, SettingsError};
 use drive_core::rewrites;
@@ -70,13 +71,6 @@ pub struct CreatedJob {
     dry_run: bool,
 }
 
-impl CreatedJob {
-    /// The job queued; none on a dry run.
-    pub(crate) fn job_id(&self) -> Option<JobId> {
-        self.job.as_ref().map(|j| j.id)
-    }
-}
-
 /// What a job is asked to do, checked and ready to write.
 pub(crate) struct JobRequest {
     pub spec: JobSpec,
@@ -85,6 +79,9 @@ pub(crate) struct JobRequest {
     /// `None`: beside the first input (or the source folder).
     pub folder: Option<FolderPath>,
     pub folder_id: Option<FolderId>,
+    /// A file request's arrival whose `onArrival` job this is: linked to it in the job's own
+    /// transaction, so the job works within the request's room from its first run.
+    pub arrival: Option<ArrivalId>,
 }
 
 /// Start a file job, or with `dryRun` check it and estimate its time.
@@ -127,6 +124,7 @@ async fn create_file_job(
         source_folder_id,
         folder: input.folder,
         folder_id: input.folder_id,
+        arrival: None,
     };
     submit(&state, &caller, request, input.dry_run)
         .await
@@ -256,6 +254,9 @@ pub(crate) async fn submit(
         },
     )
     .await?;
+    if let Some(arrival) = request.arrival {
+        requests::arrival_job(&mut *tx, arrival, row.id).await?;
+    }
     if let Some(known) = known {
         let result = serde_json::to_value(known).expect("digests are JSON");
         row = jobs::answer(&mut tx, &state.storage, row.id, result)

@@ -201,6 +201,7 @@ async fn create_archive_request(
         source_folder_id: None,
         folder: None,
         folder_id: None,
+        arrival: None,
     };
     let created = file_jobs::submit(&state, &caller, request, false).await?;
     Ok((StatusCode::ACCEPTED, axum::Json(created)))

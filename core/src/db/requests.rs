@@ -170,12 +170,28 @@ pub async fn set_open(
 /// What a file request holds of its owner's storage, as [`lock_and_measure`] finds it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, sqlx::FromRow)]
 pub struct Taken {
-    /// Its arrived files still there, and its uploads under way, in bytes.
+    /// Its files still there (arrived, or made of them by its `onArrival` jobs: the SQL
+    /// function `request_files_bytes`), and its uploads under way, in bytes.
     pub bytes: i64,
     /// Of those, the uploads under way (announced, not yet recorded): what anonymous senders
     /// hold without having sent anything yet.
     pub pending_bytes: i64,
     pub pending_files: i64,
+}
+
+/// The room left in the file request whose `onArrival` job `job_id` is, when it has a
+/// `maxBytes`: what the job may still make ([`Taken`]'s files and uploads under way counted).
+pub async fn room_for_job(pool: &PgPool, job_id: JobId) -> Result<Option<i64>, sqlx::Error> {
+    let room: Option<Option<i64>> = sqlx::query_scalar(
+        "select r.max_bytes - request_files_bytes(r.id)
+                - (select coalesce(sum(file_size), 0) from upload_reservations where request_id = r.id)::bigint
+         from request_arrivals a join file_requests r on r.id = a.request_id
+         where a.job_id = $1",
+    )
+    .bind(job_id)
+    .fetch_optional(pool)
+    .await?;
+    Ok(room.flatten().map(|room| room.max(0)))
 }
 
 /// Locks the request's row for the rest of the transaction (senders reserving room take turns)
@@ -197,8 +213,7 @@ pub async fn lock_and_measure(
              select coalesce(sum(file_size), 0)::bigint as bytes, count(*) as files
              from upload_reservations where request_id = $1 and object_key <> $2
          )
-         select (select coalesce(sum(f.file_size), 0) from request_arrivals a join files f on f.id = a.file_id
-                 where a.request_id = $1 and f.trashed_at is null)::bigint + pending.bytes as bytes,
+         select request_files_bytes($1) + pending.bytes as bytes,
                 pending.bytes as pending_bytes, pending.files as pending_files
          from pending",
     )
@@ -363,11 +378,11 @@ pub async fn arrived(conn: &mut PgConnection, id: ArrivalId, file_id: FileId) ->
 }
 
 /// Notes the `onArrival` job an arrival started.
-pub async fn arrival_job(pool: &PgPool, id: ArrivalId, job_id: JobId) -> Result<(), sqlx::Error> {
+pub async fn arrival_job(conn: &mut PgConnection, id: ArrivalId, job_id: JobId) -> Result<(), sqlx::Error> {
     sqlx::query("update request_arrivals set job_id = $2 where id = $1")
         .bind(id)
         .bind(job_id)
-        .execute(pool)
+        .execute(conn)
         .await?;
     Ok(())
 }

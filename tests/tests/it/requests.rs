@@ -952,3 +952,74 @@ async fn anonymous_senders_hold_little_for_long_and_closing_the_request_gives_it
         .await
         .assert_bad_field("request_full", "fileSize");
 }
+
+/// A request's `onArrival` job works within the request's `maxBytes`: an archive an anonymous
+/// sender drops, unzipped on arrival, makes no more than the room the request has left (here the
+/// unzip sees at once that it would not fit, and makes nothing), and what such a job makes counts
+/// against later senders.
+#[tokio::test]
+async fn an_on_arrival_unzip_makes_no_more_than_the_requests_max_bytes() {
+    let mut app = TestApp::spawn().await;
+    app.start_worker(&[]).await;
+    let owner = app.user(Some("Pro")).await;
+    let request = create(
+        &app,
+        &owner,
+        json!({ "title": "Archives", "maxBytes": 30_000, "onArrival": { "jobType": "unzip" } }),
+    )
+    .await;
+    let id = request["id"].as_str().unwrap();
+    let unzipped = |name: &str, entries: u8| {
+        let app = &app;
+        let owner = &owner;
+        let request = &request;
+        let name = name.to_string();
+        async move {
+            let zipped = zip_of_zeros(entries);
+            let sender = Sender::start(app, request["id"].as_str().unwrap(), &name, None).await;
+            sender.send(app, &format!("{name}.zip"), &zipped).await;
+            let listed = one(app, owner, &request["id"]).await;
+            let drop = listed["drops"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|d| d["senderName"] == name.as_str())
+                .cloned()
+                .unwrap_or_else(|| panic!("no drop of {name}: {listed}"));
+            (
+                zipped.len(),
+                app.wait_job(owner, &drop["files"][0]["jobId"]).await,
+            )
+        }
+    };
+    // Ten entries of 5,000 bytes that deflate to almost nothing: 50,000 bytes once unzipped.
+    let (first, job) = unzipped("bomb", 10).await;
+    assert_eq!(job["state"], "failed", "{job}");
+    assert_eq!(job["files"], json!([]), "{job}");
+    // Three entries fit (15,000 bytes), and count against the request from then on.
+    let (second, job) = unzipped("fits", 3).await;
+    assert_eq!(job["state"], "done", "{job}");
+    let room = 30_000 - first - second - 15_000;
+    let later = Sender::start(&app, id, "Later", None).await;
+    later
+        .announce(&app, "more.bin", room + 1)
+        .await
+        .assert_bad_field("request_full", "fileSize");
+    let fits = later.announce(&app, "less.bin", room).await;
+    assert_eq!(fits.status, 200, "{}", fits.body);
+}
+
+/// A zip of `entries` entries of 5,000 equal bytes each, deflated.
+fn zip_of_zeros(entries: u8) -> Vec<u8> {
+    use std::io::Write;
+    let mut zipped = std::io::Cursor::new(Vec::new());
+    let mut writer = zip::ZipWriter::new(&mut zipped);
+    for n in 0..entries {
+        writer
+            .start_file(format!("{n}.bin"), zip::write::SimpleFileOptions::default())
+            .unwrap();
+        writer.write_all(&[n; 5000]).unwrap();
+    }
+    writer.finish().unwrap();
+    zipped.into_inner()
+}

@@ -24,7 +24,7 @@ use drive_core::db::files::{self, FileRow, Insert, NewFile};
 use drive_core::db::folders::{self, FolderRow};
 use drive_core::db::jobs::{self, End, JobRow};
 use drive_core::db::search::store_metadata;
-use drive_core::db::users;
+use drive_core::db::{requests, users};
 use drive_core::file::{FileName, guess_type, stem};
 use drive_core::folder::FolderPath;
 use drive_core::id::{FileId, FolderId, JobId};
@@ -100,7 +100,13 @@ impl Steward {
         settings: &Settings,
     ) -> JobResult<(Steward, Start)> {
         let plan = users::plan_of(&db, job.user_id).await?;
-        let quota = plan.map_or(0, |p| settings.quotas.for_plan(p));
+        let mut quota = plan.map_or(0, |p| settings.quotas.for_plan(p));
+        // A file request's onArrival job works within the request's room as well as the
+        // owner's quota: an anonymous sender's archive cannot unzip past its `maxBytes`.
+        if let Some(room) = requests::room_for_job(&db, job.id).await? {
+            let used = users::used_bytes(&db, job.user_id).await?;
+            quota = quota.min(used.saturating_add(room));
+        }
         let found = files::find_many(&db, job.user_id, &job.input_ids, true).await?;
         // A file trashed or deleted since the job was made fails the job: it would otherwise
         // make something the caller did not ask for.

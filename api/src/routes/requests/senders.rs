@@ -410,11 +410,9 @@ async fn start_on_arrival(state: &AppState, request: &RequestRow, arrival: &Arri
             source_folder_id: None,
             folder: None,
             folder_id: None,
+            arrival: Some(arrival.id),
         };
-        let created = jobs::submit(state, &owner, job, false).await?;
-        if let Some(id) = created.job_id() {
-            requests::arrival_job(&state.db, arrival.id, id).await?;
-        }
+        jobs::submit(state, &owner, job, false).await?;
         Ok::<(), ApiError>(())
     };
     if let Err(cause) = started.await {
