@@ -112,6 +112,9 @@ pub struct GenerateError(pub String);
 struct Provider {
     base: String,
     key: String,
+    /// Hosts besides the base URL's a link the provider answers may name (Black Forest Labs
+    /// polls on regional hosts), exactly: the key is sent to these and the base's host only.
+    other_hosts: Vec<String>,
 }
 
 impl Provider {
@@ -122,17 +125,29 @@ impl Provider {
         Some(Provider {
             base: config::or(base, default_base).trim_end_matches('/').to_string(),
             key,
+            other_hosts: Vec::new(),
         })
     }
 
-    /// Refuses a link a provider answered (where to ask about a task) that is not on the
-    /// provider's own site: its key is sent there. The site is the base URL's host, or a host
-    /// under the same parent domain (`api.bfl.ai` polls at `api.eu2.bfl.ai`), over the same
-    /// scheme.
+    /// With the hosts listed in `name` (comma-separated; `default` when unset) as its own too.
+    fn with_hosts_of(mut self, name: &'static str, default: &str) -> Provider {
+        self.other_hosts = config::or(name, default)
+            .split(',')
+            .map(|host| host.trim().to_ascii_lowercase())
+            .filter(|host| !host.is_empty())
+            .collect();
+        self
+    }
+
+    /// Refuses a link a provider answered (where to ask about a task) that is not on one of
+    /// the provider's own hosts, since its key is sent there: the base URL's host and port, or
+    /// one of [`Provider::other_hosts`] on the base's port, over the base's scheme. Exactly
+    /// those: a subdomain or a sibling of them may be anyone's (a customer's bucket, a
+    /// hosted page).
     fn owns(&self, link: &str, provider: &str) -> Result<(), GenerateError> {
         let refused = || {
             GenerateError(format!(
-                "{provider} pointed the drive at {link:?}, which is not its own site"
+                "{provider} pointed the drive at {link:?}, which is not one of the hosts its key goes to"
             ))
         };
         let (Ok(base), Ok(url)) = (drive_fetch::Url::parse(&self.base), drive_fetch::Url::parse(link)) else {
@@ -141,15 +156,11 @@ impl Provider {
         let (Some(home), Some(host)) = (base.host_str(), url.host_str()) else {
             return Err(refused());
         };
-        // A parent domain for names only (`bfl.ai` of `api.bfl.ai`), never of an address.
-        let is_name = home.parse::<std::net::Ipv4Addr>().is_err() && !home.starts_with('[');
-        let parent = is_name
-            .then(|| home.split_once('.').map(|(_, parent)| parent))
-            .flatten()
-            .filter(|parent| parent.contains('.'));
-        let same_site = host == home && url.port_or_known_default() == base.port_or_known_default()
-            || parent.is_some_and(|parent| host.ends_with(&format!(".{parent}")));
-        if url.scheme() == base.scheme() && same_site {
+        let own_host = host == home || self.other_hosts.iter().any(|other| other == host);
+        if own_host
+            && url.scheme() == base.scheme()
+            && url.port_or_known_default() == base.port_or_known_default()
+        {
             Ok(())
         } else {
             Err(refused())
@@ -265,11 +276,18 @@ impl Generators {
                 "DRIVE_MODELARK_BASE_URL",
                 "https://ark.ap-southeast.bytepluses.com/api/v3",
             ),
+            // The global and regional endpoints BFL documents, and a cluster seen answering.
             bfl: Provider::from_environment(
                 "DRIVE_BFL_API_KEY",
                 "DRIVE_BFL_BASE_URL",
                 "https://api.bfl.ai/v1",
-            ),
+            )
+            .map(|bfl| {
+                bfl.with_hosts_of(
+                    "DRIVE_BFL_POLLING_HOSTS",
+                    "api.bfl.ai,api.eu.bfl.ai,api.us.bfl.ai,api.eu1.bfl.ai,api.us1.bfl.ai,api.eu2.bfl.ai",
+                )
+            }),
             fal: Provider::from_environment(
                 "DRIVE_FAL_API_KEY",
                 "DRIVE_FAL_BASE_URL",
@@ -417,19 +435,30 @@ mod tests {
     }
 
     #[test]
-    fn task_links_stay_on_the_provider_s_site() {
+    fn task_links_stay_on_the_provider_s_own_hosts() {
         let bfl = Provider {
             base: "https://api.bfl.ai/v1".into(),
             key: "k".into(),
+            other_hosts: vec!["api.eu2.bfl.ai".into()],
         };
         assert!(bfl.owns("https://api.eu2.bfl.ai/v1/get_result?id=1", "x").is_ok());
-        assert!(bfl.owns("https://api.bfl.ai/v1/get_result?id=1", "x").is_ok());
+        assert!(bfl.owns("https://API.bfl.ai/v1/get_result?id=1", "x").is_ok());
+        assert!(
+            bfl.owns("https://api.eu3.bfl.ai/v1/get_result?id=1", "x")
+                .is_err()
+        );
+        assert!(
+            bfl.owns("https://poll.api.bfl.ai/v1/get_result?id=1", "x")
+                .is_err()
+        );
         assert!(bfl.owns("https://evil.example/v1/get_result", "x").is_err());
         assert!(bfl.owns("https://bfl.ai.evil.example/", "x").is_err());
         assert!(bfl.owns("http://api.eu2.bfl.ai/", "x").is_err());
+        assert!(bfl.owns("https://api.eu2.bfl.ai:8443/", "x").is_err());
         let local = Provider {
             base: "http://127.0.0.1:4000/v1".into(),
             key: "k".into(),
+            other_hosts: Vec::new(),
         };
         assert!(local.owns("http://127.0.0.1:4000/poll", "x").is_ok());
         assert!(local.owns("http://127.0.0.1:4001/poll", "x").is_err());

@@ -5,8 +5,14 @@
 //! test; the server checks what they send and keeps every request.
 //!
 //! A prompt steers an answer: one containing `refuse` is refused the provider's way, one
-//! containing `hold` keeps a polled task pending until [`FakeProviders::release`], and OpenAI
-//! takes five seconds over one containing `slow`.
+//! containing `hold` keeps a polled task pending until [`FakeProviders::release`], one
+//! containing `elsewhere` has Black Forest Labs and fal answer task links on a subdomain of the
+//! name they were called by, and OpenAI takes five seconds over one containing `slow`.
+//!
+//! The server is also an HTTP proxy of sorts: a request in absolute form (`GET
+//! http://api.bfl.test/…`, a client told `HTTP_PROXY` is this server) is answered like any
+//! other, so providers can be named as on the internet; [`FakeProviders::seen`] tells which
+//! name each request was for and what headers it carried.
 
 use std::collections::HashMap;
 use std::io::Cursor;
@@ -38,6 +44,15 @@ pub struct Sent {
     pub body: Value,
 }
 
+/// One request as it reached the server: the host it was for, without a port (the absolute
+/// URI's, else the `Host` header's), and every header.
+#[derive(Debug, Clone)]
+pub struct Seen {
+    pub host: String,
+    pub path: String,
+    pub headers: HeaderMap,
+}
+
 #[derive(Default)]
 struct Shared {
     url: String,
@@ -47,6 +62,7 @@ struct Shared {
     /// When each OpenAI answer was handed over (for the benchmark).
     answered: Mutex<Vec<chrono::DateTime<chrono::Utc>>>,
     sent: Mutex<Vec<Sent>>,
+    seen: Mutex<Vec<Seen>>,
     /// Polls answered per task, and each task's prompt.
     polls: Mutex<HashMap<String, u32>>,
     prompts: Mutex<HashMap<String, String>>,
@@ -108,6 +124,7 @@ impl FakeProviders {
             .route("/fal/fal-ai/flux/requests/{id}/status", get(fal_status))
             .route("/fal/fal-ai/flux/requests/{id}", get(fal_response))
             .route("/delivery/{name}", get(delivery))
+            .layer(axum::middleware::from_fn_with_state(shared.clone(), see))
             .with_state(shared.clone());
         let server = tokio::spawn(async move {
             axum::serve(listener, app)
@@ -163,6 +180,11 @@ impl FakeProviders {
             .collect()
     }
 
+    /// Every request that reached the server so far, as it came.
+    pub fn seen(&self) -> Vec<Seen> {
+        self.shared.seen.lock().unwrap().clone()
+    }
+
     /// When each OpenAI answer was handed over, in order.
     pub fn answered(&self) -> Vec<chrono::DateTime<chrono::Utc>> {
         self.shared.answered.lock().unwrap().clone()
@@ -171,6 +193,36 @@ impl FakeProviders {
     /// Lets tasks held by a `hold` prompt finish.
     pub fn release(&self) {
         self.shared.released.store(true, Ordering::SeqCst);
+    }
+}
+
+async fn see(
+    State(shared): State<Arc<Shared>>,
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
+    let host = match request.uri().host() {
+        Some(host) => host.to_string(),
+        None => header(request.headers(), "host")
+            .and_then(|h| h.parse::<axum::http::uri::Authority>().ok())
+            .map(|authority| authority.host().to_string())
+            .unwrap_or_default(),
+    };
+    shared.seen.lock().unwrap().push(Seen {
+        host,
+        path: request.uri().path().to_string(),
+        headers: request.headers().clone(),
+    });
+    next.run(request).await
+}
+
+/// Where a task's links point: the name this server was called by (`Host`), or for a prompt
+/// containing `elsewhere` a subdomain of it (`poll.api.bfl.test` of `api.bfl.test`).
+fn task_links_base(shared: &Shared, headers: &HeaderMap, prompt: &str) -> String {
+    match header(headers, "host") {
+        Some(host) if prompt.contains("elsewhere") => format!("http://poll.{host}"),
+        Some(host) => format!("http://{host}"),
+        None => shared.url.clone(),
     }
 }
 
@@ -398,9 +450,10 @@ async fn bfl_submit(
         return (StatusCode::UNPROCESSABLE_ENTITY, Json(detail)).into_response();
     }
     let id = task_id(&shared, prompt_of(&body));
+    let links = task_links_base(&shared, &headers, &prompt_of(&body));
     Json(json!({
         "id": id,
-        "polling_url": format!("{}/bfl/v1/get_result?id={id}", shared.url),
+        "polling_url": format!("{links}/bfl/v1/get_result?id={id}"),
         "cost": 3.0,
         "input_mp": 0.0,
         "output_mp": 1.03,
@@ -468,7 +521,8 @@ async fn fal_submit(
         return refused;
     }
     let id = task_id(&shared, prompt_of(&body));
-    let base = format!("{}/fal/fal-ai/flux/requests/{id}", shared.url);
+    let links = task_links_base(&shared, &headers, &prompt_of(&body));
+    let base = format!("{links}/fal/fal-ai/flux/requests/{id}");
     Json(json!({
         "status": "IN_QUEUE",
         "request_id": id,

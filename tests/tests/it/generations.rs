@@ -562,3 +562,58 @@ async fn a_provider_s_model_name_can_be_changed_without_a_release() {
         "/google/v1beta/models/gemini-3.1-flash-image:generateContent"
     );
 }
+
+/// The providers named as on the internet (`api.bfl.test`, `queue.fal.test`), reached through
+/// the stand-ins' server as the farm's HTTP proxy: a task link on a subdomain of the provider's
+/// host is refused, so its key goes nowhere but the configured host, and the image a provider
+/// links to is fetched without any key.
+#[tokio::test]
+async fn a_provider_s_key_goes_to_its_configured_host_only() {
+    let fake = FakeProviders::start().await;
+    let app = fake
+        .app(&[
+            ("DRIVE_BFL_BASE_URL", "http://api.bfl.test/bfl/v1"),
+            ("DRIVE_FAL_BASE_URL", "http://queue.fal.test/fal"),
+            ("HTTP_PROXY", &fake.url),
+            ("NO_PROXY", "127.0.0.1,localhost"),
+        ])
+        .await;
+    let user = app.user(Some("Pro")).await;
+    for (model, host) in [("flux2Pro", "api.bfl.test"), ("fluxKreaDev", "queue.fal.test")] {
+        let elsewhere = generate(
+            &app,
+            &user,
+            json!({ "prompt": "a cat, elsewhere", "model": model }),
+        )
+        .await;
+        let failed = ended(&app, &user, &elsewhere["id"]).await;
+        assert_eq!(failed["status"], "failed", "{failed}");
+        let error = failed["error"].as_str().unwrap();
+        assert!(
+            error.contains(&format!("poll.{host}")) && error.contains("not one of the hosts its key goes to"),
+            "{model}: {error}"
+        );
+        // Asked where it was configured, the same provider draws.
+        let drawn = generate(&app, &user, json!({ "prompt": "a cat", "model": model })).await;
+        assert_eq!(ended(&app, &user, &drawn["id"]).await["status"], "done");
+    }
+    let seen = fake.seen();
+    let keyed = |headers: &reqwest::header::HeaderMap| {
+        headers.contains_key("x-key") || headers.contains_key("authorization")
+    };
+    assert!(!seen.iter().any(|s| s.host.starts_with("poll.")), "{seen:#?}");
+    let delivered: Vec<_> = seen.iter().filter(|s| s.path.starts_with("/delivery/")).collect();
+    assert_eq!(delivered.len(), 2, "{seen:#?}");
+    assert!(
+        delivered
+            .iter()
+            .all(|s| s.host == "127.0.0.1" && !keyed(&s.headers)),
+        "{delivered:#?}"
+    );
+    assert!(
+        seen.iter()
+            .filter(|s| keyed(&s.headers))
+            .all(|s| s.host == "api.bfl.test" || s.host == "queue.fal.test"),
+        "{seen:#?}"
+    );
+}
