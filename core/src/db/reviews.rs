@@ -167,7 +167,8 @@ pub async fn add(conn: &mut PgConnection, note: &NewNote<'_>) -> Result<NoteRow,
 }
 
 /// The most notes and replies reviewers may write on one review (the owner's replies are not
-/// counted): past it, each `/add-review-note` would still cost every reader of the review.
+/// counted): anyone with the link writes them, and the owner's listing and every reader who
+/// pages through the review reads them all.
 pub const MAX_NOTES_PER_REVIEW: usize = 500;
 /// The most notes and replies one reviewer name (as [`name_key`] reads it) may write on one
 /// review, so one voice cannot take the whole of [`MAX_NOTES_PER_REVIEW`] by itself.
