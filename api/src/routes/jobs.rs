@@ -215,7 +215,7 @@ pub(crate) async fn submit(
         // Before the transaction: a record that follows a rewrite takes its account's row.
         for file in &request.inputs {
             let checked = rewrites::settle(&state.db, &state.storage, &file.object_key).await?;
-            upload::push_reading(&state, checked.reading).await;
+            upload::push_reading(state, checked.reading).await;
         }
     }
     let mut tx = state.db.begin().await?;
@@ -255,7 +255,7 @@ pub(crate) async fn submit(
     )
     .await?;
     if let Some(arrival) = request.arrival {
-        requests::arrival_job(&mut *tx, arrival, row.id).await?;
+        requests::arrival_job(&mut tx, arrival, row.id).await?;
     }
     if let Some(known) = known {
         let result = serde_json::to_value(known).expect("digests are JSON");

@@ -124,7 +124,7 @@ pub(crate) async fn reserve_upload(
             ),
         )),
         // Only a sender's upload has a request to fill.
-        Reserve::RequestFull { .. } => Err(ApiError::Machine(
+        Reserve::RequestFull => Err(ApiError::Machine(
             "an owner's upload was measured against a file request".into(),
         )),
     }
