@@ -531,27 +531,8 @@ async fn a_token_without_read_reaches_no_content_and_its_subscriptions_end_with_
     let file = app
         .upload(&user, "secret.mp3", "Audio", "audio/mpeg", bytes(50, 2))
         .await;
-    let limited = |scopes: &[&str]| {
-        let mut args = vec!["create-token", "--handle", user.handle.as_str(), "--json"];
-        for scope in scopes {
-            args.extend(["--scope", scope]);
-        }
-        let made: Value = serde_json::from_str(&app.admin(&args)).unwrap();
-        (
-            made["tokenId"].as_str().unwrap().to_string(),
-            made["apiToken"].as_str().unwrap().to_string(),
-        )
-    };
-    let session = |token: String| {
-        let app = &app;
-        async move {
-            let session = app.exchange(&token).await;
-            assert_eq!(session.status, StatusCode::OK, "{}", session.body);
-            session.body["gelToken"].as_str().unwrap().to_string()
-        }
-    };
     let hook = json!({ "url": format!("{}/hooks/drive", receiver.url) });
-    let writer = session(limited(&["write"]).1).await;
+    let writer = session_of(&app, &limited_token(&app, &user, &["write"]).1).await;
     for (route, body) in [
         ("/toggle-file-access", json!({ "id": file })),
         ("/create-file-review", json!({ "fileId": file })),
@@ -570,8 +551,8 @@ async fn a_token_without_read_reaches_no_content_and_its_subscriptions_end_with_
         .await;
     assert_eq!(record.body["isPublic"], false, "{}", record.body);
 
-    let (token_id, token) = limited(&["read", "write"]);
-    let app_session = session(token).await;
+    let (token_id, token) = limited_token(&app, &user, &["read", "write"]);
+    let app_session = session_of(&app, &token).await;
     let made = call(&app, &app_session, "/create-event-subscription", hook).await;
     assert_eq!(made.status, StatusCode::OK, "{}", made.body);
     let subscriptions = || async {
@@ -587,6 +568,27 @@ async fn a_token_without_read_reaches_no_content_and_its_subscriptions_end_with_
     );
 }
 
+/// A new API token of `user`'s limited to `scopes` (`drive-api admin create-token`): its id and
+/// its secret.
+fn limited_token(app: &TestApp, user: &TestUser, scopes: &[&str]) -> (String, String) {
+    let mut args = vec!["create-token", "--handle", user.handle.as_str(), "--json"];
+    for scope in scopes {
+        args.extend(["--scope", scope]);
+    }
+    let made: Value = serde_json::from_str(&app.admin(&args)).unwrap();
+    (
+        made["tokenId"].as_str().unwrap().to_string(),
+        made["apiToken"].as_str().unwrap().to_string(),
+    )
+}
+
+/// A session of `api_token`.
+async fn session_of(app: &TestApp, api_token: &str) -> String {
+    let session = app.exchange(api_token).await;
+    assert_eq!(session.status, StatusCode::OK, "{}", session.body);
+    session.body["gelToken"].as_str().unwrap().to_string()
+}
+
 async fn call(app: &TestApp, session: &str, route: &str, body: Value) -> Reply {
     app.send(Some(session), Some(APP_ID), route, Some(body)).await
 }
@@ -598,24 +600,8 @@ async fn an_api_token_limited_to_scopes_does_only_what_they_allow() {
     let file = app
         .upload(&user, "keep.txt", "Text", "text/plain", bytes(50, 2))
         .await;
-    let limited = |scopes: &[&str]| {
-        let mut args = vec!["create-token", "--handle", user.handle.as_str(), "--json"];
-        for scope in scopes {
-            args.extend(["--scope", scope]);
-        }
-        let made: Value = serde_json::from_str(&app.admin(&args)).unwrap();
-        made["apiToken"].as_str().unwrap().to_string()
-    };
-    let session = |token: String| {
-        let app = &app;
-        async move {
-            let session = app.exchange(&token).await;
-            assert_eq!(session.status, StatusCode::OK, "{}", session.body);
-            session.body["gelToken"].as_str().unwrap().to_string()
-        }
-    };
-    let reader = session(limited(&["read"])).await;
-    let deleter = session(limited(&["delete"])).await;
+    let reader = session_of(&app, &limited_token(&app, &user, &["read"]).1).await;
+    let deleter = session_of(&app, &limited_token(&app, &user, &["delete"]).1).await;
     assert_eq!(
         call(&app, &reader, "/search-files", json!({ "limit": 10 }))
             .await
