@@ -211,7 +211,7 @@ async fn create_file_review(
         Some(title) => title.trim().to_string(),
         None => file.file_name.clone(),
     };
-    let row = reviews::create(&state.db, caller.user_id, file.id, &title).await?;
+    let row = reviews::create(&state.db, caller.user_id, caller.token_id, file.id, &title).await?;
     Ok(axum::Json(review(&state, row, Vec::new())))
 }
 
@@ -407,11 +407,12 @@ async fn open_review(
     }))
 }
 
-/// A review whose file is in the library; another's trashed file is as gone as a deleted one.
+/// A review whose file is in the library and whose token was not revoked; one of a trashed
+/// file, or closed with its token, is as gone as a deleted one.
 pub async fn available(state: &AppState, id: ReviewId) -> ApiResult<ReviewRow> {
     reviews::find(&state.db, id)
         .await?
-        .filter(|r| r.trashed_at.is_none())
+        .filter(|r| r.trashed_at.is_none() && r.closed_at.is_none())
         .ok_or_else(|| ApiError::not_found("review_not_found", "there is no review with that id"))
 }
 

@@ -8,7 +8,7 @@ use sqlx::{PgConnection, PgPool};
 
 use crate::db::events::{self, EventKind};
 use crate::file::FileKind;
-use crate::id::{ArrivalId, DropId, FileId, FolderId, JobId, RequestId, UserId};
+use crate::id::{ArrivalId, DropId, FileId, FolderId, JobId, RequestId, TokenId, UserId};
 
 #[derive(Debug, Clone, sqlx::FromRow)]
 pub struct RequestRow {
@@ -61,6 +61,8 @@ const REQUEST_COLUMNS: &str = "r.id, r.user_id, r.title, r.message, r.folder_id,
 #[derive(Debug, Clone)]
 pub struct NewRequest<'a> {
     pub user_id: UserId,
+    /// The API token that makes it: revoking that token closes the request.
+    pub token_id: Option<TokenId>,
     pub title: &'a str,
     pub message: Option<&'a str>,
     pub folder_id: FolderId,
@@ -75,8 +77,8 @@ pub async fn create(conn: &mut PgConnection, new: &NewRequest<'_>) -> Result<Req
     let id = RequestId::random();
     sqlx::query(
         "insert into file_requests (id, user_id, title, message, folder_id, expires_at, max_bytes,
-                                    accept_types, max_files_per_sender, on_arrival)
-         values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
+                                    accept_types, max_files_per_sender, on_arrival, api_token_id)
+         values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
     )
     .bind(id)
     .bind(new.user_id)
@@ -88,6 +90,7 @@ pub async fn create(conn: &mut PgConnection, new: &NewRequest<'_>) -> Result<Req
     .bind(&new.accept_types)
     .bind(new.max_files_per_sender)
     .bind(&new.on_arrival)
+    .bind(new.token_id)
     .execute(&mut *conn)
     .await?;
     Ok(find(&mut *conn, id).await?.expect("the request just made"))

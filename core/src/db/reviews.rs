@@ -5,7 +5,7 @@ use chrono::{DateTime, Utc};
 use sqlx::{PgConnection, PgPool};
 
 use crate::file::FileKind;
-use crate::id::{FileId, NoteId, ReviewId, UserId};
+use crate::id::{FileId, NoteId, ReviewId, TokenId, UserId};
 use crate::storage::Bucket;
 
 #[derive(Debug, Clone, sqlx::FromRow)]
@@ -21,24 +21,30 @@ pub struct ReviewRow {
     pub bucket: Bucket,
     pub object_key: String,
     pub trashed_at: Option<DateTime<Utc>>,
+    /// When the API token that made it was revoked: its link no longer opens it.
+    pub closed_at: Option<DateTime<Utc>>,
 }
 
 const REVIEW_COLUMNS: &str = "r.id, r.user_id, r.title, r.created_at, f.id as file_id, f.file_name, f.kind, \
-                              f.bucket, f.object_key, f.trashed_at";
+                              f.bucket, f.object_key, f.trashed_at, r.closed_at";
 
+/// Makes a review of `file_id`, by the API token `token_id` (it closes when that is revoked).
 pub async fn create(
     pool: &PgPool,
     user_id: UserId,
+    token_id: Option<TokenId>,
     file_id: FileId,
     title: &str,
 ) -> Result<ReviewRow, sqlx::Error> {
     let id: ReviewId = sqlx::query_scalar(
-        "insert into file_reviews (id, user_id, file_id, title) values ($1, $2, $3, $4) returning id",
+        "insert into file_reviews (id, user_id, file_id, title, api_token_id) values ($1, $2, $3, $4, $5)
+         returning id",
     )
     .bind(ReviewId::random())
     .bind(user_id)
     .bind(file_id)
     .bind(title)
+    .bind(token_id)
     .fetch_one(pool)
     .await?;
     Ok(find(pool, id).await?.expect("the review just made"))

@@ -522,7 +522,7 @@ async fn what_an_attacker_would_try_is_refused() {
 /// a file public (which answers its permanent link), a review (whose page links the media), a
 /// job (whose answer can carry a result) and an event subscription (sent the feed) all need
 /// `read` too. And what a token sets up to last ends with it: revoking the token that made an
-/// event subscription deletes the subscription.
+/// event subscription deletes the subscription, and closes its review links and file requests.
 #[tokio::test]
 async fn a_token_without_read_reaches_no_content_and_its_subscriptions_end_with_it() {
     let receiver = drive_tests::receiver::Receiver::start().await;
@@ -555,6 +555,33 @@ async fn a_token_without_read_reaches_no_content_and_its_subscriptions_end_with_
     let app_session = session_of(&app, &token).await;
     let made = call(&app, &app_session, "/create-event-subscription", hook).await;
     assert_eq!(made.status, StatusCode::OK, "{}", made.body);
+    let review = call(
+        &app,
+        &app_session,
+        "/create-file-review",
+        json!({ "fileId": file }),
+    )
+    .await;
+    assert_eq!(review.status, StatusCode::OK, "{}", review.body);
+    let request = call(
+        &app,
+        &app_session,
+        "/create-file-request",
+        json!({ "title": "Drop here" }),
+    )
+    .await;
+    assert_eq!(request.status, StatusCode::OK, "{}", request.body);
+    let open_review = json!({ "reviewId": review.body["id"] });
+    let start_drop = json!({ "requestId": request.body["id"], "senderName": "Anyone" });
+    let anonymous = |route: &'static str, body: &Value| app.send(None, None, route, Some(body.clone()));
+    assert_eq!(
+        anonymous("/open-review", &open_review).await.status,
+        StatusCode::OK
+    );
+    assert_eq!(
+        anonymous("/start-request-drop", &start_drop).await.status,
+        StatusCode::OK
+    );
     let subscriptions = || async {
         let listed = app.call(&user, "/select-event-subscriptions", None).await;
         listed.body["subscriptions"].as_array().unwrap().len()
@@ -565,6 +592,19 @@ async fn a_token_without_read_reaches_no_content_and_its_subscriptions_end_with_
         subscriptions().await,
         0,
         "the revoked token's subscription still stands"
+    );
+    // Its review link and its file request close with it; the owner still lists the review.
+    anonymous("/open-review", &open_review)
+        .await
+        .assert_error(404, "review_not_found");
+    anonymous("/start-request-drop", &start_drop)
+        .await
+        .assert_error(403, "request_closed");
+    let reviews = app.call(&user, "/select-file-reviews", Some(json!({}))).await;
+    assert_eq!(
+        reviews.body["reviews"][0]["id"], review.body["id"],
+        "{}",
+        reviews.body
     );
 }
 

@@ -154,6 +154,7 @@ async fn create_file_request(
         &mut tx,
         &NewRequest {
             user_id: caller.user_id,
+            token_id: caller.token_id,
             title,
             message,
             folder_id: folder.id,
