@@ -32,8 +32,6 @@ pub struct Checked {
     /// once committed (or left to the farm's re-push).
     pub followed: bool,
     pub reading: Option<JobId>,
-    /// The key's last form had expired: it is forgotten.
-    pub forgotten: bool,
 }
 
 /// Before a link to the bytes under `key` is signed: when a form issued for the key may have
@@ -80,7 +78,6 @@ pub async fn check(
             files::queue_deletion(&mut tx, Bucket::Private, key).await?;
         }
         forms::forget(&mut tx, key).await?;
-        checked.forgotten = true;
     }
     tx.commit().await?;
     Ok(checked)
