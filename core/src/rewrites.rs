@@ -10,6 +10,8 @@
 //! store for each; the sweep follows. Once a key's last form has expired, an object under it
 //! that no private file records is removed.
 
+use std::time::Duration;
+
 use chrono::{DateTime, Utc};
 use sqlx::PgPool;
 
@@ -34,14 +36,30 @@ pub struct Checked {
     pub reading: Option<JobId>,
 }
 
+/// How long [`settle`] waits for the store before it lets the link be signed unchecked.
+const SETTLE_WAIT: Duration = Duration::from_millis(500);
+
 /// Before a link to the bytes under `key` is signed: when a form issued for the key may have
 /// written it since its file was recorded, the record follows what is stored first. A key no
-/// form was issued for costs one indexed look-up.
+/// form was issued for costs one indexed look-up. Should the store fail or keep it waiting past
+/// [`SETTLE_WAIT`], the link is signed as it would be without the check: the store it points at
+/// is the one that did not answer, and the sweep follows the key later. A route that hands out
+/// links must not go down with the store for a check of its records.
 pub async fn settle(db: &PgPool, storage: &Storage, key: &str) -> Result<Checked, RewriteError> {
     if !forms::watched(db, key).await? {
         return Ok(Checked::default());
     }
-    check(db, storage, key, Utc::now()).await
+    match tokio::time::timeout(SETTLE_WAIT, check(db, storage, key, Utc::now())).await {
+        Ok(Err(RewriteError::Storage(cause))) => {
+            tracing::warn!(key = %key, %cause, "a written-again check was left to the sweep: the store failed");
+            Ok(Checked::default())
+        }
+        Ok(checked) => checked,
+        Err(_) => {
+            tracing::warn!(key = %key, "a written-again check was left to the sweep: the store was slow");
+            Ok(Checked::default())
+        }
+    }
 }
 
 /// Under the key's lock: compares what is stored under `key` with what its file recorded and
