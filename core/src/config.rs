@@ -107,9 +107,11 @@ pub fn secret() -> Result<String, ConfigError> {
 ///   pass.
 pub fn secret_bits(secret: &str) -> f64 {
     let chars: Vec<char> = secret.chars().collect();
-    let period = (1..=chars.len())
+    // The shortest unit the whole string repeats, at least twice over; a string that repeats
+    // none is its own unit (its end matching its start, say, is no repetition).
+    let period = (1..=chars.len() / 2)
         .find(|&p| chars.iter().skip(p).zip(&chars).all(|(a, b)| a == b))
-        .unwrap_or(0);
+        .unwrap_or(chars.len());
     let alphabet: f64 = if chars.iter().all(char::is_ascii_hexdigit) {
         16.0
     } else if chars
@@ -149,6 +151,9 @@ mod tests {
         // `openssl rand -hex 32`, one without a `5`: 256 bits all the same.
         let hex = "efda73dae20112fd4236ffbd21aec12811211ee98890f4c468b27e82d6d3b627";
         assert_eq!(secret_bits(hex), 256.0);
+        // Its last character its first, as one in sixteen are: no repeated unit.
+        let ends_as_it_starts = "b5ad5c1e8a0f6e2d9c3b7a41f0e9d8c7b6a5f4e3d2c1b0a9f8e7d6c5b4a3f2eb";
+        assert_eq!(secret_bits(ends_as_it_starts), 256.0);
         // `openssl rand -base64 32`.
         assert!(secret_bits("56FABOy2v+LlbbI7Qxu+EBoWkWz2DqFKreeeGdrX4v0=") >= 256.0);
         assert!(
