@@ -26,15 +26,23 @@ pub async fn repush_loop(farm: Arc<Farm>) {
     }
 }
 
+/// Each job on its own: `needing_a_push` has marked every one pushed now, so a job left out
+/// after another's failure would wait the long re-push (`DRIVE_REPUSH_QUEUED_SECONDS`); a push
+/// that fails marks its job for the next round itself (`jobs::push`).
 async fn repush(farm: &Farm, stale: Duration) -> Result<()> {
     let repush = farm.settings.repush_queued_after.as_secs_f64();
     let jobs = jobs::needing_a_push(&farm.db, stale.as_secs_f64(), repush).await?;
     for job in jobs {
-        if job.attempts >= MAX_ATTEMPTS && job.state == jobs::JobState::Running {
-            farm.end(job.id, End::Failed(given_up(job.attempts))).await?;
+        let done = if job.attempts >= MAX_ATTEMPTS && job.state == jobs::JobState::Running {
+            farm.end(job.id, End::Failed(given_up(job.attempts))).await
         } else {
             tracing::info!(job.id = %job.id, state = job.state.as_str(), "pushing the job again");
-            jobs::push(&farm.db, &farm.queue, job.id).await?;
+            jobs::push(&farm.db, &farm.queue, job.id)
+                .await
+                .map_err(Into::into)
+        };
+        if let Err(cause) = done {
+            tracing::warn!(job.id = %job.id, "re-pushing a job failed; the next round tries it again: {cause:#}");
         }
     }
     Ok(())
