@@ -270,6 +270,23 @@ sys.exit((m.version('schemathesis'), m.version('openapi-python-client')) != ('$S
   fi
 }
 
+# kubernetes-validate, which checks deploy/'s manifests against Kubernetes' own schemas (bundled in
+# the package, 1.25 to 1.37: nothing is fetched when it runs), in a virtualenv under
+# ${DRIVE_KUBERNETES_VALIDATE_HOME:-~/.cache/drive/kubernetes-validate}. Idempotent. Exports
+# DRIVE_KUBERNETES_VALIDATE, the command.
+KUBERNETES_VALIDATE_VERSION=1.37.0
+ensure_kubernetes_validate() {
+  export DRIVE_KUBERNETES_VALIDATE_HOME="${DRIVE_KUBERNETES_VALIDATE_HOME:-$HOME/.cache/drive/kubernetes-validate}"
+  export DRIVE_KUBERNETES_VALIDATE="$DRIVE_KUBERNETES_VALIDATE_HOME/venv/bin/kubernetes-validate"
+  local python="$DRIVE_KUBERNETES_VALIDATE_HOME/venv/bin/python"
+  if ! "$python" -c "import importlib.metadata as m, sys
+sys.exit(m.version('kubernetes-validate') != '$KUBERNETES_VALIDATE_VERSION')" 2>/dev/null ||
+    [ ! -x "$DRIVE_KUBERNETES_VALIDATE" ]; then
+    [ -x "$python" ] || python3 -m venv "$DRIVE_KUBERNETES_VALIDATE_HOME/venv"
+    "$python" -m pip install --quiet --disable-pip-version-check "kubernetes-validate==$KUBERNETES_VALIDATE_VERSION"
+  fi
+}
+
 # A Docker engine and docker-compose, from Debian's packages, for docker/build, docker/up and
 # docker/smoke: installed when missing, and dockerd started in the background when no engine
 # answers (its log in /tmp/dockerd.log).
