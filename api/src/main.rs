@@ -20,7 +20,7 @@ use drive_api::state::{AppState, Settings};
 use drive_core::db::{self, users};
 use drive_core::id::{TokenId, UserId};
 use drive_core::plan::Plan;
-use drive_core::queue::{JobQueue, QueueConfig};
+use drive_core::queue::{Doorbell, QueueConfig};
 use drive_core::scope::Scope;
 use drive_core::storage::{DEFAULT_SITE_URL, Storage, StorageConfig};
 use drive_core::{config, maintenance, multipart};
@@ -121,7 +121,7 @@ async fn migrate(pool: &db::PgPool) -> Result<()> {
 
 /// Reads `DRIVE_LISTEN` (default `127.0.0.1:8080`), `DRIVE_METRICS_LISTEN` (where `/metrics`
 /// is served; unset: nowhere) and the queue's settings (Redis is connected at start, so a
-/// missing queue is found before jobs are).
+/// wrong address is found before a doorbell is rung).
 async fn serve(pool: db::PgPool) -> Result<()> {
     let listen: SocketAddr = config::parsed_or("DRIVE_LISTEN", SocketAddr::from(([127, 0, 0, 1], 8080)))?;
     let metrics_listen: Option<SocketAddr> = config::parsed_optional("DRIVE_METRICS_LISTEN")?;
@@ -130,7 +130,9 @@ async fn serve(pool: db::PgPool) -> Result<()> {
     let cache_bytes = config::parsed_or("DRIVE_SEARCH_CACHE_BYTES", 1usize << 30)?;
     let meaning = tokio::task::spawn_blocking(move || Meaning::load(&models, cache_bytes));
     let queue_config = QueueConfig::from_environment()?;
-    let queue = JobQueue::connect(&queue_config).await?;
+    // The cap on an account's waiting metadata readings: a bad value refuses the start.
+    drive_core::db::jobs::reading_cap()?;
+    let doorbell = Doorbell::connect(&queue_config).await?;
     let redis = redis::Client::open(queue_config.redis_url.as_str())?
         .get_connection_manager()
         .await
@@ -169,7 +171,7 @@ async fn serve(pool: db::PgPool) -> Result<()> {
     let state = AppState {
         db: pool,
         storage,
-        queue,
+        doorbell,
         limits,
         reader: Arc::new(Reader::from_environment()?),
         settings: Arc::new(Settings::from_environment()?),

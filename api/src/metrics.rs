@@ -2,8 +2,9 @@
 //! never on the public listener), in the text exposition format 0.0.4: requests by
 //! route, method and status with their latency as a histogram, counted by a layer around every
 //! route; the bytes of files recorded by uploads; answers the object store failed; and, read
-//! from the database when scraped, jobs by type and state and the seconds
-//! ended jobs took. Labels are the route's pattern (`/p/{id}`), never a raw path, so a caller
+//! from the database when scraped, jobs by type and state, the seconds ended jobs took, and
+//! each lane's queued, running and oldest waiting jobs (`drive_farm_*`, for an autoscaler).
+//! Labels are the route's pattern (`/p/{id}`), never a raw path, so a caller
 //! cannot grow the set.
 
 use std::collections::BTreeMap;
@@ -16,6 +17,8 @@ use axum::extract::{MatchedPath, Request, State};
 use axum::http::Method;
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
+
+use drive_core::db::jobs::{self, LaneGauge};
 
 use crate::error::ApiResult;
 use crate::state::AppState;
@@ -170,5 +173,7 @@ pub async fn scrape(State(state): State<AppState>) -> ApiResult<Response> {
             "drive_job_seconds{{type=\"{job_type}\",state=\"{job_state}\"}} {seconds}"
         );
     }
+    // What an autoscaler reads, per lane: the same series every worker serves.
+    out.push_str(&LaneGauge::render(&jobs::gauges(&state.db).await?));
     Ok(([("content-type", "text/plain; version=0.0.4")], out).into_response())
 }

@@ -8,7 +8,7 @@ use drive_core::db::PgPool;
 use drive_core::generation::ImageAllowance;
 use drive_core::multipart::UploadTokens;
 use drive_core::plan::{JobMinutes, Quotas};
-use drive_core::queue::JobQueue;
+use drive_core::queue::Doorbell;
 use drive_core::sealed::Sealer;
 use drive_core::storage::Storage;
 
@@ -25,7 +25,7 @@ use crate::reader::Reader;
 pub struct AppState {
     pub db: PgPool,
     pub storage: Storage,
-    pub queue: JobQueue,
+    pub doorbell: Doorbell,
     pub limits: RateLimits,
     /// Runs `drive-reader` processes for `/read-file`.
     pub reader: Arc<Reader>,

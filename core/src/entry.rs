@@ -2,7 +2,7 @@
 //! among them, an unzipped entry, a request's arrival, and to come a generated image): in the
 //! caller's transaction the file is recorded with its bytes counted against the account, its
 //! drive event is written, and an audio, video or picture file gets its metadata reading queued.
-//! The caller pushes the reading on the queue after its commit (or the farm's re-push does).
+//! The caller rings the workers' doorbell after its commit (their poll finds it otherwise).
 
 use sqlx::PgConnection;
 

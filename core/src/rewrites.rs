@@ -30,8 +30,8 @@ pub enum RewriteError {
 /// What [`check`] found.
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct Checked {
-    /// The record followed bytes written again; the metadata reading queued for them, to push
-    /// once committed (or left to the farm's re-push).
+    /// The record followed bytes written again; the metadata reading queued for them, to ring
+    /// for once committed (or left to the workers' poll).
     pub followed: bool,
     pub reading: Option<JobId>,
 }

@@ -1,5 +1,6 @@
-# Redis from Debian's packages, for the one-host compose file: the job queue. Appends every
-# write to its log in the volume at /data, so queued jobs outlive a restart. It asks for
+# Redis from Debian's packages, for the one-host compose file: the workers' doorbell and the
+# rate limits' counters (the jobs themselves wait in PostgreSQL). Appends every write to its log
+# in the volume at /data, so the counters outlive a restart. It asks for
 # REDIS_PASSWORD (required), handed to redis-server on its stdin rather than its command line,
 # which any process of the host may read.
 FROM debian:bookworm-slim

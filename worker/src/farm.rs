@@ -1,59 +1,66 @@
-//! The supervising side of a worker: apalis hands it job ids from Redis; for each it claims
-//! the job row, hands the job to a `drive-worker run-job` child process, answers the child's
+//! The supervising side of a worker. It takes jobs from the job rows, as many at once as it
+//! has slots: each lane's next job by the accounts' turns ([`jobs::candidates`]), the lane by
+//! weight ([`crate::turns`]), claimed by one conditional update ([`jobs::claim`]). Idle, it
+//! waits for the doorbell ([`drive_core::queue`]) or polls every second. For each job it hands
+//! the job to a `drive-worker run-job` child process ([`crate::process`]), answers the child's
 //! requests ([`crate::steward`]), renews the heartbeat, and kills the child when a stop is
 //! asked for or the time limit passes. A crash, a hang or a memory blow-up inside a job
-//! therefore ends that job alone, and an exploit inside one finds no credential: the child
-//! is started with an empty environment and narrowed ([`drive_confine`]), and this process
-//! makes itself non-dumpable so the child cannot read its environment or memory either. One
-//! child is kept started ahead (the spare), waiting for a job, so a job does not wait for a
-//! process.
+//! therefore ends that job alone, and an exploit inside one finds no credential: the child is
+//! started with an empty environment and narrowed, and this process makes itself non-dumpable
+//! so the child cannot read its environment or memory either.
 //!
-//! Beside the queue it runs the two loops of [`crate::upkeep`], the webhook deliverer
+//! On SIGTERM it drains: it takes no new job, lets the running ones finish for up to
+//! `DRIVE_DRAIN_SECONDS`, then hands the rest back ([`jobs::hand_back`]: another worker takes
+//! them at once, no attempt spent) and exits 0.
+//!
+//! Beside the jobs it runs the two loops of [`crate::upkeep`], the webhook deliverer
 //! ([`crate::webhooks`]) and the agent's tasks ([`crate::agent`]).
 
-use std::os::unix::process::ExitStatusExt;
-use std::process::ExitStatus;
-use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use anyhow::{Context, Result};
-use apalis::prelude::*;
-use apalis_redis::factory::RedisStorageFactory;
 use chrono::Utc;
-use drive_core::db::jobs::{self, End, JobRow};
+use drive_core::db::jobs::{self, End, JobRow, LaneGauge};
 use drive_core::db::users;
 use drive_core::db::{self, PgPool};
 use drive_core::id::{JobId, UserId};
 use drive_core::job::JobType;
-use drive_core::queue::{JobMessage, JobQueue};
+use drive_core::queue::{self, Doorbell};
 use drive_core::storage::Storage;
-use tokio::io::AsyncWriteExt;
-use tokio::process::{Child, Command};
 use tokio::signal::unix::{SignalKind, signal};
-use tokio::task::JoinHandle;
+use tokio::sync::{Notify, Semaphore, watch};
+use tokio::task::{JoinHandle, JoinSet};
 use uuid::Uuid;
 
 use crate::generation::{Failure, Generation};
 use crate::metrics::WorkerMetrics;
-use crate::protocol::Start;
+use crate::process::{JobProcesses, describe, kill, last_words};
 use crate::run::EXIT_RETRY;
 use crate::settings::{MAX_ATTEMPTS, Settings, given_up};
 use crate::steward::Steward;
+use crate::turns::LaneTurns;
 use crate::upkeep;
+
+/// How often an idle worker looks for a job without being rung.
+const POLL: Duration = Duration::from_secs(1);
 
 /// What every supervised job shares.
 pub struct Farm {
-    /// This process's name in the queue and on the job rows it runs.
+    /// This process's name on the job rows it runs.
     name: String,
     pub(crate) db: PgPool,
     pub(crate) storage: Storage,
-    pub(crate) queue: JobQueue,
+    pub(crate) doorbell: Doorbell,
     pub(crate) settings: Settings,
-    /// A job process started ahead, waiting on stdin for the next job this worker claims.
-    spare: Mutex<Option<Child>>,
+    processes: JobProcesses,
+    /// One per job this worker may run at once.
+    pub(crate) slots: Arc<Semaphore>,
+    turns: Mutex<LaneTurns>,
+    /// Set once a drain's time is up: every running job is handed back.
+    handing_back: watch::Sender<bool>,
     /// What this worker ran, for its `/metrics`.
-    metrics: WorkerMetrics,
+    pub(crate) metrics: WorkerMetrics,
 }
 
 pub async fn work() -> Result<()> {
@@ -68,7 +75,8 @@ pub async fn work() -> Result<()> {
         .await
         .context("connecting to PostgreSQL")?;
     let storage = Storage::new(settings.storage.clone());
-    let queue = JobQueue::connect(&settings.queue).await?;
+    // A wrong address fails the start here; an outage later only delays the doorbell.
+    let doorbell = Doorbell::connect(&settings.queue).await?;
     let name = format!(
         "{}-{}-{}",
         hostname(),
@@ -81,12 +89,15 @@ pub async fn work() -> Result<()> {
         name: name.clone(),
         db,
         storage,
-        queue,
-        settings,
-        spare: Mutex::new(None),
+        doorbell,
+        processes: JobProcesses::new(settings.memory_limit, settings.disk_limit),
+        slots: Arc::new(Semaphore::new(settings.concurrency)),
+        turns: Mutex::new(LaneTurns::new(&settings.lane_weights)),
+        handing_back: watch::channel(false).0,
         metrics: WorkerMetrics::default(),
+        settings,
     });
-    farm.refill_spare();
+    farm.processes.refill_spare();
 
     if let Some(listen) = farm.settings.metrics_listen {
         let listener = tokio::net::TcpListener::bind(listen)
@@ -99,17 +110,25 @@ pub async fn work() -> Result<()> {
         }
         tokio::spawn(crate::metrics::serve(listener, farm.clone()));
     }
-    tokio::spawn(upkeep::repush_loop(farm.clone()));
+    tokio::spawn(upkeep::requeue_loop(farm.clone()));
     tokio::spawn(upkeep::sweep_loop(farm.clone()));
     tokio::spawn(crate::webhooks::deliver_loop(farm.clone()));
     tokio::spawn(crate::agent::run_loop(farm.clone()));
     tokio::spawn(crate::agent::wake_loop(farm.clone()));
-    let concurrency = farm.settings.concurrency;
-    tracing::info!(worker = %name, concurrency, queue = %farm.settings.queue.name, "taking jobs");
+    let wake = Arc::new(Notify::new());
+    tokio::spawn(queue::listen(farm.settings.queue.clone(), wake.clone()));
+    let pool = &farm.settings.pool;
+    tracing::info!(
+        worker = %name,
+        concurrency = farm.settings.concurrency,
+        lanes = ?pool.lanes,
+        job_types = ?pool.job_types,
+        "taking jobs"
+    );
     // The one line on stdout: tests and scripts wait for it.
     println!("worker {name} ready");
 
-    let (stop, stopped) = tokio::sync::watch::channel(false);
+    let (stop, stopped) = watch::channel(false);
     let mut terminate = signal(SignalKind::terminate()).context("installing a SIGTERM handler")?;
     tokio::spawn(async move {
         tokio::select! {
@@ -118,107 +137,123 @@ pub async fn work() -> Result<()> {
         }
         let _ = stop.send(true);
     });
-    // A queue outage ends apalis's worker with an error; this process stays, and takes jobs
-    // again once Redis answers (jobs it was running are picked up by their heartbeats).
-    // (A wrong address has failed the start already: `JobQueue::connect` above.)
-    let mut pause = Duration::from_millis(200);
-    loop {
-        let mut until = stopped.clone();
-        let shutdown = async move {
-            let _ = until.wait_for(|stop| *stop).await;
-            Ok::<(), std::io::Error>(())
-        };
-        let started = std::time::Instant::now();
-        let failure = match take_jobs(&farm, shutdown).await {
-            Ok(()) => return Ok(()),
-            Err(e) => e,
-        };
-        if *stopped.borrow() {
-            return Ok(());
-        }
-        // Back to a short pause once a run lasted: the outage it ended with is a new one.
-        if started.elapsed() > Duration::from_secs(10) {
-            pause = Duration::from_millis(200);
-        }
-        tracing::warn!("the queue failed; taking jobs again in {pause:?}: {failure:#}");
-        tokio::time::sleep(pause).await;
-        pause = (pause * 2).min(Duration::from_secs(5));
-    }
-}
-
-/// Takes this farm's jobs from Redis, on a connection of its own, until `shutdown` (Ok) or the
-/// queue fails (the error).
-async fn take_jobs(
-    farm: &Arc<Farm>,
-    shutdown: impl std::future::Future<Output = std::io::Result<()>> + Send + 'static,
-) -> Result<()> {
-    // Workers wake on Redis pub/sub pushes when a job is queued, which needs RESP3.
-    let url = &farm.settings.queue.redis_url;
-    let resp3 = format!("{url}{}protocol=resp3", if url.contains('?') { '&' } else { '?' });
-    let client = apalis_redis::Client::open(resp3.as_str())?;
-    let mut factory = RedisStorageFactory::new(client).await?;
-    let concurrency = farm.settings.concurrency;
-    // A batch no bigger than what this worker runs at once leaves the rest of the queue to
-    // the other workers.
-    let backend = factory.create_with_config(farm.settings.queue.apalis(concurrency))?;
-    WorkerBuilder::new(farm.name.as_str())
-        .backend(backend)
-        .data(farm.clone())
-        .concurrency(concurrency)
-        .build(handle)
-        .run_until(shutdown)
-        .await?;
+    let mut running = JoinSet::new();
+    take_jobs(&farm, &wake, stopped, &mut running).await;
+    drain(&farm, running).await;
     Ok(())
 }
 
-/// How often a handled message's removal is tried, a quarter second apart (a minute).
-const FORGET_TRIES: usize = 240;
-
-async fn handle(message: JobMessage, task: TaskId, farm: Data<Arc<Farm>>) -> Result<(), BoxDynError> {
-    let id = message.job_id;
-    let supervised = {
-        let _running = farm.metrics.running();
-        farm.supervise(id).await
-    };
-    // The row has the outcome (or, after a failure here, the farm pushes the job again): the
-    // message can go, once apalis has recorded its lease on it (`JobQueue::forget`).
-    let (queue, worker, task) = (farm.queue.clone(), farm.name.clone(), task.to_string());
-    tokio::spawn(async move {
-        for _ in 0..FORGET_TRIES {
-            match queue.forget(&task, &worker).await {
-                Ok(true) => return,
-                Ok(false) => {}
-                Err(e) => tracing::warn!(job.id = %id, "forgetting the queue's message failed: {e}"),
+/// Claims jobs while a slot is free, until `stopped`; each runs in `running`.
+async fn take_jobs(
+    farm: &Arc<Farm>,
+    wake: &Notify,
+    mut stopped: watch::Receiver<bool>,
+    running: &mut JoinSet<()>,
+) {
+    loop {
+        while running.try_join_next().is_some() {}
+        let permit = tokio::select! {
+            permit = farm.slots.clone().acquire_owned() => permit.expect("the slots are never closed"),
+            _ = stopped.wait_for(|stop| *stop) => return,
+        };
+        match farm.next_job().await {
+            Ok(Some(job)) => {
+                let farm = farm.clone();
+                running.spawn(async move {
+                    farm.handle(job).await;
+                    drop(permit);
+                });
+                continue;
             }
-            tokio::time::sleep(Duration::from_millis(250)).await;
+            Ok(None) => {}
+            // The database is away: the poll tries again.
+            Err(e) => tracing::warn!("looking for a job failed: {e}"),
         }
-        tracing::warn!(job.id = %id, "the queue's message was never leased; left to Redis");
-    });
-    if matches!(supervised, Ok(true)) {
-        match jobs::find(&farm.db, id).await {
-            Ok(Some(job)) if job.state.has_ended() => farm.metrics.ended(&job),
-            Ok(_) => {}
-            Err(e) => tracing::warn!(job.id = %id, "reading the job back for the metrics failed: {e}"),
+        drop(permit);
+        tokio::select! {
+            _ = wake.notified() => {}
+            _ = tokio::time::sleep(POLL) => {}
+            _ = stopped.wait_for(|stop| *stop) => return,
         }
     }
-    // Between jobs rather than at a job's start, so that readying it takes no CPU from one.
-    farm.refill_spare();
-    supervised.map(drop).map_err(|e| {
-        tracing::error!(job.id = %id, "supervising the job failed: {e:#}");
-        e.into()
+}
+
+/// Lets the running jobs finish for up to the drain time, then hands back the rest.
+async fn drain(farm: &Farm, mut running: JoinSet<()>) {
+    farm.metrics.set_draining();
+    let busy = farm.settings.concurrency - farm.slots.available_permits();
+    tracing::info!(
+        jobs = busy,
+        seconds = farm.settings.drain.as_secs_f64(),
+        "draining: no new job, the running ones may finish"
+    );
+    let finished = tokio::time::timeout(farm.settings.drain, async {
+        while running.join_next().await.is_some() {}
     })
+    .await;
+    if finished.is_err() {
+        tracing::info!("the drain's time is up: handing the running jobs back");
+        let _ = farm.handing_back.send(true);
+        while running.join_next().await.is_some() {}
+    }
+    tracing::info!("drained");
+}
+
+/// Resolves once the drain's time is up (never, should the farm be gone).
+async fn handed_back(handing_back: &mut watch::Receiver<bool>) {
+    if handing_back.wait_for(|now| *now).await.is_err() {
+        std::future::pending::<()>().await;
+    }
 }
 
 impl Farm {
-    /// Claims job `id` and sees it through this attempt; `false` when it was not this worker's
-    /// to run (a repeated message).
-    async fn supervise(&self, id: JobId) -> Result<bool> {
-        let stale = self.settings.stale_after().as_secs_f64();
-        let Some(job) = jobs::claim(&self.db, id, &self.name, stale).await? else {
-            // Ended, stopped while queued, or running healthily elsewhere: a repeated message.
-            return Ok(false);
+    /// The next job this worker takes, claimed; `None` when nothing it takes is waiting.
+    async fn next_job(&self) -> Result<Option<JobRow>, sqlx::Error> {
+        let aging = self.settings.aging.as_secs_f64();
+        // A claim lost to another worker: look again.
+        for _ in 0..10 {
+            let candidates = jobs::candidates(&self.db, &self.settings.pool, aging).await?;
+            let chosen = self
+                .turns
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .pick(&candidates)
+                .cloned();
+            let Some(chosen) = chosen else {
+                return Ok(None);
+            };
+            if let Some(claimed) = jobs::claim(&self.db, chosen.id, &self.name).await? {
+                if claimed.first_start {
+                    self.metrics.waited(chosen.lane, chosen.waited);
+                }
+                return Ok(Some(claimed.job));
+            }
+        }
+        Ok(None)
+    }
+
+    async fn handle(&self, job: JobRow) {
+        let (id, job_type) = (job.id, job.job_type);
+        let ran = {
+            let _running = self.metrics.running();
+            self.run_claimed(job).await
         };
-        self.run_claimed(job).await.map(|()| true)
+        match ran {
+            Ok(()) => match jobs::find(&self.db, id).await {
+                Ok(Some(job)) if job.state.has_ended() => self.metrics.ended(&job),
+                Ok(_) => {}
+                Err(e) => tracing::warn!(job.id = %id, "reading the job back for the metrics failed: {e}"),
+            },
+            // The job is still running in its row: its heartbeat lapses and the requeue loop
+            // gives it to another worker.
+            Err(e) => tracing::error!(job.id = %id, "supervising the job failed: {e:#}"),
+        }
+        // A reading ended: its account may have room for a deferred one.
+        if job_type == JobType::ReadMetadata {
+            upkeep::queue_deferred_readings(self).await;
+        }
+        // Between jobs rather than at a job's start, so that readying it takes no CPU from one.
+        self.processes.refill_spare();
     }
 
     async fn run_claimed(&self, job: JobRow) -> Result<()> {
@@ -255,7 +290,7 @@ impl Farm {
         let started = tokio::time::Instant::now();
         let (steward, start) =
             Steward::prepare(self.db.clone(), self.storage.clone(), job.clone(), &self.settings).await?;
-        let mut child = self.start_child(&start).await?;
+        let mut child = self.processes.start(&start).await?;
         let (Some(to_child), Some(from_child)) = (child.stdin.take(), child.stdout.take()) else {
             anyhow::bail!("the job process's pipes were taken");
         };
@@ -264,9 +299,16 @@ impl Farm {
         let period = self.settings.queue.heartbeat.min(Duration::from_secs(1));
         let mut tick = tokio::time::interval(period);
         let mut minutes_checked: Option<tokio::time::Instant> = None;
+        let mut handing_back = self.handing_back.subscribe();
         let status = loop {
             tokio::select! {
                 status = child.wait() => break status?,
+                () = handed_back(&mut handing_back) => {
+                    kill(&mut child).await;
+                    self.announce(steward).await;
+                    self.clean_up(id);
+                    return self.give_back(id).await;
+                }
                 _ = tick.tick() => {
                     let verdict = match jobs::heartbeat(&self.db, id, &self.name).await {
                         Ok(Some(true)) => Some(End::Stopped),
@@ -324,13 +366,20 @@ impl Farm {
     }
 
     /// A job that failed on this side (the store or the database did not answer) runs again
-    /// after 2, then 4 seconds: released so that no message claims it sooner (one pushed twice
-    /// would otherwise spend its attempts at once), then pushed.
+    /// after 2, then 4 seconds: released to the queue, where no worker claims it sooner.
     async fn retry_later(&self, job: &JobRow) -> Result<()> {
         let wait = Duration::from_secs(2u64.pow(job.attempts as u32));
         jobs::release(&self.db, job.id, wait).await?;
-        tokio::time::sleep(wait).await;
-        jobs::push(&self.db, &self.queue, job.id).await?;
+        Ok(())
+    }
+
+    /// Gives a job this worker runs back to the queue, its attempt unspent (the drain's time
+    /// is up), and rings for another worker.
+    async fn give_back(&self, id: JobId) -> Result<()> {
+        if jobs::hand_back(&self.db, id, &self.name).await? {
+            tracing::info!(job.id = %id, "handed back");
+            self.doorbell.ring().await;
+        }
         Ok(())
     }
 
@@ -348,9 +397,11 @@ impl Farm {
         let work = generation.work(&job);
         tokio::pin!(work);
         let mut tick = tokio::time::interval(self.settings.queue.heartbeat.min(Duration::from_secs(1)));
+        let mut handing_back = self.handing_back.subscribe();
         let outcome = loop {
             tokio::select! {
                 outcome = &mut work => break outcome,
+                () = handed_back(&mut handing_back) => return self.give_back(id).await,
                 _ = tick.tick() => match jobs::heartbeat(&self.db, id, &self.name).await {
                     // Another worker took it over: this one stops.
                     Ok(None) => return Ok(()),
@@ -363,10 +414,8 @@ impl Farm {
         match outcome {
             Ok(reading) => {
                 self.end(id, End::Done(serde_json::json!({}))).await?;
-                if let Some(reading) = reading
-                    && let Err(cause) = jobs::push(&self.db, &self.queue, reading).await
-                {
-                    tracing::warn!(%cause, "a reading recorded but not queued; the re-push loop will push it");
+                if reading.is_some() {
+                    self.doorbell.ring().await;
                 }
                 Ok(())
             }
@@ -385,94 +434,22 @@ impl Farm {
         }
     }
 
-    /// This worker's `/metrics` page.
+    /// This worker's `/metrics` page: its own series, and the farm's lanes.
     pub async fn metrics_text(&self) -> Result<String, sqlx::Error> {
-        let queued: i64 = sqlx::query_scalar("select count(*) from file_jobs where state = 'queued'")
-            .fetch_one(&self.db)
-            .await?;
-        // The queue's depth is left out while Redis does not answer: the rest still tells.
-        let messages = self.queue.depth().await.ok();
-        Ok(self.metrics.render(queued, messages))
+        let gauges = jobs::gauges(&self.db).await?;
+        let busy = self.settings.concurrency - self.slots.available_permits();
+        let mut text = self.metrics.render(busy, self.settings.concurrency - busy);
+        text.push_str(&LaneGauge::render(&gauges));
+        Ok(text)
     }
 
-    /// The process that runs the job: the spare, or a new one when there is none or it died.
-    async fn start_child(&self, start: &Start) -> Result<Child> {
-        let id = start.job.id;
-        let spare = self.spare.lock().unwrap_or_else(|e| e.into_inner()).take();
-        if let Some(mut child) = spare {
-            match hand_over(&mut child, start).await {
-                Ok(()) => return Ok(child),
-                Err(e) => tracing::warn!(job.id = %id, "the spare job process was gone ({e}); starting one"),
-            }
-        }
-        let mut child = self.spawn_child()?;
-        // Should the job not go through, the process has ended: its exit status says why.
-        let _ = hand_over(&mut child, start).await;
-        Ok(child)
-    }
-
-    /// Waits for the steward of a job whose process has exited or been killed, and pushes the
-    /// readings of the files the job made. They are queued in the database already: a push
-    /// lost here is made again by the re-push loop.
+    /// Waits for the steward of a job whose process has exited or been killed, and rings for
+    /// the readings of the files the job made (queued in the database already).
     async fn announce(&self, steward: JoinHandle<Vec<JobId>>) {
         let readings = steward.await.unwrap_or_default();
-        for id in readings {
-            if let Err(cause) = jobs::push(&self.db, &self.queue, id).await {
-                tracing::warn!(%cause, "a reading recorded but not queued; the re-push loop will push it");
-            }
+        if !readings.is_empty() {
+            self.doorbell.ring().await;
         }
-    }
-
-    /// Starts a spare job process unless a live one is waiting.
-    fn refill_spare(&self) {
-        let mut spare = self.spare.lock().unwrap_or_else(|e| e.into_inner());
-        if spare
-            .as_mut()
-            .is_some_and(|child| matches!(child.try_wait(), Ok(None)))
-        {
-            return;
-        }
-        *spare = self
-            .spawn_child()
-            .inspect_err(|e| tracing::warn!("starting a spare job process failed: {e:#}"))
-            .ok();
-    }
-
-    fn spawn_child(&self) -> Result<Child> {
-        let mut command = Command::new(std::env::current_exe()?);
-        command
-            .arg("run-job")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .kill_on_drop(true)
-            // Nothing of this process's environment: no database URL, no store keys, no
-            // Redis URL, no DRIVE_SECRET. Only where programs are and how much to log (it
-            // points TMPDIR at its job's folder itself).
-            .env_clear()
-            .env("PATH", "/usr/local/bin:/usr/bin:/bin");
-        if let Ok(filter) = std::env::var("DRIVE_LOG") {
-            command.env("DRIVE_LOG", filter);
-        }
-        let memory_limit = self.settings.memory_limit;
-        let disk_limit = self.settings.disk_limit;
-        let filter = drive_confine::filter();
-        // SAFETY: between fork and exec only async-signal-safe calls (prctl, setrlimit).
-        unsafe {
-            command.pre_exec(move || {
-                // The job dies with its supervisor: a killed worker leaves no job running
-                // unwatched (another worker picks the job up again).
-                libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
-                for (resource, limit) in [(libc::RLIMIT_AS, memory_limit), (libc::RLIMIT_FSIZE, disk_limit)] {
-                    let limit = libc::rlimit {
-                        rlim_cur: limit,
-                        rlim_max: limit,
-                    };
-                    libc::setrlimit(resource, &limit);
-                }
-                drive_confine::narrow(&filter)
-            });
-        }
-        command.spawn().context("starting the job's process")
     }
 
     /// A failure when job `id`'s work folder holds more than the disk limit.
@@ -513,50 +490,6 @@ impl Farm {
         tracing::info!(job.id = %id, ?end, "ended");
         jobs::finish(&self.db, &self.storage, id, end).await?;
         Ok(())
-    }
-}
-
-/// Writes the job's start to a job process's stdin, where its answers follow.
-async fn hand_over(child: &mut Child, start: &Start) -> std::io::Result<()> {
-    let stdin = child
-        .stdin
-        .as_mut()
-        .ok_or_else(|| std::io::Error::other("its stdin was taken"))?;
-    let mut line = serde_json::to_string(start).map_err(std::io::Error::other)?;
-    line.push('\n');
-    stdin.write_all(line.as_bytes()).await?;
-    stdin.flush().await
-}
-
-async fn kill(child: &mut Child) {
-    let _ = child.kill().await;
-}
-
-/// How long a job's process may take to exit once it has ended its job.
-const LAST_WORDS: Duration = Duration::from_secs(10);
-
-/// Waits for a process that has ended its job to exit, and kills it past [`LAST_WORDS`].
-async fn last_words(child: &mut Child) -> std::io::Result<ExitStatus> {
-    match tokio::time::timeout(LAST_WORDS, child.wait()).await {
-        Ok(status) => status,
-        Err(_) => {
-            kill(child).await;
-            child.wait().await
-        }
-    }
-}
-
-/// Why a job's process ended without ending the job, in words for the job's `error`.
-fn describe(status: ExitStatus) -> String {
-    match (status.code(), status.signal()) {
-        (_, Some(libc::SIGKILL)) => "the job's process was killed (out of memory?)".to_string(),
-        (_, Some(libc::SIGXFSZ)) => "the job wrote a file larger than its disk limit".to_string(),
-        (_, Some(libc::SIGABRT)) => {
-            "the job's process aborted (it may have run out of its memory limit)".to_string()
-        }
-        (_, Some(signal)) => format!("the job's process crashed (signal {signal})"),
-        (Some(EXIT_RETRY), _) => "the job failed on the server side too many times".to_string(),
-        (code, _) => format!("the job's process failed (exit code {code:?})"),
     }
 }
 

@@ -1,8 +1,9 @@
 //! `drive-worker`: the job farm's worker.
 //!
-//! - `drive-worker work` takes job ids from the Redis queue (apalis) and supervises each job
-//!   in a child process of its own; it also re-pushes jobs whose worker died and runs the
-//!   scheduled sweep. Run as many as you like, on as many machines.
+//! - `drive-worker work` claims jobs from the job rows (by lane and account, the lanes and job
+//!   types it is told to take) and supervises each in a child process of its own; it also
+//!   queues again the jobs whose worker died and runs the scheduled sweep. Run as many as you
+//!   like, on as many machines; SIGTERM drains it.
 //! - `drive-worker run-job` is that child: started with no credential, it reads one claimed
 //!   job from stdin, runs it (asking its supervisor for whatever needs a key) and exits. It
 //!   is not meant to be started by hand.
@@ -21,11 +22,13 @@ mod metrics;
 mod objects;
 mod pdfs;
 mod pictures;
+mod process;
 mod protocol;
 mod reading;
 mod run;
 mod settings;
 mod steward;
+mod turns;
 mod upkeep;
 mod vision;
 mod webhooks;
@@ -43,7 +46,7 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Take jobs from the queue until stopped (SIGTERM or Ctrl-C).
+    /// Take jobs until stopped (SIGTERM or Ctrl-C: running jobs finish or are handed back).
     Work,
     /// Run one claimed job handed over on stdin (the supervisor starts this; not for use by
     /// hand).
@@ -54,8 +57,7 @@ enum Command {
 fn main() -> ExitCode {
     tracing_subscriber::fmt()
         .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_env("DRIVE_LOG")
-                .unwrap_or_else(|_| "info,apalis=warn,apalis_core=warn,apalis_redis=warn".into()),
+            tracing_subscriber::EnvFilter::try_from_env("DRIVE_LOG").unwrap_or_else(|_| "info".into()),
         )
         .with_writer(std::io::stderr)
         .init();

@@ -1,28 +1,45 @@
 //! A worker's Prometheus metrics at `GET /metrics` on `DRIVE_WORKER_METRICS_LISTEN` (off when
-//! unset): the jobs it is running, the jobs it saw to their end by type and state with the
-//! seconds they took, the jobs queued in the whole farm (from the database, the queue's source
-//! of truth), the messages waiting in Redis (the queue's depth), and the store calls it made
-//! that failed.
+//! unset): its slots busy and free, whether it is draining, how long the jobs it started had
+//! waited (by lane), the jobs it is running, the jobs it saw to their end by type and state with
+//! the seconds they took, the store calls it made that failed; and the whole farm's lanes from
+//! the database (`drive_farm_*`, the same series the API serves), which an autoscaler reads.
 
 use std::collections::BTreeMap;
 use std::fmt::Write;
 use std::sync::Arc;
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::IntoResponse;
 use drive_core::db::jobs::JobRow;
+use drive_core::job::Lane;
 
 use crate::farm::Farm;
 
 /// A job type and the state it ended in.
 type Outcome = (&'static str, &'static str);
 
+/// Upper bounds of the wait buckets, in seconds.
+const WAIT_BUCKETS: [f64; 12] = [
+    0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 300.0, 900.0, 3600.0,
+];
+
+#[derive(Default)]
+struct Waits {
+    count: u64,
+    sum: f64,
+    /// Jobs at or under each bucket's bound.
+    buckets: [u64; WAIT_BUCKETS.len()],
+}
+
 #[derive(Default)]
 pub struct WorkerMetrics {
     running: Arc<AtomicI64>,
+    draining: AtomicBool,
+    /// How long the jobs this worker started had waited, by lane.
+    waits: Mutex<BTreeMap<Lane, Waits>>,
     /// Jobs and seconds, by outcome.
     ended: Mutex<BTreeMap<Outcome, (u64, f64)>>,
 }
@@ -42,6 +59,23 @@ impl WorkerMetrics {
         Running(self.running.clone())
     }
 
+    pub fn set_draining(&self) {
+        self.draining.store(true, Ordering::Relaxed);
+    }
+
+    /// A job of `lane` started for the first time after `seconds` waiting.
+    pub fn waited(&self, lane: Lane, seconds: f64) {
+        let mut waits = self.waits.lock().unwrap_or_else(|e| e.into_inner());
+        let series = waits.entry(lane).or_default();
+        series.count += 1;
+        series.sum += seconds;
+        for (bound, bucket) in WAIT_BUCKETS.iter().zip(series.buckets.iter_mut()) {
+            if seconds <= *bound {
+                *bucket += 1;
+            }
+        }
+    }
+
     /// A job this worker ran has ended.
     pub fn ended(&self, job: &JobRow) {
         let mut ended = self.ended.lock().unwrap_or_else(|e| e.into_inner());
@@ -52,26 +86,55 @@ impl WorkerMetrics {
         entry.1 += job.seconds.unwrap_or(0.0);
     }
 
-    /// The worker's own series, in the text format.
-    pub fn render(&self, queued: i64, messages: Option<i64>) -> String {
+    /// The worker's own series, in the text format, with `busy` and `free` slots.
+    pub fn render(&self, busy: usize, free: usize) -> String {
         let mut out = String::new();
-        out.push_str("# HELP drive_worker_jobs_running Jobs this worker is running.\n");
-        out.push_str("# TYPE drive_worker_jobs_running gauge\n");
-        let _ = writeln!(
-            out,
-            "drive_worker_jobs_running {}",
-            self.running.load(Ordering::Relaxed)
-        );
-        out.push_str(
-            "# HELP drive_jobs_queued Jobs waiting in the farm's queue.\n# TYPE drive_jobs_queued gauge\n",
-        );
-        let _ = writeln!(out, "drive_jobs_queued {queued}");
-        if let Some(messages) = messages {
-            out.push_str(
-                "# HELP drive_queue_messages Messages waiting in Redis for a worker (the queue's depth).\n# TYPE drive_queue_messages gauge\n",
-            );
-            let _ = writeln!(out, "drive_queue_messages {messages}");
+        let gauges = [
+            (
+                "drive_worker_jobs_running",
+                "Jobs this worker is running.",
+                self.running.load(Ordering::Relaxed),
+            ),
+            (
+                "drive_worker_slots_busy",
+                "This worker's job slots in use.",
+                busy as i64,
+            ),
+            (
+                "drive_worker_slots_free",
+                "This worker's job slots free.",
+                free as i64,
+            ),
+            (
+                "drive_worker_draining",
+                "1 while this worker drains (SIGTERM): it takes no new job.",
+                i64::from(self.draining.load(Ordering::Relaxed)),
+            ),
+        ];
+        for (name, help, value) in gauges {
+            let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} gauge\n{name} {value}");
         }
+        out.push_str(
+            "# HELP drive_worker_job_wait_seconds How long the jobs this worker started had waited, by lane.\n# TYPE drive_worker_job_wait_seconds histogram\n",
+        );
+        let waits = self.waits.lock().unwrap_or_else(|e| e.into_inner());
+        for (lane, series) in waits.iter() {
+            let lane = lane.as_str();
+            for (bound, n) in WAIT_BUCKETS.iter().zip(series.buckets) {
+                let _ = writeln!(
+                    out,
+                    "drive_worker_job_wait_seconds_bucket{{lane=\"{lane}\",le=\"{bound}\"}} {n}"
+                );
+            }
+            let _ = writeln!(
+                out,
+                "drive_worker_job_wait_seconds_bucket{{lane=\"{lane}\",le=\"+Inf\"}} {}\n\
+                 drive_worker_job_wait_seconds_sum{{lane=\"{lane}\"}} {}\n\
+                 drive_worker_job_wait_seconds_count{{lane=\"{lane}\"}} {}",
+                series.count, series.sum, series.count
+            );
+        }
+        drop(waits);
         out.push_str(
             "# HELP drive_store_errors_total Calls to the object store this worker made that failed.\n# TYPE drive_store_errors_total counter\n",
         );

@@ -1,10 +1,13 @@
 //! The worker's configuration, read from the environment (the README lists every variable).
 
 use crate::vision::Vision;
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Duration;
 
 use drive_core::config::{self, ConfigError};
+use drive_core::db::jobs::Pool;
+use drive_core::job::{JobType, Lane};
 use drive_core::plan::{JobMinutes, Quotas};
 use drive_core::queue::QueueConfig;
 use drive_core::sealed::Sealer;
@@ -17,8 +20,19 @@ pub struct Settings {
     pub storage: StorageConfig,
     pub queue: QueueConfig,
     pub quotas: Quotas,
-    /// Jobs this process runs at once.
+    /// Jobs this process runs at once (its slots).
     pub concurrency: usize,
+    /// The lanes and job types this worker takes (`DRIVE_WORKER_LANES`,
+    /// `DRIVE_WORKER_JOB_TYPES`; default every one): ops run a pool per kind of work.
+    pub pool: Pool,
+    /// Each lane's share of the picks (`DRIVE_LANE_WEIGHTS`, default `system=2,interactive=2,bulk=1`).
+    pub lane_weights: BTreeMap<Lane, u32>,
+    /// A job waiting longer than this goes before every lane's turn (`DRIVE_AGING_SECONDS`,
+    /// default 300).
+    pub aging: Duration,
+    /// On SIGTERM, how long running jobs may finish before they are handed back
+    /// (`DRIVE_DRAIN_SECONDS`, default 300).
+    pub drain: Duration,
     /// A job running longer, counted from its first start across its attempts, is stopped as
     /// failed.
     pub time_limit: Duration,
@@ -35,11 +49,6 @@ pub struct Settings {
     pub work_dir: PathBuf,
     /// How often the scheduled sweep (idle multipart uploads, queued object deletions) runs.
     pub sweep_every: Duration,
-    /// Queued jobs wait this long for a worker before their message is pushed again
-    /// (`DRIVE_REPUSH_QUEUED_SECONDS`): Redis keeps nothing on disk, and a worker killed between
-    /// taking a message and claiming its job takes the message with it. Sooner re-pushes a big
-    /// backlog more often (each duplicate is dropped by the claim, but Redis holds it until then).
-    pub repush_queued_after: Duration,
     /// Multipart uploads with no new part for this long are aborted by the sweep.
     pub upload_idle: chrono::TimeDelta,
     /// Generations that succeeded at their provider and have no image this long after are
@@ -72,15 +81,18 @@ pub struct Settings {
 /// A job whose worker stopped this many times is failed rather than tried again.
 pub const MAX_ATTEMPTS: i32 = 3;
 
-/// Why a job interrupted `times` times is failed: found so by the re-push loop (its worker's
-/// heartbeat stopped) or by the worker that claims it next, whichever comes first.
+/// Why a job interrupted `times` times is failed: found so by the requeue loop (its worker's
+/// heartbeat stopped) or by the worker that claims it again after a server-side failure.
 pub fn given_up(times: i32) -> String {
     format!("the job was interrupted {times} times (its worker stopped or the store failed); giving up")
 }
 
 impl Settings {
     /// Reads `DRIVE_DATABASE_URL`, the object store's and the queue's variables, the plan quotas,
-    /// `DRIVE_WORKER_CONCURRENCY` (default: the number of CPUs), `DRIVE_JOB_TIME_LIMIT_SECONDS`
+    /// `DRIVE_WORKER_CONCURRENCY` (default: the number of CPUs), what the worker takes and in
+    /// what order (`DRIVE_WORKER_LANES`, `DRIVE_WORKER_JOB_TYPES`, `DRIVE_LANE_WEIGHTS`,
+    /// `DRIVE_AGING_SECONDS`), `DRIVE_DRAIN_SECONDS`, `DRIVE_MAX_QUEUED_READINGS`,
+    /// `DRIVE_JOB_TIME_LIMIT_SECONDS`
     /// (default 7200), `DRIVE_JOB_MEMORY_LIMIT_BYTES` (default 8 GiB),
     /// `DRIVE_JOB_DOWNLOAD_LIMIT_BYTES` (default 2 GB), `DRIVE_JOB_DISK_LIMIT_BYTES` (default
     /// 50 GB), the plans' job minutes, `DRIVE_JOB_WORK_DIR`
@@ -94,6 +106,8 @@ impl Settings {
         let cpus = std::thread::available_parallelism().map_or(1, usize::from);
         let fetch_allowances = drive_fetch::allowances_from_environment()
             .map_err(|why| config::invalid("DRIVE_FETCH_ROOT_CERT", why))?;
+        // Read here so that a bad cap refuses the start (the queries read it again).
+        drive_core::db::jobs::reading_cap()?;
         Ok(Settings {
             sealer: Sealer::new(&config::secret()?),
             agent_model: crate::agent::Model::from_environment()?,
@@ -103,6 +117,13 @@ impl Settings {
             queue: QueueConfig::from_environment()?,
             quotas: Quotas::from_environment()?,
             concurrency: config::parsed_or("DRIVE_WORKER_CONCURRENCY", cpus)?.max(1),
+            pool: Pool {
+                lanes: listed("DRIVE_WORKER_LANES", Lane::parse)?.unwrap_or_else(|| Lane::ALL.to_vec()),
+                job_types: listed("DRIVE_WORKER_JOB_TYPES", JobType::parse)?,
+            },
+            lane_weights: lane_weights()?,
+            aging: seconds("DRIVE_AGING_SECONDS", 300.0)?,
+            drain: seconds("DRIVE_DRAIN_SECONDS", 300.0)?,
             time_limit: Duration::from_secs_f64(config::parsed_or(
                 "DRIVE_JOB_TIME_LIMIT_SECONDS",
                 job::TIME_LIMIT_SECONDS as f64,
@@ -117,10 +138,6 @@ impl Settings {
             )
             .into(),
             sweep_every: Duration::from_secs_f64(config::parsed_or("DRIVE_SWEEP_INTERVAL_SECONDS", 3600.0)?),
-            repush_queued_after: Duration::from_secs_f64(config::parsed_or(
-                "DRIVE_REPUSH_QUEUED_SECONDS",
-                600.0,
-            )?),
             upload_idle: chrono::TimeDelta::seconds(config::parsed_or(
                 "DRIVE_UPLOAD_IDLE_SECONDS",
                 multipart::UPLOAD_LIFETIME.num_seconds(),
@@ -143,4 +160,56 @@ impl Settings {
     pub fn stale_after(&self) -> Duration {
         self.queue.heartbeat * self.queue.missed_heartbeats as u32
     }
+}
+
+/// A duration in seconds from variable `name`, `default` when unset.
+fn seconds(name: &'static str, default: f64) -> Result<Duration, ConfigError> {
+    let seconds: f64 = config::parsed_or(name, default)?;
+    Duration::try_from_secs_f64(seconds)
+        .map_err(|_| config::invalid(name, format!("{seconds} is not a number of seconds")))
+}
+
+/// The comma-separated names in variable `name`, each read by `parse`; `None` when unset.
+fn listed<T: PartialEq>(
+    name: &'static str,
+    parse: fn(&str) -> Option<T>,
+) -> Result<Option<Vec<T>>, ConfigError> {
+    let Some(value) = std::env::var(name).ok().filter(|v| !v.trim().is_empty()) else {
+        return Ok(None);
+    };
+    let mut items = Vec::new();
+    for item in value.split(',').map(str::trim) {
+        let parsed = parse(item).ok_or_else(|| config::invalid(name, format!("{item:?} is not one")))?;
+        if !items.contains(&parsed) {
+            items.push(parsed);
+        }
+    }
+    Ok(Some(items))
+}
+
+/// `DRIVE_LANE_WEIGHTS`: `lane=weight` pairs, weights 1 to 100; a lane left out keeps its default.
+fn lane_weights() -> Result<BTreeMap<Lane, u32>, ConfigError> {
+    const NAME: &str = "DRIVE_LANE_WEIGHTS";
+    let mut weights = BTreeMap::from([(Lane::System, 2), (Lane::Interactive, 2), (Lane::Bulk, 1)]);
+    let value = config::or(NAME, "");
+    for pair in value.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let parsed = pair.split_once('=').and_then(|(lane, weight)| {
+            Some((
+                Lane::parse(lane.trim())?,
+                weight
+                    .trim()
+                    .parse::<u32>()
+                    .ok()
+                    .filter(|w| (1..=100).contains(w))?,
+            ))
+        });
+        let (lane, weight) = parsed.ok_or_else(|| {
+            config::invalid(
+                NAME,
+                format!("{pair:?} is not lane=weight, a weight from 1 to 100"),
+            )
+        })?;
+        weights.insert(lane, weight);
+    }
+    Ok(weights)
 }

@@ -1,8 +1,8 @@
-//! What every worker runs beside the queue: one loop pushes again the jobs whose worker died (or
-//! whose message Redis lost, or never took), one runs the scheduled sweep.
+//! What every worker runs beside its jobs: one loop puts back in the queue the jobs whose worker
+//! died (their heartbeat stopped) and the metadata readings deferred by the per-account cap,
+//! one runs the scheduled sweep.
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use anyhow::Result;
 use chrono::Utc;
@@ -12,40 +12,47 @@ use drive_core::maintenance;
 use crate::farm::Farm;
 use crate::settings::{MAX_ATTEMPTS, given_up};
 
-/// Pushes again the jobs a dead worker held and the queued jobs whose message may be lost;
-/// fails the ones that have been tried too often. Every worker runs this; a claim makes the
-/// duplicates harmless.
-pub async fn repush_loop(farm: Arc<Farm>) {
+/// Every stale interval: fails the jobs of dead workers that have been tried too often and
+/// queues the others again. Every worker runs this; each update is conditional, so two
+/// workers doing it at once do it once.
+pub async fn requeue_loop(farm: Arc<Farm>) {
     let stale = farm.settings.stale_after();
     let mut tick = tokio::time::interval(stale);
     loop {
         tick.tick().await;
-        if let Err(e) = repush(&farm, stale).await {
-            tracing::warn!("re-pushing jobs failed: {e:#}");
+        if let Err(e) = requeue(&farm, stale.as_secs_f64()).await {
+            tracing::warn!("queueing the jobs of stopped workers again failed: {e:#}");
         }
     }
 }
 
-/// Each job on its own: `needing_a_push` has marked every one pushed now, so a job left out
-/// after another's failure would wait the long re-push (`DRIVE_REPUSH_QUEUED_SECONDS`); a push
-/// that fails marks its job for the next round itself (`jobs::push`).
-async fn repush(farm: &Farm, stale: Duration) -> Result<()> {
-    let repush = farm.settings.repush_queued_after.as_secs_f64();
-    let jobs = jobs::needing_a_push(&farm.db, stale.as_secs_f64(), repush).await?;
-    for job in jobs {
-        let done = if job.attempts >= MAX_ATTEMPTS && job.state == jobs::JobState::Running {
-            farm.end(job.id, End::Failed(given_up(job.attempts))).await
-        } else {
-            tracing::info!(job.id = %job.id, state = job.state.as_str(), "pushing the job again");
-            jobs::push(&farm.db, &farm.queue, job.id)
-                .await
-                .map_err(Into::into)
-        };
-        if let Err(cause) = done {
-            tracing::warn!(job.id = %job.id, "re-pushing a job failed; the next round tries it again: {cause:#}");
+async fn requeue(farm: &Farm, stale: f64) -> Result<()> {
+    for job in jobs::stale_given_up(&farm.db, stale, MAX_ATTEMPTS).await? {
+        if let Err(cause) = farm.end(job.id, End::Failed(given_up(job.attempts))).await {
+            tracing::warn!(job.id = %job.id, "failing a job given up on failed; the next round tries again: {cause:#}");
         }
     }
+    let requeued = jobs::requeue_stale(&farm.db, stale, MAX_ATTEMPTS).await?;
+    for id in &requeued {
+        tracing::info!(job.id = %id, "queued again: its worker stopped");
+    }
+    if !requeued.is_empty() {
+        farm.doorbell.ring().await;
+    }
+    queue_deferred_readings(farm).await;
     Ok(())
+}
+
+/// Queues the metadata readings deferred while their accounts had too many waiting.
+pub async fn queue_deferred_readings(farm: &Farm) {
+    match jobs::queue_deferred_readings(&farm.db).await {
+        Ok(0) => {}
+        Ok(n) => {
+            tracing::info!(readings = n, "queued deferred metadata readings");
+            farm.doorbell.ring().await;
+        }
+        Err(e) => tracing::warn!("queueing deferred metadata readings failed: {e}"),
+    }
 }
 
 /// The scheduled maintenance ([`maintenance::sweep`]). Idempotent, so every worker may run it.

@@ -6,7 +6,6 @@
 
 use axum::extract::State;
 use drive_core::db::generations::{self, NewGeneration};
-use drive_core::db::jobs;
 use drive_core::db::users;
 use drive_core::generation::{AspectRatio, GenerationStatus, ImageModel, Quality};
 use drive_core::id::GenerationId;
@@ -135,12 +134,9 @@ async fn generate_image(
         quality,
         prompt,
     };
-    let (generation, job) = generations::create(&mut tx, &new).await?;
+    let (generation, _) = generations::create(&mut tx, &new).await?;
     tx.commit().await?;
-    // Should the push be lost, the farm's re-push loop finds the queued job.
-    if let Err(cause) = jobs::push(&state.db, &state.queue, job.id).await {
-        tracing::warn!(%cause, generation.id = %generation.id, "a generation recorded but not queued");
-    }
+    state.doorbell.ring().await;
     Ok(axum::Json(StartedGeneration {
         id: generation.id,
         model,

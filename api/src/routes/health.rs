@@ -60,7 +60,7 @@ async fn readyz(
             .map_err(|e| e.to_string())
     });
     let queue = within("the queue", async {
-        state.queue.ping().await.map_err(|e| e.to_string())
+        state.doorbell.ping().await.map_err(|e| e.to_string())
     });
     let store = within("the object store", async {
         state.storage.reachable().await.map_err(|e| e.to_string())

@@ -1,5 +1,6 @@
 //! File jobs: create (or estimate with `dryRun`), list, cancel. The API only validates,
-//! writes the job row and pushes its id on the queue; the worker farm does the work.
+//! writes the job row (the queue is the job rows) and rings the workers' doorbell; the worker
+//! farm does the work.
 
 use std::time::Duration;
 
@@ -267,11 +268,8 @@ pub(crate) async fn submit(
         .await?
         .pop();
     tx.commit().await?;
-    // The job is recorded; should Redis not take it now, the farm pushes queued jobs again.
-    if row.state == JobState::Queued
-        && let Err(cause) = jobs::push(&state.db, &state.queue, row.id).await
-    {
-        tracing::warn!(job.id = %row.id, %cause, "job recorded but not queued; the farm will re-push it");
+    if row.state == JobState::Queued {
+        state.doorbell.ring().await;
     }
     Ok(CreatedJob {
         job: record,

@@ -7,7 +7,6 @@ use chrono::{DateTime, Utc};
 use drive_core::db::events::EventKind;
 use drive_core::db::files::{self, FileRow};
 use drive_core::db::forms;
-use drive_core::db::jobs;
 use drive_core::db::reservations::{self, Reserve};
 use drive_core::entry::{self, Entered};
 use drive_core::file::{FileKind, FileName, FileSize, MAX_FORM_UPLOAD_SIZE, MimeType, ObjectKey};
@@ -289,13 +288,10 @@ impl Recorded {
     }
 }
 
-/// Hands a metadata reading committed for a file to the farm; should the queue not take it,
-/// the farm's re-push of queued jobs does later.
+/// Tells the farm a metadata reading was committed for a file.
 pub(crate) async fn push_reading(state: &AppState, reading: Option<JobId>) {
-    if let Some(job_id) = reading
-        && let Err(cause) = jobs::push(&state.db, &state.queue, job_id).await
-    {
-        tracing::warn!(job.id = %job_id, %cause, "metadata reading recorded but not queued; the farm will re-push it");
+    if reading.is_some() {
+        state.doorbell.ring().await;
     }
 }
 

@@ -15,6 +15,7 @@ mod checksum;
 mod convert;
 mod generation;
 mod imports;
+mod lane;
 mod pdf;
 mod pictures;
 mod reading;
@@ -35,6 +36,7 @@ pub use self::checksum::{Checksum, Checksums, DigestAlgorithm, FileDigest};
 pub use self::convert::{AudioFormat, Convert, MediaFormat, VideoCodec, VideoFormat};
 pub use self::generation::GenerateImage;
 pub use self::imports::Import;
+pub use self::lane::{FEW_FILES, Lane};
 pub use self::pdf::{
     CompressPdf, ExtractPages, MakePdf, MergePdf, PageSize, PdfQuality, PdfToImages, SplitPdf,
     parse_page_list,

@@ -182,12 +182,9 @@ async fn workers_killed_at_random_through_a_run_of_jobs_lose_and_double_nothing(
     const ACCOUNTS: usize = 4;
     const JOBS: usize = 10 * ACCOUNTS;
     let mut app = TestApp::spawn().await;
-    // A worker killed between taking a message from Redis and claiming its job takes the
-    // message with it; the job waits for the re-push, 10 minutes by default, 3 s here.
-    let repush = [("DRIVE_REPUSH_QUEUED_SECONDS", "3")];
     let mut alive: Vec<usize> = Vec::new();
     for _ in 0..3 {
-        alive.push(app.start_worker(&repush).await);
+        alive.push(app.start_worker(&[]).await);
     }
     let mut ids = Vec::new();
     for account in 0..ACCOUNTS {
@@ -243,7 +240,7 @@ async fn workers_killed_at_random_through_a_run_of_jobs_lose_and_double_nothing(
         let victim = alive.remove(state as usize % alive.len());
         app.kill_worker(victim);
         killed += 1;
-        alive.push(app.start_worker(&repush).await);
+        alive.push(app.start_worker(&[]).await);
     }
     assert!(
         killed >= 3,
@@ -257,7 +254,7 @@ async fn workers_killed_at_random_through_a_run_of_jobs_lose_and_double_nothing(
         let job = app.job(user, id).await;
         if job["state"] == "failed" {
             let why = job["error"].as_str().unwrap_or_default();
-            // (Whether the re-push loop or the next worker to claim it finds it so.)
+            // (Whether the requeue loop or the next worker to claim it finds it so.)
             assert!(why.contains("interrupted 3 times"), "{job}");
             failed += 1;
             continue;

@@ -354,3 +354,52 @@ async fn a_file_that_cannot_be_read_records_why_once() {
     assert_eq!(notes["id"], text.to_string(), "{}", found.body);
     assert!(notes["metadataState"].is_null(), "{notes}");
 }
+
+/// The drive's own work is capped per account: past `DRIVE_MAX_QUEUED_READINGS` readings
+/// waiting, a new file's reading is deferred (no job row), and once the account's readings
+/// drain every deferred one is queued and run: a flood of arrivals cannot grow the queue
+/// without bound, and no file is left unread.
+#[tokio::test]
+async fn readings_past_an_accounts_cap_wait_outside_the_queue_and_all_run() {
+    let cap = [("DRIVE_MAX_QUEUED_READINGS", "3")];
+    let mut app = TestApp::spawn_with(&cap).await;
+    let user = app.user(Some("Pro")).await;
+    let mut ids = Vec::new();
+    for n in 0..8u8 {
+        let mut png = Vec::new();
+        RgbImage::from_pixel(16 + u32::from(n), 16, image::Rgb([n * 20, 10, 10]))
+            .write_to(&mut Cursor::new(&mut png), ImageFormat::Png)
+            .unwrap();
+        ids.push(
+            app.upload(&user, &format!("{n}.png"), "Image", "image/png", png)
+                .await,
+        );
+    }
+    // No worker yet: three readings queued, five deferred.
+    let mut db = app.db().await;
+    let (queued, deferred): (i64, i64) = sqlx::query_as(
+        "select (select count(*) from file_jobs where user_id = $1 and job_type = 'readMetadata'),
+                (select count(*) from deferred_readings where user_id = $1)",
+    )
+    .bind(user.id)
+    .fetch_one(&mut db)
+    .await
+    .unwrap();
+    assert_eq!((queued, deferred), (3, 5));
+
+    app.start_worker(&cap).await;
+    for id in &ids {
+        let file = app.reading(&user, *id).await;
+        assert_eq!(file["metadataState"], "read", "{file}");
+        assert_eq!(file["width"].as_u64().map(|w| w >= 16), Some(true), "{file}");
+    }
+    let (jobs, left): (i64, i64) = sqlx::query_as(
+        "select (select count(*) from file_jobs where user_id = $1 and job_type = 'readMetadata' and state = 'done'),
+                (select count(*) from deferred_readings where user_id = $1)",
+    )
+    .bind(user.id)
+    .fetch_one(&mut db)
+    .await
+    .unwrap();
+    assert_eq!((jobs, left), (8, 0), "each file read once");
+}

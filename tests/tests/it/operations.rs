@@ -238,8 +238,16 @@ async fn a_worker_serves_what_it_ran_and_what_waits() {
     app.wait_job(&user, &job["id"]).await;
     let text = worker_metrics(&address_file).await;
     assert!(text.lines().any(|l| l == "drive_worker_jobs_running 0"), "{text}");
-    assert!(text.lines().any(|l| l == "drive_jobs_queued 0"), "{text}");
-    assert!(text.lines().any(|l| l == "drive_queue_messages 0"), "{text}");
+    for lane in ["system", "interactive", "bulk"] {
+        let queued = format!(r#"drive_farm_jobs_queued{{lane="{lane}"}} 0"#);
+        assert!(text.lines().any(|l| l == queued), "{text}");
+    }
+    assert!(text.lines().any(|l| l == "drive_worker_slots_busy 0"), "{text}");
+    assert!(
+        text.lines()
+            .any(|l| l == r#"drive_worker_job_wait_seconds_count{lane="interactive"} 1"#),
+        "{text}"
+    );
     assert!(
         text.lines()
             .any(|l| l == r#"drive_worker_jobs_ended_total{type="checksum",state="done"} 1"#),

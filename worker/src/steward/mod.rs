@@ -58,7 +58,7 @@ pub struct Steward {
     quota: i64,
     /// Multipart uploads opened for this job and not yet completed or aborted, by id.
     uploads: HashMap<String, Upload>,
-    /// The readings queued for the files the job made, pushed once the job has ended.
+    /// The readings queued for the files the job made, rung for once the job has ended.
     readings: Vec<JobId>,
     vision: Option<Vision>,
     /// Pictures described for this job so far.
@@ -358,7 +358,7 @@ impl Steward {
             .ok_or_else(|| refused(&format!("{} as a file of the job's work folder", path.display())))
     }
 
-    /// Records a stored result (see [`Recorder::record`]), its reading to be pushed.
+    /// Records a stored result (see [`Recorder::record`]), its reading to be rung for.
     async fn record(
         &mut self,
         position: i32,

@@ -11,11 +11,14 @@ use crate::db::digests;
 use crate::db::events::{self, EventKind};
 use crate::db::files::{self, COLUMNS_OF_F, FileRow};
 use crate::db::generations;
-use crate::job::{JobSpec, JobType};
-use crate::queue::{JobQueue, QueueError};
+use crate::job::{JobSpec, JobType, Lane};
 use crate::storage::Storage;
 
+mod claim;
 mod record;
+pub use claim::{
+    Candidate, Claimed, LaneGauge, Pool, candidates, claim, gauges, hand_back, requeue_stale, stale_given_up,
+};
 pub use record::JobRecord;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize, utoipa::ToSchema)]
@@ -64,6 +67,7 @@ pub struct JobRow {
     pub id: JobId,
     pub user_id: UserId,
     pub job_type: JobType,
+    pub lane: Lane,
     pub options: serde_json::Value,
     pub input_ids: Vec<FileId>,
     pub source_folder_id: Option<FolderId>,
@@ -91,7 +95,7 @@ impl JobRow {
 /// metadata readings, and generations (counted by the image allowance instead).
 const DRIVES_OWN: &str = "('readMetadata', 'generateImage')";
 
-const COLUMNS: &str = "id, user_id, job_type, options, input_ids, source_folder_id, folder_id, \
+const COLUMNS: &str = "id, user_id, job_type, lane, options, input_ids, source_folder_id, folder_id, \
                        output_folder_id, state, progress, error, result, attempts, stop_requested_at, \
                        created_at, started_at, ended_at, seconds";
 
@@ -106,13 +110,14 @@ pub struct NewJob<'a> {
 
 pub async fn create(conn: &mut PgConnection, job: &NewJob<'_>) -> Result<JobRow, sqlx::Error> {
     sqlx::query_as(&format!(
-        "insert into file_jobs (id, user_id, job_type, options, input_ids, source_folder_id, folder_id)
-         values ($1, $2, $3, $4, $5, $6, $7)
+        "insert into file_jobs (id, user_id, job_type, lane, options, input_ids, source_folder_id, folder_id)
+         values ($1, $2, $3, $4, $5, $6, $7, $8)
          returning {COLUMNS}"
     ))
     .bind(JobId::random())
     .bind(job.user_id)
     .bind(job.spec.job_type().as_str())
+    .bind(Lane::of(job.spec, job.input_ids.len(), job.source_folder_id.is_some()).as_str())
     .bind(job.spec.options())
     .bind(job.input_ids)
     .bind(job.source_folder_id)
@@ -122,7 +127,9 @@ pub async fn create(conn: &mut PgConnection, job: &NewJob<'_>) -> Result<JobRow,
 }
 
 /// For a new audio, video or picture file: marks its metadata pending and records the
-/// `readMetadata` job that reads it (the caller pushes it on the queue after commit).
+/// `readMetadata` job that reads it (the caller rings the doorbell after commit). When the
+/// account already has [`max_queued_readings`] waiting, the reading is deferred instead
+/// (`None`): [`queue_deferred_readings`] queues it once there is room.
 pub async fn queue_metadata_reading(
     conn: &mut PgConnection,
     file: &FileRow,
@@ -135,6 +142,23 @@ pub async fn queue_metadata_reading(
         .bind(file.id)
         .execute(&mut *conn)
         .await?;
+    let waiting: i64 = sqlx::query_scalar(
+        "select count(*) from file_jobs
+         where user_id = $1 and job_type = 'readMetadata' and state = 'queued'",
+    )
+    .bind(file.user_id)
+    .fetch_one(&mut *conn)
+    .await?;
+    if waiting >= max_queued_readings() {
+        sqlx::query(
+            "insert into deferred_readings (file_id, user_id) values ($1, $2) on conflict do nothing",
+        )
+        .bind(file.id)
+        .bind(file.user_id)
+        .execute(&mut *conn)
+        .await?;
+        return Ok(None);
+    }
     let job = create(
         conn,
         &NewJob {
@@ -147,6 +171,57 @@ pub async fn queue_metadata_reading(
     )
     .await?;
     Ok(Some(job.id))
+}
+
+/// How many metadata readings one account may have waiting (`DRIVE_MAX_QUEUED_READINGS`,
+/// default 1,000); past it new files' readings are deferred. Both binaries read it at start
+/// ([`reading_cap`]), so a bad value refuses the start rather than falling back here.
+pub fn max_queued_readings() -> i64 {
+    static MAX: std::sync::OnceLock<i64> = std::sync::OnceLock::new();
+    *MAX.get_or_init(|| reading_cap().unwrap_or(DEFAULT_READING_CAP))
+}
+
+const DEFAULT_READING_CAP: i64 = 1000;
+
+/// `DRIVE_MAX_QUEUED_READINGS`, checked: a whole number from 1.
+pub fn reading_cap() -> Result<i64, crate::config::ConfigError> {
+    let cap: i64 = crate::config::parsed_or("DRIVE_MAX_QUEUED_READINGS", DEFAULT_READING_CAP)?;
+    if cap < 1 {
+        return Err(crate::config::invalid(
+            "DRIVE_MAX_QUEUED_READINGS",
+            format!("{cap} is under 1"),
+        ));
+    }
+    Ok(cap)
+}
+
+/// Queues the deferred readings of every account with room under [`max_queued_readings`],
+/// oldest first; answers how many were queued.
+pub async fn queue_deferred_readings(pool: &PgPool) -> Result<u64, sqlx::Error> {
+    let queued = sqlx::query(
+        "with waiting as (
+             select user_id, count(*) as n from file_jobs
+             where job_type = 'readMetadata' and state = 'queued' group by user_id
+         ),
+         due as (
+             select d.file_id, d.user_id,
+                    row_number() over (partition by d.user_id order by d.deferred_at, d.file_id) as nth
+             from deferred_readings d
+         ),
+         taken as (
+             delete from deferred_readings d
+             using due left join waiting w using (user_id)
+             where d.file_id = due.file_id and due.nth <= $1 - coalesce(w.n, 0)
+             returning d.file_id, d.user_id
+         )
+         insert into file_jobs (id, user_id, job_type, lane, options, input_ids)
+         select gen_random_uuid(), user_id, 'readMetadata', 'system', '{}'::jsonb, array[file_id]
+         from taken",
+    )
+    .bind(max_queued_readings())
+    .execute(pool)
+    .await?;
+    Ok(queued.rows_affected())
 }
 
 pub async fn find(pool: &PgPool, id: JobId) -> Result<Option<JobRow>, sqlx::Error> {
@@ -214,32 +289,6 @@ pub async fn lock_and_count_active(
     ))
     .bind(user_id)
     .fetch_one(conn)
-    .await
-}
-
-/// Takes a job for `worker`: a queued one, or a running one whose worker went quiet for
-/// `stale_seconds` (it died; this is the retry). Anything else — ended, stopped while
-/// queued, or running healthily elsewhere — answers `None`, which is what makes a message
-/// delivered twice harmless.
-pub async fn claim(
-    pool: &PgPool,
-    id: JobId,
-    worker: &str,
-    stale_seconds: f64,
-) -> Result<Option<JobRow>, sqlx::Error> {
-    sqlx::query_as(&format!(
-        "update file_jobs
-         set state = 'running', attempts = attempts + 1, worker = $2, heartbeat_at = now(),
-             started_at = coalesce(started_at, now())
-         where id = $1
-           and ((state = 'queued' and (run_after is null or run_after <= now()))
-                or (state = 'running' and heartbeat_at < now() - make_interval(secs => $3)))
-         returning {COLUMNS}"
-    ))
-    .bind(id)
-    .bind(worker)
-    .bind(stale_seconds)
-    .fetch_optional(pool)
     .await
 }
 
@@ -465,53 +514,12 @@ pub async fn request_stop(
     }
 }
 
-/// Hands a recorded job to the farm: its message pushed to the queue. When Redis does not take
-/// it, the job is marked as never pushed, so the farm's re-push loop sends it at its next tick
-/// (three heartbeats) once Redis answers, rather than after [`needing_a_push`]'s long wait for
-/// lost messages. The error is still answered, for the caller to log.
-pub async fn push(pool: &PgPool, queue: &JobQueue, id: JobId) -> Result<(), QueueError> {
-    let pushed = queue.push(id).await;
-    if pushed.is_err() {
-        let marked =
-            sqlx::query("update file_jobs set pushed_at = 'epoch' where id = $1 and state = 'queued'")
-                .bind(id)
-                .execute(pool)
-                .await;
-        if let Err(cause) = marked {
-            tracing::warn!(job.id = %id, %cause, "a job not pushed could not be marked so; it waits for the long re-push");
-        }
-    }
-    pushed
-}
-
-/// Running jobs whose worker has been silent for `stale_seconds`, and queued jobs whose
-/// message was pushed over `repush_seconds` ago (Redis may have lost it: it keeps nothing
-/// on disk): both are pushed again, and a claim sorts out which message runs them.
-pub async fn needing_a_push(
-    pool: &PgPool,
-    stale_seconds: f64,
-    repush_seconds: f64,
-) -> Result<Vec<JobRow>, sqlx::Error> {
-    sqlx::query_as(&format!(
-        "update file_jobs set pushed_at = now()
-         where (state = 'running' and heartbeat_at < now() - make_interval(secs => $1)
-                and pushed_at < now() - make_interval(secs => $1))
-            or (state = 'queued' and pushed_at < now() - make_interval(secs => $2))
-         returning {COLUMNS}"
-    ))
-    .bind(stale_seconds)
-    .bind(repush_seconds)
-    .fetch_all(pool)
-    .await
-}
-
-/// Puts a running job back in the queue's hands after a server-side failure: no message
-/// claims it before `after` has passed (the caller pushes one then).
+/// Puts a running job back in the queue after a server-side failure: no worker claims it
+/// before `after` has passed.
 pub async fn release(pool: &PgPool, id: JobId, after: std::time::Duration) -> Result<(), sqlx::Error> {
     sqlx::query(
         "update file_jobs
-         set state = 'queued', worker = null, pushed_at = now(),
-             run_after = now() + make_interval(secs => $2)
+         set state = 'queued', worker = null, run_after = now() + make_interval(secs => $2)
          where id = $1 and state = 'running'",
     )
     .bind(id)
