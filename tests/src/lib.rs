@@ -374,6 +374,46 @@ impl TestApp {
         let _ = worker.child.wait();
     }
 
+    /// Starts a worker as [`TestApp::start_worker`] does, but alone even scaled out (no
+    /// companions beside it): for tests that watch which worker takes which job, or stop one.
+    pub async fn start_worker_alone(&mut self, extra: &[(&str, &str)]) -> usize {
+        let worker = self.spawn_worker(extra).await;
+        self.workers.push(worker);
+        self.workers.len() - 1
+    }
+
+    /// Sends a worker SIGTERM (what a container runtime sends to stop it) and returns at once:
+    /// the worker drains meanwhile ([`TestApp::worker_exit`] waits for its end).
+    pub fn signal_worker(&self, index: usize) {
+        let pid = self.workers[index].child.id().to_string();
+        let sent = Command::new("kill").args(["-TERM", &pid]).status().expect("kill");
+        assert!(sent.success(), "kill -TERM {pid}");
+    }
+
+    /// A worker's exit status once it has exited, waiting up to `within` for it.
+    pub async fn worker_exit(&mut self, index: usize, within: Duration) -> std::process::ExitStatus {
+        let deadline = tokio::time::Instant::now() + within;
+        loop {
+            let worker = &mut self.workers[index];
+            if let Some(status) = worker.child.try_wait().expect("the worker's status") {
+                return status;
+            }
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "the worker {} did not exit within {within:?}",
+                worker.name
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+
+    /// Sends a worker SIGTERM and answers its exit status once it has drained and exited
+    /// (within `within`).
+    pub async fn terminate_worker(&mut self, index: usize, within: Duration) -> std::process::ExitStatus {
+        self.signal_worker(index);
+        self.worker_exit(index, within).await
+    }
+
     /// Sends the API process SIGTERM (what a container runtime sends to stop it) and answers
     /// its exit status once it has exited.
     pub async fn terminate_api(&mut self) -> std::process::ExitStatus {

@@ -13,6 +13,7 @@ mod content_search;
 mod contract;
 mod errors;
 mod events;
+mod farm;
 mod faults;
 mod files;
 mod folders;
