@@ -112,16 +112,6 @@ impl Doorbell {
             ),
         }
     }
-
-    /// Whether Redis answers (for `/readyz`).
-    pub async fn ping(&self) -> Result<(), QueueError> {
-        let mut connection = self.connection.clone();
-        redis::cmd("PING")
-            .query_async::<String>(&mut connection)
-            .await
-            .map(drop)
-            .map_err(|e| QueueError(e.to_string()))
-    }
 }
 
 /// Listens to the doorbell for good, waking `wake` at each ring; while Redis is away it tries
