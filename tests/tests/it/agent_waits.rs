@@ -224,11 +224,10 @@ async fn each_of_the_six_waits_holds_its_task_until_its_event_then_goes_on_with_
         ("DRIVE_AGENT_MODEL_URL", model.url.as_str()),
         ("DRIVE_AGENT_MODEL", "scripted"),
     ];
-    // The first worker takes agent tasks only: its queue is one nothing is sent to, so the job
-    // and the generation wait their turn.
-    let nowhere = format!("nowhere-{}", uuid::Uuid::new_v4().simple());
+    // The first worker takes agent tasks and, of jobs, videoThumbnails only, of which this test
+    // makes none: the job and the generation wait their turn.
     let mut agent_only = agent.to_vec();
-    agent_only.push(("DRIVE_QUEUE", nowhere.as_str()));
+    agent_only.push(("DRIVE_WORKER_JOB_TYPES", "videoThumbnail"));
     app.start_worker(&agent_only).await;
 
     let dropped = waits_for(&app, &user, &model, 1, "Tell me when tax papers arrive", async {
