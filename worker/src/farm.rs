@@ -55,7 +55,7 @@ pub struct Farm {
     pub(crate) settings: Settings,
     processes: JobProcesses,
     /// One per job this worker may run at once.
-    pub(crate) slots: Arc<Semaphore>,
+    slots: Arc<Semaphore>,
     turns: Mutex<LaneTurns>,
     /// Set once a drain's time is up: every running job is handed back.
     handing_back: watch::Sender<bool>,
@@ -181,7 +181,7 @@ async fn take_jobs(
 /// Lets the running jobs finish for up to the drain time, then hands back the rest.
 async fn drain(farm: &Farm, mut running: JoinSet<()>) {
     farm.metrics.set_draining();
-    let busy = farm.settings.concurrency - farm.slots.available_permits();
+    let busy = farm.metrics.running_now();
     tracing::info!(
         jobs = busy,
         seconds = farm.settings.drain.as_secs_f64(),
@@ -193,7 +193,8 @@ async fn drain(farm: &Farm, mut running: JoinSet<()>) {
     .await;
     if finished.is_err() {
         tracing::info!("the drain's time is up: handing the running jobs back");
-        let _ = farm.handing_back.send(true);
+        // Kept for a job still being readied, which subscribes only once its process runs.
+        farm.handing_back.send_replace(true);
         while running.join_next().await.is_some() {}
     }
     tracing::info!("drained");
@@ -437,8 +438,7 @@ impl Farm {
     /// This worker's `/metrics` page: its own series, and the farm's lanes.
     pub async fn metrics_text(&self) -> Result<String, sqlx::Error> {
         let gauges = jobs::gauges(&self.db).await?;
-        let busy = self.settings.concurrency - self.slots.available_permits();
-        let mut text = self.metrics.render(busy, self.settings.concurrency - busy);
+        let mut text = self.metrics.render(self.settings.concurrency);
         text.push_str(&LaneGauge::render(&gauges));
         Ok(text)
     }

@@ -86,8 +86,16 @@ impl WorkerMetrics {
         entry.1 += job.seconds.unwrap_or(0.0);
     }
 
-    /// The worker's own series, in the text format, with `busy` and `free` slots.
-    pub fn render(&self, busy: usize, free: usize) -> String {
+    /// Jobs this worker is running: its slots in use (a slot held only while looking for a job
+    /// is not).
+    pub fn running_now(&self) -> usize {
+        self.running.load(Ordering::Relaxed).max(0) as usize
+    }
+
+    /// The worker's own series, in the text format, of a worker with `slots`.
+    pub fn render(&self, slots: usize) -> String {
+        let busy = self.running_now().min(slots);
+        let free = slots - busy;
         let mut out = String::new();
         let gauges = [
             (
