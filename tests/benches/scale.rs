@@ -91,9 +91,15 @@ async fn start_latencies(dir: &Path) -> Vec<f64> {
     let heartbeat = [("DRIVE_HEARTBEAT_SECONDS", "10")];
     let mut app = TestApp::spawn_with(&heartbeat).await;
     app.start_worker(&[("DRIVE_WORKER_CONCURRENCY", "1")]).await;
+    checksum_latencies(&app, dir, SAMPLES).await
+}
+
+/// Seconds from just before `/create-file-job` to the job's `startTime`, for `samples`
+/// checksums of a small file by a new account, one at a time.
+async fn checksum_latencies(app: &TestApp, dir: &Path, samples: usize) -> Vec<f64> {
     let user = app.user(Some("Pro")).await;
     let small = add_file(
-        &app,
+        app,
         &user,
         &dir.join("small.bin"),
         "Other",
@@ -101,9 +107,9 @@ async fn start_latencies(dir: &Path) -> Vec<f64> {
     )
     .await;
     let mut latencies = Vec::new();
-    for _ in 0..SAMPLES {
+    for _ in 0..samples {
         // Else the second checksum is answered from the digest kept, with no job run.
-        forget_digests(&app).await;
+        forget_digests(app).await;
         let submitted = chrono::Utc::now();
         let job = app
             .create_job(&user, json!({ "jobType": "checksum", "fileIds": [small] }))
@@ -202,28 +208,7 @@ async fn backlog_latencies(dir: &Path, backlog: usize) -> (Vec<f64>, f64) {
     }
     let mut app = app;
     app.start_worker(&[("DRIVE_WORKER_CONCURRENCY", "1")]).await;
-    let user = app.user(Some("Pro")).await;
-    let small = add_file(
-        &app,
-        &user,
-        &dir.join("small.bin"),
-        "Other",
-        "application/octet-stream",
-    )
-    .await;
-    let mut latencies = Vec::new();
-    for _ in 0..BACKLOG_SAMPLES {
-        forget_digests(&app).await;
-        let submitted = chrono::Utc::now();
-        let job = app
-            .create_job(&user, json!({ "jobType": "checksum", "fileIds": [small] }))
-            .await;
-        let job = app.wait_job(&user, &job["id"]).await;
-        assert_eq!(job["state"], "done", "{job}");
-        let started: chrono::DateTime<chrono::Utc> =
-            serde_json::from_value(job["startTime"].clone()).unwrap();
-        latencies.push((started - submitted).num_microseconds().unwrap() as f64 / 1e6);
-    }
+    let latencies = checksum_latencies(&app, dir, BACKLOG_SAMPLES).await;
     // What one bulk job of the backlog took, for the FIFO farm's figure.
     let bulk_seconds: f64 = sqlx::query_scalar(
         "select percentile_cont(0.5) within group (order by seconds) from file_jobs
