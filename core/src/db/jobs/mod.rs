@@ -198,6 +198,7 @@ pub fn reading_cap() -> Result<i64, crate::config::ConfigError> {
 /// Queues the deferred readings of every account with room under [`max_queued_readings`],
 /// oldest first; answers how many were queued.
 pub async fn queue_deferred_readings(pool: &PgPool) -> Result<u64, sqlx::Error> {
+    let spec = JobSpec::ReadMetadata(crate::job::ReadMetadata {});
     let queued = sqlx::query(
         "with waiting as (
              select user_id, count(*) as n from file_jobs
@@ -215,10 +216,14 @@ pub async fn queue_deferred_readings(pool: &PgPool) -> Result<u64, sqlx::Error> 
              returning d.file_id, d.user_id
          )
          insert into file_jobs (id, user_id, job_type, lane, options, input_ids)
-         select gen_random_uuid(), user_id, 'readMetadata', 'system', '{}'::jsonb, array[file_id]
+         select gen_random_uuid(), user_id, $2, $3, $4, array[file_id]
          from taken",
     )
     .bind(max_queued_readings())
+    // The type, lane and settings of a reading, from where every job's come from (as `create`).
+    .bind(spec.job_type().as_str())
+    .bind(Lane::of(&spec, 1, false).as_str())
+    .bind(spec.options())
     .execute(pool)
     .await?;
     Ok(queued.rows_affected())
