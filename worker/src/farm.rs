@@ -9,6 +9,9 @@
 //! started with an empty environment and narrowed, and this process makes itself non-dumpable
 //! so the child cannot read its environment or memory either.
 //!
+//! Once every slot runs a bulk job, a job of another lane still starts: one bulk job is held
+//! still while it runs in that job's slot ([`crate::pauses`]).
+//!
 //! On SIGTERM it drains: it takes no new job, lets the running ones finish for up to
 //! `DRIVE_DRAIN_SECONDS`, then hands the rest back ([`jobs::hand_back`]: another worker takes
 //! them at once, no attempt spent) and exits 0.
@@ -21,11 +24,11 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 use chrono::Utc;
-use drive_core::db::jobs::{self, End, JobRow, LaneGauge};
+use drive_core::db::jobs::{self, End, JobRow, LaneGauge, Pool};
 use drive_core::db::users;
 use drive_core::db::{self, PgPool};
 use drive_core::id::{JobId, UserId};
-use drive_core::job::JobType;
+use drive_core::job::{JobType, Lane};
 use drive_core::queue::{self, Doorbell};
 use drive_core::storage::Storage;
 use tokio::signal::unix::{SignalKind, signal};
@@ -35,6 +38,7 @@ use uuid::Uuid;
 
 use crate::generation::{Failure, Generation};
 use crate::metrics::WorkerMetrics;
+use crate::pauses::{Pause, Pauses};
 use crate::process::{JobProcesses, describe, kill, last_words};
 use crate::run::EXIT_RETRY;
 use crate::settings::{MAX_ATTEMPTS, Settings, given_up};
@@ -56,6 +60,8 @@ pub struct Farm {
     processes: JobProcesses,
     /// One per job this worker may run at once.
     slots: Arc<Semaphore>,
+    /// The bulk jobs running, which may be held still to lend their slot.
+    pauses: Pauses,
     turns: Mutex<LaneTurns>,
     /// Set once a drain's time is up: every running job is handed back.
     handing_back: watch::Sender<bool>,
@@ -92,6 +98,7 @@ pub async fn work() -> Result<()> {
         doorbell,
         processes: JobProcesses::new(settings.memory_limit, settings.disk_limit),
         slots: Arc::new(Semaphore::new(settings.concurrency)),
+        pauses: Pauses::new(settings.bulk_pause),
         turns: Mutex::new(LaneTurns::new(&settings.lane_weights)),
         handing_back: watch::channel(false).0,
         metrics: WorkerMetrics::default(),
@@ -123,6 +130,7 @@ pub async fn work() -> Result<()> {
         concurrency = farm.settings.concurrency,
         lanes = ?pool.lanes,
         job_types = ?pool.job_types,
+        bulk_pause_seconds = farm.settings.bulk_pause.as_secs_f64(),
         "taking jobs"
     );
     // The one line on stdout: tests and scripts wait for it.
@@ -150,13 +158,23 @@ async fn take_jobs(
     mut stopped: watch::Receiver<bool>,
     running: &mut JoinSet<()>,
 ) {
+    // Whether the last look for a job to run in a bulk job's slot found one: more may wait.
+    let mut lent = false;
     loop {
         while running.try_join_next().is_some() {}
         let permit = tokio::select! {
             permit = farm.slots.clone().acquire_owned() => permit.expect("the slots are never closed"),
             _ = stopped.wait_for(|stop| *stop) => return,
+            // Every slot is busy: a job of another lane may still run in a bulk job's.
+            () = farm.chance_to_lend(wake, lent) => {
+                lent = farm.lend_slot(running).await.unwrap_or_else(|e| {
+                    tracing::warn!("lending a bulk job's slot failed: {e}");
+                    false
+                });
+                continue;
+            }
         };
-        match farm.next_job().await {
+        match farm.next_job(&farm.settings.pool).await {
             Ok(Some(job)) => {
                 let farm = farm.clone();
                 running.spawn(async move {
@@ -208,12 +226,12 @@ async fn handed_back(handing_back: &mut watch::Receiver<bool>) {
 }
 
 impl Farm {
-    /// The next job this worker takes, claimed; `None` when nothing it takes is waiting.
-    async fn next_job(&self) -> Result<Option<JobRow>, sqlx::Error> {
+    /// The next job this worker takes of `takes`, claimed; `None` when none is waiting.
+    async fn next_job(&self, takes: &Pool) -> Result<Option<JobRow>, sqlx::Error> {
         let aging = self.settings.aging.as_secs_f64();
         // A claim lost to another worker: look again.
         for _ in 0..10 {
-            let candidates = jobs::candidates(&self.db, &self.settings.pool, aging).await?;
+            let candidates = jobs::candidates(&self.db, takes, aging).await?;
             let chosen = self
                 .turns
                 .lock()
@@ -231,6 +249,79 @@ impl Farm {
             }
         }
         Ok(None)
+    }
+
+    /// Resolves when a bulk job may be held and a job may be waiting: at once after a look that
+    /// `found` one, else once rung or at the poll.
+    async fn chance_to_lend(&self, wake: &Notify, found: bool) {
+        self.pauses.until_one_may_be_held().await;
+        if found {
+            return;
+        }
+        tokio::select! {
+            () = wake.notified() => {}
+            () = tokio::time::sleep(POLL) => {}
+        }
+    }
+
+    /// Runs the next job of this worker's other lanes in a bulk job's slot, that job held still
+    /// until it ends or the longest pause is up; answers whether one was waiting.
+    async fn lend_slot(self: &Arc<Self>, running: &mut JoinSet<()>) -> Result<bool, sqlx::Error> {
+        let takes = Pool {
+            lanes: self
+                .settings
+                .pool
+                .lanes
+                .iter()
+                .copied()
+                .filter(|lane| *lane != Lane::Bulk)
+                .collect(),
+            job_types: self.settings.pool.job_types.clone(),
+        };
+        // Looked for before any job is held: the poll finds nothing most of the time.
+        if takes.lanes.is_empty()
+            || jobs::candidates(&self.db, &takes, self.settings.aging.as_secs_f64())
+                .await?
+                .is_empty()
+        {
+            return Ok(false);
+        }
+        let Some(pause) = self.pauses.pause() else {
+            return Ok(false);
+        };
+        let job = match self.next_job(&takes).await {
+            Ok(Some(job)) => job,
+            taken_or_failed => {
+                self.pauses.resume(pause);
+                self.pauses.slot_given_back();
+                return taken_or_failed.map(|_| false);
+            }
+        };
+        tracing::info!(job.id = %pause.job, lent_to = %job.id, "a bulk job held still for a job of another lane");
+        if let Err(e) = jobs::paused(&self.db, pause.job, &self.name).await {
+            tracing::warn!(job.id = %pause.job, "marking the pause failed: {e}");
+        }
+        let farm = self.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(farm.pauses.longest()).await;
+            farm.go_on(pause).await;
+        });
+        let farm = self.clone();
+        running.spawn(async move {
+            farm.handle(job).await;
+            farm.go_on(pause).await;
+            farm.pauses.slot_given_back();
+        });
+        Ok(true)
+    }
+
+    /// Ends `pause`, if it is still under way: the held job goes on.
+    async fn go_on(&self, pause: Pause) {
+        if self.pauses.resume(pause)
+            && let Err(e) = jobs::resumed(&self.db, pause.job).await
+        {
+            tracing::warn!(job.id = %pause.job, "marking the pause's end failed: {e}");
+        }
     }
 
     async fn handle(&self, job: JobRow) {
@@ -272,7 +363,10 @@ impl Farm {
         let time_limit =
             chrono::TimeDelta::from_std(self.settings.time_limit).unwrap_or(chrono::TimeDelta::MAX);
         let out_of_time = || {
-            (Utc::now() - first_start > time_limit).then(|| {
+            // The time it stood still is not its own (crate::pauses).
+            let stood = Duration::from_secs_f64(job.paused_seconds.max(0.0)) + self.pauses.stood(id);
+            let stood = chrono::TimeDelta::from_std(stood).unwrap_or_default();
+            (Utc::now() - first_start - stood > time_limit).then(|| {
                 End::Failed(format!(
                     "the job ran past its time limit of {} minutes (over {} attempts) and was stopped",
                     self.settings.time_limit.as_secs() / 60,
@@ -292,6 +386,9 @@ impl Farm {
         let (steward, start) =
             Steward::prepare(self.db.clone(), self.storage.clone(), job.clone(), &self.settings).await?;
         let mut child = self.processes.start(&start).await?;
+        let _held = (job.lane == Lane::Bulk)
+            .then(|| self.pauses.hold(id, &child))
+            .flatten();
         let (Some(to_child), Some(from_child)) = (child.stdin.take(), child.stdout.take()) else {
             anyhow::bail!("the job process's pipes were taken");
         };
@@ -438,7 +535,9 @@ impl Farm {
     /// This worker's `/metrics` page: its own series, and the farm's lanes.
     pub async fn metrics_text(&self) -> Result<String, sqlx::Error> {
         let gauges = jobs::gauges(&self.db).await?;
-        let mut text = self.metrics.render(self.settings.concurrency);
+        let mut text = self
+            .metrics
+            .render(self.settings.concurrency, self.pauses.held_now());
         text.push_str(&LaneGauge::render(&gauges));
         Ok(text)
     }

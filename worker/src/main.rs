@@ -20,6 +20,7 @@ mod imports;
 mod metadata;
 mod metrics;
 mod objects;
+mod pauses;
 mod pdfs;
 mod pictures;
 mod process;

@@ -93,8 +93,10 @@ impl WorkerMetrics {
     }
 
     /// The worker's own series, in the text format, of a worker with `slots`.
-    pub fn render(&self, slots: usize) -> String {
-        let busy = self.running_now().min(slots);
+    /// This worker's series; `held` of its running jobs stand still (crate::pauses), their
+    /// slots lent to the jobs running in them.
+    pub fn render(&self, slots: usize, held: usize) -> String {
+        let busy = self.running_now().saturating_sub(held).min(slots);
         let free = slots - busy;
         let mut out = String::new();
         let gauges = [
@@ -102,6 +104,11 @@ impl WorkerMetrics {
                 "drive_worker_jobs_running",
                 "Jobs this worker is running.",
                 self.running.load(Ordering::Relaxed),
+            ),
+            (
+                "drive_worker_jobs_held",
+                "Bulk jobs this worker holds still while a job of another lane runs in their slot.",
+                held as i64,
             ),
             (
                 "drive_worker_slots_busy",

@@ -1,4 +1,5 @@
-//! The worker's configuration, read from the environment (the README lists every variable).
+//! The worker's configuration, read from the environment (docs/configuration.md lists every
+//! variable).
 
 use crate::vision::Vision;
 use std::collections::BTreeMap;
@@ -33,6 +34,9 @@ pub struct Settings {
     /// On SIGTERM, how long running jobs may finish before they are handed back
     /// (`DRIVE_DRAIN_SECONDS`, default 300).
     pub drain: Duration,
+    /// The longest a running bulk job is held still so that a job of another lane runs in its
+    /// slot (`DRIVE_BULK_PAUSE_SECONDS`, default 10; 0: never held).
+    pub bulk_pause: Duration,
     /// A job running longer, counted from its first start across its attempts, is stopped as
     /// failed.
     pub time_limit: Duration,
@@ -124,6 +128,7 @@ impl Settings {
             lane_weights: lane_weights()?,
             aging: seconds("DRIVE_AGING_SECONDS", 300.0)?,
             drain: seconds("DRIVE_DRAIN_SECONDS", 300.0)?,
+            bulk_pause: seconds("DRIVE_BULK_PAUSE_SECONDS", 10.0)?,
             time_limit: Duration::from_secs_f64(config::parsed_or(
                 "DRIVE_JOB_TIME_LIMIT_SECONDS",
                 job::TIME_LIMIT_SECONDS as f64,

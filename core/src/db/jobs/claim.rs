@@ -8,7 +8,7 @@
 
 use sqlx::PgPool;
 
-use super::{COLUMNS, JobRow};
+use super::{COLUMNS, JobRow, PAUSE_ENDED};
 use crate::id::JobId;
 use crate::job::{JobType, Lane};
 
@@ -92,7 +92,7 @@ pub async fn claim(pool: &PgPool, id: JobId, worker: &str) -> Result<Option<Clai
         "with claimed as (
              update file_jobs
              set state = 'running', attempts = attempts + 1, worker = $2, heartbeat_at = now(),
-                 started_at = coalesce(started_at, now())
+                 started_at = coalesce(started_at, now()), {PAUSE_ENDED}
              where id = $1 and state = 'queued' and (run_after is null or run_after <= now())
              returning *
          ),
@@ -113,11 +113,12 @@ pub async fn claim(pool: &PgPool, id: JobId, worker: &str) -> Result<Option<Clai
 /// job): its attempt is not spent, and any worker may take it at once. What it stored so far is
 /// kept (its outputs by position), so the next attempt carries on from there.
 pub async fn hand_back(pool: &PgPool, id: JobId, worker: &str) -> Result<bool, sqlx::Error> {
-    let handed = sqlx::query(
+    let handed = sqlx::query(&format!(
         "update file_jobs
-         set state = 'queued', worker = null, run_after = null, attempts = greatest(attempts - 1, 0)
-         where id = $1 and worker = $2 and state = 'running'",
-    )
+         set state = 'queued', worker = null, run_after = null, attempts = greatest(attempts - 1, 0),
+             {PAUSE_ENDED}
+         where id = $1 and worker = $2 and state = 'running'"
+    ))
     .bind(id)
     .bind(worker)
     .execute(pool)
@@ -132,11 +133,11 @@ pub async fn requeue_stale(
     stale_seconds: f64,
     max_attempts: i32,
 ) -> Result<Vec<JobId>, sqlx::Error> {
-    sqlx::query_scalar(
-        "update file_jobs set state = 'queued', worker = null, run_after = null
+    sqlx::query_scalar(&format!(
+        "update file_jobs set state = 'queued', worker = null, run_after = null, {PAUSE_ENDED}
          where state = 'running' and heartbeat_at < now() - make_interval(secs => $1) and attempts < $2
-         returning id",
-    )
+         returning id"
+    ))
     .bind(stale_seconds)
     .bind(max_attempts)
     .fetch_all(pool)

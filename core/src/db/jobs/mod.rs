@@ -83,6 +83,9 @@ pub struct JobRow {
     pub started_at: Option<DateTime<Utc>>,
     pub ended_at: Option<DateTime<Utc>>,
     pub seconds: Option<f64>,
+    /// Seconds it stood still in pauses that have ended (a bulk job a job of another lane ran
+    /// before): not counted as its time.
+    pub paused_seconds: f64,
 }
 
 impl JobRow {
@@ -97,7 +100,14 @@ const DRIVES_OWN: &str = "('readMetadata', 'generateImage')";
 
 const COLUMNS: &str = "id, user_id, job_type, lane, options, input_ids, source_folder_id, folder_id, \
                        output_folder_id, state, progress, error, result, attempts, stop_requested_at, \
-                       created_at, started_at, ended_at, seconds";
+                       created_at, started_at, ended_at, seconds, paused_seconds";
+
+/// The seconds a job has stood still, a pause under way included (SQL on `file_jobs`).
+const PAUSED: &str = "(paused_seconds + coalesce(extract(epoch from now() - paused_at), 0))";
+
+/// Ends a pause under way, adding it to the job's paused seconds (SQL `set` items).
+const PAUSE_ENDED: &str =
+    "paused_seconds = paused_seconds + coalesce(extract(epoch from now() - paused_at), 0), paused_at = null";
 
 #[derive(Debug)]
 pub struct NewJob<'a> {
@@ -263,7 +273,7 @@ pub async fn list(
 /// ones cost nothing.
 pub async fn seconds_this_month(pool: &PgPool, user_id: UserId) -> Result<f64, sqlx::Error> {
     sqlx::query_scalar(&format!(
-        "select coalesce(sum(case when state = 'running' then extract(epoch from now() - started_at)
+        "select coalesce(sum(case when state = 'running' then extract(epoch from now() - started_at) - {PAUSED}
                                   else seconds end), 0)::float8
          from file_jobs
          where user_id = $1 and job_type not in {DRIVES_OWN}
@@ -309,6 +319,27 @@ pub async fn heartbeat(pool: &PgPool, id: JobId, worker: &str) -> Result<Option<
     .bind(worker)
     .fetch_optional(pool)
     .await
+}
+
+/// Marks running job `id` of `worker` as held still; [`resumed`] ends the pause.
+pub async fn paused(pool: &PgPool, id: JobId, worker: &str) -> Result<(), sqlx::Error> {
+    sqlx::query("update file_jobs set paused_at = now() where id = $1 and state = 'running' and worker = $2")
+        .bind(id)
+        .bind(worker)
+        .execute(pool)
+        .await?;
+    Ok(())
+}
+
+/// Ends job `id`'s pause under way (if any), adding it to the seconds it stood still.
+pub async fn resumed(pool: &PgPool, id: JobId) -> Result<(), sqlx::Error> {
+    sqlx::query(&format!(
+        "update file_jobs set {PAUSE_ENDED} where id = $1 and paused_at is not null"
+    ))
+    .bind(id)
+    .execute(pool)
+    .await?;
+    Ok(())
 }
 
 pub async fn set_progress(pool: &PgPool, id: JobId, progress: f32) -> Result<(), sqlx::Error> {
@@ -441,7 +472,8 @@ async fn end_in(
          set state = $2, error = $3, result = $4, ended_at = now(),
              progress = case when $2 = 'done' then 1 else progress end,
              seconds = case when $2 = 'failed' or started_at is null then null
-                            else extract(epoch from now() - started_at)::float8 end
+                            else (extract(epoch from now() - started_at) - {PAUSED})::float8 end,
+             {PAUSE_ENDED}
          where id = $1 and state in ('queued', 'running')
          returning {COLUMNS}"
     ))
