@@ -14,6 +14,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::{RpcError, push};
+use crate::follow::Woken;
 use crate::state::AppState;
 
 /// How long a `SendMessage` without `returnImmediately` waits for its task to end before it
@@ -112,11 +113,13 @@ pub async fn send_message(state: &AppState, caller: &TokenUser, params: Value) -
 /// stands after [`LONGEST_WAIT`].
 async fn until_ended(state: &AppState, caller: &TokenUser, mut task: TaskRow) -> Result<TaskRow, RpcError> {
     let deadline = tokio::time::Instant::now() + LONGEST_WAIT;
+    // Taken before the first look: a task's change of state, or its beginning to wait,
+    // notifies its account (`crate::follow`).
+    let mut waiter = state.follow.subscribe();
     while !task.state.is_terminal()
         && !agent_waits::is_waiting(&state.db, task.id).await?
-        && tokio::time::Instant::now() < deadline
+        && waiter.wait(Woken::Tasks(caller.user_id), deadline).await
     {
-        tokio::time::sleep(Duration::from_millis(100)).await;
         task = agent_tasks::find(&state.db, caller.token_id, task.id)
             .await?
             .ok_or_else(|| RpcError::internal("a task vanished while its sender waited"))?;

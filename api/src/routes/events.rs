@@ -18,6 +18,7 @@ use uuid::Uuid;
 use crate::auth::Caller;
 use crate::error::{ApiError, ApiResult};
 use crate::extract::Json;
+use crate::follow::Woken;
 use crate::state::AppState;
 
 pub fn router() -> OpenApiRouter<AppState> {
@@ -160,7 +161,7 @@ async fn follow(
             Some(until) if until > now => deadline.min(now + RECHECK),
             _ => deadline,
         };
-        if waiter.wait(user, until).await {
+        if waiter.wait(Woken::Events(user), until).await {
             recheck_until = Some(tokio::time::Instant::now() + RECHECK_FOR);
         }
     }

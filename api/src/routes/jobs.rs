@@ -24,6 +24,7 @@ use utoipa_axum::routes;
 use crate::auth::Caller;
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{self, Json, id_count};
+use crate::follow::Woken;
 use crate::routes::upload;
 use crate::state::AppState;
 
@@ -395,7 +396,7 @@ async fn select_file_jobs(
         let under_way = !rows.is_empty() && rows.iter().all(|job| !job.state.has_ended());
         match waiter.as_mut() {
             Some(waiter) if under_way && tokio::time::Instant::now() < deadline => {
-                waiter.wait(caller.user_id, deadline).await;
+                waiter.wait(Woken::Events(caller.user_id), deadline).await;
             }
             _ => break (rows, more),
         }
@@ -449,12 +450,13 @@ async fn cancel_file_job(
             format!("the job has already ended ({})", job.state.as_str()),
         ));
     }
+    // Taken before the stop is asked for: the job's end writes a `job` event, which wakes it.
+    let mut waiter = state.follow.subscribe();
     let mut job = jobs::request_stop(&state.db, &state.storage, caller.user_id, input.id)
         .await?
         .ok_or_else(job_not_found)?;
     let deadline = tokio::time::Instant::now() + STOP_WAIT;
-    while !job.state.has_ended() && tokio::time::Instant::now() < deadline {
-        tokio::time::sleep(Duration::from_millis(100)).await;
+    while !job.state.has_ended() && waiter.wait(Woken::Events(caller.user_id), deadline).await {
         job = jobs::find(&state.db, input.id).await?.ok_or_else(job_not_found)?;
     }
     Ok(axum::Json(CanceledJob {
