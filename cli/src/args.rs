@@ -439,7 +439,7 @@ pub enum CollectionCommand {
 pub enum JobsCommand {
     /// Start a job on files (in order); prints it, or with --wait follows it to its end
     Create {
-        /// The job type, like proxy, convert, zip, checksum (see the README's table)
+        /// The job type, like proxy, convert, zip, checksum (docs/behaviour.md lists each type's settings)
         job_type: String,
         /// The files it works on, in order
         file_ids: Vec<String>,

@@ -1,5 +1,6 @@
 //! Reading configuration from the environment. Each piece of configuration has its own
-//! `from_environment()` listing the variables it reads; the README documents them all.
+//! `from_environment()` listing the variables it reads; docs/configuration.md documents them all
+//! (`scripts/check-config-doc` holds the two together).
 
 use std::str::FromStr;
 

@@ -1,5 +1,5 @@
 //! The one way a file enters the drive, whatever brings it (an upload, a job's result, an import
-//! among them, an unzipped entry, a request's arrival, and to come a generated image): in the
+//! among them, an unzipped entry, a request's arrival, a generated image): in the
 //! caller's transaction the file is recorded with its bytes counted against the account, its
 //! drive event is written, and an audio, video or picture file gets its metadata reading queued.
 //! The caller rings the workers' doorbell after its commit (their poll finds it otherwise).

@@ -1,5 +1,5 @@
 //! Periodic clean-up that keeps storage and records in step. Run by `drive-api admin sweep`
-//! (and by the worker farm on a schedule once it exists). Every step is idempotent: running
+//! and by every worker on a schedule (`DRIVE_SWEEP_INTERVAL_SECONDS`). Every step is idempotent: running
 //! it twice, or on two machines at once, does no harm.
 
 use crate::db::{files, forms, generations, requests, reservations, uploads, users};

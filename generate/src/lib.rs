@@ -248,7 +248,7 @@ impl std::fmt::Debug for Generators {
 }
 
 impl Generators {
-    /// Reads each provider's key and base URL (the README's table): `DRIVE_OPENAI_API_KEY`,
+    /// Reads each provider's key and base URL (docs/configuration.md): `DRIVE_OPENAI_API_KEY`,
     /// `DRIVE_GEMINI_API_KEY`, `DRIVE_MODELARK_API_KEY`, `DRIVE_BFL_API_KEY`, `DRIVE_FAL_API_KEY`
     /// and their `…_BASE_URL`s; the providers' model names `DRIVE_OPENAI_IMAGE_MODEL`,
     /// `DRIVE_NANO_BANANA_MODEL`, `DRIVE_NANO_BANANA_PRO_MODEL`, `DRIVE_IMAGEN_MODEL`,
