@@ -13,10 +13,11 @@ pub struct Convert {
     pub max_edge: Option<u32>,
 }
 
-/// Decodes `input` (JPEG, PNG, WebP, GIF's first frame, BMP, TIFF), turns it upright by its EXIF
-/// orientation, shrinks it to fit `max_edge` and writes it to `output` as `format`: JPEG at quality
-/// 85 with 4:2:0 chroma (transparent areas on white), PNG, or lossy WebP at quality 85. The colour
-/// profile is kept (not in WebP); all other metadata is left behind. Returns the output's size.
+/// Decodes `input` (JPEG, PNG, WebP, GIF's first frame, BMP, TIFF, HEIC, AVIF, a camera RAW
+/// file's preview), turns it upright by its orientation, shrinks it to fit `max_edge` and writes
+/// it to `output` as `format`: JPEG at quality 85 with 4:2:0 chroma (transparent areas on white),
+/// PNG, or lossy WebP at quality 85. The colour profile is kept (not in WebP); all other metadata
+/// is left behind. Returns the output's size.
 ///
 /// A baseline JPEG that is to shrink to half its size or less is decoded at 1/2, 1/4 or 1/8 scale
 /// (never below `max_edge`) and resized the rest of the way, which saves most of the work.

@@ -1,7 +1,13 @@
-//! Reading pictures: the size from the header alone, or every pixel with the orientation applied.
+//! Reading pictures, by what the file's bytes say it is (never by its name): the size from the
+//! header alone, or every pixel with the orientation applied. The one way pictures are decoded,
+//! for every picture job and for `/read-file`:
+//! - JPEG, PNG and WebP: headers read by this crate ([`container`]), pixels by `image` (JPEGs
+//!   maybe shrunk on load);
+//! - GIF (its first frame), BMP and TIFF: by `image`;
+//! - HEIC and AVIF: by the system's libheif ([`heif`]);
+//! - camera RAW files (DNG, CR2, NEF, ARW…): by the JPEG preview the camera embeds ([`raw`]),
+//!   turned by the RAW file's orientation.
 
-use std::fs::{self, File};
-use std::io::BufReader;
 use std::path::Path;
 
 use image::metadata::Orientation;
@@ -10,7 +16,8 @@ use zune_jpeg::zune_core::bytestream::ZCursor;
 use zune_jpeg::zune_core::colorspace::ColorSpace;
 use zune_jpeg::zune_core::options::DecoderOptions;
 
-use super::{Dimensions, PictureError, PictureFormat, container, sniff};
+use super::container::{self, Encoded};
+use super::{Dimensions, PictureError, PictureFormat, file_start, heif, raw, written_format};
 
 /// The most pixels a picture may have to be decoded (200 megapixels, 800 MB as RGBA). Checked
 /// against the header before any pixel is decoded, so a small file that claims a huge size (a
@@ -21,18 +28,60 @@ pub const MAX_PIXELS: u64 = 200_000_000;
 /// their working buffers. A 16-bit picture near [`MAX_PIXELS`] can fail on this instead.
 const MAX_DECODER_BYTES: u64 = 1 << 30;
 
-/// The picture's size as displayed (after its EXIF orientation), from its header alone: a
-/// 6000x4000 photo turned by a quarter reads as 4000x6000. JPEG, PNG and WebP headers are parsed
-/// here, since the `image` crate reads a whole JPEG into memory just to look at it.
-pub fn dimensions(path: &Path) -> Result<Dimensions, PictureError> {
-    if let Some(format) = sniff(path)? {
-        let header = container::read_header(format, path)?;
-        return Ok(header.dimensions.oriented(header.orientation));
+/// What a picture file is, for decoding: told from its first bytes, and for a TIFF file from
+/// whether it embeds a camera's JPEG preview.
+enum Kind {
+    Heif,
+    Raw(raw::Preview),
+    /// JPEG, PNG or WebP (`Some`), or whatever `image` may read (`None`).
+    Plain(Option<PictureFormat>),
+}
+
+impl Kind {
+    fn of(path: &Path) -> Result<Kind, PictureError> {
+        let start = file_start(path)?;
+        if heif::is_heif(&start) {
+            return Ok(Kind::Heif);
+        }
+        if raw::is_tiff(&start)
+            && let Some(preview) = raw::preview(path)?
+        {
+            return Ok(Kind::Raw(preview));
+        }
+        Ok(Kind::Plain(written_format(&start)))
     }
-    let mut decoder = open_decoder(path)?;
+}
+
+/// The picture's size as displayed (after its orientation), from its header alone: a 6000x4000
+/// photo turned by a quarter reads as 4000x6000. JPEG, PNG and WebP headers are parsed here,
+/// since the `image` crate reads a whole JPEG into memory just to look at it; HEIF's by libheif;
+/// a RAW file's is its preview's, turned.
+pub fn dimensions(path: &Path) -> Result<Dimensions, PictureError> {
+    let (encoded, format, raw_orientation) = match Kind::of(path)? {
+        Kind::Heif => return heif::dimensions(path),
+        Kind::Raw(preview) => (
+            Encoded::Memory(preview.jpeg),
+            Some(PictureFormat::Jpg),
+            Some(preview.orientation),
+        ),
+        Kind::Plain(format) => (Encoded::File(path), format, None),
+    };
+    if let Some(format) = format {
+        let header = container::read_header(format, &encoded)?;
+        return Ok(header
+            .dimensions
+            .oriented(raw_orientation.unwrap_or(header.orientation)));
+    }
+    let mut decoder = open_decoder(&encoded)?;
     let (width, height) = decoder.dimensions();
     let orientation = decoder.orientation().map_err(PictureError::decoding)?;
     Ok(Dimensions { width, height }.oriented(orientation))
+}
+
+/// A picture's pixels, turned upright: what a page of a PDF is made from. Checked against
+/// [`MAX_PIXELS`] from its header before anything is decoded.
+pub fn upright(path: &Path) -> Result<DynamicImage, PictureError> {
+    Ok(decode(path)?.image)
 }
 
 /// A picture's pixels in RGB, turned upright: what reading the words in it (OCR) takes. Checked
@@ -46,7 +95,7 @@ pub(crate) struct Decoded {
     pub image: DynamicImage,
     /// The embedded colour profile, to carry over so colours keep their meaning.
     pub icc: Option<Vec<u8>>,
-    /// `None` for the formats that are read but never written (GIF, BMP, TIFF).
+    /// `None` for the formats that are read but never written (GIF, BMP, TIFF, HEIF, RAW).
     pub format: Option<PictureFormat>,
     pub lossless: bool,
 }
@@ -64,9 +113,9 @@ pub(crate) struct Stored {
     pub lossless: bool,
 }
 
-/// Decodes the first frame of a JPEG, PNG, WebP, GIF, BMP or TIFF picture and applies its EXIF
-/// orientation. For JPEG, PNG and WebP the orientation comes from this crate's own header reader,
-/// the same one [`dimensions`] and [`super::strip_metadata`] use, so all three agree.
+/// Decodes a picture (the first frame of an animation) and applies its orientation. For JPEG,
+/// PNG and WebP the orientation comes from this crate's own header reader, the same one
+/// [`dimensions`] and [`super::strip_metadata`] use, so all three agree.
 pub(crate) fn decode(path: &Path) -> Result<Decoded, PictureError> {
     let Stored {
         mut image,
@@ -87,17 +136,39 @@ pub(crate) fn decode(path: &Path) -> Result<Decoded, PictureError> {
 
 /// Like [`decode`], but leaves the orientation to the caller (turning a picture after shrinking it
 /// moves fewer pixels), and when the picture is to be shrunk to fit `max_edge` (a baseline JPEG
-/// only) may decode it at 1/2, 1/4 or 1/8 of its size: the smallest that still leaves its longer
-/// edge at least `max_edge`, so what follows still only shrinks. This is libjpeg's
-/// "shrink-on-load": the inverse DCT outputs fewer pixels, which saves much of the decoding and
-/// resizing work.
+/// only, a RAW file's preview included) may decode it at 1/2, 1/4 or 1/8 of its size: the
+/// smallest that still leaves its longer edge at least `max_edge`, so what follows still only
+/// shrinks. This is libjpeg's "shrink-on-load": the inverse DCT outputs fewer pixels, which saves
+/// much of the decoding and resizing work.
 pub(crate) fn decode_stored(path: &Path, max_edge: Option<u32>) -> Result<Stored, PictureError> {
-    let format = sniff(path)?;
+    match Kind::of(path)? {
+        Kind::Heif => heif::decode(path),
+        Kind::Raw(preview) => {
+            let encoded = Encoded::Memory(preview.jpeg);
+            let stored = decode_encoded(&encoded, Some(PictureFormat::Jpg), max_edge)?;
+            // The preview is the sensor's view; the RAW file says how to turn it. It is not a
+            // JPEG to write back as one.
+            Ok(Stored {
+                orientation: preview.orientation,
+                format: None,
+                ..stored
+            })
+        }
+        Kind::Plain(format) => decode_encoded(&Encoded::File(path), format, max_edge),
+    }
+}
+
+/// [`decode_stored`] for a JPEG, PNG or WebP (`format`), or any picture `image` reads.
+fn decode_encoded(
+    encoded: &Encoded,
+    format: Option<PictureFormat>,
+    max_edge: Option<u32>,
+) -> Result<Stored, PictureError> {
     let header = format
-        .map(|format| container::read_header(format, path))
+        .map(|format| container::read_header(format, encoded))
         .transpose()?;
     if format == Some(PictureFormat::Jpg) {
-        container::check_jpeg_complete(path)?;
+        container::check_jpeg_complete(encoded)?;
     }
     if let (Some(header), Some(max_edge)) = (&header, max_edge)
         && format == Some(PictureFormat::Jpg)
@@ -105,12 +176,12 @@ pub(crate) fn decode_stored(path: &Path, max_edge: Option<u32>) -> Result<Stored
         let reduction = jpeg_reduction(header.dimensions, max_edge);
         if reduction > 1 {
             check_pixel_count(header.dimensions)?;
-            if let Some(stored) = decode_jpeg_reduced(path, header, reduction)? {
+            if let Some(stored) = decode_jpeg_reduced(encoded, header, reduction)? {
                 return Ok(stored);
             }
         }
     }
-    let mut decoder = open_decoder(path)?;
+    let mut decoder = open_decoder(encoded)?;
     let (width, height) = decoder.dimensions();
     let size = Dimensions { width, height };
     check_pixel_count(size)?;
@@ -135,7 +206,7 @@ pub(crate) fn decode_stored(path: &Path, max_edge: Option<u32>) -> Result<Stored
     })
 }
 
-fn check_pixel_count(Dimensions { width, height }: Dimensions) -> Result<(), PictureError> {
+pub(crate) fn check_pixel_count(Dimensions { width, height }: Dimensions) -> Result<(), PictureError> {
     if u64::from(width) * u64::from(height) > MAX_PIXELS {
         return Err(PictureError::TooLarge(format!(
             "{width}x{height} pixels is more than the {} megapixels allowed",
@@ -159,19 +230,19 @@ fn jpeg_reduction(stored: Dimensions, max_edge: u32) -> u32 {
 /// where this path does not apply or fails: the full decode then runs, which converts the colour
 /// spaces only it handles (CMYK, YCCK) and words any error as usual.
 fn decode_jpeg_reduced(
-    path: &Path,
+    encoded: &Encoded,
     header: &container::Header,
     reduction: u32,
 ) -> Result<Option<Stored>, PictureError> {
     let stored = header.dimensions;
-    let bytes = fs::read(path)?;
+    let bytes = encoded.bytes()?;
     // The header is read by zune-jpeg, set as `image` sets it, so the colour space is taken as
     // the full decode takes it and the colour profile is the one it would find.
     let options = DecoderOptions::default()
         .set_strict_mode(false)
         .set_max_width(usize::MAX)
         .set_max_height(usize::MAX);
-    let mut zune = zune_jpeg::JpegDecoder::new_with_options(ZCursor::new(bytes.as_slice()), options);
+    let mut zune = zune_jpeg::JpegDecoder::new_with_options(ZCursor::new(&bytes[..]), options);
     if zune.decode_headers().is_err()
         || zune.dimensions() != Some((stored.width as usize, stored.height as usize))
     {
@@ -191,7 +262,7 @@ fn decode_jpeg_reduced(
     let (Ok(requested_width), Ok(requested_height)) = (u16::try_from(width), u16::try_from(height)) else {
         return Ok(None);
     };
-    let mut decoder = jpeg_decoder::Decoder::new(bytes.as_slice());
+    let mut decoder = jpeg_decoder::Decoder::new(&bytes[..]);
     decoder.set_max_decoding_buffer_size(MAX_DECODER_BYTES as usize);
     decoder.set_color_transform(transform);
     // Asking for exactly 1/`reduction` of the size gets that scale.
@@ -232,11 +303,11 @@ fn decode_jpeg_reduced(
 
 /// A decoder that has read the header, with memory limits set. The format comes from the content:
 /// the worker's temporary files have no meaningful names.
-fn open_decoder(path: &Path) -> Result<impl ImageDecoder, PictureError> {
-    let mut reader = ImageReader::new(BufReader::new(File::open(path)?)).with_guessed_format()?;
+fn open_decoder(encoded: &Encoded) -> Result<impl ImageDecoder, PictureError> {
+    let mut reader = ImageReader::new(encoded.open()?).with_guessed_format()?;
     if reader.format().is_none() {
         return Err(PictureError::Unsupported(
-            "the file is not a JPEG, PNG, WebP, GIF, BMP or TIFF picture".into(),
+            "the file is not a JPEG, PNG, WebP, GIF, BMP, TIFF, HEIC, AVIF or camera RAW picture".into(),
         ));
     }
     let mut limits = Limits::default();

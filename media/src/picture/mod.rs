@@ -9,6 +9,8 @@ mod convert;
 mod decode;
 mod encode;
 mod error;
+mod heif;
+mod raw;
 mod strip;
 pub mod taken;
 mod watermark;
@@ -20,7 +22,7 @@ use std::path::Path;
 use image::metadata::Orientation;
 
 pub use convert::{Convert, convert};
-pub use decode::{MAX_PIXELS, dimensions, upright_rgb};
+pub use decode::{MAX_PIXELS, dimensions, upright, upright_rgb};
 pub use encode::save_rgba;
 pub use error::PictureError;
 pub use strip::strip_metadata;
@@ -61,9 +63,19 @@ impl PictureFormat {
 
 /// Like [`PictureFormat::of_path`], but a file that cannot be opened is an error, not "unknown".
 fn sniff(path: &Path) -> io::Result<Option<PictureFormat>> {
+    Ok(written_format(&file_start(path)?))
+}
+
+/// A file's first 12 bytes (fewer if it is shorter): enough to tell every format read here.
+fn file_start(path: &Path) -> io::Result<Vec<u8>> {
     let mut start = Vec::with_capacity(12);
     File::open(path)?.take(12).read_to_end(&mut start)?;
-    Ok(if start.starts_with(&[0xFF, 0xD8, 0xFF]) {
+    Ok(start)
+}
+
+/// The format written here that a file's first bytes open, if any.
+fn written_format(start: &[u8]) -> Option<PictureFormat> {
+    if start.starts_with(&[0xFF, 0xD8, 0xFF]) {
         Some(PictureFormat::Jpg)
     } else if start.starts_with(b"\x89PNG\r\n\x1a\n") {
         Some(PictureFormat::Png)
@@ -71,7 +83,7 @@ fn sniff(path: &Path) -> io::Result<Option<PictureFormat>> {
         Some(PictureFormat::Webp)
     } else {
         None
-    })
+    }
 }
 
 /// A size in pixels. Functions return it as the picture is displayed, that is after its EXIF

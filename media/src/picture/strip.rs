@@ -33,7 +33,7 @@ pub fn strip_metadata(input: &Path, output: &Path) -> Result<(), PictureError> {
             "metadata can only be removed from JPEG, PNG and WebP pictures".into(),
         ));
     };
-    let header = container::read_header(format, input)?;
+    let header = container::read_header(format, &container::Encoded::File(input))?;
     if header.orientation == Orientation::NoTransforms || header.animated {
         return container::strip(format, input, output);
     }

@@ -35,10 +35,10 @@ pub struct Watermark<'a> {
 /// The text is a twentieth of the picture's shorter edge high (at least 12 px, less only when it
 /// would not fit), placed at `position` a margin away from the edges, and blended at `opacity`.
 ///
-/// The picture is turned upright by its EXIF orientation first (the output carries no EXIF) and
+/// The picture is turned upright by its orientation first (the output carries no EXIF) and
 /// written in its own format: JPEG at quality 90, PNG, WebP (lossless if it was); other inputs
-/// (GIF's first frame, BMP, TIFF) become PNG. The colour profile is kept except in WebP. Returns
-/// the output's size.
+/// (GIF's first frame, BMP, TIFF, HEIC, AVIF, camera RAW) become PNG. The colour profile is kept
+/// except in WebP. Returns the output's size.
 pub fn watermark(input: &Path, output: &Path, watermark: &Watermark) -> Result<Dimensions, PictureError> {
     let font = FontRef::try_from_slice(watermark.font).map_err(|e| PictureError::Font(e.to_string()))?;
     let decoded = decode(input)?;

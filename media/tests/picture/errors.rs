@@ -6,7 +6,7 @@ use image::DynamicImage;
 use super::{Scratch, font, gradient, jpeg_bytes, png_bytes, png_chunk};
 
 /// Every entry point on `input` must fail with a client error.
-fn assert_client_errors(scratch: &Scratch, input: &std::path::Path, what: &str) {
+pub(super) fn assert_client_errors(scratch: &Scratch, input: &std::path::Path, what: &str) {
     let font = font();
     let output = scratch.path("out");
     let results: [(&str, Result<(), PictureError>); 4] = [

@@ -1,9 +1,11 @@
-//! The picture pipelines end to end: pictures are made in code, written to a temporary directory,
-//! run through the public functions and checked by decoding the results.
+//! The picture pipelines end to end: pictures are made in code (HEIC and AVIF by `heif-enc`,
+//! installed by scripts/lib.sh), written to a temporary directory, run through the public
+//! functions and checked by decoding the results.
 
 mod convert;
 mod errors;
 mod header;
+mod heif_raw;
 mod strip;
 mod watermark;
 

@@ -8,8 +8,9 @@ mod png;
 mod webp;
 
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, BufWriter, Read, Write};
+use std::io::{self, BufRead, BufReader, BufWriter, Cursor, Read, Seek, Write};
 use std::path::Path;
+use std::sync::Arc;
 
 use image::metadata::Orientation;
 
@@ -19,7 +20,37 @@ use super::{Dimensions, PictureError, PictureFormat};
 /// reading more of a (possibly huge) PNG or WebP EXIF chunk would only cost memory.
 const EXIF_READ_LIMIT: u64 = 64 * 1024;
 
-type Input = BufReader<File>;
+/// What the readers below read from: a file, or a picture held in memory.
+type Input = BufReader<Box<dyn Source>>;
+
+pub(crate) trait Source: Read + Seek {}
+
+impl<T: Read + Seek> Source for T {}
+
+/// A picture's encoded bytes: a file, or a picture another file holds, read into memory (a
+/// camera RAW file's preview).
+pub(crate) enum Encoded<'a> {
+    File(&'a Path),
+    Memory(Arc<[u8]>),
+}
+
+impl Encoded<'_> {
+    pub fn open(&self) -> io::Result<Input> {
+        let source: Box<dyn Source> = match self {
+            Encoded::File(path) => Box::new(File::open(path)?),
+            Encoded::Memory(bytes) => Box::new(Cursor::new(Arc::clone(bytes))),
+        };
+        Ok(BufReader::new(source))
+    }
+
+    /// The whole of it, in memory.
+    pub fn bytes(&self) -> io::Result<Arc<[u8]>> {
+        match self {
+            Encoded::File(path) => Ok(std::fs::read(path)?.into()),
+            Encoded::Memory(bytes) => Ok(Arc::clone(bytes)),
+        }
+    }
+}
 
 /// What a file's header says, read without decoding pixels.
 pub(crate) struct Header {
@@ -32,8 +63,8 @@ pub(crate) struct Header {
     pub lossless: bool,
 }
 
-pub(crate) fn read_header(format: PictureFormat, path: &Path) -> Result<Header, PictureError> {
-    let mut input = BufReader::new(File::open(path)?);
+pub(crate) fn read_header(format: PictureFormat, encoded: &Encoded) -> Result<Header, PictureError> {
+    let mut input = encoded.open()?;
     match format {
         PictureFormat::Jpg => jpeg::read_header(&mut input),
         PictureFormat::Png => png::read_header(&mut input),
@@ -43,7 +74,7 @@ pub(crate) fn read_header(format: PictureFormat, path: &Path) -> Result<Header, 
 
 /// Copies `input` to `output` without its metadata; see [`super::strip_metadata`] for what goes.
 pub(crate) fn strip(format: PictureFormat, input: &Path, output: &Path) -> Result<(), PictureError> {
-    let mut reader = BufReader::new(File::open(input)?);
+    let mut reader = Encoded::File(input).open()?;
     let mut writer = BufWriter::new(File::create(output)?);
     match format {
         PictureFormat::Jpg => jpeg::strip(&mut reader, &mut writer)?,
@@ -56,8 +87,8 @@ pub(crate) fn strip(format: PictureFormat, input: &Path, output: &Path) -> Resul
 
 /// Walks a whole JPEG to its end marker, so a file cut short is refused rather than decoded with
 /// its missing rows painted grey (the JPEG decoder is lenient and would accept it).
-pub(crate) fn check_jpeg_complete(path: &Path) -> Result<(), PictureError> {
-    jpeg::strip(&mut BufReader::new(File::open(path)?), &mut io::sink())
+pub(crate) fn check_jpeg_complete(encoded: &Encoded) -> Result<(), PictureError> {
+    jpeg::strip(&mut encoded.open()?, &mut io::sink())
 }
 
 fn read_array<const N: usize>(input: &mut Input) -> Result<[u8; N], PictureError> {
