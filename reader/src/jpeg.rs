@@ -1,4 +1,5 @@
-//! Pixels decoded here (a video's frame, a HEIC picture) as the JPEG a read answers.
+//! The JPEG a read answers, as base64: a video's frame (pixels from `media::av`) fitted and
+//! encoded here; a picture's as the media crate made it.
 
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;

@@ -9,11 +9,9 @@
 mod failure;
 mod fetch;
 mod frame;
-mod heif;
 mod jpeg;
 mod pdf;
 mod picture;
-mod raw;
 mod text;
 
 use std::io::{Read as _, Write};
