@@ -4,11 +4,12 @@ use std::fs::File;
 use std::io::{BufWriter, Cursor, Write};
 use std::path::{Path, PathBuf};
 
+use drive_media::picture::{self, PictureError};
 use flate2::Compression;
 use flate2::write::ZlibEncoder;
 use image::codecs::jpeg::JpegDecoder;
 use image::metadata::Orientation;
-use image::{DynamicImage, ImageDecoder, ImageReader};
+use image::{DynamicImage, ImageDecoder};
 
 use crate::error::{PdfError, guard};
 use crate::jpeg::{JpegInfo, jpeg_info};
@@ -58,9 +59,11 @@ const MARGIN: f32 = 36.0;
 /// JPEGs are embedded as they are (DCTDecode, no re-encoding), grey, RGB or CMYK (Adobe's
 /// inverted CMYK included); their EXIF orientation is applied by drawing them turned. Their
 /// embedded ICC profile is not carried over: colours are taken as device colours. Other
-/// pictures (PNG, WebP, GIF, BMP, TIFF, and JPEGs a PDF can't hold, such as 12-bit ones) are
-/// decoded, turned upright, and embedded losslessly as 8-bit grey or RGB (Flate with PNG
-/// prediction), with a soft mask for transparency; an animation contributes its first frame.
+/// pictures (PNG, WebP, GIF, BMP, TIFF, HEIC, AVIF, camera RAW files, and JPEGs a PDF can't
+/// hold, such as 12-bit ones) are decoded by the media crate as every picture job decodes them
+/// (within its pixel limit), turned upright, and embedded losslessly as 8-bit grey or RGB (Flate
+/// with PNG prediction), with a soft mask for transparency; an animation contributes its first
+/// frame.
 pub fn from_pictures(
     pictures: &[PathBuf],
     page_size: PageSize,
@@ -141,18 +144,21 @@ fn read_picture(path: &Path) -> Result<Picture, PdfError> {
             orientation,
         });
     }
-    let reader = ImageReader::new(Cursor::new(&data)).with_guessed_format()?;
-    if reader.format().is_none() {
-        return Err(PdfError::UnreadablePicture(
-            "it is not a JPEG, PNG, WebP, GIF, BMP or TIFF picture".to_string(),
-        ));
-    }
-    let unreadable = |e: image::ImageError| PdfError::UnreadablePicture(e.to_string());
-    let mut decoder = reader.into_decoder().map_err(unreadable)?;
-    let orientation = decoder.orientation().unwrap_or(Orientation::NoTransforms);
-    let mut pixels = DynamicImage::from_decoder(decoder).map_err(unreadable)?;
-    pixels.apply_orientation(orientation);
+    drop(data);
+    let pixels = picture::upright(path).map_err(unreadable_picture)?;
     Ok(Picture::Pixels(pixels))
+}
+
+/// Why the media crate could not decode a picture, in this crate's terms: whatever the file
+/// causes is the picture's fault, a failing disk ours.
+fn unreadable_picture(error: PictureError) -> PdfError {
+    match error {
+        PictureError::Io(e) => PdfError::Io(e),
+        PictureError::Unreadable(why) | PictureError::Unsupported(why) => PdfError::UnreadablePicture(why),
+        PictureError::TooLarge(why) => PdfError::UnreadablePicture(format!("it is too large: {why}")),
+        // Not met decoding: options, fonts and encoders are not involved.
+        other => PdfError::UnreadablePicture(other.to_string()),
+    }
 }
 
 /// Writes the picture's objects and its page; returns the page's object number.

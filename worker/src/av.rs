@@ -416,7 +416,9 @@ pub fn contact_sheet(context: &JobContext, c: &ContactSheet) -> JobResult<serde_
     let mut cells = Vec::with_capacity(inputs.len());
     for (index, file) in inputs.iter().enumerate() {
         let path = context.download(file, index)?;
-        let picture = pictures::load(&path).map_err(|e| JobError::from(e).in_file(&file.file_name))?;
+        // Decoded as every picture job decodes (HEIC, AVIF and camera RAW included), upright.
+        let picture = drive_media::picture::upright_rgb(&path)
+            .map_err(|e| JobError::from(e).in_file(&file.file_name))?;
         cells.push(pictures::cell(&picture, CELL_WIDTH));
         let _ = std::fs::remove_file(&path);
         context.progress((index + 1) as f32 / inputs.len() as f32);

@@ -1,5 +1,5 @@
-//! Frames as pictures: a still at a moment, a contact sheet of many, and the cover art a
-//! track carries.
+//! Frames as pictures: a still at a moment, a contact sheet of many (or of pictures, decoded
+//! by [`crate::picture::upright_rgb`]), and the cover art a track carries.
 
 use std::path::Path;
 
@@ -60,17 +60,6 @@ pub fn cell(picture: &RgbImage, width: u32) -> RgbImage {
     } else {
         imageops::resize(picture, width, height as u32, imageops::FilterType::Triangle)
     }
-}
-
-/// A picture file as RGB, for a contact sheet of pictures.
-pub fn load(path: &Path) -> Result<RgbImage, AvError> {
-    // By its bytes: the worker keeps inputs under names without extensions.
-    image::ImageReader::open(path)
-        .and_then(|reader| reader.with_guessed_format())
-        .map_err(|e| AvError::machine("opening a picture", e))?
-        .decode()
-        .map(|p| p.to_rgb8())
-        .map_err(|e| AvError::Input(format!("the picture could not be read: {e}")))
 }
 
 /// Cells (see [`cell`]) in a grid `columns` wide, each centred in a row as tall as its
