@@ -1,6 +1,7 @@
 //! Media made and read back with the `ffmpeg` and `ffprobe` commands (installed by
 //! `scripts/lib.sh`): inputs for the audio and video tests, and an independent check of what
-//! the drive wrote.
+//! the drive wrote. Also HEIC and AVIF pictures made by `heif-enc` (libheif's examples, also
+//! installed there), and camera RAW files (DNG) written here around an embedded preview.
 
 use std::path::Path;
 use std::process::Command;
@@ -25,6 +26,65 @@ pub fn ffmpeg(args: &[&str], extension: &str) -> Vec<u8> {
         String::from_utf8_lossy(&out.stderr)
     );
     std::fs::read(&path).expect("ffmpeg wrote its output")
+}
+
+/// A HEIF picture of the PNG or JPEG `source`, made by `heif-enc`: HEIC (H.265), or AVIF (AV1)
+/// when `avif`.
+pub fn heif(source: &[u8], avif: bool) -> Vec<u8> {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    // heif-enc tells its input's format by the name.
+    let input = dir.path().join(if source.starts_with(b"\x89PNG") {
+        "source.png"
+    } else {
+        "source.jpg"
+    });
+    std::fs::write(&input, source).expect("the source is written");
+    let output = dir.path().join(if avif { "made.avif" } else { "made.heic" });
+    let mut command = Command::new("heif-enc");
+    if avif {
+        command.arg("--avif");
+    }
+    let out = command
+        .arg("-o")
+        .arg(&output)
+        .arg(&input)
+        .output()
+        .expect("heif-enc runs");
+    assert!(
+        out.status.success(),
+        "heif-enc: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    std::fs::read(&output).expect("heif-enc wrote its output")
+}
+
+/// A little-endian DNG: IFD0 with the orientation "turn a quarter right" (6), the DNG
+/// version and a SubIFD holding `preview` as a JPEG, as cameras store theirs.
+pub fn dng(preview: &[u8]) -> Vec<u8> {
+    let entry = |tag: u16, kind: u16, count: u32, value: u32| {
+        let mut e = tag.to_le_bytes().to_vec();
+        e.extend(kind.to_le_bytes());
+        e.extend(count.to_le_bytes());
+        e.extend(value.to_le_bytes());
+        e
+    };
+    let ifd0 = 8u32;
+    let sub = ifd0 + 2 + 3 * 12 + 4;
+    let data = sub + 2 + 3 * 12 + 4;
+    let mut out = vec![b'I', b'I', 42, 0];
+    out.extend(ifd0.to_le_bytes());
+    out.extend(3u16.to_le_bytes());
+    out.extend(entry(0x0112, 3, 1, 6));
+    out.extend(entry(0x014A, 4, 1, sub));
+    out.extend(entry(0xC612, 1, 4, 0x0000_0401));
+    out.extend(0u32.to_le_bytes());
+    out.extend(3u16.to_le_bytes());
+    out.extend(entry(0x00FE, 4, 1, 1));
+    out.extend(entry(0x0201, 4, 1, data));
+    out.extend(entry(0x0202, 4, 1, preview.len() as u32));
+    out.extend(0u32.to_le_bytes());
+    out.extend(preview);
+    out
 }
 
 /// An mp4 of `seconds` of the lavfi video `source` (its size and rate in it, like

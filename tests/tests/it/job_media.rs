@@ -1,11 +1,12 @@
 //! Picture and PDF jobs end to end: convert, watermark, stripMetadata, makePdf, mergePdf,
 //! splitPdf, extractPages, compressPdf and pdfToImages run by a real worker on inputs made here,
-//! their results read back and checked; damaged inputs; and every setting's 400.
+//! their results read back and checked (HEIC, AVIF and camera RAW inputs too); damaged inputs;
+//! and every setting's 400.
 
 use std::io::Cursor;
 
 use drive_core::id::FileId;
-use drive_tests::media::{Page, pdf};
+use drive_tests::media::{Page, dng, heif, pdf};
 use drive_tests::*;
 use image::codecs::jpeg::JpegEncoder;
 use image::{DynamicImage, ImageFormat, Rgb, RgbImage};
@@ -259,6 +260,166 @@ async fn convert_writes_the_format_and_size_asked_beside_the_picture() {
         decode(&bytes, ImageFormat::Png),
         gradient(64, 48),
         "PNG to PNG loses nothing"
+    );
+}
+
+/// Whether `picture` still shows [`gradient`] turned as the arrows say: red grows towards
+/// `red` and green towards `green`, each by more than 100 from one side to the other.
+fn shows_gradient(picture: &RgbImage, red: (i64, i64), green: (i64, i64)) -> bool {
+    let (w, h) = (i64::from(picture.width()), i64::from(picture.height()));
+    let at = |x: i64, y: i64| picture.get_pixel(x as u32, y as u32).0;
+    // From a tenth of the way in on one side to the other, through the middle.
+    let across = |(dx, dy): (i64, i64), channel: usize| {
+        let (x0, y0) = (w / 2 - dx * (w * 4 / 10), h / 2 - dy * (h * 4 / 10));
+        let (x1, y1) = (w / 2 + dx * (w * 4 / 10), h / 2 + dy * (h * 4 / 10));
+        i32::from(at(x1, y1)[channel]) - i32::from(at(x0, y0)[channel]) > 100
+    };
+    across(red, 0) && across(green, 1)
+}
+
+#[tokio::test]
+async fn convert_reads_heic_avif_and_camera_raw_pictures_as_read_file_does() {
+    let (app, user) = with_worker().await;
+    let source = png(&gradient(400, 300));
+
+    // HEIC and AVIF (libheif) to PNG, at their own size.
+    for (name, mime, avif) in [
+        ("phone.heic", "image/heic", false),
+        ("web.avif", "image/avif", true),
+    ] {
+        let id = app.upload(&user, name, "Image", mime, heif(&source, avif)).await;
+        let job = app
+            .run_job(
+                &user,
+                json!({ "jobType": "convert", "fileIds": [id], "options": { "format": "png" } }),
+            )
+            .await;
+        assert_done(&job);
+        let stem = name.split('.').next().unwrap();
+        assert_eq!(names(&job), [format!("{stem}.png")]);
+        let result = &job["result"]["files"][0];
+        assert_eq!(
+            (result["width"].clone(), result["height"].clone()),
+            (json!(400), json!(300)),
+            "{job}"
+        );
+        let back = decode(&app.download(&user, &made(&job)[0].0).await, ImageFormat::Png);
+        assert_eq!(back.dimensions(), (400, 300), "{name}");
+        assert!(
+            shows_gradient(&back, (1, 0), (0, 1)),
+            "{name} is not the picture given"
+        );
+    }
+
+    // A DNG (read by the preview the camera embeds, 400x300, and its orientation: a quarter
+    // right) to a JPEG whose longer edge is 200: 150x200, turned.
+    let shot = app
+        .upload(
+            &user,
+            "shot.dng",
+            "Image",
+            "image/x-adobe-dng",
+            dng(&jpeg(&gradient(400, 300), 90)),
+        )
+        .await;
+    let job = app
+        .run_job(
+            &user,
+            json!({ "jobType": "convert", "fileIds": [shot], "options": { "format": "jpg", "maxEdge": 200 } }),
+        )
+        .await;
+    assert_done(&job);
+    assert_eq!(names(&job), ["shot.jpg"]);
+    let result = &job["result"]["files"][0];
+    assert_eq!(
+        (result["width"].clone(), result["height"].clone()),
+        (json!(150), json!(200)),
+        "{job}"
+    );
+    let back = decode(&app.download(&user, &made(&job)[0].0).await, ImageFormat::Jpeg);
+    assert_eq!(back.dimensions(), (150, 200));
+    // Turned a quarter right: the stored left edge is now the top, the stored top the right.
+    assert!(
+        shows_gradient(&back, (0, 1), (-1, 0)),
+        "the DNG's preview is not turned"
+    );
+}
+
+#[tokio::test]
+async fn watermark_make_pdf_and_contact_sheet_take_heic_and_camera_raw_too() {
+    let (app, user) = with_worker().await;
+    let phone = app
+        .upload(
+            &user,
+            "phone.heic",
+            "Image",
+            "image/heic",
+            heif(&png(&gradient(400, 300)), false),
+        )
+        .await;
+    // Stored 400x300, shown turned a quarter: 300x400.
+    let shot = app
+        .upload(
+            &user,
+            "shot.dng",
+            "Image",
+            "image/x-adobe-dng",
+            dng(&jpeg(&gradient(400, 300), 90)),
+        )
+        .await;
+
+    // A watermark writes what it cannot write back in its own format as PNG.
+    let job = app
+        .run_job(
+            &user,
+            json!({ "jobType": "watermark", "fileIds": [phone, shot], "options": { "text": "DRIVE" } }),
+        )
+        .await;
+    assert_done(&job);
+    assert_eq!(names(&job), ["phone watermarked.png", "shot watermarked.png"]);
+    let sizes: Vec<_> = job["result"]["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| (f["width"].clone(), f["height"].clone()))
+        .collect();
+    assert_eq!(
+        sizes,
+        [(json!(400), json!(300)), (json!(300), json!(400))],
+        "{job}"
+    );
+    let back = decode(&app.download(&user, &made(&job)[1].0).await, ImageFormat::Png);
+    assert!(
+        shows_gradient(&back, (0, 1), (-1, 0)),
+        "the DNG's preview is not turned"
+    );
+
+    // A page each, at the picture's size as shown (150 pixels an inch: 400 px is 192 pt).
+    let job = app
+        .run_job(
+            &user,
+            json!({ "jobType": "makePdf", "fileIds": [phone, shot], "options": { "pageSize": "fit" } }),
+        )
+        .await;
+    assert_done(&job);
+    let sizes = page_sizes(&app.download(&user, &made(&job)[0].0).await);
+    assert_eq!(sizes.len(), 2, "{sizes:?}");
+    assert!(near(sizes[0], (192.0, 144.0)), "{sizes:?}");
+    assert!(near(sizes[1], (144.0, 192.0)), "{sizes:?}");
+
+    // One sheet of both, each in a cell 320 pixels wide.
+    let job = app
+        .run_job(
+            &user,
+            json!({ "jobType": "contactSheet", "fileIds": [phone, shot], "options": { "columns": 2 } }),
+        )
+        .await;
+    assert_done(&job);
+    let sheet = decode(&app.download(&user, &made(&job)[0].0).await, ImageFormat::Jpeg);
+    assert!(
+        sheet.width() > 640 && sheet.height() > 400,
+        "{:?}",
+        sheet.dimensions()
     );
 }
 

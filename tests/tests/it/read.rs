@@ -8,7 +8,7 @@ use std::io::Cursor;
 
 use base64::Engine;
 use drive_core::id::FileId;
-use drive_tests::media::{text_pdf, video_of};
+use drive_tests::media::{dng, heif, text_pdf, video_of};
 use drive_tests::*;
 use image::{DynamicImage, ImageFormat, Rgb, RgbImage};
 use serde_json::{Value, json};
@@ -87,35 +87,6 @@ fn pdf(pages: usize, words: usize) -> Vec<u8> {
         })
         .collect();
     text_pdf(&pages)
-}
-
-/// A little-endian DNG: IFD0 with the orientation "turn a quarter right" (6), the DNG
-/// version and a SubIFD holding `preview` as a JPEG, as cameras store theirs.
-fn dng(preview: &[u8]) -> Vec<u8> {
-    let entry = |tag: u16, kind: u16, count: u32, value: u32| {
-        let mut e = tag.to_le_bytes().to_vec();
-        e.extend(kind.to_le_bytes());
-        e.extend(count.to_le_bytes());
-        e.extend(value.to_le_bytes());
-        e
-    };
-    let ifd0 = 8u32;
-    let sub = ifd0 + 2 + 3 * 12 + 4;
-    let data = sub + 2 + 3 * 12 + 4;
-    let mut out = vec![b'I', b'I', 42, 0];
-    out.extend(ifd0.to_le_bytes());
-    out.extend(3u16.to_le_bytes());
-    out.extend(entry(0x0112, 3, 1, 6));
-    out.extend(entry(0x014A, 4, 1, sub));
-    out.extend(entry(0xC612, 1, 4, 0x0000_0401));
-    out.extend(0u32.to_le_bytes());
-    out.extend(3u16.to_le_bytes());
-    out.extend(entry(0x00FE, 4, 1, 1));
-    out.extend(entry(0x0201, 4, 1, data));
-    out.extend(entry(0x0202, 4, 1, preview.len() as u32));
-    out.extend(0u32.to_le_bytes());
-    out.extend(preview);
-    out
 }
 
 #[tokio::test]
@@ -318,26 +289,8 @@ async fn pictures_heic_and_raw_come_back_as_jpegs_within_1568_pixels() {
     let shown = picture(&answer.body);
     assert_eq!((shown.width(), shown.height()), (1568, 784));
 
-    let dir = tempfile::tempdir().unwrap();
-    let source = dir.path().join("source.png");
-    std::fs::write(&source, encoded(&gradient(2000, 1000), ImageFormat::Png)).unwrap();
-    let heic = dir.path().join("photo.heic");
-    let made = std::process::Command::new("heif-enc")
-        .arg("-o")
-        .arg(&heic)
-        .arg(&source)
-        .output()
-        .expect("heif-enc runs");
-    assert!(made.status.success(), "{}", String::from_utf8_lossy(&made.stderr));
-    let id = app
-        .upload(
-            &user,
-            "photo.heic",
-            "Image",
-            "image/heic",
-            std::fs::read(&heic).unwrap(),
-        )
-        .await;
+    let heic = heif(&encoded(&gradient(2000, 1000), ImageFormat::Png), false);
+    let id = app.upload(&user, "photo.heic", "Image", "image/heic", heic).await;
     let answer = read(&app, &user, json!({ "fileId": id })).await;
     assert_eq!(answer.status, 200, "{}", answer.body);
     let shown = picture(&answer.body);
