@@ -33,8 +33,9 @@ ensure_tools() {
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tesseract-ocr tesseract-ocr-eng \
       libtesseract-dev libleptonica-dev >/dev/null
   fi
-  # libheif's headers (the reader decodes HEIC through it) and heif-enc, which the tests make
-  # HEIC pictures with.
+  # libheif's headers (drive-media decodes HEIC and AVIF through it, for /read-file and every
+  # picture job; Debian's libheif1 brings libde265 and dav1d) and heif-enc, which the tests make
+  # HEIC and AVIF pictures with.
   if ! pkg-config --exists libheif 2>/dev/null || ! command -v heif-enc >/dev/null 2>&1; then
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libheif-dev libheif-examples >/dev/null
   fi
