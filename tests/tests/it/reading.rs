@@ -1,13 +1,13 @@
 //! Reading what is inside audio, videos, pictures and PDFs (readForSearch), end to end on
 //! media made here: speech spoken by espeak-ng read into timed `speech` moments by the local
-//! Whisper model, printed words read by OCR from a scanned page and from the image-only pages of
-//! a PDF, a PDF's text layer; found by `/search-files`' `query`, read back by `/read-file`
+//! Whisper model, printed words read by OCR from a scanned page (a PNG and a HEIC) and from the
+//! image-only pages of a PDF, a PDF's text layer; found by `/search-files`' `query`, read back by `/read-file`
 //! (`said`), written out by the captions job in its three formats and burned into a video; and
 //! `visual` moments from a describing model (a local stand-in speaking OpenAI's wire format).
 
 use base64::Engine;
 use drive_core::id::FileId;
-use drive_tests::media::{duration, ffmpeg, ffprobe, scanned_page, speak, stream, text_pdf, video_of};
+use drive_tests::media::{duration, ffmpeg, ffprobe, heif, scanned_page, speak, stream, text_pdf, video_of};
 use drive_tests::provider::FakeChat;
 use drive_tests::{TestApp, TestUser, assert_done, made};
 use serde_json::{Value, json};
@@ -363,14 +363,29 @@ async fn printed_words_in_a_scan_and_in_pdf_pages_are_found_with_their_page() {
         .upload(&user, "typed.pdf", "Pdf", "application/pdf", text_pdf(&pages))
         .await;
 
-    let job = read_for_search(&app, &user, &[scan, scanned_pdf, typed]).await;
-    assert_eq!(job["result"]["files"].as_array().unwrap().len(), 3, "{job}");
+    // A phone's photo of a page: HEIC, read as every picture job reads it.
+    let photo = app
+        .upload(
+            &user,
+            "memo.heic",
+            "Image",
+            "image/heic",
+            heif(
+                &scanned_page(&["The gardener planted", "seven walnut trees."]),
+                false,
+            ),
+        )
+        .await;
+
+    let job = read_for_search(&app, &user, &[scan, scanned_pdf, typed, photo]).await;
+    assert_eq!(job["result"]["files"].as_array().unwrap().len(), 4, "{job}");
 
     for (query, file, page, word) in [
         ("heating engineer", scan, Value::Null, "engineer"),
         ("lighthouse keeper", scanned_pdf, json!(2), "lighthouse"),
         ("northern region sales", scanned_pdf, json!(1), "northern"),
         ("invoice accountant", typed, json!(3), "invoice"),
+        ("walnut trees gardener", photo, Value::Null, "walnut"),
     ] {
         let found = search(&app, &user, query).await;
         let top = found.first().unwrap_or_else(|| panic!("{query:?} found nothing"));
