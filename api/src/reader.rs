@@ -104,39 +104,16 @@ impl Reader {
     }
 
     async fn run(&self, request: &ReadRequest) -> ApiResult<ReadAnswer> {
-        let mut command = Command::new(&self.program);
+        let limits = drive_confine::Limits {
+            memory: MEMORY_BYTES,
+            file_size: FILE_BYTES,
+            cpu_seconds: Some(CPU_SECONDS),
+        };
+        let mut command = Command::from(drive_confine::command(&self.program, limits));
         command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .kill_on_drop(true)
-            // Nothing of this process's environment: no database URL, no store keys, no
-            // DRIVE_SECRET. Only where programs are and how much to log.
-            .env_clear()
-            .env("PATH", "/usr/local/bin:/usr/bin:/bin");
-        if let Ok(filter) = std::env::var("DRIVE_LOG") {
-            command.env("DRIVE_LOG", filter);
-        }
-        let filter = drive_confine::filter();
-        // SAFETY: between fork and exec only async-signal-safe calls (prctl, setrlimit).
-        unsafe {
-            command.pre_exec(move || {
-                // A reader dies with the API.
-                libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
-                for (resource, limit) in [
-                    (libc::RLIMIT_AS, MEMORY_BYTES),
-                    (libc::RLIMIT_CPU, CPU_SECONDS),
-                    (libc::RLIMIT_FSIZE, FILE_BYTES),
-                    (libc::RLIMIT_CORE, 0),
-                ] {
-                    let limit = libc::rlimit {
-                        rlim_cur: limit,
-                        rlim_max: limit,
-                    };
-                    libc::setrlimit(resource, &limit);
-                }
-                drive_confine::narrow(&filter)
-            });
-        }
+            .kill_on_drop(true);
         let mut child = command
             .spawn()
             .map_err(|e| machine(&format!("starting {}", self.program.display()), e))?;

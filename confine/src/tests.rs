@@ -383,3 +383,45 @@ fn a_restricted_thread_reads_the_named_settings_of_etc_and_nothing_of_run() {
         );
     }
 }
+
+/// A command made by [`crate::command`] runs with nothing of its starter's environment but
+/// `PATH`, under its limits, never dumping core.
+#[test]
+fn a_confined_command_starts_with_an_empty_environment_and_its_limits() {
+    let limits = crate::Limits {
+        memory: 3 << 30,
+        file_size: 5 << 20,
+        cpu_seconds: Some(7),
+    };
+    // The test runs under cargo: HOME and CARGO_* are set here, and must not reach it.
+    let out = crate::command("/bin/sh", limits)
+        .args([
+            "-c",
+            "env; echo limits: v=$(ulimit -v) f=$(ulimit -f) t=$(ulimit -t) c=$(ulimit -c)",
+        ])
+        .output()
+        .expect("a confined shell runs");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = String::from_utf8(out.stdout).unwrap();
+    for line in out.lines().filter(|line| !line.starts_with("limits: ")) {
+        let name = line.split_once('=').map_or(line, |(name, _)| name);
+        // PWD, SHLVL and _ are the shell's own.
+        assert!(
+            ["PATH", "DRIVE_LOG", "PWD", "SHLVL", "_"].contains(&name),
+            "{name} reached the confined process:\n{out}"
+        );
+    }
+    // ulimit -v and -f count KiB (and 512-byte blocks in some shells: dash counts KiB too).
+    assert!(
+        out.contains(&format!(
+            "v={} f={} t=7 c=0",
+            (3u64 << 30) / 1024,
+            (5u64 << 20) / 1024
+        )) || out.contains(&format!(
+            "v={} f={} t=7 c=0",
+            (3u64 << 30) / 1024,
+            (5u64 << 20) / 512
+        )),
+        "not its limits:\n{out}"
+    );
+}

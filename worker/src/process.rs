@@ -1,5 +1,6 @@
-//! The job processes a worker starts: each `drive-worker run-job`, with an empty environment,
-//! its memory and file sizes limited, and narrowed by [`drive_confine`] before it runs anything.
+//! The job processes a worker starts: each `drive-worker run-job`, started confined by
+//! [`drive_confine::command`] (an empty environment, its memory and file sizes limited, narrowed
+//! before it runs anything).
 //! One is kept started ahead (the spare), waiting for a job, so a job does not wait for a
 //! process.
 
@@ -63,38 +64,18 @@ impl JobProcesses {
     }
 
     fn spawn(&self) -> Result<Child> {
-        let mut command = Command::new(std::env::current_exe()?);
+        let limits = drive_confine::Limits {
+            memory: self.memory_limit,
+            file_size: self.disk_limit,
+            // The supervisor watches the job's time limit (wall time, across attempts).
+            cpu_seconds: None,
+        };
+        let mut command = Command::from(drive_confine::command(std::env::current_exe()?, limits));
         command
             .arg("run-job")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .kill_on_drop(true)
-            // Nothing of this process's environment: no database URL, no store keys, no
-            // Redis URL, no DRIVE_SECRET. Only where programs are and how much to log (it
-            // points TMPDIR at its job's folder itself).
-            .env_clear()
-            .env("PATH", "/usr/local/bin:/usr/bin:/bin");
-        if let Ok(filter) = std::env::var("DRIVE_LOG") {
-            command.env("DRIVE_LOG", filter);
-        }
-        let (memory_limit, disk_limit) = (self.memory_limit, self.disk_limit);
-        let filter = drive_confine::filter();
-        // SAFETY: between fork and exec only async-signal-safe calls (prctl, setrlimit).
-        unsafe {
-            command.pre_exec(move || {
-                // The job dies with its supervisor: a killed worker leaves no job running
-                // unwatched (another worker picks the job up again).
-                libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
-                for (resource, limit) in [(libc::RLIMIT_AS, memory_limit), (libc::RLIMIT_FSIZE, disk_limit)] {
-                    let limit = libc::rlimit {
-                        rlim_cur: limit,
-                        rlim_max: limit,
-                    };
-                    libc::setrlimit(resource, &limit);
-                }
-                drive_confine::narrow(&filter)
-            });
-        }
+            .kill_on_drop(true);
         command.spawn().context("starting the job's process")
     }
 }
