@@ -16,8 +16,9 @@ use serde_json::json;
 use zip::write::SimpleFileOptions;
 use zip::{CompressionMethod, ZipArchive, ZipWriter};
 
-use crate::context::{JobContext, JobError, JobResult};
+use crate::context::JobContext;
 use crate::objects::{ObjectReader, ResultWriter, is_server_side};
+use crate::protocol::{JobError, JobResult};
 
 const MIB: u64 = 1024 * 1024;
 /// Parts of 64 MiB, larger when an object would need more than this many.

@@ -16,9 +16,9 @@ use drive_media::av::sound;
 use drive_media::av::{AvError, pictures};
 use serde_json::json;
 
-use crate::context::{JobContext, JobError, JobResult};
+use crate::context::JobContext;
 use crate::pictures::format_of;
-use crate::protocol::Request;
+use crate::protocol::{JobError, JobResult, Request};
 use crate::reading::captions;
 
 /// What one input made: local files and the names they are saved under.

@@ -9,7 +9,8 @@ use drive_core::job::{Checksum, Checksums, DigestAlgorithm, FileDigest};
 use md5::Md5;
 use sha2::{Digest, Sha256};
 
-use crate::context::{JobContext, JobError, JobResult};
+use crate::context::JobContext;
+use crate::protocol::{JobError, JobResult};
 
 /// Chunks in flight between the reader and the hasher, and their size.
 const CHUNKS_IN_FLIGHT: usize = 16;

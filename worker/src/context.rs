@@ -19,31 +19,10 @@ use drive_core::storage::StorageError;
 use serde::de::DeserializeOwned;
 use std::io::{BufRead, BufReader, Read, Write};
 
-use crate::protocol::{Answer, Input, Request, Start};
-use crate::vision::MAX_DESCRIPTIONS;
+use crate::protocol::{Answer, Input, JobError, JobResult, MAX_DESCRIPTIONS, Request, Start};
 
-/// Why a job could not finish. Serializable: the supervisor answers a request with one.
-#[derive(Debug, Clone, thiserror::Error, serde::Serialize, serde::Deserialize)]
-pub enum JobError {
-    /// Something about the inputs or settings: the job fails with this sentence.
-    #[error("{0}")]
-    Input(String),
-    /// The server side (the store, the database, the disk): the job is tried again.
-    #[error("{0}")]
-    Server(String),
-}
-
-pub type JobResult<T> = Result<T, JobError>;
-
-impl JobError {
-    /// Names the input at fault, for jobs that take several.
-    pub fn in_file(self, name: &str) -> JobError {
-        match self {
-            JobError::Input(why) => JobError::Input(format!("{name}: {why}")),
-            server => server,
-        }
-    }
-}
+// A job's failures, from what it calls (the store, the database, the disk, the media and PDF
+// crates), as the protocol's [`JobError`]: an input's fault fails the job, the server's retries.
 
 impl From<sqlx::Error> for JobError {
     fn from(e: sqlx::Error) -> JobError {

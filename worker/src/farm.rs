@@ -24,9 +24,9 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 use chrono::Utc;
-use drive_core::db::jobs::{self, End, JobRow, LaneGauge, Pool};
+use drive_core::db;
+use drive_core::db::jobs::{self, End, JobRow, Pool};
 use drive_core::db::users;
-use drive_core::db::{self, PgPool};
 use drive_core::id::{JobId, UserId};
 use drive_core::job::{JobType, Lane};
 use drive_core::queue::{self, Doorbell};
@@ -42,6 +42,7 @@ use crate::pauses::{Pause, Pauses};
 use crate::process::{JobProcesses, describe, kill, last_words};
 use crate::run::EXIT_RETRY;
 use crate::settings::{MAX_ATTEMPTS, Settings, given_up};
+use crate::shared::Shared;
 use crate::steward::Steward;
 use crate::turns::LaneTurns;
 use crate::upkeep;
@@ -53,10 +54,7 @@ const POLL: Duration = Duration::from_secs(1);
 pub struct Farm {
     /// This process's name on the job rows it runs.
     name: String,
-    pub(crate) db: PgPool,
-    pub(crate) storage: Storage,
-    pub(crate) doorbell: Doorbell,
-    pub(crate) settings: Settings,
+    shared: Arc<Shared>,
     processes: JobProcesses,
     /// One per job this worker may run at once.
     slots: Arc<Semaphore>,
@@ -65,8 +63,6 @@ pub struct Farm {
     turns: Mutex<LaneTurns>,
     /// Set once a drain's time is up: every running job is handed back.
     handing_back: watch::Sender<bool>,
-    /// What this worker ran, for its `/metrics`.
-    pub(crate) metrics: WorkerMetrics,
 }
 
 pub async fn work() -> Result<()> {
@@ -91,46 +87,55 @@ pub async fn work() -> Result<()> {
     );
     std::fs::create_dir_all(&settings.work_dir)
         .with_context(|| format!("making the work folder {}", settings.work_dir.display()))?;
-    let farm = Arc::new(Farm {
-        name: name.clone(),
+    let shared = Arc::new(Shared {
         db,
         storage,
         doorbell,
+        metrics: Arc::new(WorkerMetrics::default()),
+        settings,
+    });
+    let settings = &shared.settings;
+    let farm = Arc::new(Farm {
+        name: name.clone(),
+        shared: shared.clone(),
         processes: JobProcesses::new(settings.memory_limit, settings.disk_limit),
         slots: Arc::new(Semaphore::new(settings.concurrency)),
         pauses: Pauses::new(settings.bulk_pause),
         turns: Mutex::new(LaneTurns::new(&settings.lane_weights)),
         handing_back: watch::channel(false).0,
-        metrics: WorkerMetrics::default(),
-        settings,
     });
     farm.processes.refill_spare();
 
-    if let Some(listen) = farm.settings.metrics_listen {
+    if let Some(listen) = settings.metrics_listen {
         let listener = tokio::net::TcpListener::bind(listen)
             .await
             .with_context(|| format!("binding the metrics address {listen}"))?;
-        if let Some(path) = &farm.settings.metrics_address_file {
+        if let Some(path) = &settings.metrics_address_file {
             let address = listener.local_addr().context("reading the metrics address")?;
             std::fs::write(path, address.to_string())
                 .with_context(|| format!("writing the metrics address to {}", path.display()))?;
         }
-        tokio::spawn(crate::metrics::serve(listener, farm.clone()));
+        tokio::spawn(crate::metrics::serve(
+            listener,
+            shared.db.clone(),
+            shared.metrics.clone(),
+            settings.concurrency,
+        ));
     }
-    tokio::spawn(upkeep::requeue_loop(farm.clone()));
-    tokio::spawn(upkeep::sweep_loop(farm.clone()));
-    tokio::spawn(crate::webhooks::deliver_loop(farm.clone()));
-    tokio::spawn(crate::agent::run_loop(farm.clone()));
-    tokio::spawn(crate::agent::wake_loop(farm.clone()));
+    tokio::spawn(upkeep::requeue_loop(shared.clone()));
+    tokio::spawn(upkeep::sweep_loop(shared.clone()));
+    tokio::spawn(crate::webhooks::deliver_loop(shared.clone()));
+    tokio::spawn(crate::agent::run_loop(shared.clone()));
+    tokio::spawn(crate::agent::wake_loop(shared.clone()));
     let wake = Arc::new(Notify::new());
-    tokio::spawn(queue::listen(farm.settings.queue.clone(), wake.clone()));
-    let pool = &farm.settings.pool;
+    tokio::spawn(queue::listen(settings.queue.clone(), wake.clone()));
+    let pool = &settings.pool;
     tracing::info!(
         worker = %name,
-        concurrency = farm.settings.concurrency,
+        concurrency = settings.concurrency,
         lanes = ?pool.lanes,
         job_types = ?pool.job_types,
-        bulk_pause_seconds = farm.settings.bulk_pause.as_secs_f64(),
+        bulk_pause_seconds = settings.bulk_pause.as_secs_f64(),
         "taking jobs"
     );
     // The one line on stdout: tests and scripts wait for it.
@@ -174,7 +179,7 @@ async fn take_jobs(
                 continue;
             }
         };
-        match farm.next_job(&farm.settings.pool).await {
+        match farm.next_job(&farm.shared.settings.pool).await {
             Ok(Some(job)) => {
                 let farm = farm.clone();
                 running.spawn(async move {
@@ -198,14 +203,14 @@ async fn take_jobs(
 
 /// Lets the running jobs finish for up to the drain time, then hands back the rest.
 async fn drain(farm: &Farm, mut running: JoinSet<()>) {
-    farm.metrics.set_draining();
-    let busy = farm.metrics.running_now();
+    farm.shared.metrics.set_draining();
+    let busy = farm.shared.metrics.running_now();
     tracing::info!(
         jobs = busy,
-        seconds = farm.settings.drain.as_secs_f64(),
+        seconds = farm.shared.settings.drain.as_secs_f64(),
         "draining: no new job, the running ones may finish"
     );
-    let finished = tokio::time::timeout(farm.settings.drain, async {
+    let finished = tokio::time::timeout(farm.shared.settings.drain, async {
         while running.join_next().await.is_some() {}
     })
     .await;
@@ -228,10 +233,10 @@ async fn handed_back(handing_back: &mut watch::Receiver<bool>) {
 impl Farm {
     /// The next job this worker takes of `takes`, claimed; `None` when none is waiting.
     async fn next_job(&self, takes: &Pool) -> Result<Option<JobRow>, sqlx::Error> {
-        let aging = self.settings.aging.as_secs_f64();
+        let aging = self.shared.settings.aging.as_secs_f64();
         // A claim lost to another worker: look again.
         for _ in 0..10 {
-            let candidates = jobs::candidates(&self.db, takes, aging).await?;
+            let candidates = jobs::candidates(&self.shared.db, takes, aging).await?;
             let chosen = self
                 .turns
                 .lock()
@@ -241,9 +246,9 @@ impl Farm {
             let Some(chosen) = chosen else {
                 return Ok(None);
             };
-            if let Some(claimed) = jobs::claim(&self.db, chosen.id, &self.name).await? {
+            if let Some(claimed) = jobs::claim(&self.shared.db, chosen.id, &self.name).await? {
                 if claimed.first_start {
-                    self.metrics.waited(chosen.lane, chosen.waited);
+                    self.shared.metrics.waited(chosen.lane, chosen.waited);
                 }
                 return Ok(Some(claimed.job));
             }
@@ -269,6 +274,7 @@ impl Farm {
     async fn lend_slot(self: &Arc<Self>, running: &mut JoinSet<()>) -> Result<bool, sqlx::Error> {
         let takes = Pool {
             lanes: self
+                .shared
                 .settings
                 .pool
                 .lanes
@@ -276,11 +282,11 @@ impl Farm {
                 .copied()
                 .filter(|lane| *lane != Lane::Bulk)
                 .collect(),
-            job_types: self.settings.pool.job_types.clone(),
+            job_types: self.shared.settings.pool.job_types.clone(),
         };
         // Looked for before any job is held: the poll finds nothing most of the time.
         if takes.lanes.is_empty()
-            || jobs::candidates(&self.db, &takes, self.settings.aging.as_secs_f64())
+            || jobs::candidates(&self.shared.db, &takes, self.shared.settings.aging.as_secs_f64())
                 .await?
                 .is_empty()
         {
@@ -289,16 +295,17 @@ impl Farm {
         let Some(pause) = self.pauses.pause() else {
             return Ok(false);
         };
+        self.shared.metrics.set_held(self.pauses.held_now());
         let job = match self.next_job(&takes).await {
             Ok(Some(job)) => job,
             taken_or_failed => {
-                self.pauses.resume(pause);
+                self.go_on(pause).await;
                 self.pauses.slot_given_back();
                 return taken_or_failed.map(|_| false);
             }
         };
         tracing::info!(job.id = %pause.job, lent_to = %job.id, "a bulk job held still for a job of another lane");
-        if let Err(e) = jobs::paused(&self.db, pause.job, &self.name).await {
+        if let Err(e) = jobs::paused(&self.shared.db, pause.job, &self.name).await {
             tracing::warn!(job.id = %pause.job, "marking the pause failed: {e}");
         }
         let farm = self.clone();
@@ -317,9 +324,9 @@ impl Farm {
 
     /// Ends `pause`, if it is still under way: the held job goes on.
     async fn go_on(&self, pause: Pause) {
-        if self.pauses.resume(pause)
-            && let Err(e) = jobs::resumed(&self.db, pause.job).await
-        {
+        let resumed = self.pauses.resume(pause);
+        self.shared.metrics.set_held(self.pauses.held_now());
+        if resumed && let Err(e) = jobs::resumed(&self.shared.db, pause.job).await {
             tracing::warn!(job.id = %pause.job, "marking the pause's end failed: {e}");
         }
     }
@@ -327,12 +334,12 @@ impl Farm {
     async fn handle(&self, job: JobRow) {
         let (id, job_type) = (job.id, job.job_type);
         let ran = {
-            let _running = self.metrics.running();
+            let _running = self.shared.metrics.running();
             self.run_claimed(job).await
         };
         match ran {
-            Ok(()) => match jobs::find(&self.db, id).await {
-                Ok(Some(job)) if job.state.has_ended() => self.metrics.ended(&job),
+            Ok(()) => match jobs::find(&self.shared.db, id).await {
+                Ok(Some(job)) if job.state.has_ended() => self.shared.metrics.ended(&job),
                 Ok(_) => {}
                 Err(e) => tracing::warn!(job.id = %id, "reading the job back for the metrics failed: {e}"),
             },
@@ -342,7 +349,7 @@ impl Farm {
         }
         // A reading ended: its account may have room for a deferred one.
         if job_type == JobType::ReadMetadata {
-            upkeep::queue_deferred_readings(self).await;
+            upkeep::queue_deferred_readings(&self.shared).await;
         }
         // Between jobs rather than at a job's start, so that readying it takes no CPU from one.
         self.processes.refill_spare();
@@ -351,17 +358,19 @@ impl Farm {
     async fn run_claimed(&self, job: JobRow) -> Result<()> {
         let id = job.id;
         if job.stop_requested_at.is_some() {
-            self.end(id, End::Stopped).await?;
+            self.shared.end(id, End::Stopped).await?;
             return Ok(());
         }
         if job.attempts > MAX_ATTEMPTS {
-            self.end(id, End::Failed(given_up(job.attempts - 1))).await?;
+            self.shared
+                .end(id, End::Failed(given_up(job.attempts - 1)))
+                .await?;
             return Ok(());
         }
         // The time limit is the job's, not an attempt's: retries share what is left of it.
         let first_start = job.started_at.unwrap_or_else(Utc::now);
         let time_limit =
-            chrono::TimeDelta::from_std(self.settings.time_limit).unwrap_or(chrono::TimeDelta::MAX);
+            chrono::TimeDelta::from_std(self.shared.settings.time_limit).unwrap_or(chrono::TimeDelta::MAX);
         let out_of_time = || {
             // The time it stood still is not its own (crate::pauses).
             let stood = Duration::from_secs_f64(job.paused_seconds.max(0.0)) + self.pauses.stood(id);
@@ -369,13 +378,13 @@ impl Farm {
             (Utc::now() - first_start - stood > time_limit).then(|| {
                 End::Failed(format!(
                     "the job ran past its time limit of {} minutes (over {} attempts) and was stopped",
-                    self.settings.time_limit.as_secs() / 60,
+                    self.shared.settings.time_limit.as_secs() / 60,
                     job.attempts
                 ))
             })
         };
         if let Some(end) = out_of_time() {
-            self.end(id, end).await?;
+            self.shared.end(id, end).await?;
             return Ok(());
         }
         if job.job_type == JobType::GenerateImage {
@@ -383,8 +392,13 @@ impl Farm {
         }
         tracing::info!(job.id = %id, job.r#type = job.job_type.as_str(), attempt = job.attempts, "running");
         let started = tokio::time::Instant::now();
-        let (steward, start) =
-            Steward::prepare(self.db.clone(), self.storage.clone(), job.clone(), &self.settings).await?;
+        let (steward, start) = Steward::prepare(
+            self.shared.db.clone(),
+            self.shared.storage.clone(),
+            job.clone(),
+            &self.shared.settings,
+        )
+        .await?;
         let mut child = self.processes.start(&start).await?;
         let _held = (job.lane == Lane::Bulk)
             .then(|| self.pauses.hold(id, &child))
@@ -394,7 +408,7 @@ impl Farm {
         };
         let steward = tokio::spawn(steward.serve(to_child, from_child));
         // Checking often keeps a cancel quick; the heartbeat itself is one small UPDATE.
-        let period = self.settings.queue.heartbeat.min(Duration::from_secs(1));
+        let period = self.shared.settings.queue.heartbeat.min(Duration::from_secs(1));
         let mut tick = tokio::time::interval(period);
         let mut minutes_checked: Option<tokio::time::Instant> = None;
         let mut handing_back = self.handing_back.subscribe();
@@ -408,13 +422,13 @@ impl Farm {
                     return self.give_back(id).await;
                 }
                 _ = tick.tick() => {
-                    let verdict = match jobs::heartbeat(&self.db, id, &self.name).await {
+                    let verdict = match jobs::heartbeat(&self.shared.db, id, &self.name).await {
                         Ok(Some(true)) => Some(End::Stopped),
                         Ok(Some(false)) => None,
                         // No longer running as ours. Ended: at its own process's request, which
                         // is only left to exit, so let it. Otherwise another worker claimed it:
                         // stop working on it.
-                        Ok(None) => match jobs::find(&self.db, id).await? {
+                        Ok(None) => match jobs::find(&self.shared.db, id).await? {
                             Some(job) if job.state.has_ended() => break last_words(&mut child).await?,
                             _ => {
                                 kill(&mut child).await;
@@ -431,7 +445,7 @@ impl Farm {
                         None if job.job_type != JobType::ReadMetadata
                             // Half a tick's slack: a tick a hair early must not put the
                             // check off by a whole tick.
-                            && minutes_checked.is_none_or(|at| at.elapsed() + period / 2 >= self.settings.queue.heartbeat) =>
+                            && minutes_checked.is_none_or(|at| at.elapsed() + period / 2 >= self.shared.settings.queue.heartbeat) =>
                         {
                             minutes_checked = Some(tokio::time::Instant::now());
                             self.minutes_ran_out(job.user_id).await.then_some(End::Stopped)
@@ -442,7 +456,7 @@ impl Farm {
                         kill(&mut child).await;
                         self.announce(steward).await;
                         self.clean_up(id);
-                        self.end(id, end).await?;
+                        self.shared.end(id, end).await?;
                         return Ok(());
                     }
                 }
@@ -451,7 +465,9 @@ impl Farm {
         tracing::info!(job.id = %id, %status, process_ms = started.elapsed().as_millis() as u64, "job process exited");
         self.announce(steward).await;
         self.clean_up(id);
-        let job = jobs::find(&self.db, id).await?.context("the job row vanished")?;
+        let job = jobs::find(&self.shared.db, id)
+            .await?
+            .context("the job row vanished")?;
         if job.state.has_ended() {
             return Ok(());
         }
@@ -460,23 +476,23 @@ impl Farm {
             // reused, never duplicated.
             return self.retry_later(&job).await;
         }
-        self.end(id, End::Failed(describe(status))).await
+        self.shared.end(id, End::Failed(describe(status))).await
     }
 
     /// A job that failed on this side (the store or the database did not answer) runs again
     /// after 2, then 4 seconds: released to the queue, where no worker claims it sooner.
     async fn retry_later(&self, job: &JobRow) -> Result<()> {
         let wait = Duration::from_secs(2u64.pow(job.attempts as u32));
-        jobs::release(&self.db, job.id, wait).await?;
+        jobs::release(&self.shared.db, job.id, wait).await?;
         Ok(())
     }
 
     /// Gives a job this worker runs back to the queue, its attempt unspent (the drain's time
     /// is up), and rings for another worker.
     async fn give_back(&self, id: JobId) -> Result<()> {
-        if jobs::hand_back(&self.db, id, &self.name).await? {
+        if jobs::hand_back(&self.shared.db, id, &self.name).await? {
             tracing::info!(job.id = %id, "handed back");
-            self.doorbell.ring().await;
+            self.shared.doorbell.ring().await;
         }
         Ok(())
     }
@@ -487,20 +503,21 @@ impl Farm {
         let id = job.id;
         tracing::info!(job.id = %id, attempt = job.attempts, "generating an image");
         let generation = Generation {
-            db: &self.db,
-            storage: &self.storage,
-            generators: &self.settings.generators,
-            quotas: &self.settings.quotas,
+            db: &self.shared.db,
+            storage: &self.shared.storage,
+            generators: &self.shared.settings.generators,
+            quotas: &self.shared.settings.quotas,
         };
         let work = generation.work(&job);
         tokio::pin!(work);
-        let mut tick = tokio::time::interval(self.settings.queue.heartbeat.min(Duration::from_secs(1)));
+        let mut tick =
+            tokio::time::interval(self.shared.settings.queue.heartbeat.min(Duration::from_secs(1)));
         let mut handing_back = self.handing_back.subscribe();
         let outcome = loop {
             tokio::select! {
                 outcome = &mut work => break outcome,
                 () = handed_back(&mut handing_back) => return self.give_back(id).await,
-                _ = tick.tick() => match jobs::heartbeat(&self.db, id, &self.name).await {
+                _ = tick.tick() => match jobs::heartbeat(&self.shared.db, id, &self.name).await {
                     // Another worker took it over: this one stops.
                     Ok(None) => return Ok(()),
                     // A caller cannot stop a generation; nothing else asks.
@@ -511,35 +528,26 @@ impl Farm {
         };
         match outcome {
             Ok(reading) => {
-                self.end(id, End::Done(serde_json::json!({}))).await?;
+                self.shared.end(id, End::Done(serde_json::json!({}))).await?;
                 if reading.is_some() {
-                    self.doorbell.ring().await;
+                    self.shared.doorbell.ring().await;
                 }
                 Ok(())
             }
-            Err(Failure::Generation(why)) => self.end(id, End::Failed(why)).await,
+            Err(Failure::Generation(why)) => self.shared.end(id, End::Failed(why)).await,
             Err(Failure::Server(why)) if job.attempts < MAX_ATTEMPTS => {
                 tracing::warn!(job.id = %id, "generating failed on this side, to be tried again: {why}");
                 self.retry_later(&job).await
             }
             Err(Failure::Server(why)) => {
-                self.end(
-                    id,
-                    End::Failed(format!("the drive failed to save the image: {why}")),
-                )
-                .await
+                self.shared
+                    .end(
+                        id,
+                        End::Failed(format!("the drive failed to save the image: {why}")),
+                    )
+                    .await
             }
         }
-    }
-
-    /// This worker's `/metrics` page: its own series, and the farm's lanes.
-    pub async fn metrics_text(&self) -> Result<String, sqlx::Error> {
-        let gauges = jobs::gauges(&self.db).await?;
-        let mut text = self
-            .metrics
-            .render(self.settings.concurrency, self.pauses.held_now());
-        text.push_str(&LaneGauge::render(&gauges));
-        Ok(text)
     }
 
     /// Waits for the steward of a job whose process has exited or been killed, and rings for
@@ -547,17 +555,17 @@ impl Farm {
     async fn announce(&self, steward: JoinHandle<Vec<JobId>>) {
         let readings = steward.await.unwrap_or_default();
         if !readings.is_empty() {
-            self.doorbell.ring().await;
+            self.shared.doorbell.ring().await;
         }
     }
 
     /// A failure when job `id`'s work folder holds more than the disk limit.
     fn over_disk(&self, id: JobId) -> Option<End> {
-        let used = folder_size(&self.settings.work_dir.join(id.to_string()));
-        (used > self.settings.disk_limit).then(|| {
+        let used = folder_size(&self.shared.settings.work_dir.join(id.to_string()));
+        (used > self.shared.settings.disk_limit).then(|| {
             End::Failed(format!(
                 "the job wrote more than {} to its work folder and was stopped",
-                drive_core::job::decimal_size(self.settings.disk_limit as i64)
+                drive_core::job::decimal_size(self.shared.settings.disk_limit as i64)
             ))
         })
     }
@@ -566,9 +574,11 @@ impl Farm {
     /// no: the next heartbeat asks again).
     async fn minutes_ran_out(&self, user_id: UserId) -> bool {
         let checked = async {
-            let plan = users::plan_of(&self.db, user_id).await?;
-            let used = jobs::seconds_this_month(&self.db, user_id).await?;
-            Ok::<_, sqlx::Error>(used >= plan.map_or(0.0, |p| self.settings.job_minutes.for_plan(p)) * 60.0)
+            let plan = users::plan_of(&self.shared.db, user_id).await?;
+            let used = jobs::seconds_this_month(&self.shared.db, user_id).await?;
+            Ok::<_, sqlx::Error>(
+                used >= plan.map_or(0.0, |p| self.shared.settings.job_minutes.for_plan(p)) * 60.0,
+            )
         };
         checked
             .await
@@ -577,18 +587,12 @@ impl Farm {
     }
 
     fn clean_up(&self, id: JobId) {
-        let dir = self.settings.work_dir.join(id.to_string());
+        let dir = self.shared.settings.work_dir.join(id.to_string());
         if let Err(e) = std::fs::remove_dir_all(&dir)
             && e.kind() != std::io::ErrorKind::NotFound
         {
             tracing::warn!(job.id = %id, "removing {}: {e}", dir.display());
         }
-    }
-
-    pub(crate) async fn end(&self, id: JobId, end: End) -> Result<()> {
-        tracing::info!(job.id = %id, ?end, "ended");
-        jobs::finish(&self.db, &self.storage, id, end).await?;
-        Ok(())
     }
 }
 

@@ -13,8 +13,9 @@ use drive_fetch::{BlockingFetcher, SystemResolver};
 use serde_json::json;
 
 use crate::archive::{copy_with_progress, part_size_for};
-use crate::context::{JobContext, JobError, JobResult};
+use crate::context::JobContext;
 use crate::objects::ResultWriter;
+use crate::protocol::{JobError, JobResult};
 
 pub fn run(context: &JobContext, settings: &Import) -> JobResult<serde_json::Value> {
     if let Some(saved) = context.saved(0)? {

@@ -28,6 +28,7 @@ mod protocol;
 mod reading;
 mod run;
 mod settings;
+mod shared;
 mod steward;
 mod turns;
 mod upkeep;

@@ -19,7 +19,8 @@ use drive_media::picture::PictureFormat;
 use drive_media::picture::taken;
 use serde_json::json;
 
-use crate::context::{JobContext, JobError, JobResult};
+use crate::context::JobContext;
+use crate::protocol::{JobError, JobResult};
 
 /// Bytes of a photo read for its EXIF.
 const EXIF_HEAD: u64 = 1024 * 1024;

@@ -13,10 +13,9 @@ use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::IntoResponse;
-use drive_core::db::jobs::JobRow;
+use drive_core::db::PgPool;
+use drive_core::db::jobs::{self, JobRow, LaneGauge};
 use drive_core::job::Lane;
-
-use crate::farm::Farm;
 
 /// A job type and the state it ended in.
 type Outcome = (&'static str, &'static str);
@@ -37,6 +36,8 @@ struct Waits {
 #[derive(Default)]
 pub struct WorkerMetrics {
     running: Arc<AtomicI64>,
+    /// Of the running jobs, those held still (crate::pauses), their slots lent.
+    held: AtomicI64,
     draining: AtomicBool,
     /// How long the jobs this worker started had waited, by lane.
     waits: Mutex<BTreeMap<Lane, Waits>>,
@@ -57,6 +58,10 @@ impl WorkerMetrics {
     pub fn running(&self) -> Running {
         self.running.fetch_add(1, Ordering::Relaxed);
         Running(self.running.clone())
+    }
+
+    pub fn set_held(&self, held: usize) {
+        self.held.store(held as i64, Ordering::Relaxed);
     }
 
     pub fn set_draining(&self) {
@@ -93,10 +98,10 @@ impl WorkerMetrics {
     }
 
     /// The worker's own series, in the text format, of a worker with `slots`.
-    /// This worker's series; `held` of its running jobs stand still (crate::pauses), their
-    /// slots lent to the jobs running in them.
-    pub fn render(&self, slots: usize, held: usize) -> String {
-        let busy = self.running_now().saturating_sub(held).min(slots);
+    /// This worker's series, for `slots` slots.
+    pub fn render(&self, slots: usize) -> String {
+        let held = self.held.load(Ordering::Relaxed).max(0);
+        let busy = self.running_now().saturating_sub(held as usize).min(slots);
         let free = slots - busy;
         let mut out = String::new();
         let gauges = [
@@ -108,7 +113,7 @@ impl WorkerMetrics {
             (
                 "drive_worker_jobs_held",
                 "Bulk jobs this worker holds still while a job of another lane runs in their slot.",
-                held as i64,
+                held,
             ),
             (
                 "drive_worker_slots_busy",
@@ -179,18 +184,31 @@ impl WorkerMetrics {
     }
 }
 
-pub async fn serve(listener: tokio::net::TcpListener, farm: Arc<Farm>) {
+/// Serves `/metrics` on `listener`: this worker's series (`metrics`, of `slots` slots) and the
+/// farm's lanes, read from `db` at each scrape.
+pub async fn serve(listener: tokio::net::TcpListener, db: PgPool, metrics: Arc<WorkerMetrics>, slots: usize) {
     let app = axum::Router::new()
         .route("/metrics", axum::routing::get(scrape))
-        .with_state(farm);
+        .with_state(Page { db, metrics, slots });
     if let Err(e) = axum::serve(listener, app).await {
         tracing::warn!("the metrics server stopped: {e}");
     }
 }
 
-async fn scrape(State(farm): State<Arc<Farm>>) -> axum::response::Response {
-    match farm.metrics_text().await {
-        Ok(text) => ([("content-type", "text/plain; version=0.0.4")], text).into_response(),
+#[derive(Clone)]
+struct Page {
+    db: PgPool,
+    metrics: Arc<WorkerMetrics>,
+    slots: usize,
+}
+
+async fn scrape(State(page): State<Page>) -> axum::response::Response {
+    match jobs::gauges(&page.db).await {
+        Ok(gauges) => {
+            let mut text = page.metrics.render(page.slots);
+            text.push_str(&LaneGauge::render(&gauges));
+            ([("content-type", "text/plain; version=0.0.4")], text).into_response()
+        }
         Err(e) => (
             StatusCode::SERVICE_UNAVAILABLE,
             format!("the database did not answer: {e}\n"),

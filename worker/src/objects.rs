@@ -18,8 +18,8 @@ use drive_core::db::files::FileRow;
 use drive_core::id::FolderId;
 use std::thread::JoinHandle;
 
-use crate::context::{JobContext, JobError, JobResult};
-use crate::protocol::Request;
+use crate::context::JobContext;
+use crate::protocol::{JobError, JobResult, Request};
 
 /// Bytes fetched per ranged GET.
 const WINDOW: u64 = 8 * 1024 * 1024;

@@ -12,8 +12,9 @@ use drive_pdf::{PageRanges, PageSize, Quality};
 use image::RgbaImage;
 use serde_json::json;
 
-use crate::context::{JobContext, JobError, JobResult};
+use crate::context::JobContext;
 use crate::pictures::format_of;
+use crate::protocol::{JobError, JobResult};
 
 /// A page list the API already checked, in the PDF crate's terms.
 fn page_ranges(pages: &str) -> JobResult<PageRanges> {

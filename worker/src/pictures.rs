@@ -9,7 +9,8 @@ use drive_core::job::{self, Convert, Watermark};
 use drive_media::picture::{self, PictureError, PictureFormat, Position};
 use serde_json::json;
 
-use crate::context::{JobContext, JobError, JobResult};
+use crate::context::JobContext;
+use crate::protocol::{JobError, JobResult};
 
 pub fn format_of(format: job::PictureFormat) -> PictureFormat {
     match format {

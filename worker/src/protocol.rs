@@ -14,7 +14,31 @@ use drive_core::id::{FileId, FolderId};
 use drive_core::metadata::Metadata;
 use serde::{Deserialize, Serialize};
 
-use crate::context::JobError;
+/// Why a job could not finish. Serializable: the supervisor answers a request with one.
+#[derive(Debug, Clone, thiserror::Error, serde::Serialize, serde::Deserialize)]
+pub enum JobError {
+    /// Something about the inputs or settings: the job fails with this sentence.
+    #[error("{0}")]
+    Input(String),
+    /// The server side (the store, the database, the disk): the job is tried again.
+    #[error("{0}")]
+    Server(String),
+}
+
+pub type JobResult<T> = Result<T, JobError>;
+
+impl JobError {
+    /// Names the input at fault, for jobs that take several.
+    pub fn in_file(self, name: &str) -> JobError {
+        match self {
+            JobError::Input(why) => JobError::Input(format!("{name}: {why}")),
+            server => server,
+        }
+    }
+}
+
+/// The most pictures one job has described: a provider's calls cost money.
+pub const MAX_DESCRIPTIONS: usize = 100;
 
 /// Everything a job process starts its job with.
 #[derive(Debug, Serialize, Deserialize)]

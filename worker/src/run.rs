@@ -12,7 +12,8 @@ use std::time::Instant;
 
 use drive_core::job::JobSpec;
 
-use crate::context::{JobContext, JobError, Supervisor};
+use crate::context::{JobContext, Supervisor};
+use crate::protocol::JobError;
 use crate::{archive, av, checksum, imports, metadata, pdfs, pictures, reading};
 
 /// The exit code that asks the supervisor to run the job again (sysexits' EX_TEMPFAIL).

@@ -9,62 +9,62 @@ use chrono::Utc;
 use drive_core::db::jobs::{self, End};
 use drive_core::maintenance;
 
-use crate::farm::Farm;
 use crate::settings::{MAX_ATTEMPTS, given_up};
+use crate::shared::Shared;
 
 /// Every stale interval: fails the jobs of dead workers that have been tried too often and
 /// queues the others again. Every worker runs this; each update is conditional, so two
 /// workers doing it at once do it once.
-pub async fn requeue_loop(farm: Arc<Farm>) {
-    let stale = farm.settings.stale_after();
+pub async fn requeue_loop(shared: Arc<Shared>) {
+    let stale = shared.settings.stale_after();
     let mut tick = tokio::time::interval(stale);
     loop {
         tick.tick().await;
-        if let Err(e) = requeue(&farm, stale.as_secs_f64()).await {
+        if let Err(e) = requeue(&shared, stale.as_secs_f64()).await {
             tracing::warn!("queueing the jobs of stopped workers again failed: {e:#}");
         }
     }
 }
 
-async fn requeue(farm: &Farm, stale: f64) -> Result<()> {
-    for job in jobs::stale_given_up(&farm.db, stale, MAX_ATTEMPTS).await? {
-        if let Err(cause) = farm.end(job.id, End::Failed(given_up(job.attempts))).await {
+async fn requeue(shared: &Shared, stale: f64) -> Result<()> {
+    for job in jobs::stale_given_up(&shared.db, stale, MAX_ATTEMPTS).await? {
+        if let Err(cause) = shared.end(job.id, End::Failed(given_up(job.attempts))).await {
             tracing::warn!(job.id = %job.id, "failing a job given up on failed; the next round tries again: {cause:#}");
         }
     }
-    let requeued = jobs::requeue_stale(&farm.db, stale, MAX_ATTEMPTS).await?;
+    let requeued = jobs::requeue_stale(&shared.db, stale, MAX_ATTEMPTS).await?;
     for id in &requeued {
         tracing::info!(job.id = %id, "queued again: its worker stopped");
     }
     if !requeued.is_empty() {
-        farm.doorbell.ring().await;
+        shared.doorbell.ring().await;
     }
-    queue_deferred_readings(farm).await;
+    queue_deferred_readings(shared).await;
     Ok(())
 }
 
 /// Queues the metadata readings deferred while their accounts had too many waiting.
-pub async fn queue_deferred_readings(farm: &Farm) {
-    match jobs::queue_deferred_readings(&farm.db).await {
+pub async fn queue_deferred_readings(shared: &Shared) {
+    match jobs::queue_deferred_readings(&shared.db).await {
         Ok(0) => {}
         Ok(n) => {
             tracing::info!(readings = n, "queued deferred metadata readings");
-            farm.doorbell.ring().await;
+            shared.doorbell.ring().await;
         }
         Err(e) => tracing::warn!("queueing deferred metadata readings failed: {e}"),
     }
 }
 
 /// The scheduled maintenance ([`maintenance::sweep`]). Idempotent, so every worker may run it.
-pub async fn sweep_loop(farm: Arc<Farm>) {
-    let mut tick = tokio::time::interval(farm.settings.sweep_every);
+pub async fn sweep_loop(shared: Arc<Shared>) {
+    let mut tick = tokio::time::interval(shared.settings.sweep_every);
     loop {
         tick.tick().await;
         let swept = maintenance::sweep(
-            &farm.db,
-            &farm.storage,
-            farm.settings.upload_idle,
-            farm.settings.image_grace,
+            &shared.db,
+            &shared.storage,
+            shared.settings.upload_idle,
+            shared.settings.image_grace,
             Utc::now(),
         )
         .await;

@@ -12,10 +12,7 @@ use drive_core::config::ConfigError;
 use serde_json::json;
 
 use crate::chat::{Chat, Names};
-use crate::context::{JobError, JobResult};
-
-/// The most pictures one job has described: a provider's calls cost money.
-pub const MAX_DESCRIPTIONS: usize = 100;
+use crate::protocol::{JobError, JobResult};
 
 /// The largest JPEG sent (the job process makes them at most 1024 px on a side).
 pub const MAX_JPEG_BYTES: usize = 2 << 20;

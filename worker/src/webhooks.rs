@@ -28,7 +28,7 @@ use hmac::{Hmac, Mac};
 use sha2::Sha256;
 use uuid::Uuid;
 
-use crate::farm::Farm;
+use crate::shared::Shared;
 
 /// How long a deliverer holds a subscription without renewing it.
 const LEASE: Duration = Duration::from_secs(30);
@@ -44,20 +44,20 @@ const RETRY_LAST: u64 = 3600;
 
 /// Looks every second for subscriptions with events waiting and delivers each in a task of
 /// its own.
-pub async fn deliver_loop(farm: Arc<Farm>) {
+pub async fn deliver_loop(shared: Arc<Shared>) {
     let deliverer = Arc::new(Deliverer {
         id: Uuid::new_v4(),
         fetcher: Fetcher::unredirected(
             SystemResolver,
-            farm.settings.fetch_allowances.clone(),
+            shared.settings.fetch_allowances.clone(),
             POST_TIMEOUT,
         ),
-        farm,
+        shared,
     });
     let mut tick = tokio::time::interval(Duration::from_secs(1));
     loop {
         tick.tick().await;
-        match subscriptions::claim_due(&deliverer.farm.db, deliverer.id, LEASE, CLAIMED_AT_ONCE).await {
+        match subscriptions::claim_due(&deliverer.shared.db, deliverer.id, LEASE, CLAIMED_AT_ONCE).await {
             Ok(claimed) => {
                 for subscription in claimed {
                     tokio::spawn(deliverer.clone().deliver(subscription));
@@ -65,7 +65,7 @@ pub async fn deliver_loop(farm: Arc<Farm>) {
             }
             Err(e) => tracing::warn!("looking for webhooks to deliver failed: {e}"),
         }
-        match agent_push::claim_due(&deliverer.farm.db, deliverer.id, LEASE, CLAIMED_AT_ONCE).await {
+        match agent_push::claim_due(&deliverer.shared.db, deliverer.id, LEASE, CLAIMED_AT_ONCE).await {
             Ok(claimed) => {
                 for notice in claimed {
                     tokio::spawn(deliverer.clone().notify(notice));
@@ -80,7 +80,7 @@ struct Deliverer {
     /// This process's name on the subscriptions it holds.
     id: Uuid,
     fetcher: Fetcher,
-    farm: Arc<Farm>,
+    shared: Arc<Shared>,
 }
 
 impl Deliverer {
@@ -89,16 +89,16 @@ impl Deliverer {
         if let Err(e) = self.deliver_held(subscription).await {
             // The database failed us: give it back; its place is where the last success left it.
             tracing::warn!(subscription = %id, "delivering webhooks failed: {e}");
-            let _ = subscriptions::release(&self.farm.db, id, self.id).await;
+            let _ = subscriptions::release(&self.shared.db, id, self.id).await;
         }
     }
 
     /// Sends what waits for a held subscription, oldest first, until the log is done, an
     /// endpoint fails, or the subscription is no longer this deliverer's.
     async fn deliver_held(&self, subscription: Claimed) -> Result<(), sqlx::Error> {
-        let db = &self.farm.db;
+        let db = &self.shared.db;
         let secret = match self
-            .farm
+            .shared
             .settings
             .sealer
             .open(&subscription.secret_sealed, subscription.id.as_uuid().as_bytes())
@@ -181,7 +181,7 @@ impl Deliverer {
             .unwrap_or(RETRY_LAST);
         tracing::info!(subscription = %subscription.id, failures = subscription.failures + 1, disable, "a webhook was not taken: {why}");
         let retry_at = now + chrono::TimeDelta::seconds(wait as i64);
-        subscriptions::failed(&self.farm.db, subscription.id, self.id, why, retry_at, disable).await
+        subscriptions::failed(&self.shared.db, subscription.id, self.id, why, retry_at, disable).await
     }
 }
 
@@ -192,7 +192,7 @@ impl Deliverer {
     /// Sends one status change to one push config.
     async fn notify(self: Arc<Self>, notice: DueNotice) {
         let outcome = self.post_notice(&notice).await;
-        let db = &self.farm.db;
+        let db = &self.shared.db;
         let recorded = match outcome {
             Ok(()) => agent_push::done(db, notice.id, self.id).await,
             Err(why) => {
@@ -215,7 +215,7 @@ impl Deliverer {
     }
 
     async fn post_notice(&self, notice: &DueNotice) -> Result<(), String> {
-        let sealer = &self.farm.settings.sealer;
+        let sealer = &self.shared.settings.sealer;
         let open = |sealed: &Option<Vec<u8>>, which: &str| -> Result<Option<String>, String> {
             let Some(sealed) = sealed else { return Ok(None) };
             let binding = seal_binding(notice.task_id, &notice.config_id, which);

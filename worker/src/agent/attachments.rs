@@ -42,7 +42,7 @@ impl Runner {
                 Ok(file) => json!({ "saved": file }),
                 Err(e) => json!({ "error": format!("{e:#}") }),
             };
-            let kept = agent_tasks::note_attachment(&self.farm.db, task.id, self.id, index, &note).await?;
+            let kept = agent_tasks::note_attachment(&self.shared.db, task.id, self.id, index, &note).await?;
             notes[&key] = kept.unwrap_or(note);
         }
         Ok(notes)

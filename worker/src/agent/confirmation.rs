@@ -38,7 +38,7 @@ impl Runner {
                 proposal.phrase
             )));
         }
-        if !agent_tasks::confirm_proposal(&self.farm.db, last.id, task.id).await? {
+        if !agent_tasks::confirm_proposal(&self.shared.db, last.id, task.id).await? {
             return Ok(Some("(That proposal was carried out already.)".into()));
         }
         let outcome = client.batch(Batch::Trash, &proposal.file_ids).await?;

@@ -8,7 +8,7 @@
 mod attachments;
 mod confirmation;
 mod making;
-mod model;
+pub mod model;
 mod tools;
 mod waits;
 
@@ -22,10 +22,10 @@ use drive_core::db::users;
 use serde_json::{Value, json};
 use uuid::Uuid;
 
-pub use self::model::Model;
+use self::model::Model;
 use self::tools::{Links, Made};
 pub use self::waits::wake_loop;
-use crate::farm::Farm;
+use crate::shared::Shared;
 
 /// How long a worker holds a task without renewing it.
 const LEASE: Duration = Duration::from_secs(30);
@@ -49,10 +49,10 @@ const INSTRUCTIONS: &str = "You are Drive's agent. You work on the user's drive 
     links you made are attached to it, so do not write them out. If something cannot be done \
     with your tools, say so in reply.";
 
-pub async fn run_loop(farm: Arc<Farm>) {
+pub async fn run_loop(shared: Arc<Shared>) {
     let runner = Arc::new(Runner {
         id: Uuid::new_v4(),
-        farm,
+        shared,
         running: Arc::new(tokio::sync::Semaphore::new(AT_ONCE as usize)),
     });
     let mut tick = tokio::time::interval(Duration::from_secs(1));
@@ -62,7 +62,7 @@ pub async fn run_loop(farm: Arc<Farm>) {
         if room == 0 {
             continue;
         }
-        match agent_tasks::claim(&runner.farm.db, runner.id, LEASE, room).await {
+        match agent_tasks::claim(&runner.shared.db, runner.id, LEASE, room).await {
             Ok(tasks) => {
                 for task in tasks {
                     let permit = runner
@@ -86,7 +86,7 @@ pub async fn run_loop(farm: Arc<Farm>) {
 struct Runner {
     /// This process's name on the tasks it holds.
     id: Uuid,
-    farm: Arc<Farm>,
+    shared: Arc<Shared>,
     running: Arc<tokio::sync::Semaphore>,
 }
 
@@ -127,7 +127,7 @@ impl Runner {
             }],
             _ => Vec::new(),
         };
-        match agent_tasks::finish(&self.farm.db, task.id, self.id, state, &message, &artifacts).await {
+        match agent_tasks::finish(&self.shared.db, task.id, self.id, state, &message, &artifacts).await {
             Ok(true) => tracing::info!(task = %task.id, state = state.as_str(), "agent task ended"),
             Ok(false) => tracing::info!(task = %task.id, "the agent task was canceled before it ended"),
             Err(e) => {
@@ -140,7 +140,7 @@ impl Runner {
     async fn held(&self, task: &TaskRow) {
         loop {
             tokio::time::sleep(RENEW_EVERY).await;
-            match agent_tasks::renew(&self.farm.db, task.id, self.id, LEASE).await {
+            match agent_tasks::renew(&self.shared.db, task.id, self.id, LEASE).await {
                 Ok(true) => {}
                 Ok(false) => return,
                 Err(e) => tracing::warn!(task = %task.id, "renewing the agent task's lease failed: {e}"),
@@ -150,28 +150,28 @@ impl Runner {
 
     /// The conversation: the model's turns and the tools they call, until it replies.
     async fn converse(&self, task: &TaskRow) -> Outcome {
-        let Some(model) = &self.farm.settings.agent_model else {
+        let Some(model) = &self.shared.settings.agent_model else {
             return Outcome::Failed(
                 "No model is configured for the agent: set DRIVE_AGENT_MODEL_URL on the workers.".into(),
             );
         };
-        let session = match users::session_for_token(&self.farm.db, task.token_id, SESSION).await {
+        let session = match users::session_for_token(&self.shared.db, task.token_id, SESSION).await {
             Ok(Some(session)) => session,
             Ok(None) => return Outcome::Failed("The API token that sent this task was revoked.".into()),
             Err(e) => return Outcome::Failed(format!("The drive could not start the task: {e}")),
         };
         let outcome = self.with_session(task, model, &session).await;
-        if let Err(e) = users::end_session(&self.farm.db, &session.token).await {
+        if let Err(e) = users::end_session(&self.shared.db, &session.token).await {
             tracing::warn!(task = %task.id, "ending the task's session failed (it expires by itself): {e}");
         }
         outcome
     }
 
     async fn with_session(&self, task: &TaskRow, model: &Model, session: &users::Session) -> Outcome {
-        let storage = &self.farm.settings.storage;
+        let storage = &self.shared.settings.storage;
         let client = match drive_client::Client::for_session(
             &storage.site_url,
-            &self.farm.settings.app_id,
+            &self.shared.settings.app_id,
             drive_client::config::Session {
                 gel_token: session.token.clone(),
                 expires_at: session.expires_at,
@@ -182,7 +182,7 @@ impl Runner {
             Err(e) => return Outcome::Failed(format!("The drive could not start the task: {e:#}")),
         };
         let mut made = Made::default();
-        let messages = match agent_waits::woken(&self.farm.db, task.id).await {
+        let messages = match agent_waits::woken(&self.shared.db, task.id).await {
             // It waited: on from its wait_for call, answered with what happened.
             Ok(Some(woken)) => {
                 made.links = serde_json::from_value(woken.links).unwrap_or_default();
@@ -213,7 +213,7 @@ impl Runner {
             }
         };
         let earlier = match agent_tasks::earlier_in_context(
-            &self.farm.db,
+            &self.shared.db,
             task.token_id,
             task.context_id,
             task.created_at,
@@ -269,7 +269,7 @@ impl Runner {
                 // Where the event log stands before the tool looks anything up: a wait misses
                 // nothing that happens from here.
                 let position = match call.name.as_str() {
-                    "wait_for" => match agent_waits::position(&self.farm.db).await {
+                    "wait_for" => match agent_waits::position(&self.shared.db).await {
                         Ok(position) => Some(position),
                         Err(e) => return Outcome::Failed(format!("The drive could not begin waiting: {e}")),
                     },
@@ -282,7 +282,7 @@ impl Runner {
                 };
                 if let (Some(asked), Some(after)) = (made.wait.take(), position) {
                     let wait = asked.wait(task, after, json!(messages), &call.id, json!(made.links));
-                    match agent_waits::begin(&self.farm.db, task.id, task.user_id, self.id, &wait).await {
+                    match agent_waits::begin(&self.shared.db, task.id, task.user_id, self.id, &wait).await {
                         Ok(Begun::Waiting) => return Outcome::Waiting,
                         Ok(Begun::Refused(why)) => result = json!({ "error": why }),
                         Ok(Begun::Lost) => {
@@ -293,7 +293,7 @@ impl Runner {
                 }
                 if let Some(proposal) = made.proposal.take() {
                     let kept = serde_json::to_value(&proposal).expect("a proposal is JSON");
-                    if let Err(e) = agent_tasks::propose(&self.farm.db, task.id, self.id, &kept).await {
+                    if let Err(e) = agent_tasks::propose(&self.shared.db, task.id, self.id, &kept).await {
                         return Outcome::Failed(format!("The drive could not keep the proposal: {e}"));
                     }
                 }

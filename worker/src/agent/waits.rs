@@ -18,7 +18,7 @@ use drive_core::db::agent_waits::{self, LONGEST, NewWait, Snapshot};
 use drive_core::db::events::EventKind;
 use serde_json::{Value, json};
 
-use crate::farm::Farm;
+use crate::shared::Shared;
 
 /// Waits ended at each look.
 const WOKEN_AT_ONCE: i64 = 50;
@@ -214,11 +214,11 @@ fn named<'a>(listed: &'a Value, words: &str, title: impl Fn(&Value) -> &Value) -
 }
 
 /// Ends, every second, the waits that have an answer.
-pub async fn wake_loop(farm: Arc<Farm>) {
+pub async fn wake_loop(shared: Arc<Shared>) {
     let mut tick = tokio::time::interval(Duration::from_secs(1));
     loop {
         tick.tick().await;
-        let due = match agent_waits::due(&farm.db, WOKEN_AT_ONCE).await {
+        let due = match agent_waits::due(&shared.db, WOKEN_AT_ONCE).await {
             Ok(due) => due,
             Err(e) => {
                 tracing::warn!("looking for waits that have ended failed: {e}");
@@ -226,7 +226,7 @@ pub async fn wake_loop(farm: Arc<Farm>) {
             }
         };
         for task in due {
-            match agent_waits::wake(&farm.db, task).await {
+            match agent_waits::wake(&shared.db, task).await {
                 Ok(true) => tracing::info!(%task, "an agent task's wait ended"),
                 Ok(false) => {}
                 Err(e) => tracing::warn!(%task, "ending an agent task's wait failed: {e}"),

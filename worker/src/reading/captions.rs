@@ -8,8 +8,8 @@ use drive_core::file::stem;
 use drive_core::job::{CaptionFormat, Captions};
 use serde_json::json;
 
-use crate::context::{JobContext, JobError, JobResult};
-use crate::protocol::Request;
+use crate::context::JobContext;
+use crate::protocol::{JobError, JobResult, Request};
 
 /// A cue is shown for this long at least, however short the stretch it times.
 const MIN_CUE_SECONDS: f64 = 0.5;

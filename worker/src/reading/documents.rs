@@ -9,7 +9,8 @@ use image::DynamicImage;
 use super::passages::passages;
 use super::pictures::written;
 use super::{MAX_MOMENTS, Passage, Reading, machine};
-use crate::context::{JobContext, JobResult};
+use crate::context::JobContext;
+use crate::protocol::JobResult;
 
 /// Scanned pages are rendered at the resolution OCR reads print best at.
 const OCR_DPI: u32 = 300;

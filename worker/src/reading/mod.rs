@@ -25,8 +25,8 @@ use drive_core::id::FileId;
 use drive_embed::Embedder;
 use serde_json::json;
 
-use crate::context::{JobContext, JobError, JobResult};
-use crate::protocol::{ReadMoment, Request};
+use crate::context::JobContext;
+use crate::protocol::{JobError, JobResult, ReadMoment, Request};
 
 /// Moments one file may have, checked again by the supervisor.
 pub const MAX_MOMENTS: usize = 2_000;

@@ -9,7 +9,8 @@ use image::RgbImage;
 
 use super::passages::passages;
 use super::{Passage, Reading, machine};
-use crate::context::{JobContext, JobResult};
+use crate::context::JobContext;
+use crate::protocol::JobResult;
 
 /// The longest side of the JPEG a describing model is shown: enough to tell what a picture
 /// shows, small enough to send.

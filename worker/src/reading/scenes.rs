@@ -6,7 +6,8 @@ use drive_media::av::{pictures, probe};
 
 use super::Passage;
 use super::pictures::described;
-use crate::context::{JobContext, JobResult};
+use crate::context::JobContext;
+use crate::protocol::JobResult;
 
 /// A stretch of video one description stands for.
 const SCENE_SECONDS: f64 = 30.0;

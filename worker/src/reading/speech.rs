@@ -10,7 +10,8 @@ use drive_speech::{SAMPLE_RATE, Transcriber};
 
 use super::passages::pieces;
 use super::{Passage, Reading, machine};
-use crate::context::{JobContext, JobResult};
+use crate::context::JobContext;
+use crate::protocol::JobResult;
 
 /// A moment a segment Whisper times (a sentence or a phrase, a few seconds); a segment longer
 /// than a moment holds is cut into pieces sharing its times. A video without sound, or sound

@@ -9,8 +9,8 @@ use drive_core::id::FileId;
 use drive_core::job::JobType;
 
 use super::{MAX_MOMENTS, MAX_PASSAGE};
-use crate::context::{JobError, JobResult};
-use crate::protocol::ReadMoment;
+
+use crate::protocol::{JobError, JobResult, ReadMoment};
 
 /// The supervisor's side: stores what a readForSearch job read from `file_id`, one of its
 /// inputs, after checking it as hostile ([`checked`]).

@@ -4,7 +4,8 @@ use drive_core::db::files::FileRow;
 
 use super::passages::passages;
 use super::{Passage, Reading};
-use crate::context::{JobContext, JobError, JobResult};
+use crate::context::JobContext;
+use crate::protocol::{JobError, JobResult};
 
 /// Text read from a text file at most (1 MiB, some 1,700 moments): past it the file is not
 /// read, and the job's result says so. It bounds the job's memory and its time (embedding

@@ -38,8 +38,7 @@ use tokio::process::{ChildStdin, ChildStdout};
 use results::{Ahead, Recorder, SavesAhead};
 use uploads::Upload;
 
-use crate::context::{JobError, JobResult};
-use crate::protocol::{Answer, Input, Request, Start};
+use crate::protocol::{Answer, Input, JobError, JobResult, MAX_DESCRIPTIONS, Request, Start};
 use crate::reading;
 use crate::settings::Settings;
 use crate::vision::{self, Vision};
@@ -270,7 +269,7 @@ impl Steward {
     }
 
     /// What a readForSearch job's picture shows, from the describing model: at most
-    /// [`vision::MAX_DESCRIPTIONS`] a job, each JPEG at most [`vision::MAX_JPEG_BYTES`].
+    /// [`MAX_DESCRIPTIONS`] a job, each JPEG at most [`vision::MAX_JPEG_BYTES`].
     async fn describe(&mut self, jpeg: &str) -> JobResult<Option<String>> {
         let vision = match &self.vision {
             Some(vision) if self.job.job_type == JobType::ReadForSearch => vision,
@@ -283,7 +282,7 @@ impl Steward {
             return Err(refused("a picture to describe that is not a small JPEG"));
         }
         self.described += 1;
-        if self.described > vision::MAX_DESCRIPTIONS {
+        if self.described > MAX_DESCRIPTIONS {
             return Err(refused("more pictures to describe than a job may have"));
         }
         vision.describe(&jpeg).await

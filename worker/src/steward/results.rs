@@ -24,7 +24,7 @@ use tokio::sync::oneshot::{self, error::TryRecvError};
 use tokio::task::JoinHandle;
 
 use super::refused;
-use crate::context::{JobError, JobResult};
+use crate::protocol::{JobError, JobResult};
 
 /// A recorded result and the metadata reading queued for it (to push once the job ends).
 type Recorded = (FileRow, Option<JobId>);

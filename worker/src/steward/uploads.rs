@@ -9,7 +9,7 @@ use drive_core::id::FolderId;
 use drive_core::storage::{Bucket, StoredHeaders};
 
 use super::{Steward, refused};
-use crate::context::{JobError, JobResult};
+use crate::protocol::{JobError, JobResult};
 
 /// Parts of one upload at most, and bytes in one part: the store's own limits.
 const MAX_PARTS: i32 = 10_000;
