@@ -7,31 +7,35 @@
 
 use std::net::{IpAddr, SocketAddr};
 
-use axum::extract::{ConnectInfo, FromRequestParts};
+use axum::extract::{ConnectInfo, FromRef, FromRequestParts};
 use axum::http::HeaderMap;
 use axum::http::request::Parts;
 use drive_core::ConfigError;
 use drive_core::config;
 
 use crate::error::ApiError;
-use crate::state::AppState;
 
 /// The address of a request's client ([`client_address`]), IPv4-mapped IPv6 addresses as the
 /// IPv4 address they carry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ClientAddress(pub IpAddr);
 
-impl FromRequestParts<AppState> for ClientAddress {
+/// From any state that holds the trusted proxies (the API's `AppState`).
+impl<S> FromRequestParts<S> for ClientAddress
+where
+    S: Send + Sync,
+    TrustedProxies: FromRef<S>,
+{
     type Rejection = ApiError;
 
-    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
         // Present whenever the router is served as `main` serves it.
         let ConnectInfo(peer) = parts
             .extensions
             .get::<ConnectInfo<SocketAddr>>()
             .ok_or_else(|| ApiError::Machine("the connection's peer address is unknown".into()))?;
-        let trusted = &state.settings.trusted_proxies;
-        Ok(ClientAddress(client_address(peer.ip(), &parts.headers, trusted)))
+        let trusted = TrustedProxies::from_ref(state);
+        Ok(ClientAddress(client_address(peer.ip(), &parts.headers, &trusted)))
     }
 }
 

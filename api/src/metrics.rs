@@ -9,8 +9,8 @@
 
 use std::collections::BTreeMap;
 use std::fmt::Write;
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use axum::extract::{MatchedPath, Request, State};
@@ -18,10 +18,10 @@ use axum::http::Method;
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
+use drive_core::db::PgPool;
 use drive_core::db::jobs::{self, LaneGauge};
 
 use crate::error::ApiResult;
-use crate::state::AppState;
 
 /// Upper bounds of the latency buckets, in seconds.
 const BUCKETS: [f64; 12] = [
@@ -108,7 +108,7 @@ impl Metrics {
 }
 
 /// The layer that counts every request by its route's pattern.
-pub async fn count(State(state): State<AppState>, request: Request, next: Next) -> Response {
+pub async fn count(State(metrics): State<Arc<Metrics>>, request: Request, next: Next) -> Response {
     let route = request
         .extensions()
         .get::<MatchedPath>()
@@ -127,7 +127,7 @@ pub async fn count(State(state): State<AppState>, request: Request, next: Next) 
     };
     let started = Instant::now();
     let response = next.run(request).await;
-    state.metrics.observe(
+    metrics.observe(
         route,
         method,
         response.status().as_u16(),
@@ -138,14 +138,14 @@ pub async fn count(State(state): State<AppState>, request: Request, next: Next) 
 
 /// `GET /metrics`, on the metrics listener only: open to whoever reaches that address (the
 /// operator's network), so not rate-limited.
-pub async fn scrape(State(state): State<AppState>) -> ApiResult<Response> {
+pub async fn scrape(State(metrics): State<Arc<Metrics>>, State(db): State<PgPool>) -> ApiResult<Response> {
     let mut out = String::new();
-    state.metrics.render_requests(&mut out);
+    metrics.render_requests(&mut out);
     let counters = [
         (
             "drive_upload_bytes_total",
             "Bytes of the files uploads recorded.",
-            state.metrics.uploaded_bytes.load(Ordering::Relaxed),
+            metrics.uploaded_bytes.load(Ordering::Relaxed),
         ),
         (
             "drive_store_errors_total",
@@ -160,7 +160,7 @@ pub async fn scrape(State(state): State<AppState>) -> ApiResult<Response> {
         "select job_type, state, count(*), coalesce(sum(seconds), 0)::float8
          from file_jobs group by job_type, state order by job_type, state",
     )
-    .fetch_all(&state.db)
+    .fetch_all(&db)
     .await?;
     out.push_str("# HELP drive_jobs Jobs in the database, by type and state.\n# TYPE drive_jobs gauge\n");
     for (job_type, job_state, n, _) in &jobs {
@@ -174,6 +174,6 @@ pub async fn scrape(State(state): State<AppState>) -> ApiResult<Response> {
         );
     }
     // What an autoscaler reads, per lane: the same series every worker serves.
-    out.push_str(&LaneGauge::render(&jobs::gauges(&state.db).await?));
+    out.push_str(&LaneGauge::render(&jobs::gauges(&db).await?));
     Ok(([("content-type", "text/plain; version=0.0.4")], out).into_response())
 }

@@ -2,6 +2,7 @@
 
 use std::sync::Arc;
 
+use axum::extract::FromRef;
 use drive_core::ConfigError;
 use drive_core::config;
 use drive_core::db::PgPool;
@@ -94,5 +95,25 @@ impl Settings {
             generators: Generators::from_environment(fetch_allowances)?,
             trusted_proxies: TrustedProxies::from_environment()?,
         })
+    }
+}
+
+// What the extractors and handlers that need one part of the state take from it, so that they
+// need not know `AppState` (and its module need not be theirs).
+impl FromRef<AppState> for PgPool {
+    fn from_ref(state: &AppState) -> PgPool {
+        state.db.clone()
+    }
+}
+
+impl FromRef<AppState> for Arc<Metrics> {
+    fn from_ref(state: &AppState) -> Arc<Metrics> {
+        state.metrics.clone()
+    }
+}
+
+impl FromRef<AppState> for TrustedProxies {
+    fn from_ref(state: &AppState) -> TrustedProxies {
+        state.settings.trusted_proxies.clone()
     }
 }
