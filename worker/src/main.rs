@@ -8,32 +8,9 @@
 //!   job from stdin, runs it (asking its supervisor for whatever needs a key) and exits. It
 //!   is not meant to be started by hand.
 
-mod agent;
-mod archive;
-mod av;
-mod chat;
-mod checksum;
-mod context;
-mod farm;
-mod generation;
-mod imports;
-mod metadata;
-mod metrics;
-mod objects;
-mod pauses;
-mod pdfs;
-mod pictures;
-mod process;
+mod job_process;
 mod protocol;
-mod reading;
-mod run;
-mod settings;
-mod shared;
-mod steward;
-mod turns;
-mod upkeep;
-mod vision;
-mod webhooks;
+mod supervisor;
 
 use std::process::ExitCode;
 
@@ -69,7 +46,7 @@ fn main() -> ExitCode {
                 .enable_all()
                 .build()
                 .map_err(anyhow::Error::from)
-                .and_then(|runtime| runtime.block_on(farm::work()));
+                .and_then(|runtime| runtime.block_on(supervisor::farm::work()));
             match worked {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(e) => {
@@ -79,6 +56,6 @@ fn main() -> ExitCode {
             }
         }
         // A job's work is blocking from end to end: no runtime.
-        Command::RunJob => run::run_job(),
+        Command::RunJob => job_process::run::run_job(),
     }
 }

@@ -40,6 +40,16 @@ impl JobError {
 /// The most pictures one job has described: a provider's calls cost money.
 pub const MAX_DESCRIPTIONS: usize = 100;
 
+/// Moments one file may have, checked again by the supervisor.
+pub const MAX_MOMENTS: usize = 2_000;
+
+/// A moment's text at most, in characters: a paragraph, or a few sentences of a long one.
+pub const MAX_PASSAGE: usize = 600;
+
+/// The exit code by which a job process asks the supervisor to run the job again (sysexits'
+/// EX_TEMPFAIL): a server-side failure.
+pub const EXIT_RETRY: i32 = 75;
+
 /// Everything a job process starts its job with.
 #[derive(Debug, Serialize, Deserialize)]
 pub struct Start {
@@ -59,7 +69,7 @@ pub struct Start {
     /// Hosts an import may fetch from beyond the public internet: the tests' loopback servers
     /// (`DRIVE_FETCH_ALLOW_HOSTS`); empty in service.
     pub fetch_hosts: Vec<String>,
-    /// The TCP ports the job may connect to ([`crate::steward::ports`]); its Landlock rules
+    /// The TCP ports the job may connect to ([`crate::supervisor::steward::ports`]); its Landlock rules
     /// close every other.
     pub ports: Vec<u16>,
 }
@@ -177,7 +187,7 @@ pub enum Request {
 }
 
 /// A moment as a readForSearch job hands it over: checked by the supervisor
-/// ([`crate::reading::stored::checked`]) before it is stored.
+/// ([`crate::supervisor::steward::readings::checked`]) before it is stored.
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ReadMoment {

@@ -1,0 +1,236 @@
+//! Waiting: the `wait_for` tool, and the waker that ends waits.
+//!
+//! The tool finds what to wait on through the drive's routes as the task's token (so a task can
+//! only wait on what its token sees) and answers at once when it has already happened (a
+//! generation or job that has ended). Otherwise the runner records the wait with the
+//! conversation so far ([`agent_waits::begin`]) and lets go of the task. Every second each
+//! worker asks the event feed, in one query over every wait, which waits have an answer (an
+//! event after their place, a closing, their time up) and ends them; the task is then taken up
+//! like any other and goes on from its `wait_for` call, answered with what happened.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use drive_client::Client;
+use drive_core::a2a::Message;
+use drive_core::db::agent_tasks::TaskRow;
+use drive_core::db::agent_waits::{self, LONGEST, NewWait, Snapshot};
+use drive_core::db::events::EventKind;
+use serde_json::{Value, json};
+
+use crate::supervisor::shared::Shared;
+
+/// Waits ended at each look.
+const WOKEN_AT_ONCE: i64 = 50;
+
+/// What the model asked to wait for, found: recorded by the runner.
+#[derive(Debug, Clone)]
+pub struct Asked {
+    pub kind: EventKind,
+    /// `None` for a folder (`folder` is its path).
+    pub subject: Option<uuid::Uuid>,
+    pub folder: Option<String>,
+    pub what: String,
+    pub until: chrono::DateTime<chrono::Utc>,
+}
+
+impl Asked {
+    /// The wait `task` records for this: from `after` (where the event log stood before the
+    /// call looked anything up), with the conversation so far, the `wait_for` call it answers
+    /// once it ends, and the links made until now.
+    pub fn wait(
+        self,
+        task: &TaskRow,
+        after: Snapshot,
+        transcript: Value,
+        call_id: &str,
+        links: Value,
+    ) -> NewWait {
+        let status = format!(
+            "Waiting for {} (until {}).",
+            self.what,
+            self.until.format("%Y-%m-%d %H:%M UTC")
+        );
+        NewWait {
+            status: Message::from_agent(status, &task.id.to_string(), &task.context_id.to_string()),
+            kind: self.kind,
+            subject: self.subject,
+            folder: self.folder,
+            after,
+            until: self.until,
+            what: self.what,
+            transcript,
+            call_id: call_id.to_string(),
+            links,
+        }
+    }
+}
+
+/// What the model is told it may wait for.
+pub fn definition() -> Value {
+    json!({ "type": "function", "function": {
+        "name": "wait_for",
+        "description": "Waits until something happens, then you go on with what happened: files sent to a file request (files_at_request, with words of its title in name), notes left on a review (notes_on_review, words of its title in name), someone opening a file (file_opened, words of its name in name), files landing in a folder (files_in_folder, with folder), an image generation finishing (image_finished, with its id) or a job ending (job_ended, with its id). The task stays open meanwhile.",
+        "parameters": { "type": "object", "properties": {
+            "for": { "type": "string", "enum": ["files_at_request", "notes_on_review", "file_opened", "files_in_folder", "image_finished", "job_ended"] },
+            "name": { "type": "string", "description": "Words in the request's or review's title, or in the file's name." },
+            "folder": { "type": "string", "description": "A folder path like /inbox." },
+            "id": { "type": "string", "description": "The generation's or job's id." },
+            "days": { "type": "integer", "minimum": 1, "maximum": 30, "description": "The longest to wait (default 30)." }
+        }, "required": ["for"] }
+    } })
+}
+
+/// Finds what `arguments` ask to wait on: `Ok(Err(answer))` when there is nothing to wait for
+/// (it has happened already: the answer says what).
+pub async fn find(client: &Client, arguments: &Value) -> anyhow::Result<Result<Asked, Value>> {
+    let days = arguments["days"]
+        .as_i64()
+        .unwrap_or(30)
+        .clamp(1, LONGEST.num_days());
+    let until = chrono::Utc::now() + chrono::TimeDelta::days(days);
+    let name = arguments["name"].as_str().unwrap_or_default();
+    let asked = |kind, subject: &Value, what: String| -> anyhow::Result<Result<Asked, Value>> {
+        let subject = subject.as_str().and_then(|s| s.parse().ok());
+        let subject = subject.ok_or_else(|| anyhow::anyhow!("the drive answered no id"))?;
+        Ok(Ok(Asked {
+            kind,
+            subject: Some(subject),
+            folder: None,
+            what,
+            until,
+        }))
+    };
+    match arguments["for"].as_str().unwrap_or_default() {
+        "files_at_request" => {
+            let listed: Value = client.post("/select-file-requests", &json!({})).await?;
+            let open: Value = listed["requests"]
+                .as_array()
+                .map(|all| all.iter().filter(|r| r["open"] == true).cloned().collect())
+                .unwrap_or_default();
+            let request = named(&open, name, |r| &r["title"])
+                .ok_or_else(|| anyhow::anyhow!("no open file request's title has those words"))?;
+            asked(
+                EventKind::Drop,
+                &request["id"],
+                format!("files sent to the request {}", request["title"]),
+            )
+        }
+        "notes_on_review" => {
+            let listed: Value = client.post("/select-file-reviews", &json!({})).await?;
+            let review = named(&listed["reviews"], name, |r| &r["title"])
+                .ok_or_else(|| anyhow::anyhow!("no review's title has those words"))?;
+            asked(
+                EventKind::Note,
+                &review["id"],
+                format!("notes on the review {}", review["title"]),
+            )
+        }
+        "file_opened" => {
+            if name.trim().is_empty() {
+                anyhow::bail!("name is required: words in the file's name");
+            }
+            let found: Value = client
+                .post(
+                    "/search-files",
+                    &json!({ "text": name, "limit": 1, "sort": "newest" }),
+                )
+                .await?;
+            let file = &found["files"][0];
+            if file.is_null() {
+                anyhow::bail!("no file's name has those words: look with list_files");
+            }
+            asked(
+                EventKind::View,
+                &file["id"],
+                format!("someone opening {}", file["fileName"]),
+            )
+        }
+        "files_in_folder" => {
+            let folder = arguments["folder"]
+                .as_str()
+                .unwrap_or_default()
+                .trim()
+                .trim_end_matches('/');
+            if !folder.starts_with('/') {
+                anyhow::bail!("folder is required: a path like /inbox");
+            }
+            Ok(Ok(Asked {
+                kind: EventKind::File,
+                subject: None,
+                folder: Some(folder.to_string()),
+                what: format!("files landing in {folder}"),
+                until,
+            }))
+        }
+        "image_finished" => {
+            let id = arguments["id"].clone();
+            let listed: Value = client
+                .post("/select-generations", &json!({ "ids": [id] }))
+                .await?;
+            let generation = &listed["generations"][0];
+            match generation["status"].as_str() {
+                None => anyhow::bail!("there is no image generation {id}"),
+                Some("working") => asked(
+                    EventKind::Generation,
+                    &id,
+                    format!("the image generation {id} to finish"),
+                ),
+                Some(_) => Ok(Err(
+                    json!({ "happened": "it had already finished", "generation": generation }),
+                )),
+            }
+        }
+        "job_ended" => {
+            let id = arguments["id"].clone();
+            let listed: Value = client.post("/select-file-jobs", &json!({ "ids": [id] })).await?;
+            let job = &listed["jobs"][0];
+            match job["state"].as_str() {
+                None => anyhow::bail!("there is no job {id}"),
+                Some("done" | "failed" | "stopped") => {
+                    Ok(Err(json!({ "happened": "it had already ended", "job": job })))
+                }
+                Some(_) => asked(
+                    EventKind::Job,
+                    &id,
+                    format!("the {} job {id} to end", job["jobType"]),
+                ),
+            }
+        }
+        _ => anyhow::bail!(
+            "for is required: files_at_request, notes_on_review, file_opened, files_in_folder, \
+             image_finished or job_ended"
+        ),
+    }
+}
+
+/// The newest of `listed` whose `title` has every word of `words` (any, when there are none).
+fn named<'a>(listed: &'a Value, words: &str, title: impl Fn(&Value) -> &Value) -> Option<&'a Value> {
+    let words: Vec<String> = words.split_whitespace().map(str::to_lowercase).collect();
+    listed.as_array()?.iter().find(|item| {
+        let title = title(item).as_str().unwrap_or_default().to_lowercase();
+        words.iter().all(|w| title.contains(w))
+    })
+}
+
+/// Ends, every second, the waits that have an answer.
+pub async fn wake_loop(shared: Arc<Shared>) {
+    let mut tick = tokio::time::interval(Duration::from_secs(1));
+    loop {
+        tick.tick().await;
+        let due = match agent_waits::due(&shared.db, WOKEN_AT_ONCE).await {
+            Ok(due) => due,
+            Err(e) => {
+                tracing::warn!("looking for waits that have ended failed: {e}");
+                continue;
+            }
+        };
+        for task in due {
+            match agent_waits::wake(&shared.db, task).await {
+                Ok(true) => tracing::info!(%task, "an agent task's wait ended"),
+                Ok(false) => {}
+                Err(e) => tracing::warn!(%task, "ending an agent task's wait failed: {e}"),
+            }
+        }
+    }
+}

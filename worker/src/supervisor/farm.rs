@@ -1,0 +1,617 @@
+//! The supervising side of a worker. It takes jobs from the job rows, as many at once as it
+//! has slots: each lane's next job by the accounts' turns ([`jobs::candidates`]), the lane by
+//! weight ([`crate::supervisor::turns`]), claimed by one conditional update ([`jobs::claim`]). Idle, it
+//! waits for the doorbell ([`drive_core::queue`]) or polls every second. For each job it hands
+//! the job to a `drive-worker run-job` child process ([`crate::supervisor::process`]), answers the child's
+//! requests ([`crate::supervisor::steward`]), renews the heartbeat, and kills the child when a stop is
+//! asked for or the time limit passes. A crash, a hang or a memory blow-up inside a job
+//! therefore ends that job alone, and an exploit inside one finds no credential: the child is
+//! started with an empty environment and narrowed, and this process makes itself non-dumpable
+//! so the child cannot read its environment or memory either.
+//!
+//! Once every slot runs a bulk job, a job of another lane still starts: one bulk job is held
+//! still while it runs in that job's slot ([`crate::supervisor::pauses`]).
+//!
+//! On SIGTERM it drains: it takes no new job, lets the running ones finish for up to
+//! `DRIVE_DRAIN_SECONDS`, then hands the rest back ([`jobs::hand_back`]: another worker takes
+//! them at once, no attempt spent) and exits 0.
+//!
+//! Beside the jobs it runs the two loops of [`crate::supervisor::upkeep`], the webhook deliverer
+//! ([`crate::supervisor::webhooks`]) and the agent's tasks ([`crate::supervisor::agent`]).
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+use chrono::Utc;
+use drive_core::db;
+use drive_core::db::jobs::{self, End, JobRow, Pool};
+use drive_core::db::users;
+use drive_core::id::{JobId, UserId};
+use drive_core::job::{JobType, Lane};
+use drive_core::queue::{self, Doorbell};
+use drive_core::storage::Storage;
+use tokio::signal::unix::{SignalKind, signal};
+use tokio::sync::{Notify, Semaphore, watch};
+use tokio::task::{JoinHandle, JoinSet};
+use uuid::Uuid;
+
+use crate::protocol::EXIT_RETRY;
+use crate::supervisor::generation::{Failure, Generation};
+use crate::supervisor::metrics::WorkerMetrics;
+use crate::supervisor::pauses::{Pause, Pauses};
+use crate::supervisor::process::{JobProcesses, describe, kill, last_words};
+use crate::supervisor::settings::{MAX_ATTEMPTS, Settings, given_up};
+use crate::supervisor::shared::Shared;
+use crate::supervisor::steward::Steward;
+use crate::supervisor::turns::LaneTurns;
+use crate::supervisor::upkeep;
+
+/// How often an idle worker looks for a job without being rung.
+const POLL: Duration = Duration::from_secs(1);
+
+/// What every supervised job shares.
+pub struct Farm {
+    /// This process's name on the job rows it runs.
+    name: String,
+    shared: Arc<Shared>,
+    processes: JobProcesses,
+    /// One per job this worker may run at once.
+    slots: Arc<Semaphore>,
+    /// The bulk jobs running, which may be held still to lend their slot.
+    pauses: Pauses,
+    turns: Mutex<LaneTurns>,
+    /// Set once a drain's time is up: every running job is handed back.
+    handing_back: watch::Sender<bool>,
+}
+
+pub async fn work() -> Result<()> {
+    // Job processes run as this process's user: not dumpable, its environment (every key)
+    // and memory are closed to them (/proc/PID/environ, /proc/PID/mem, ptrace).
+    // SAFETY: prctl on this process, no pointers.
+    if unsafe { libc::prctl(libc::PR_SET_DUMPABLE, 0) } != 0 {
+        return Err(std::io::Error::last_os_error()).context("making the worker non-dumpable");
+    }
+    let settings = Settings::from_environment()?;
+    let db = db::connect(&settings.database_url)
+        .await
+        .context("connecting to PostgreSQL")?;
+    let storage = Storage::new(settings.storage.clone());
+    // A wrong address fails the start here; an outage later only delays the doorbell.
+    let doorbell = Doorbell::connect(&settings.queue).await?;
+    let name = format!(
+        "{}-{}-{}",
+        hostname(),
+        std::process::id(),
+        &Uuid::new_v4().simple().to_string()[..8]
+    );
+    std::fs::create_dir_all(&settings.work_dir)
+        .with_context(|| format!("making the work folder {}", settings.work_dir.display()))?;
+    let shared = Arc::new(Shared {
+        db,
+        storage,
+        doorbell,
+        metrics: Arc::new(WorkerMetrics::default()),
+        settings,
+    });
+    let settings = &shared.settings;
+    let farm = Arc::new(Farm {
+        name: name.clone(),
+        shared: shared.clone(),
+        processes: JobProcesses::new(settings.memory_limit, settings.disk_limit),
+        slots: Arc::new(Semaphore::new(settings.concurrency)),
+        pauses: Pauses::new(settings.bulk_pause),
+        turns: Mutex::new(LaneTurns::new(&settings.lane_weights)),
+        handing_back: watch::channel(false).0,
+    });
+    farm.processes.refill_spare();
+
+    if let Some(listen) = settings.metrics_listen {
+        let listener = tokio::net::TcpListener::bind(listen)
+            .await
+            .with_context(|| format!("binding the metrics address {listen}"))?;
+        if let Some(path) = &settings.metrics_address_file {
+            let address = listener.local_addr().context("reading the metrics address")?;
+            std::fs::write(path, address.to_string())
+                .with_context(|| format!("writing the metrics address to {}", path.display()))?;
+        }
+        tokio::spawn(crate::supervisor::metrics::serve(
+            listener,
+            shared.db.clone(),
+            shared.metrics.clone(),
+            settings.concurrency,
+        ));
+    }
+    tokio::spawn(upkeep::requeue_loop(shared.clone()));
+    tokio::spawn(upkeep::sweep_loop(shared.clone()));
+    tokio::spawn(crate::supervisor::webhooks::deliver_loop(shared.clone()));
+    tokio::spawn(crate::supervisor::agent::run_loop(shared.clone()));
+    tokio::spawn(crate::supervisor::agent::wake_loop(shared.clone()));
+    let wake = Arc::new(Notify::new());
+    tokio::spawn(queue::listen(settings.queue.clone(), wake.clone()));
+    let pool = &settings.pool;
+    tracing::info!(
+        worker = %name,
+        concurrency = settings.concurrency,
+        lanes = ?pool.lanes,
+        job_types = ?pool.job_types,
+        bulk_pause_seconds = settings.bulk_pause.as_secs_f64(),
+        "taking jobs"
+    );
+    // The one line on stdout: tests and scripts wait for it.
+    println!("worker {name} ready");
+
+    let (stop, stopped) = watch::channel(false);
+    let mut terminate = signal(SignalKind::terminate()).context("installing a SIGTERM handler")?;
+    tokio::spawn(async move {
+        tokio::select! {
+            _ = tokio::signal::ctrl_c() => {}
+            _ = terminate.recv() => {}
+        }
+        let _ = stop.send(true);
+    });
+    let mut running = JoinSet::new();
+    take_jobs(&farm, &wake, stopped, &mut running).await;
+    drain(&farm, running).await;
+    Ok(())
+}
+
+/// Claims jobs while a slot is free, until `stopped`; each runs in `running`.
+async fn take_jobs(
+    farm: &Arc<Farm>,
+    wake: &Notify,
+    mut stopped: watch::Receiver<bool>,
+    running: &mut JoinSet<()>,
+) {
+    // Whether the last look for a job to run in a bulk job's slot found one: more may wait.
+    let mut lent = false;
+    loop {
+        while running.try_join_next().is_some() {}
+        let permit = tokio::select! {
+            permit = farm.slots.clone().acquire_owned() => permit.expect("the slots are never closed"),
+            _ = stopped.wait_for(|stop| *stop) => return,
+            // Every slot is busy: a job of another lane may still run in a bulk job's.
+            () = farm.chance_to_lend(wake, lent) => {
+                lent = farm.lend_slot(running).await.unwrap_or_else(|e| {
+                    tracing::warn!("lending a bulk job's slot failed: {e}");
+                    false
+                });
+                continue;
+            }
+        };
+        match farm.next_job(&farm.shared.settings.pool).await {
+            Ok(Some(job)) => {
+                let farm = farm.clone();
+                running.spawn(async move {
+                    farm.handle(job).await;
+                    drop(permit);
+                });
+                continue;
+            }
+            Ok(None) => {}
+            // The database is away: the poll tries again.
+            Err(e) => tracing::warn!("looking for a job failed: {e}"),
+        }
+        drop(permit);
+        tokio::select! {
+            _ = wake.notified() => {}
+            _ = tokio::time::sleep(POLL) => {}
+            _ = stopped.wait_for(|stop| *stop) => return,
+        }
+    }
+}
+
+/// Lets the running jobs finish for up to the drain time, then hands back the rest.
+async fn drain(farm: &Farm, mut running: JoinSet<()>) {
+    farm.shared.metrics.set_draining();
+    let busy = farm.shared.metrics.running_now();
+    tracing::info!(
+        jobs = busy,
+        seconds = farm.shared.settings.drain.as_secs_f64(),
+        "draining: no new job, the running ones may finish"
+    );
+    let finished = tokio::time::timeout(farm.shared.settings.drain, async {
+        while running.join_next().await.is_some() {}
+    })
+    .await;
+    if finished.is_err() {
+        tracing::info!("the drain's time is up: handing the running jobs back");
+        // Kept for a job still being readied, which subscribes only once its process runs.
+        farm.handing_back.send_replace(true);
+        while running.join_next().await.is_some() {}
+    }
+    tracing::info!("drained");
+}
+
+/// Resolves once the drain's time is up (never, should the farm be gone).
+async fn handed_back(handing_back: &mut watch::Receiver<bool>) {
+    if handing_back.wait_for(|now| *now).await.is_err() {
+        std::future::pending::<()>().await;
+    }
+}
+
+impl Farm {
+    /// The next job this worker takes of `takes`, claimed; `None` when none is waiting.
+    async fn next_job(&self, takes: &Pool) -> Result<Option<JobRow>, sqlx::Error> {
+        let aging = self.shared.settings.aging.as_secs_f64();
+        // A claim lost to another worker: look again.
+        for _ in 0..10 {
+            let candidates = jobs::candidates(&self.shared.db, takes, aging).await?;
+            let chosen = self
+                .turns
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .pick(&candidates)
+                .cloned();
+            let Some(chosen) = chosen else {
+                return Ok(None);
+            };
+            if let Some(claimed) = jobs::claim(&self.shared.db, chosen.id, &self.name).await? {
+                if claimed.first_start {
+                    self.shared.metrics.waited(chosen.lane, chosen.waited);
+                }
+                return Ok(Some(claimed.job));
+            }
+        }
+        Ok(None)
+    }
+
+    /// Resolves when a bulk job may be held and a job may be waiting: at once after a look that
+    /// `found` one, else once rung or at the poll.
+    async fn chance_to_lend(&self, wake: &Notify, found: bool) {
+        self.pauses.until_one_may_be_held().await;
+        if found {
+            return;
+        }
+        tokio::select! {
+            () = wake.notified() => {}
+            () = tokio::time::sleep(POLL) => {}
+        }
+    }
+
+    /// Runs the next job of this worker's other lanes in a bulk job's slot, that job held still
+    /// until it ends or the longest pause is up; answers whether one was waiting.
+    async fn lend_slot(self: &Arc<Self>, running: &mut JoinSet<()>) -> Result<bool, sqlx::Error> {
+        let takes = Pool {
+            lanes: self
+                .shared
+                .settings
+                .pool
+                .lanes
+                .iter()
+                .copied()
+                .filter(|lane| *lane != Lane::Bulk)
+                .collect(),
+            job_types: self.shared.settings.pool.job_types.clone(),
+        };
+        // Looked for before any job is held: the poll finds nothing most of the time.
+        if takes.lanes.is_empty()
+            || jobs::candidates(&self.shared.db, &takes, self.shared.settings.aging.as_secs_f64())
+                .await?
+                .is_empty()
+        {
+            return Ok(false);
+        }
+        let Some(pause) = self.pauses.pause() else {
+            return Ok(false);
+        };
+        self.shared.metrics.set_held(self.pauses.held_now());
+        let job = match self.next_job(&takes).await {
+            Ok(Some(job)) => job,
+            taken_or_failed => {
+                self.go_on(pause).await;
+                self.pauses.slot_given_back();
+                return taken_or_failed.map(|_| false);
+            }
+        };
+        tracing::info!(job.id = %pause.job, lent_to = %job.id, "a bulk job held still for a job of another lane");
+        if let Err(e) = jobs::paused(&self.shared.db, pause.job, &self.name).await {
+            tracing::warn!(job.id = %pause.job, "marking the pause failed: {e}");
+        }
+        let farm = self.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(farm.pauses.longest()).await;
+            farm.go_on(pause).await;
+        });
+        let farm = self.clone();
+        running.spawn(async move {
+            farm.handle(job).await;
+            farm.go_on(pause).await;
+            farm.pauses.slot_given_back();
+        });
+        Ok(true)
+    }
+
+    /// Ends `pause`, if it is still under way: the held job goes on.
+    async fn go_on(&self, pause: Pause) {
+        let resumed = self.pauses.resume(pause);
+        self.shared.metrics.set_held(self.pauses.held_now());
+        if resumed && let Err(e) = jobs::resumed(&self.shared.db, pause.job).await {
+            tracing::warn!(job.id = %pause.job, "marking the pause's end failed: {e}");
+        }
+    }
+
+    async fn handle(&self, job: JobRow) {
+        let (id, job_type) = (job.id, job.job_type);
+        let ran = {
+            let _running = self.shared.metrics.running();
+            self.run_claimed(job).await
+        };
+        match ran {
+            Ok(()) => match jobs::find(&self.shared.db, id).await {
+                Ok(Some(job)) if job.state.has_ended() => self.shared.metrics.ended(&job),
+                Ok(_) => {}
+                Err(e) => tracing::warn!(job.id = %id, "reading the job back for the metrics failed: {e}"),
+            },
+            // The job is still running in its row: its heartbeat lapses and the requeue loop
+            // gives it to another worker.
+            Err(e) => tracing::error!(job.id = %id, "supervising the job failed: {e:#}"),
+        }
+        // A reading ended: its account may have room for a deferred one.
+        if job_type == JobType::ReadMetadata {
+            upkeep::queue_deferred_readings(&self.shared).await;
+        }
+        // Between jobs rather than at a job's start, so that readying it takes no CPU from one.
+        self.processes.refill_spare();
+    }
+
+    async fn run_claimed(&self, job: JobRow) -> Result<()> {
+        let id = job.id;
+        if job.stop_requested_at.is_some() {
+            self.shared.end(id, End::Stopped).await?;
+            return Ok(());
+        }
+        if job.attempts > MAX_ATTEMPTS {
+            self.shared
+                .end(id, End::Failed(given_up(job.attempts - 1)))
+                .await?;
+            return Ok(());
+        }
+        // The time limit is the job's, not an attempt's: retries share what is left of it.
+        let first_start = job.started_at.unwrap_or_else(Utc::now);
+        let time_limit =
+            chrono::TimeDelta::from_std(self.shared.settings.time_limit).unwrap_or(chrono::TimeDelta::MAX);
+        let out_of_time = || {
+            // The time it stood still is not its own (crate::supervisor::pauses).
+            let stood = Duration::from_secs_f64(job.paused_seconds.max(0.0)) + self.pauses.stood(id);
+            let stood = chrono::TimeDelta::from_std(stood).unwrap_or_default();
+            (Utc::now() - first_start - stood > time_limit).then(|| {
+                End::Failed(format!(
+                    "the job ran past its time limit of {} minutes (over {} attempts) and was stopped",
+                    self.shared.settings.time_limit.as_secs() / 60,
+                    job.attempts
+                ))
+            })
+        };
+        if let Some(end) = out_of_time() {
+            self.shared.end(id, end).await?;
+            return Ok(());
+        }
+        if job.job_type == JobType::GenerateImage {
+            return self.generate(job).await;
+        }
+        tracing::info!(job.id = %id, job.r#type = job.job_type.as_str(), attempt = job.attempts, "running");
+        let started = tokio::time::Instant::now();
+        let (steward, start) = Steward::prepare(
+            self.shared.db.clone(),
+            self.shared.storage.clone(),
+            job.clone(),
+            &self.shared.settings,
+        )
+        .await?;
+        let mut child = self.processes.start(&start).await?;
+        let _held = (job.lane == Lane::Bulk)
+            .then(|| self.pauses.hold(id, &child))
+            .flatten();
+        let (Some(to_child), Some(from_child)) = (child.stdin.take(), child.stdout.take()) else {
+            anyhow::bail!("the job process's pipes were taken");
+        };
+        let steward = tokio::spawn(steward.serve(to_child, from_child));
+        // Checking often keeps a cancel quick; the heartbeat itself is one small UPDATE.
+        let period = self.shared.settings.queue.heartbeat.min(Duration::from_secs(1));
+        let mut tick = tokio::time::interval(period);
+        let mut minutes_checked: Option<tokio::time::Instant> = None;
+        let mut handing_back = self.handing_back.subscribe();
+        let status = loop {
+            tokio::select! {
+                status = child.wait() => break status?,
+                () = handed_back(&mut handing_back) => {
+                    kill(&mut child).await;
+                    self.announce(steward).await;
+                    self.clean_up(id);
+                    return self.give_back(id).await;
+                }
+                _ = tick.tick() => {
+                    let verdict = match jobs::heartbeat(&self.shared.db, id, &self.name).await {
+                        Ok(Some(true)) => Some(End::Stopped),
+                        Ok(Some(false)) => None,
+                        // No longer running as ours. Ended: at its own process's request, which
+                        // is only left to exit, so let it. Otherwise another worker claimed it:
+                        // stop working on it.
+                        Ok(None) => match jobs::find(&self.shared.db, id).await? {
+                            Some(job) if job.state.has_ended() => break last_words(&mut child).await?,
+                            _ => {
+                                kill(&mut child).await;
+                                self.announce(steward).await;
+                                return Ok(());
+                            }
+                        },
+                        Err(e) => { tracing::warn!(job.id = %id, "heartbeat failed: {e}"); None }
+                    };
+                    let verdict = match verdict.or_else(&out_of_time).or_else(|| self.over_disk(id)) {
+                        Some(end) => Some(end),
+                        // The month's minutes, once a heartbeat: a job stops, keeping what it
+                        // made, when its account's run out (its own time counts as it runs).
+                        None if job.job_type != JobType::ReadMetadata
+                            // Half a tick's slack: a tick a hair early must not put the
+                            // check off by a whole tick.
+                            && minutes_checked.is_none_or(|at| at.elapsed() + period / 2 >= self.shared.settings.queue.heartbeat) =>
+                        {
+                            minutes_checked = Some(tokio::time::Instant::now());
+                            self.minutes_ran_out(job.user_id).await.then_some(End::Stopped)
+                        }
+                        None => None,
+                    };
+                    if let Some(end) = verdict {
+                        kill(&mut child).await;
+                        self.announce(steward).await;
+                        self.clean_up(id);
+                        self.shared.end(id, end).await?;
+                        return Ok(());
+                    }
+                }
+            }
+        };
+        tracing::info!(job.id = %id, %status, process_ms = started.elapsed().as_millis() as u64, "job process exited");
+        self.announce(steward).await;
+        self.clean_up(id);
+        let job = jobs::find(&self.shared.db, id)
+            .await?
+            .context("the job row vanished")?;
+        if job.state.has_ended() {
+            return Ok(());
+        }
+        if status.code() == Some(EXIT_RETRY) && job.attempts < MAX_ATTEMPTS {
+            // A server-side failure (the store or the database): the job's results so far are
+            // reused, never duplicated.
+            return self.retry_later(&job).await;
+        }
+        self.shared.end(id, End::Failed(describe(status))).await
+    }
+
+    /// A job that failed on this side (the store or the database did not answer) runs again
+    /// after 2, then 4 seconds: released to the queue, where no worker claims it sooner.
+    async fn retry_later(&self, job: &JobRow) -> Result<()> {
+        let wait = Duration::from_secs(2u64.pow(job.attempts as u32));
+        jobs::release(&self.shared.db, job.id, wait).await?;
+        Ok(())
+    }
+
+    /// Gives a job this worker runs back to the queue, its attempt unspent (the drain's time
+    /// is up), and rings for another worker.
+    async fn give_back(&self, id: JobId) -> Result<()> {
+        if jobs::hand_back(&self.shared.db, id, &self.name).await? {
+            tracing::info!(job.id = %id, "handed back");
+            self.shared.doorbell.ring().await;
+        }
+        Ok(())
+    }
+
+    /// Works a generateImage job in this process ([`crate::supervisor::generation`]), renewing its
+    /// heartbeat meanwhile; a failure of this machine's is retried like a job process's.
+    async fn generate(&self, job: JobRow) -> Result<()> {
+        let id = job.id;
+        tracing::info!(job.id = %id, attempt = job.attempts, "generating an image");
+        let generation = Generation {
+            db: &self.shared.db,
+            storage: &self.shared.storage,
+            generators: &self.shared.settings.generators,
+            quotas: &self.shared.settings.quotas,
+        };
+        let work = generation.work(&job);
+        tokio::pin!(work);
+        let mut tick =
+            tokio::time::interval(self.shared.settings.queue.heartbeat.min(Duration::from_secs(1)));
+        let mut handing_back = self.handing_back.subscribe();
+        let outcome = loop {
+            tokio::select! {
+                outcome = &mut work => break outcome,
+                () = handed_back(&mut handing_back) => return self.give_back(id).await,
+                _ = tick.tick() => match jobs::heartbeat(&self.shared.db, id, &self.name).await {
+                    // Another worker took it over: this one stops.
+                    Ok(None) => return Ok(()),
+                    // A caller cannot stop a generation; nothing else asks.
+                    Ok(Some(_)) => {}
+                    Err(e) => tracing::warn!(job.id = %id, "heartbeat failed: {e}"),
+                },
+            }
+        };
+        match outcome {
+            Ok(reading) => {
+                self.shared.end(id, End::Done(serde_json::json!({}))).await?;
+                if reading.is_some() {
+                    self.shared.doorbell.ring().await;
+                }
+                Ok(())
+            }
+            Err(Failure::Generation(why)) => self.shared.end(id, End::Failed(why)).await,
+            Err(Failure::Server(why)) if job.attempts < MAX_ATTEMPTS => {
+                tracing::warn!(job.id = %id, "generating failed on this side, to be tried again: {why}");
+                self.retry_later(&job).await
+            }
+            Err(Failure::Server(why)) => {
+                self.shared
+                    .end(
+                        id,
+                        End::Failed(format!("the drive failed to save the image: {why}")),
+                    )
+                    .await
+            }
+        }
+    }
+
+    /// Waits for the steward of a job whose process has exited or been killed, and rings for
+    /// the readings of the files the job made (queued in the database already).
+    async fn announce(&self, steward: JoinHandle<Vec<JobId>>) {
+        let readings = steward.await.unwrap_or_default();
+        if !readings.is_empty() {
+            self.shared.doorbell.ring().await;
+        }
+    }
+
+    /// A failure when job `id`'s work folder holds more than the disk limit.
+    fn over_disk(&self, id: JobId) -> Option<End> {
+        let used = folder_size(&self.shared.settings.work_dir.join(id.to_string()));
+        (used > self.shared.settings.disk_limit).then(|| {
+            End::Failed(format!(
+                "the job wrote more than {} to its work folder and was stopped",
+                drive_core::job::decimal_size(self.shared.settings.disk_limit as i64)
+            ))
+        })
+    }
+
+    /// Whether the account has used up this month's job minutes (a database error answers
+    /// no: the next heartbeat asks again).
+    async fn minutes_ran_out(&self, user_id: UserId) -> bool {
+        let checked = async {
+            let plan = users::plan_of(&self.shared.db, user_id).await?;
+            let used = jobs::seconds_this_month(&self.shared.db, user_id).await?;
+            Ok::<_, sqlx::Error>(
+                used >= plan.map_or(0.0, |p| self.shared.settings.job_minutes.for_plan(p)) * 60.0,
+            )
+        };
+        checked
+            .await
+            .inspect_err(|e| tracing::warn!("checking job minutes failed: {e}"))
+            .unwrap_or(false)
+    }
+
+    fn clean_up(&self, id: JobId) {
+        let dir = self.shared.settings.work_dir.join(id.to_string());
+        if let Err(e) = std::fs::remove_dir_all(&dir)
+            && e.kind() != std::io::ErrorKind::NotFound
+        {
+            tracing::warn!(job.id = %id, "removing {}: {e}", dir.display());
+        }
+    }
+}
+
+/// Bytes in the files below `dir` (0 when it does not exist).
+fn folder_size(dir: &std::path::Path) -> u64 {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return 0;
+    };
+    entries
+        .flatten()
+        .map(|entry| match entry.file_type() {
+            Ok(kind) if kind.is_dir() => folder_size(&entry.path()),
+            _ => entry.metadata().map_or(0, |m| m.len()),
+        })
+        .sum()
+}
+
+fn hostname() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|h| h.trim().to_string())
+        .unwrap_or_else(|_| "worker".to_string())
+}
