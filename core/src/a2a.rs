@@ -53,7 +53,7 @@ impl TaskState {
     }
 }
 
-crate::db::text_column!(TaskState, "task state");
+crate::column::text_column!(TaskState, "task state");
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Role {

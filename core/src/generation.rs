@@ -95,7 +95,7 @@ impl ImageModel {
     }
 }
 
-crate::db::text_column!(ImageModel, "image model");
+crate::column::text_column!(ImageModel, "image model");
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub enum AspectRatio {
@@ -149,7 +149,7 @@ impl AspectRatio {
     }
 }
 
-crate::db::text_column!(AspectRatio, "aspect ratio");
+crate::column::text_column!(AspectRatio, "aspect ratio");
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "lowercase")]
@@ -184,7 +184,7 @@ impl Quality {
     }
 }
 
-crate::db::text_column!(Quality, "quality");
+crate::column::text_column!(Quality, "quality");
 
 /// Where a generation stands (`/select-generations`' `status`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
@@ -215,7 +215,7 @@ impl GenerationStatus {
     }
 }
 
-crate::db::text_column!(GenerationStatus, "generation status");
+crate::column::text_column!(GenerationStatus, "generation status");
 
 /// Images a month per plan. Generations that failed are not counted.
 #[derive(Debug, Clone, Copy)]

@@ -4,6 +4,7 @@
 
 pub mod a2a;
 pub mod access;
+pub mod column;
 pub mod config;
 pub mod db;
 pub mod entry;
@@ -13,6 +14,7 @@ pub mod generation;
 pub mod id;
 pub mod input;
 pub mod job;
+pub mod job_end;
 pub mod maintenance;
 pub mod metadata;
 pub mod multipart;

@@ -25,7 +25,7 @@ impl MetadataState {
     }
 }
 
-crate::db::text_column!(MetadataState, "metadata state");
+crate::column::text_column!(MetadataState, "metadata state");
 
 /// Everything extraction may know; each field stays empty when the file does not say.
 /// Serializable because a job process hands it to its supervisor, which stores it.
@@ -78,7 +78,7 @@ impl Mode {
     }
 }
 
-crate::db::text_column!(Mode, "key mode");
+crate::column::text_column!(Mode, "key mode");
 
 /// A key: a pitch class (0 = C … 11 = B, so C# and Db are one key) and maybe a mode.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -28,7 +28,7 @@ impl Plan {
     }
 }
 
-crate::db::text_column!(Plan, "plan");
+crate::column::text_column!(Plan, "plan");
 
 const GIB: i64 = 1024 * 1024 * 1024;
 

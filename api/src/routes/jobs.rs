@@ -15,6 +15,7 @@ use drive_core::folder::FolderPath;
 use drive_core::id::{ArrivalId, FileId, FolderId, JobId};
 use drive_core::input::{Bounded, List, MAX_OFFSET};
 use drive_core::job::{self, JobSpec, JobType, SettingsError};
+use drive_core::job_end;
 use drive_core::rewrites;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -261,7 +262,7 @@ pub(crate) async fn submit(
     }
     if let Some(known) = known {
         let result = serde_json::to_value(known).expect("digests are JSON");
-        row = jobs::answer(&mut tx, &state.storage, row.id, result)
+        row = job_end::answer(&mut tx, &state.storage, row.id, result)
             .await?
             .expect("the job was just created");
     }
@@ -452,7 +453,7 @@ async fn cancel_file_job(
     }
     // Taken before the stop is asked for: the job's end writes a `job` event, which wakes it.
     let mut waiter = state.follow.subscribe();
-    let mut job = jobs::request_stop(&state.db, &state.storage, caller.user_id, input.id)
+    let mut job = job_end::request_stop(&state.db, &state.storage, caller.user_id, input.id)
         .await?
         .ok_or_else(job_not_found)?;
     let deadline = tokio::time::Instant::now() + STOP_WAIT;

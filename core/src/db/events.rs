@@ -48,7 +48,7 @@ impl EventKind {
     }
 }
 
-crate::db::text_column!(EventKind, "event kind");
+crate::column::text_column!(EventKind, "event kind");
 
 /// Records one event for `user_id`: `subject` is what it is about (see the migration), and
 /// `fields` are the kind's added fields exactly as the feed shows them (for a `file` event,

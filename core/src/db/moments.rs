@@ -37,7 +37,7 @@ impl EntryType {
     }
 }
 
-super::text_column!(EntryType, "moment entry type");
+crate::column::text_column!(EntryType, "moment entry type");
 
 /// A moment read from a file, with its embedding (little-endian f32 bytes, see `drive-embed`).
 #[derive(Debug, Clone)]

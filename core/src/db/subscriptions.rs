@@ -36,7 +36,7 @@ impl SubscriptionState {
     }
 }
 
-crate::db::text_column!(SubscriptionState, "subscription state");
+crate::column::text_column!(SubscriptionState, "subscription state");
 
 /// A subscription failing for this long is disabled.
 pub const GIVE_UP_AFTER: chrono::TimeDelta = chrono::TimeDelta::days(3);

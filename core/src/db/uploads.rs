@@ -31,7 +31,7 @@ impl UploadState {
     }
 }
 
-crate::db::text_column!(UploadState, "upload state");
+crate::column::text_column!(UploadState, "upload state");
 
 #[derive(Debug, Clone, sqlx::FromRow)]
 pub struct UploadRow {

@@ -48,7 +48,7 @@ impl Lane {
     }
 }
 
-crate::db::text_column!(Lane, "lane");
+crate::column::text_column!(Lane, "lane");
 
 #[cfg(test)]
 mod tests {

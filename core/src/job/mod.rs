@@ -91,7 +91,7 @@ macro_rules! job_types {
             }
         }
 
-        $crate::db::text_column!(JobType, "job type");
+        $crate::column::text_column!(JobType, "job type");
 
         /// A job's settings, by type, with every default filled in: what the job row stores.
         #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -60,7 +60,7 @@ impl Bucket {
     }
 }
 
-crate::db::text_column!(Bucket, "bucket");
+crate::column::text_column!(Bucket, "bucket");
 
 /// The API's address when nothing else says: its default `DRIVE_LISTEN`.
 pub const DEFAULT_SITE_URL: &str = "http://127.0.0.1:8080";

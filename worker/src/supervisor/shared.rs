@@ -6,8 +6,9 @@ use std::sync::Arc;
 
 use anyhow::Result;
 use drive_core::db::PgPool;
-use drive_core::db::jobs::{self, End};
+use drive_core::db::jobs::End;
 use drive_core::id::JobId;
+use drive_core::job_end;
 use drive_core::queue::Doorbell;
 use drive_core::storage::Storage;
 
@@ -27,7 +28,7 @@ impl Shared {
     /// Ends job `id` as `end` says (its row, its files' records, its event).
     pub async fn end(&self, id: JobId, end: End) -> Result<()> {
         tracing::info!(job.id = %id, ?end, "ended");
-        jobs::finish(&self.db, &self.storage, id, end).await?;
+        job_end::finish(&self.db, &self.storage, id, end).await?;
         Ok(())
     }
 }

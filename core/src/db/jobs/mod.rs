@@ -7,12 +7,8 @@ use chrono::{DateTime, Utc};
 use serde::Serialize;
 use sqlx::{PgConnection, PgPool};
 
-use crate::db::digests;
-use crate::db::events::{self, EventKind};
-use crate::db::files::{self, COLUMNS_OF_F, FileRow};
-use crate::db::generations;
+use crate::db::files::{COLUMNS_OF_F, FileRow};
 use crate::job::{JobSpec, JobType, Lane};
-use crate::storage::Storage;
 
 mod claim;
 mod record;
@@ -59,7 +55,7 @@ impl JobState {
     }
 }
 
-crate::db::text_column!(JobState, "job state");
+crate::column::text_column!(JobState, "job state");
 
 /// Serializable because a worker hands it to the job process it supervises.
 #[derive(Debug, Clone, sqlx::FromRow, Serialize, serde::Deserialize)]
@@ -423,51 +419,27 @@ pub enum End {
     Stopped,
 }
 
-/// Ends a job that has not ended yet and records its `job` event in the same transaction;
-/// `None` when it had already ended (a stop and a finish racing: the first one wins).
-pub async fn finish(
-    pool: &PgPool,
-    storage: &Storage,
-    id: JobId,
-    end: End,
-) -> Result<Option<JobRow>, sqlx::Error> {
-    let mut tx = pool.begin().await?;
-    let ended = end_in(&mut tx, storage, id, end).await?;
-    tx.commit().await?;
-    Ok(ended)
-}
-
-/// Runs a job just created in `conn`'s transaction no further than this: it is answered at
-/// once, done with `result`, from what the drive already knows (a checksum whose digests are
-/// kept), and its `job` event recorded. It takes no minutes (it ran for no time).
-pub async fn answer(
-    conn: &mut PgConnection,
-    storage: &Storage,
-    id: JobId,
-    result: serde_json::Value,
-) -> Result<Option<JobRow>, sqlx::Error> {
+/// Marks a job just created as started (in the caller's transaction), for it to be answered at
+/// once ([`crate::job_end::answer`]).
+pub async fn mark_started(conn: &mut PgConnection, id: JobId) -> Result<(), sqlx::Error> {
     sqlx::query(
         "update file_jobs set state = 'running', started_at = now() where id = $1 and state = 'queued'",
     )
     .bind(id)
     .execute(&mut *conn)
     .await?;
-    end_in(conn, storage, id, End::Done(result)).await
+    Ok(())
 }
 
-/// [`finish`] in the caller's transaction.
-async fn end_in(
-    tx: &mut PgConnection,
-    storage: &Storage,
-    id: JobId,
-    end: End,
-) -> Result<Option<JobRow>, sqlx::Error> {
+/// Writes `end` on a job that has not ended yet, its seconds leaving out the time it stood
+/// still; `None` when it had already ended. What follows an end is [`crate::job_end`]'s.
+pub async fn end_row(tx: &mut PgConnection, id: JobId, end: End) -> Result<Option<JobRow>, sqlx::Error> {
     let (state, error, result) = match end {
         End::Done(result) => (JobState::Done, None, Some(result)),
         End::Failed(error) => (JobState::Failed, Some(error), None),
         End::Stopped => (JobState::Stopped, None, None),
     };
-    let ended: Option<JobRow> = sqlx::query_as(&format!(
+    sqlx::query_as(&format!(
         "update file_jobs
          set state = $2, error = $3, result = $4, ended_at = now(),
              progress = case when $2 = 'done' then 1 else progress end,
@@ -482,58 +454,17 @@ async fn end_in(
     .bind(error)
     .bind(result)
     .fetch_optional(&mut *tx)
-    .await?;
-    let Some(job) = ended else {
-        return Ok(None);
-    };
-    if job.job_type == JobType::Checksum
-        && let Some(result) = &job.result
-    {
-        digests::keep(&mut *tx, &job.input_ids, result).await?;
-    }
-    if job.job_type == JobType::ReadMetadata {
-        // Reading a file's metadata is the drive's own work: no event, no minutes; a reading
-        // that could not finish is recorded on the file.
-        if job.state == JobState::Failed {
-            let why = job.error.as_deref().unwrap_or("the reading failed");
-            files::metadata_unreadable(&mut *tx, &job.input_ids, why).await?;
-        }
-        return Ok(Some(job));
-    }
-    if let Ok(JobSpec::GenerateImage(settings)) = job.spec() {
-        // A generation is announced by its own event: a job given up on (its worker died too
-        // often, say) fails its generation with it; a done one has ended its generation already.
-        if job.state != JobState::Done {
-            let why = job.error.as_deref().unwrap_or("the generation was stopped");
-            generations::finish_failed(&mut *tx, settings.generation, why, false).await?;
-        }
-        return Ok(Some(job));
-    }
-    let record = JobRecord::load(&mut *tx, storage, std::slice::from_ref(&job))
-        .await?
-        .pop()
-        .expect("one record per job");
-    events::record(
-        &mut *tx,
-        job.user_id,
-        EventKind::Job,
-        job.id,
-        serde_json::json!({ "job": record, "files": record.files }),
-    )
-    .await?;
-    Ok(Some(job))
+    .await
 }
 
-/// Asks a job to stop. A queued job stops at once; a running one is marked and its worker
-/// stops it within a heartbeat. Answers the job as it now is; `None` when it is not the
-/// caller's.
-pub async fn request_stop(
+/// Marks job `id` of `user_id` asked to stop; answers it as it now is, `None` when it is not
+/// that account's.
+pub async fn mark_stop_requested(
     pool: &PgPool,
-    storage: &Storage,
     user_id: UserId,
     id: JobId,
 ) -> Result<Option<JobRow>, sqlx::Error> {
-    let job: Option<JobRow> = sqlx::query_as(&format!(
+    sqlx::query_as(&format!(
         "update file_jobs set stop_requested_at = coalesce(stop_requested_at, now())
          where id = $1 and user_id = $2
          returning {COLUMNS}"
@@ -541,14 +472,7 @@ pub async fn request_stop(
     .bind(id)
     .bind(user_id)
     .fetch_optional(pool)
-    .await?;
-    match job {
-        Some(job) if job.state == JobState::Queued => {
-            finish(pool, storage, id, End::Stopped).await?;
-            find(pool, id).await
-        }
-        other => Ok(other),
-    }
+    .await
 }
 
 /// Puts a running job back in the queue after a server-side failure: no worker claims it

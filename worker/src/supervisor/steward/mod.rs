@@ -262,7 +262,7 @@ impl Steward {
                     (Err(JobError::Input(why)), _) | (Ok(()), Err(why)) => End::Failed(why),
                     (Ok(()), Ok(result)) => End::Done(result),
                 };
-                jobs::finish(&self.db, &self.storage, self.job.id, end).await?;
+                drive_core::job_end::finish(&self.db, &self.storage, self.job.id, end).await?;
                 Ok(Value::Null)
             }
         }
