@@ -45,7 +45,7 @@ use crate::supervisor::settings::{MAX_ATTEMPTS, Settings, given_up};
 use crate::supervisor::shared::Shared;
 use crate::supervisor::steward::Steward;
 use crate::supervisor::turns::LaneTurns;
-use crate::supervisor::upkeep;
+use crate::supervisor::{upkeep, work_folders};
 
 /// How often an idle worker looks for a job without being rung.
 const POLL: Duration = Duration::from_secs(1);
@@ -561,7 +561,7 @@ impl Farm {
 
     /// A failure when job `id`'s work folder holds more than the disk limit.
     fn over_disk(&self, id: JobId) -> Option<End> {
-        let used = folder_size(&self.shared.settings.work_dir.join(id.to_string()));
+        let used = work_folders::size(&self.shared.settings.work_dir, id);
         (used > self.shared.settings.disk_limit).then(|| {
             End::Failed(format!(
                 "the job wrote more than {} to its work folder and was stopped",
@@ -587,27 +587,8 @@ impl Farm {
     }
 
     fn clean_up(&self, id: JobId) {
-        let dir = self.shared.settings.work_dir.join(id.to_string());
-        if let Err(e) = std::fs::remove_dir_all(&dir)
-            && e.kind() != std::io::ErrorKind::NotFound
-        {
-            tracing::warn!(job.id = %id, "removing {}: {e}", dir.display());
-        }
+        work_folders::remove(&self.shared.settings.work_dir, id);
     }
-}
-
-/// Bytes in the files below `dir` (0 when it does not exist).
-fn folder_size(dir: &std::path::Path) -> u64 {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return 0;
-    };
-    entries
-        .flatten()
-        .map(|entry| match entry.file_type() {
-            Ok(kind) if kind.is_dir() => folder_size(&entry.path()),
-            _ => entry.metadata().map_or(0, |m| m.len()),
-        })
-        .sum()
 }
 
 fn hostname() -> String {

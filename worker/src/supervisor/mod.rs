@@ -17,3 +17,4 @@ pub mod turns;
 pub mod upkeep;
 pub mod vision;
 pub mod webhooks;
+pub mod work_folders;
