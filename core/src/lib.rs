@@ -1,31 +1,22 @@
-//! Drive's core: the domain types, the database queries, the object-store client and URL
-//! signing. No HTTP framework and no media code lives here, so the API, the worker and the
-//! admin commands share one definition of every rule.
+//! Drive's data: the database queries, the object store, the queue and the use cases built on
+//! them (a file entering the drive, a job's end, access, rewrites, the sweep). The words they
+//! speak are `drive-domain`'s, re-exported here under their old paths so a caller names one
+//! crate. No HTTP framework and no media code lives here.
 
-pub mod a2a;
 pub mod access;
-pub mod column;
-pub mod config;
 pub mod db;
 pub mod entry;
-pub mod file;
-pub mod folder;
-pub mod generation;
-pub mod id;
-pub mod input;
-pub mod job;
 pub mod job_end;
 pub mod maintenance;
-pub mod metadata;
 pub mod multipart;
-pub mod plan;
 pub mod queue;
-pub mod read;
 pub mod records;
 pub mod rewrites;
-pub mod scope;
 pub mod sealed;
 pub mod storage;
 pub mod token;
 
-pub use config::ConfigError;
+pub use drive_domain::{
+    ConfigError, a2a, config, event, file, folder, generation, id, input, job, metadata, moment, plan, read,
+    rows, scope, upload,
+};

@@ -19,8 +19,8 @@ mod openai;
 
 use std::time::Duration;
 
-use drive_core::config::{self, ConfigError};
-use drive_core::generation::{AspectRatio, ImageModel, Quality};
+use drive_domain::config::{self, ConfigError};
+use drive_domain::generation::{AspectRatio, ImageModel, Quality};
 use serde::{Deserialize, Serialize};
 
 use crate::http::Api;

@@ -3,7 +3,7 @@
 //! no watermark, answered in base64 (`data[0].b64_json`). A refusal is an OpenAI-like
 //! `{ error: { code, message } }` (such as `InputTextSensitiveContentDetected`).
 
-use drive_core::generation::AspectRatio;
+use drive_domain::generation::AspectRatio;
 use serde_json::json;
 
 use crate::http::{Api, decoded};

@@ -2,7 +2,7 @@
 //! the picture in base64 (`data[0].b64_json`). Sizes: 1024x1024, 1536x1024 and 1024x1536,
 //! the three ratios `gptImage2` takes.
 
-use drive_core::generation::{AspectRatio, Quality};
+use drive_domain::generation::{AspectRatio, Quality};
 use serde_json::json;
 
 use crate::http::{Api, decoded};

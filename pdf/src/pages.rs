@@ -6,7 +6,7 @@ use crate::document::load;
 use crate::error::{PdfError, guard};
 
 /// A list of pages: 1-based pages and inclusive ranges in the order wanted, repeats included, as
-/// `drive_core::job::parse_page_list` reads them from what a user wrote (`1-3,7`, `5-`).
+/// `drive_domain::job::parse_page_list` reads them from what a user wrote (`1-3,7`, `5-`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PageRanges(Vec<Span>);
 
@@ -18,7 +18,7 @@ struct Span {
 }
 
 impl PageRanges {
-    /// The list from spans already parsed elsewhere (`drive_core::job::parse_page_list`, which
+    /// The list from spans already parsed elsewhere (`drive_domain::job::parse_page_list`, which
     /// the API checks requests with): `(first, last)`, `None` for "to the end".
     pub fn from_spans(spans: &[(u32, Option<u32>)]) -> PageRanges {
         PageRanges(spans.iter().map(|&(first, last)| Span { first, last }).collect())
@@ -56,9 +56,9 @@ pub fn page_count(path: &Path) -> Result<u32, PdfError> {
 mod tests {
     use super::*;
 
-    /// The spans `drive_core::job::parse_page_list` makes of `list`.
+    /// The spans `drive_domain::job::parse_page_list` makes of `list`.
     fn ranges(list: &str) -> PageRanges {
-        PageRanges::from_spans(&drive_core::job::parse_page_list(list).expect("valid list"))
+        PageRanges::from_spans(&drive_domain::job::parse_page_list(list).expect("valid list"))
     }
 
     fn pages(list: &str, count: u32) -> Vec<u32> {

@@ -1,6 +1,6 @@
 //! Why a read failed, in the three ways the API tells apart.
 
-use drive_core::read::ReadAnswer;
+use drive_domain::read::ReadAnswer;
 use drive_media::av::AvError;
 use drive_media::picture::PictureError;
 use drive_pdf::PdfError;

@@ -5,7 +5,7 @@
 use std::path::Path;
 use std::time::Duration;
 
-use drive_core::read::MAX_DOWNLOAD_BYTES;
+use drive_domain::read::MAX_DOWNLOAD_BYTES;
 use futures::StreamExt;
 use reqwest::StatusCode;
 use reqwest::header::RANGE;

@@ -2,7 +2,7 @@
 //! ranged requests, and only through the media crate's opener (the URL's own protocol and a
 //! fixed list of single-file demuxers), so the file's bytes cannot make it open another.
 
-use drive_core::read::Read;
+use drive_domain::read::Read;
 use drive_media::av::{pictures, probe};
 use image::DynamicImage;
 

@@ -17,7 +17,7 @@ mod text;
 use std::io::{Read as _, Write};
 use std::process::ExitCode;
 
-use drive_core::read::{Read, ReadAnswer, ReadRequest, Reading};
+use drive_domain::read::{Read, ReadAnswer, ReadRequest, Reading};
 
 use crate::failure::Failure;
 

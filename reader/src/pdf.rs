@@ -1,7 +1,7 @@
 //! A PDF as the text of its pages: as many whole pages from `from` as fit in
 //! [`MAX_TEXT_BYTES`], at most [`MAX_PAGES`], each under a line naming it.
 
-use drive_core::read::{DEFAULT_PAGES, MAX_PAGES, MAX_TEXT_BYTES, PageSpan, Read};
+use drive_domain::read::{DEFAULT_PAGES, MAX_PAGES, MAX_TEXT_BYTES, PageSpan, Read};
 use drive_pdf::TextPages;
 
 use crate::failure::Failure;

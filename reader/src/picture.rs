@@ -6,7 +6,7 @@
 
 use std::path::Path;
 
-use drive_core::read::{MAX_PICTURE_EDGE, Read};
+use drive_domain::read::{MAX_PICTURE_EDGE, Read};
 use drive_media::picture::{Convert, PictureFormat, convert};
 
 use crate::failure::Failure;

@@ -3,7 +3,7 @@
 //! other from 0 rebuild the file byte for byte (bytes that are not UTF-8 read as U+FFFD in
 //! the text, but are counted in the offsets as they are stored).
 
-use drive_core::read::{MAX_TEXT_BYTES, Read};
+use drive_domain::read::{MAX_TEXT_BYTES, Read};
 
 use crate::failure::Failure;
 use crate::fetch::Object;

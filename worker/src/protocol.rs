@@ -7,11 +7,11 @@
 
 use std::path::PathBuf;
 
-use drive_core::db::files::FileRow;
-use drive_core::db::jobs::JobRow;
-use drive_core::db::moments::EntryType;
-use drive_core::id::{FileId, FolderId};
-use drive_core::metadata::Metadata;
+use drive_domain::id::{FileId, FolderId};
+use drive_domain::metadata::Metadata;
+use drive_domain::moment::EntryType;
+use drive_domain::rows::FileRow;
+use drive_domain::rows::JobRow;
 use serde::{Deserialize, Serialize};
 
 /// Why a job could not finish. Serializable: the supervisor answers a request with one.

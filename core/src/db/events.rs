@@ -2,53 +2,11 @@
 //! the feed answers them.
 
 use chrono::{DateTime, Utc};
-use serde::{Deserialize, Serialize};
 use sqlx::{PgPool, Postgres, QueryBuilder};
 use uuid::Uuid;
 
 use crate::id::{EventId, UserId};
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum EventKind {
-    Drop,
-    Note,
-    View,
-    File,
-    Generation,
-    Job,
-}
-
-impl EventKind {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            EventKind::Drop => "drop",
-            EventKind::Note => "note",
-            EventKind::View => "view",
-            EventKind::File => "file",
-            EventKind::Generation => "generation",
-            EventKind::Job => "job",
-        }
-    }
-
-    /// Every kind, in the spec's order.
-    pub fn all() -> Vec<EventKind> {
-        vec![
-            EventKind::Drop,
-            EventKind::Note,
-            EventKind::View,
-            EventKind::File,
-            EventKind::Generation,
-            EventKind::Job,
-        ]
-    }
-
-    pub fn parse(s: &str) -> Option<EventKind> {
-        EventKind::all().into_iter().find(|kind| kind.as_str() == s)
-    }
-}
-
-crate::column::text_column!(EventKind, "event kind");
+pub use drive_domain::event::EventKind;
 
 /// Records one event for `user_id`: `subject` is what it is about (see the migration), and
 /// `fields` are the kind's added fields exactly as the feed shows them (for a `file` event,

@@ -7,31 +7,8 @@ use crate::file::FileKind;
 use crate::id::{FileId, FolderId, UserId};
 use crate::storage::Bucket;
 use chrono::{DateTime, Utc};
+pub use drive_domain::rows::FileRow;
 use sqlx::{PgConnection, PgPool};
-
-/// Serializable because a worker hands it to the job process it supervises.
-#[derive(Debug, Clone, sqlx::FromRow, serde::Serialize, serde::Deserialize)]
-pub struct FileRow {
-    pub id: FileId,
-    pub user_id: UserId,
-    pub file_name: String,
-    pub file_size: i64,
-    pub mime_type: String,
-    #[sqlx(try_from = "String")]
-    pub kind: FileKind,
-    pub bucket: Bucket,
-    pub object_key: String,
-    pub modified_time: Option<DateTime<Utc>>,
-    pub trashed_at: Option<DateTime<Utc>>,
-    pub created_at: DateTime<Utc>,
-    pub folder_id: Option<FolderId>,
-}
-
-impl FileRow {
-    pub fn is_public(&self) -> bool {
-        self.bucket == Bucket::Public
-    }
-}
 
 pub(crate) const COLUMNS: &str = "id, user_id, file_name, file_size, mime_type, kind, bucket, object_key, \
                        modified_time, trashed_at, created_at, folder_id";

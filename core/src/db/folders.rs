@@ -6,13 +6,8 @@ use sqlx::{PgConnection, PgPool};
 
 use crate::file::stem;
 use crate::folder::FolderPath;
-
-#[derive(Debug, Clone, sqlx::FromRow, serde::Serialize, serde::Deserialize)]
-pub struct FolderRow {
-    pub id: FolderId,
-    /// Stored form, `/a/b`.
-    pub path: String,
-}
+use drive_domain::file::{first_free, free_variant};
+pub use drive_domain::rows::FolderRow;
 
 /// The folder at `path`, made with every folder above it when missing; `None` for the top.
 /// Concurrent calls for the same path agree on one folder (`folders_one_per_path`).
@@ -195,42 +190,7 @@ pub async fn free_folder_path(pool: &PgPool, user_id: UserId, path: &str) -> Res
     }))
 }
 
-/// `name`, or `name (2)`, `name (3)`... before its extension: the first one not `taken`.
-pub fn free_variant(name: &str, taken: impl Fn(&str) -> bool) -> String {
-    let stem = stem(name);
-    first_free(stem, &name[stem.len()..], taken)
-}
-
 /// `s` with LIKE's wildcards escaped.
 fn like_prefix(s: &str) -> String {
     s.replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_")
-}
-
-/// `{stem}{extension}`, or `{stem} (n){extension}` for the first n from 2 not `taken`.
-fn first_free(stem: &str, extension: &str, taken: impl Fn(&str) -> bool) -> String {
-    let mut n = 1;
-    loop {
-        let candidate = if n == 1 {
-            format!("{stem}{extension}")
-        } else {
-            format!("{stem} ({n}){extension}")
-        };
-        if !taken(&candidate) {
-            return candidate;
-        }
-        n += 1;
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::first_free;
-
-    #[test]
-    fn a_taken_name_gets_a_number_before_its_extension() {
-        let taken = ["a.pdf", "a (2).pdf"];
-        assert_eq!(first_free("a", ".pdf", |c| taken.contains(&c)), "a (3).pdf");
-        assert_eq!(first_free("b", ".pdf", |c| taken.contains(&c)), "b.pdf");
-        assert_eq!(first_free("/x/photos", "", |c| c == "/x/photos"), "/x/photos (2)");
-    }
 }

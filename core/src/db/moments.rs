@@ -1,43 +1,10 @@
 //! Moments: what was said, seen or written inside a file, stored by a readForSearch job (through
 //! its supervisor) and found by `/search-files`'s `query`. See the `moments` migration.
 
-use serde::{Deserialize, Serialize};
 use sqlx::PgPool;
-use utoipa::ToSchema;
 
 use crate::id::{FileId, UserId};
-
-/// What kind of words a moment holds, whatever the file's format: `text` is written words (a
-/// text file, a PDF's text layer, OCR), `speech` what is said (transcripts, captions), `visual`
-/// what a model saw.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum EntryType {
-    Speech,
-    Visual,
-    Text,
-}
-
-impl EntryType {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            EntryType::Speech => "speech",
-            EntryType::Visual => "visual",
-            EntryType::Text => "text",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<EntryType> {
-        match s {
-            "speech" => Some(EntryType::Speech),
-            "visual" => Some(EntryType::Visual),
-            "text" => Some(EntryType::Text),
-            _ => None,
-        }
-    }
-}
-
-crate::column::text_column!(EntryType, "moment entry type");
+pub use drive_domain::moment::{EntryType, Said};
 
 /// A moment read from a file, with its embedding (little-endian f32 bytes, see `drive-embed`).
 #[derive(Debug, Clone)]
@@ -219,15 +186,6 @@ pub async fn read_files(
     .bind(files)
     .fetch_all(pool)
     .await
-}
-
-/// A stretch of what is said in a recording.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, sqlx::FromRow, ToSchema)]
-pub struct Said {
-    /// Seconds from the start.
-    pub at: f64,
-    pub until: f64,
-    pub text: String,
 }
 
 /// What is said in `file_id` (whoever reads it: the caller has checked it may), in order of

@@ -8,35 +8,10 @@ use sqlx::PgPool;
 
 use crate::db::events::{Cursor, EventKind};
 use crate::id::{SubscriptionId, TokenId, UserId};
+pub use drive_domain::event::SubscriptionState;
 
 /// Subscriptions one account may have.
 pub const MAX_PER_ACCOUNT: i64 = 10;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, utoipa::ToSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum SubscriptionState {
-    /// Delivering.
-    Active,
-    /// Deliveries failed for [`crate::db::subscriptions::GIVE_UP_AFTER`]; nothing more is sent.
-    Disabled,
-}
-
-impl SubscriptionState {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            SubscriptionState::Active => "active",
-            SubscriptionState::Disabled => "disabled",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<SubscriptionState> {
-        [SubscriptionState::Active, SubscriptionState::Disabled]
-            .into_iter()
-            .find(|state| state.as_str() == s)
-    }
-}
-
-crate::column::text_column!(SubscriptionState, "subscription state");
 
 /// A subscription failing for this long is disabled.
 pub const GIVE_UP_AFTER: chrono::TimeDelta = chrono::TimeDelta::days(3);

@@ -26,41 +26,7 @@ use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 
 use crate::config::{self, ConfigError};
 use crate::id::FileId;
-
-/// Serializable because a file row, which holds one, is handed to a job process.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Bucket {
-    Private,
-    Public,
-}
-
-impl Bucket {
-    /// How the bucket is named in the database.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Bucket::Private => "private",
-            Bucket::Public => "public",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<Bucket> {
-        match s {
-            "private" => Some(Bucket::Private),
-            "public" => Some(Bucket::Public),
-            _ => None,
-        }
-    }
-
-    pub fn other(self) -> Bucket {
-        match self {
-            Bucket::Private => Bucket::Public,
-            Bucket::Public => Bucket::Private,
-        }
-    }
-}
-
-crate::column::text_column!(Bucket, "bucket");
+pub use drive_domain::file::Bucket;
 
 /// The API's address when nothing else says: its default `DRIVE_LISTEN`.
 pub const DEFAULT_SITE_URL: &str = "http://127.0.0.1:8080";

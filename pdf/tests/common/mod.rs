@@ -197,7 +197,7 @@ pub fn encrypt(path: &Path, user_password: &str) {
     doc.save(path).unwrap();
 }
 
-/// A page list as the API hands it over: parsed by `drive_core::job::parse_page_list`.
+/// A page list as the API hands it over: parsed by `drive_domain::job::parse_page_list`.
 pub fn ranges(list: &str) -> drive_pdf::PageRanges {
-    drive_pdf::PageRanges::from_spans(&drive_core::job::parse_page_list(list).expect("valid list"))
+    drive_pdf::PageRanges::from_spans(&drive_domain::job::parse_page_list(list).expect("valid list"))
 }

@@ -6,12 +6,12 @@
 use std::collections::{HashMap, HashSet};
 use std::io::{self, Read, Write};
 
-use drive_core::db::files::FileRow;
-use drive_core::db::folders::free_variant;
-use drive_core::file::{FileKind, FileName, safe_name};
-use drive_core::folder::FolderPath;
-use drive_core::id::FolderId;
-use drive_core::job::Zip;
+use drive_domain::file::free_variant;
+use drive_domain::file::{FileKind, FileName, safe_name};
+use drive_domain::folder::FolderPath;
+use drive_domain::id::FolderId;
+use drive_domain::job::Zip;
+use drive_domain::rows::FileRow;
 use serde_json::json;
 use zip::write::SimpleFileOptions;
 use zip::{CompressionMethod, ZipArchive, ZipWriter};

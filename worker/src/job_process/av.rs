@@ -5,12 +5,12 @@
 
 use std::path::{Path, PathBuf};
 
-use drive_core::db::files::FileRow;
-use drive_core::file::{FileKind, stem};
-use drive_core::job::{
+use drive_domain::file::{FileKind, stem};
+use drive_domain::job::{
     self, BurnIn, CaptionFormat, ContactSheet, Cut, Gif, Join, Loudness, MAX_STILLS, PictureFormat, Proxy,
     Reframe, Shrink, Split, Stills, VideoThumbnail,
 };
+use drive_domain::rows::FileRow;
 use drive_media::av::jobs::{self as av, AudioFormat, Form, VideoCodec, VideoFormat};
 use drive_media::av::sound;
 use drive_media::av::{AvError, pictures};

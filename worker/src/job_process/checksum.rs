@@ -4,8 +4,8 @@
 
 use std::io::Read;
 
-use drive_core::db::files::FileRow;
-use drive_core::job::{Checksum, Checksums, DigestAlgorithm, FileDigest};
+use drive_domain::job::{Checksum, Checksums, DigestAlgorithm, FileDigest};
+use drive_domain::rows::FileRow;
 use md5::Md5;
 use sha2::{Digest, Sha256};
 

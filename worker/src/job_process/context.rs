@@ -9,32 +9,19 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use base64::Engine;
-use drive_core::db::files::FileRow;
-use drive_core::db::folders::FolderRow;
-use drive_core::db::jobs::JobRow;
-use drive_core::id::FolderId;
-use drive_core::job::decimal_size;
-use drive_core::metadata::Metadata;
-use drive_core::storage::StorageError;
+use drive_domain::id::FolderId;
+use drive_domain::job::decimal_size;
+use drive_domain::metadata::Metadata;
+use drive_domain::rows::FileRow;
+use drive_domain::rows::FolderRow;
+use drive_domain::rows::JobRow;
 use serde::de::DeserializeOwned;
 use std::io::{BufRead, BufReader, Read, Write};
 
 use crate::protocol::{Answer, Input, JobError, JobResult, MAX_DESCRIPTIONS, Request, Start};
 
-// A job's failures, from what it calls (the store, the database, the disk, the media and PDF
+// A job's failures, from what it calls (the supervisor, the disk, the media and PDF
 // crates), as the protocol's [`JobError`]: an input's fault fails the job, the server's retries.
-
-impl From<sqlx::Error> for JobError {
-    fn from(e: sqlx::Error) -> JobError {
-        JobError::Server(format!("database: {e}"))
-    }
-}
-
-impl From<StorageError> for JobError {
-    fn from(e: StorageError) -> JobError {
-        JobError::Server(e.to_string())
-    }
-}
 
 impl From<std::io::Error> for JobError {
     /// A failure of the store or the supervisor that travelled inside an `io::Error` (through

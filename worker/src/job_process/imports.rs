@@ -7,8 +7,8 @@
 use std::io::{self, Read};
 use std::time::Duration;
 
-use drive_core::file::MAX_FILE_SIZE;
-use drive_core::job::Import;
+use drive_domain::file::MAX_FILE_SIZE;
+use drive_domain::job::Import;
 use drive_fetch::{BlockingFetcher, SystemResolver};
 use serde_json::json;
 
@@ -25,7 +25,7 @@ pub fn run(context: &JobContext, settings: &Import) -> JobResult<serde_json::Val
     let fetcher = BlockingFetcher::new(
         SystemResolver,
         context.fetch_allowances(),
-        Duration::from_secs(drive_core::job::TIME_LIMIT_SECONDS),
+        Duration::from_secs(drive_domain::job::TIME_LIMIT_SECONDS),
     );
     let response = fetcher
         .get(&settings.url)

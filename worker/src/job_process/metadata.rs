@@ -7,10 +7,10 @@
 use std::path::Path;
 
 use chrono::{DateTime, NaiveDateTime, Utc};
-use drive_core::db::files::FileRow;
-use drive_core::file::FileKind;
-use drive_core::id::FileId;
-use drive_core::metadata::{Location, Metadata, Mode, MusicalKey};
+use drive_domain::file::FileKind;
+use drive_domain::id::FileId;
+use drive_domain::metadata::{Location, Metadata, Mode, MusicalKey};
+use drive_domain::rows::FileRow;
 use drive_media::analysis::Analyzer;
 use drive_media::av::Input;
 use drive_media::av::sound::mono_samples;

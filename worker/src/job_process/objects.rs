@@ -14,8 +14,8 @@ use std::fs::File;
 use std::io::{self, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::PathBuf;
 
-use drive_core::db::files::FileRow;
-use drive_core::id::FolderId;
+use drive_domain::id::FolderId;
+use drive_domain::rows::FileRow;
 use std::thread::JoinHandle;
 
 use crate::job_process::context::JobContext;

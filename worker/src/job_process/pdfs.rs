@@ -3,8 +3,8 @@
 
 use std::path::PathBuf;
 
-use drive_core::file::stem;
-use drive_core::job::{
+use drive_domain::file::stem;
+use drive_domain::job::{
     self, CompressPdf, ExtractPages, MakePdf, MergePdf, PdfQuality, PdfToImages, SplitPdf,
 };
 use drive_media::picture;
@@ -23,7 +23,7 @@ fn page_ranges(pages: &str) -> JobResult<PageRanges> {
 }
 
 /// Downloads every input; answers their local paths in order.
-fn download_all(context: &JobContext) -> JobResult<(Vec<drive_core::db::files::FileRow>, Vec<PathBuf>)> {
+fn download_all(context: &JobContext) -> JobResult<(Vec<drive_domain::rows::FileRow>, Vec<PathBuf>)> {
     let inputs = context.inputs()?;
     let mut paths = Vec::with_capacity(inputs.len());
     for (index, file) in inputs.iter().enumerate() {

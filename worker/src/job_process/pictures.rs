@@ -3,9 +3,9 @@
 
 use std::path::{Path, PathBuf};
 
-use drive_core::db::files::FileRow;
-use drive_core::file::stem;
-use drive_core::job::{self, Convert, Watermark};
+use drive_domain::file::stem;
+use drive_domain::job::{self, Convert, Watermark};
+use drive_domain::rows::FileRow;
 use drive_media::picture::{self, PictureError, PictureFormat, Position};
 use serde_json::json;
 

@@ -10,7 +10,7 @@
 use std::process::ExitCode;
 use std::time::Instant;
 
-use drive_core::job::JobSpec;
+use drive_domain::job::JobSpec;
 
 use crate::job_process::context::{JobContext, Supervisor};
 use crate::job_process::{archive, av, checksum, imports, metadata, pdfs, pictures, reading};

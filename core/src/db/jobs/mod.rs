@@ -3,92 +3,19 @@
 //! (done, failed or stopped) together with the `job` drive event.
 
 use crate::id::{FileId, FolderId, JobId, UserId};
-use chrono::{DateTime, Utc};
-use serde::Serialize;
 use sqlx::{PgConnection, PgPool};
 
 use crate::db::files::{COLUMNS_OF_F, FileRow};
-use crate::job::{JobSpec, JobType, Lane};
+use crate::job::{JobSpec, Lane};
 
 mod claim;
 mod record;
 pub use claim::{
     Candidate, Claimed, LaneGauge, Pool, candidates, claim, gauges, hand_back, requeue_stale, stale_given_up,
 };
+pub use drive_domain::job::JobState;
+pub use drive_domain::rows::JobRow;
 pub use record::JobRecord;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize, utoipa::ToSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum JobState {
-    Queued,
-    Running,
-    Done,
-    Failed,
-    Stopped,
-}
-
-impl JobState {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            JobState::Queued => "queued",
-            JobState::Running => "running",
-            JobState::Done => "done",
-            JobState::Failed => "failed",
-            JobState::Stopped => "stopped",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<JobState> {
-        [
-            JobState::Queued,
-            JobState::Running,
-            JobState::Done,
-            JobState::Failed,
-            JobState::Stopped,
-        ]
-        .into_iter()
-        .find(|state| state.as_str() == s)
-    }
-
-    pub fn has_ended(self) -> bool {
-        matches!(self, JobState::Done | JobState::Failed | JobState::Stopped)
-    }
-}
-
-crate::column::text_column!(JobState, "job state");
-
-/// Serializable because a worker hands it to the job process it supervises.
-#[derive(Debug, Clone, sqlx::FromRow, Serialize, serde::Deserialize)]
-pub struct JobRow {
-    pub id: JobId,
-    pub user_id: UserId,
-    pub job_type: JobType,
-    pub lane: Lane,
-    pub options: serde_json::Value,
-    pub input_ids: Vec<FileId>,
-    pub source_folder_id: Option<FolderId>,
-    pub folder_id: Option<FolderId>,
-    pub output_folder_id: Option<FolderId>,
-    pub state: JobState,
-    pub progress: f32,
-    pub error: Option<String>,
-    pub result: Option<serde_json::Value>,
-    pub attempts: i32,
-    pub stop_requested_at: Option<DateTime<Utc>>,
-    pub created_at: DateTime<Utc>,
-    pub started_at: Option<DateTime<Utc>>,
-    pub ended_at: Option<DateTime<Utc>>,
-    pub seconds: Option<f64>,
-    /// Seconds it stood still in pauses that have ended (a bulk job a job of another lane ran
-    /// before): not counted as its time.
-    pub paused_seconds: f64,
-}
-
-impl JobRow {
-    pub fn spec(&self) -> Result<JobSpec, serde_json::Error> {
-        JobSpec::from_row(self.job_type, self.options.clone())
-    }
-}
 
 /// The job types the drive runs for itself, which callers neither list nor pay minutes for:
 /// metadata readings, and generations (counted by the image allowance instead).

@@ -2,10 +2,10 @@
 //! WebVTT or plain text, one file per input beside it. Burned-in captions (burnIn's
 //! `captions`) are drawn from the same SubRip text.
 
-use drive_core::db::files::FileRow;
-use drive_core::db::moments::Said;
-use drive_core::file::stem;
-use drive_core::job::{CaptionFormat, Captions};
+use drive_domain::file::stem;
+use drive_domain::job::{CaptionFormat, Captions};
+use drive_domain::moment::Said;
+use drive_domain::rows::FileRow;
 use serde_json::json;
 
 use crate::job_process::context::JobContext;

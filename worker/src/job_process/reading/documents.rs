@@ -1,7 +1,7 @@
 //! A PDF's moments: each page's text layer, and for a page without one (a scan) the words OCR
 //! reads in it rendered, each moment with its `page`.
 
-use drive_core::db::files::FileRow;
+use drive_domain::rows::FileRow;
 use drive_ocr::Reader;
 use drive_pdf::{PageRanges, PdfError, TextPages, render_pages};
 use image::DynamicImage;

@@ -17,10 +17,10 @@ mod scenes;
 mod speech;
 mod text;
 
-use drive_core::db::files::FileRow;
-use drive_core::db::moments::EntryType;
-use drive_core::file::FileKind;
-use drive_core::id::FileId;
+use drive_domain::file::FileKind;
+use drive_domain::id::FileId;
+use drive_domain::moment::EntryType;
+use drive_domain::rows::FileRow;
 use drive_embed::Embedder;
 use serde_json::json;
 

@@ -1,7 +1,7 @@
 //! A picture's moments: the words printed in it, read by OCR (`drive-ocr`, Tesseract), and
 //! what it shows, when the worker has a describing model (`visual`).
 
-use drive_core::db::files::FileRow;
+use drive_domain::rows::FileRow;
 use drive_media::av::pictures;
 use drive_media::picture::PictureFormat;
 use drive_ocr::Reader;

@@ -1,7 +1,7 @@
 //! A video's `visual` moments, when the worker has a describing model: a frame every
 //! [`SCENE_SECONDS`] described, each moment spanning its stretch of the video.
 
-use drive_core::db::files::FileRow;
+use drive_domain::rows::FileRow;
 use drive_media::av::{pictures, probe};
 
 use super::Passage;

@@ -3,8 +3,8 @@
 //! presigned URL as a stream and transcribed window by window, so memory stays at one 30 s
 //! window whatever the length.
 
-use drive_core::db::files::FileRow;
-use drive_core::db::moments::EntryType;
+use drive_domain::moment::EntryType;
+use drive_domain::rows::FileRow;
 use drive_media::av::{Input, sound};
 use drive_speech::{SAMPLE_RATE, Transcriber};
 

@@ -1,6 +1,6 @@
 //! A text file's moments: its paragraphs.
 
-use drive_core::db::files::FileRow;
+use drive_domain::rows::FileRow;
 
 use super::passages::passages;
 use super::{Passage, Reading};

@@ -43,6 +43,21 @@ use crate::protocol::{Answer, Input, JobError, JobResult, MAX_DESCRIPTIONS, Requ
 use crate::supervisor::settings::Settings;
 use crate::supervisor::vision::{self, Vision};
 
+// The supervisor's failures (the database, the store) as the protocol's [`JobError`]: a job
+// the server failed is retried, never failed for its input.
+
+impl From<sqlx::Error> for JobError {
+    fn from(e: sqlx::Error) -> JobError {
+        JobError::Server(format!("database: {e}"))
+    }
+}
+
+impl From<drive_core::storage::StorageError> for JobError {
+    fn from(e: drive_core::storage::StorageError) -> JobError {
+        JobError::Server(e.to_string())
+    }
+}
+
 /// The longest request a job process may send: a job's end with its result (a checksum of
 /// thousands of files) is the longest there is.
 const MAX_REQUEST: u64 = 64 << 20;

@@ -257,6 +257,63 @@ impl MimeType {
     }
 }
 
+/// Serializable because a file row, which holds one, is handed to a job process.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Bucket {
+    Private,
+    Public,
+}
+
+impl Bucket {
+    /// How the bucket is named in the database.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Bucket::Private => "private",
+            Bucket::Public => "public",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Bucket> {
+        match s {
+            "private" => Some(Bucket::Private),
+            "public" => Some(Bucket::Public),
+            _ => None,
+        }
+    }
+
+    pub fn other(self) -> Bucket {
+        match self {
+            Bucket::Private => Bucket::Public,
+            Bucket::Public => Bucket::Private,
+        }
+    }
+}
+
+crate::column::text_column!(Bucket, "bucket");
+
+/// `name`, or `name (2)`, `name (3)`... before its extension: the first one not `taken`.
+pub fn free_variant(name: &str, taken: impl Fn(&str) -> bool) -> String {
+    let stem = stem(name);
+    first_free(stem, &name[stem.len()..], taken)
+}
+
+/// `{stem}{extension}`, or `{stem} (n){extension}` for the first n from 2 not `taken`.
+pub fn first_free(stem: &str, extension: &str, taken: impl Fn(&str) -> bool) -> String {
+    let mut n = 1;
+    loop {
+        let candidate = if n == 1 {
+            format!("{stem}{extension}")
+        } else {
+            format!("{stem} ({n}){extension}")
+        };
+        if !taken(&candidate) {
+            return candidate;
+        }
+        n += 1;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -321,5 +378,13 @@ mod tests {
         }
         assert_eq!(safe_name("ok.txt"), "ok.txt");
         assert_eq!(safe_name("..\\..\\x"), ".._.._x");
+    }
+
+    #[test]
+    fn a_taken_name_gets_a_number_before_its_extension() {
+        let taken = ["a.pdf", "a (2).pdf"];
+        assert_eq!(first_free("a", ".pdf", |c| taken.contains(&c)), "a (3).pdf");
+        assert_eq!(first_free("b", ".pdf", |c| taken.contains(&c)), "b.pdf");
+        assert_eq!(first_free("/x/photos", "", |c| c == "/x/photos"), "/x/photos (2)");
     }
 }

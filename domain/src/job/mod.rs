@@ -2,12 +2,12 @@
 //! files each accepts. The API validates a request with these; the worker reads the same
 //! settings back from the job row, so the two can never disagree about what a setting means.
 //!
-//! Every type is listed once, in [`job_types!`] below: its name and its settings struct. Each
-//! struct lives with its family (`av`, `sound`, `convert`, `pictures`, `pdf`, `archives`, `checksum`,
-//! `reading`, `imports`, `generation`) and
-//! says there, through [`Settings`], what it takes, which ranges it checks and how fast it runs.
-//! Adding a type: a struct in its family with its `Settings`, a line here, and its pipeline in
-//! the worker's `perform` (the compiler points at the match).
+//! Every type is listed once, in [`job_types!`] below: its name and its settings struct, which
+//! lives with its family (`av`, `sound`, `convert`, `pictures`, `pdf`, `archives`, `checksum`,
+//! `reading`, `imports`, `generation`) and says there, through [`Settings`], what it takes,
+//! which ranges it checks and how fast it runs. Adding a type: a struct in its family with its
+//! `Settings`, a line here, and its pipeline in the worker's `perform` (the compiler points at
+//! the match).
 
 mod archives;
 mod av;
@@ -21,10 +21,10 @@ mod pictures;
 mod reading;
 mod schema;
 mod sound;
+mod state;
 mod times;
 
-use serde::de::DeserializeOwned;
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Serialize, de::DeserializeOwned};
 use utoipa::ToSchema;
 
 pub use self::archives::{Unzip, Zip};
@@ -46,6 +46,7 @@ pub use self::reading::{CaptionFormat, Captions, ReadForSearch};
 pub use self::schema::OptionsSchema;
 use self::schema::whole_numbers;
 pub use self::sound::{ExtractAudio, Loudness, Split};
+pub use self::state::JobState;
 pub use self::times::{Seconds, parse_clock};
 use crate::file::FileKind;
 

@@ -1,6 +1,7 @@
 //! Enums kept in text columns: each reads back through its own `parse`, and a value it does not
-//! know is refused, never read as a default ([`text_column!`]). The vocabulary's enums (job
-//! types, lanes, plans, states) and the data access's share this one rule.
+//! know is refused, never read as a default ([`text_column!`]). Every enum of the vocabulary
+//! kept in a column (job types and states, lanes, plans, buckets, event kinds) has this one rule;
+//! the database side of it is compiled with the `sqlx` feature.
 
 /// A text column held a value its type does not know (a newer writer, a hand edit): the row
 /// is refused rather than read as some default that would, say, show a public file as private.
@@ -26,6 +27,7 @@ macro_rules! text_column {
             }
         }
 
+        #[cfg(feature = "sqlx")]
         impl sqlx::Type<sqlx::Postgres> for $ty {
             fn type_info() -> sqlx::postgres::PgTypeInfo {
                 <String as sqlx::Type<sqlx::Postgres>>::type_info()
@@ -36,6 +38,7 @@ macro_rules! text_column {
             }
         }
 
+        #[cfg(feature = "sqlx")]
         impl<'r> sqlx::Decode<'r, sqlx::Postgres> for $ty {
             fn decode(value: sqlx::postgres::PgValueRef<'r>) -> Result<$ty, sqlx::error::BoxDynError> {
                 Ok(<&str as sqlx::Decode<sqlx::Postgres>>::decode(value)?.parse()?)
@@ -47,13 +50,12 @@ pub(crate) use text_column;
 
 #[cfg(test)]
 mod tests {
-    use crate::db::events::EventKind;
-    use crate::db::jobs::JobState;
-    use crate::db::uploads::UploadState;
-    use crate::job::JobType;
+    use crate::event::EventKind;
+    use crate::file::Bucket;
+    use crate::job::{JobState, JobType};
     use crate::metadata::{MetadataState, Mode};
     use crate::plan::Plan;
-    use crate::storage::Bucket;
+    use crate::upload::UploadState;
 
     #[test]
     fn an_unknown_enum_value_is_an_error_not_a_default() {

@@ -18,11 +18,10 @@ macro_rules! ids {
             Ord,
             serde::Serialize,
             serde::Deserialize,
-            sqlx::Type,
             utoipa::ToSchema,
         )]
         #[serde(transparent)]
-        #[sqlx(transparent)]
+        #[cfg_attr(feature = "sqlx", derive(sqlx::Type), sqlx(transparent))]
         #[schema(value_type = String, format = Uuid)]
         pub struct $name(Uuid);
 
