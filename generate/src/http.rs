@@ -50,15 +50,11 @@ impl Api {
     /// the provider's words.
     pub(crate) async fn json(&self, request: RequestBuilder, provider: &str) -> Result<Value, GenerateError> {
         let failed = |why: String| GenerateError(format!("{provider}: {why}"));
-        let mut response = request.send().await.map_err(|e| failed(describe(&e)))?;
+        let response = request.send().await.map_err(|e| failed(describe(&e)))?;
         let status = response.status();
-        let mut body = Vec::new();
-        while let Some(chunk) = response.chunk().await.map_err(|e| failed(describe(&e)))? {
-            if body.len() + chunk.len() > MAX_ANSWER_BYTES {
-                return Err(failed("its answer was too large".into()));
-            }
-            body.extend_from_slice(&chunk);
-        }
+        let body = drive_fetch::read_capped(response, MAX_ANSWER_BYTES)
+            .await
+            .map_err(|e| failed(e.to_string()))?;
         if !status.is_success() {
             return Err(failed(format!("answered {status}: {}", error_message(&body))));
         }

@@ -66,22 +66,14 @@ impl Chat {
         if let Some(key) = &self.key {
             request = request.bearer_auth(key);
         }
-        let mut response = request
+        let response = request
             .send()
             .await
             .map_err(|e| format!("it did not answer: {e}"))?;
         let status = response.status();
-        let mut answer = Vec::new();
-        while let Some(chunk) = response
-            .chunk()
+        let answer = drive_fetch::read_capped(response, max_answer)
             .await
-            .map_err(|e| format!("reading its answer: {e}"))?
-        {
-            answer.extend_from_slice(&chunk);
-            if answer.len() > max_answer {
-                return Err("its answer is too long".into());
-            }
-        }
+            .map_err(|e| format!("reading its answer: {e}"))?;
         if !status.is_success() {
             let said = String::from_utf8_lossy(&answer[..answer.len().min(300)]).into_owned();
             return Err(format!("it answered {status}: {said}"));
