@@ -1,14 +1,25 @@
-//! The client library of the Drive file service, shared by the `drive` CLI and the `drive-mcp`
-//! tool server: the session (exchanged for the API token, renewed a minute before it ends and
-//! once more when a call is refused with 401), the two headers every call carries, the
-//! service's error body as an error type ([`ApiError`]), the file routes typed ([`files`]), and
-//! uploads streamed from disk that resume ([`upload`]).
+//! The client library of the Drive file service, shared by the `drive` CLI, the `drive-mcp`
+//! tool server and the worker's agent: the session (exchanged for the API token, renewed a
+//! minute before it ends and once more when a call is refused with 401), the two headers every
+//! call carries, the service's error body as an error type ([`ApiError`]), every route they
+//! call typed, one method a route, grouped by family ([`files`], [`jobs`], [`generations`],
+//! [`search`], [`reading`], [`organize`], [`requests`], [`reviews`], [`events`],
+//! [`connections`]), and uploads streamed from disk that resume ([`upload`]).
 
 mod agent;
 pub mod config;
+pub mod connections;
+pub mod events;
 pub mod files;
+pub mod generations;
+pub mod jobs;
 pub mod local;
+pub mod organize;
+pub mod reading;
 pub mod records;
+pub mod requests;
+pub mod reviews;
+pub mod search;
 pub mod spool;
 mod transfer;
 pub mod upload;

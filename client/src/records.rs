@@ -7,6 +7,10 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
+/// The fields of an answer not typed in its struct, kept as the service sent them, so an
+/// answer printed as JSON (`--json`) is the service's whole answer.
+pub type Rest = serde_json::Map<String, serde_json::Value>;
+
 /// A file as `/select-user-files`, `/select-trashed-files`, `/generate-download-url` and
 /// `/toggle-file-access` answer it.
 #[derive(Debug, Clone, Serialize, Deserialize)]
