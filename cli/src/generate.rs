@@ -28,7 +28,14 @@ pub async fn run(client: &Client, image: &NewImage, wait: bool, json: bool) -> R
         );
         return Ok(());
     }
-    let ended = follow(client, started.id).await?;
+    let ended = client.wait_for_generation(started.id, POLL, PATIENCE).await?;
+    if ended.status == GenerationStatus::Working {
+        bail!(
+            "generation {} is still working after {} minutes",
+            started.id,
+            PATIENCE.as_secs() / 60
+        );
+    }
     show(&ended, json)
 }
 
@@ -37,25 +44,6 @@ pub async fn status(client: &Client, id: Uuid, json: bool) -> Result<()> {
     match client.generation(id).await? {
         Some(generation) => show(&generation, json),
         None => bail!("no generation of yours has the id {id}"),
-    }
-}
-
-async fn follow(client: &Client, id: Uuid) -> Result<Generation> {
-    let deadline = tokio::time::Instant::now() + PATIENCE;
-    loop {
-        let Some(generation) = client.generation(id).await? else {
-            bail!("no generation of yours has the id {id}");
-        };
-        if generation.status != GenerationStatus::Working {
-            return Ok(generation);
-        }
-        if tokio::time::Instant::now() > deadline {
-            bail!(
-                "generation {id} is still working after {} minutes",
-                PATIENCE.as_secs() / 60
-            );
-        }
-        tokio::time::sleep(POLL).await;
     }
 }
 

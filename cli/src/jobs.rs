@@ -3,6 +3,8 @@
 //! the job to its end with a progress bar fed by the job's own progress (each poll holds on the
 //! service for up to a second, so the end is seen at once); `list` and `cancel`.
 
+use std::time::Duration;
+
 use anyhow::{Context, Result, bail};
 use chrono::SecondsFormat;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -11,7 +13,7 @@ use uuid::Uuid;
 
 use crate::output;
 use drive_client::Client;
-use drive_client::jobs::{Job, JobQuery, JobState, NewJob};
+use drive_client::jobs::{Job, JobQuery, JobState, JobWait, NewJob};
 
 pub struct Asked<'a> {
     pub job_type: &'a str,
@@ -88,24 +90,20 @@ async fn follow(client: &Client, id: Uuid, visible: bool) -> Result<Job> {
     bar.set_style(ProgressStyle::with_template(
         "{msg} [{bar:30}] {percent:>3}% {elapsed}",
     )?);
-    let query = JobQuery {
-        ids: Some(vec![id]),
-        limit: None,
-        wait: Some(1),
+    // A poll holds up to a second on the service: the bar moves each second and the end
+    // shows as it happens.
+    let wait = JobWait {
+        hold: Duration::from_secs(1),
+        patience: None,
     };
-    loop {
-        // A poll holds up to a second on the service: the bar moves each second and the
-        // end shows as it happens.
-        let Some(job) = client.jobs(&query).await?.jobs.into_iter().next() else {
-            bail!("no job of yours has the id {id}");
-        };
-        bar.set_message(format!("{} {}", job.job_type, job.state.as_str()));
-        bar.set_position((job.progress * 1000.0) as u64);
-        if job.state.has_ended() {
-            bar.finish_and_clear();
-            return Ok(job);
-        }
-    }
+    let ended = client
+        .wait_for_job(id, wait, |job| {
+            bar.set_message(format!("{} {}", job.job_type, job.state.as_str()));
+            bar.set_position((job.progress * 1000.0) as u64);
+        })
+        .await?;
+    bar.finish_and_clear();
+    Ok(ended)
 }
 
 fn show_end(job: &Job, json: bool) -> Result<()> {

@@ -1,6 +1,9 @@
-//! Images drawn from a prompt, typed: `/generate-image`, `/select-generations`.
+//! Images drawn from a prompt, typed: `/generate-image`, `/select-generations`, and the one
+//! wait for a generation's end ([`Client::wait_for_generation`]).
 
-use anyhow::Result;
+use std::time::Duration;
+
+use anyhow::{Result, bail};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
@@ -85,5 +88,25 @@ impl Client {
     pub async fn generation(&self, id: Uuid) -> Result<Option<Generation>> {
         let listed: Generations = self.post("/select-generations", &Ids { ids: &[id] }).await?;
         Ok(listed.generations.into_iter().next())
+    }
+
+    /// Asks after the generation `id` every `poll` until it is no longer working or
+    /// `patience` runs out; answers it as last seen. An error when the account has none such.
+    pub async fn wait_for_generation(
+        &self,
+        id: Uuid,
+        poll: Duration,
+        patience: Duration,
+    ) -> Result<Generation> {
+        let deadline = tokio::time::Instant::now() + patience;
+        loop {
+            let Some(generation) = self.generation(id).await? else {
+                bail!("no generation of yours has the id {id}");
+            };
+            if generation.status != GenerationStatus::Working || tokio::time::Instant::now() >= deadline {
+                return Ok(generation);
+            }
+            tokio::time::sleep(poll).await;
+        }
     }
 }

@@ -2,6 +2,8 @@
 //! which answer the job they queued), `/select-file-jobs`, `/cancel-file-job`, and the one wait
 //! for a job's end that every caller shares ([`Client::wait_for_job`]).
 
+use std::time::Duration;
+
 use anyhow::{Result, bail};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -169,6 +171,16 @@ struct JobRef {
     id: Uuid,
 }
 
+/// How [`Client::wait_for_job`] waits.
+#[derive(Debug, Clone, Copy)]
+pub struct JobWait {
+    /// How long each call holds on the service while the job is under way (its end is
+    /// answered within a second of it).
+    pub hold: Duration,
+    /// How long to wait in all; `None` for as long as it takes.
+    pub patience: Option<Duration>,
+}
+
 impl Client {
     /// `/create-file-job`.
     pub async fn create_job(&self, job: &NewJob) -> Result<CreatedJob> {
@@ -183,5 +195,26 @@ impl Client {
     /// `/cancel-file-job`.
     pub async fn cancel_job(&self, id: Uuid) -> Result<CanceledJob> {
         self.post("/cancel-file-job", &JobRef { id }).await
+    }
+
+    /// Follows the job `id` until it ends or `wait.patience` runs out, calling `seen` with
+    /// each look; answers the job as last seen (ended, or still under way when patience ran
+    /// out). An error when no job of the account's has the id.
+    pub async fn wait_for_job(&self, id: Uuid, wait: JobWait, mut seen: impl FnMut(&Job)) -> Result<Job> {
+        let deadline = wait.patience.map(|p| tokio::time::Instant::now() + p);
+        let query = JobQuery {
+            ids: Some(vec![id]),
+            limit: None,
+            wait: Some(wait.hold.as_secs()),
+        };
+        loop {
+            let Some(job) = self.jobs(&query).await?.jobs.into_iter().next() else {
+                bail!("no job of yours has the id {id}");
+            };
+            seen(&job);
+            if job.state.has_ended() || deadline.is_some_and(|d| tokio::time::Instant::now() > d) {
+                return Ok(job);
+            }
+        }
     }
 }

@@ -4,7 +4,8 @@
 //! call carries, the service's error body as an error type ([`ApiError`]), every route they
 //! call typed, one method a route, grouped by family ([`files`], [`jobs`], [`generations`],
 //! [`search`], [`reading`], [`organize`], [`requests`], [`reviews`], [`events`],
-//! [`connections`]), and uploads streamed from disk that resume ([`upload`]).
+//! [`connections`]), the waits for a job's or a generation's end, and uploads streamed from
+//! disk that resume ([`upload`]).
 
 mod agent;
 pub mod config;
