@@ -5,7 +5,7 @@
 //! call typed, one method a route, grouped by family ([`files`], [`jobs`], [`generations`],
 //! [`search`], [`reading`], [`organize`], [`requests`], [`reviews`], [`events`],
 //! [`connections`]), the waits for a job's or a generation's end, and uploads streamed from
-//! disk that resume ([`upload`]).
+//! disk that resume ([`upload`]). No route is named outside this crate.
 
 mod agent;
 pub mod config;
@@ -203,13 +203,13 @@ impl Client {
     }
 
     /// POSTs `body` as JSON to `route` and reads the answer.
-    pub async fn post<T: DeserializeOwned>(&self, route: &str, body: &impl Serialize) -> Result<T> {
+    pub(crate) async fn post<T: DeserializeOwned>(&self, route: &str, body: &impl Serialize) -> Result<T> {
         let body = serde_json::to_vec(body).context("encoding the request")?;
         read(self.send(route, Some(body)).await?, route).await
     }
 
     /// POSTs to a route that takes no body.
-    pub async fn post_empty<T: DeserializeOwned>(&self, route: &str) -> Result<T> {
+    pub(crate) async fn post_empty<T: DeserializeOwned>(&self, route: &str) -> Result<T> {
         read(self.send(route, None).await?, route).await
     }
 

@@ -5,6 +5,9 @@
 
 use chrono::{TimeDelta, Utc};
 use drive_client::Client;
+use drive_client::generations::{GenerationStatus, NewImage};
+use drive_client::jobs::NewJob;
+use drive_client::requests::NewRequest;
 use drive_core::file::FileKind;
 use drive_core::job::{JobSpec, JobType, SettingsError};
 use serde_json::{Value, json};
@@ -76,19 +79,25 @@ fn required<'a>(arguments: &'a Value, field: &str) -> anyhow::Result<&'a str> {
 
 pub async fn ask_for_files(client: &Client, links: &mut Links, arguments: &Value) -> anyhow::Result<Value> {
     let title = required(arguments, "title")?;
-    let mut request = json!({ "title": title });
-    for field in ["message", "folder"] {
-        if let Some(value) = arguments[field].as_str().filter(|v| !v.trim().is_empty()) {
-            request[field] = json!(value);
-        }
-    }
-    if let Some(days) = arguments["days"].as_i64() {
-        request["expireTime"] = json!(Utc::now() + TimeDelta::days(days.clamp(1, 365)));
-    }
-    let made: Value = client.post("/create-file-request", &request).await?;
+    let given = |field: &str| {
+        arguments[field]
+            .as_str()
+            .filter(|v| !v.trim().is_empty())
+            .map(str::to_string)
+    };
+    let request = NewRequest {
+        title: title.to_string(),
+        message: given("message"),
+        folder: given("folder"),
+        expire_time: arguments["days"]
+            .as_i64()
+            .map(|days| Utc::now() + TimeDelta::days(days.clamp(1, 365))),
+        ..NewRequest::default()
+    };
+    let made = client.create_request(&request).await?;
     Ok(json!({
-        "request": made["title"], "folder": made["folder"]["path"], "expires": made["expireTime"],
-        "link": links.page(&made["url"], &format!("file request: {title}")),
+        "request": made.title, "folder": made.folder.path, "expires": made.expire_time,
+        "link": links.page(&made.url, &format!("file request: {title}")),
     }))
 }
 
@@ -99,56 +108,46 @@ pub async fn share_for_review(
 ) -> anyhow::Result<Value> {
     let text = required(arguments, "text")?;
     let chosen = json!({ "text": text, "folder": arguments["folder"], "types": ["Video", "Audio"] });
-    let found: Value = client.post("/search-files", &search(&chosen, 1)).await?;
-    let Some(file) = found["files"][0]["id"].as_str() else {
+    let found = client.search(&search(&chosen, 1)).await?;
+    let Some(file) = found.files.first() else {
         anyhow::bail!("no video or track's name has those words: look with list_files");
     };
-    let mut review = json!({ "fileId": file });
-    if let Ok(title) = required(arguments, "title") {
-        review["title"] = json!(title);
-    }
-    let made: Value = client.post("/create-file-review", &review).await?;
-    let title = made["title"].as_str().unwrap_or(text).to_string();
+    let made = client
+        .create_review(file.id, required(arguments, "title").ok())
+        .await?;
     Ok(json!({
-        "review": title, "file": made["file"]["fileName"],
-        "link": links.page(&made["url"], &format!("review: {title}")),
+        "review": made.title, "file": made.file.file_name,
+        "link": links.page(&made.url, &format!("review: {}", made.title)),
     }))
 }
 
 pub async fn make_image(client: &Client, links: &mut Links, arguments: &Value) -> anyhow::Result<Value> {
     let prompt = required(arguments, "prompt")?;
-    let mut asked = json!({ "prompt": prompt });
-    if let Some(ratio) = arguments["aspectRatio"].as_str() {
-        asked["aspectRatio"] = json!(ratio);
-    }
-    let started: Value = client.post("/generate-image", &asked).await?;
-    let id = started["id"].clone();
-    let deadline = tokio::time::Instant::now() + PATIENCE;
-    loop {
-        let listed: Value = client
-            .post("/select-generations", &json!({ "ids": [id] }))
-            .await?;
-        let generation = &listed["generations"][0];
-        match generation["status"].as_str() {
-            Some("working") if tokio::time::Instant::now() < deadline => {
-                tokio::time::sleep(std::time::Duration::from_secs(2)).await;
-            }
-            Some("working") => {
-                return Ok(json!({
-                    "id": id, "status": "working",
-                    "next": "Not drawn yet: wait_for image_finished with this id, or tell the user it is on its way."
-                }));
-            }
-            Some("done") => {
-                let image = &generation["image"];
-                if image["downloadUrl"].is_null() {
-                    anyhow::bail!("the image was drawn, but it is in the trash or deleted now");
-                }
-                return Ok(json!({ "fileName": image["fileName"], "link": links.keep(image) }));
-            }
-            Some(status) => anyhow::bail!("the image was not drawn ({status}): {}", generation["error"]),
-            None => anyhow::bail!("the drive lost track of the image {id}"),
+    let asked = NewImage {
+        prompt: prompt.to_string(),
+        aspect_ratio: arguments["aspectRatio"].as_str().map(str::to_string),
+        ..NewImage::default()
+    };
+    let started = client.generate_image(&asked).await?;
+    let id = started.id;
+    let generation = client
+        .wait_for_generation(id, std::time::Duration::from_secs(2), PATIENCE)
+        .await?;
+    match generation.status {
+        GenerationStatus::Working => Ok(json!({
+            "id": id, "status": "working",
+            "next": "Not drawn yet: wait_for image_finished with this id, or tell the user it is on its way."
+        })),
+        GenerationStatus::Done => {
+            let Some(image) = generation.image.filter(|i| i.download_url.is_some()) else {
+                anyhow::bail!("the image was drawn, but it is in the trash or deleted now");
+            };
+            Ok(json!({ "fileName": image.file_name, "link": links.keep_made(&image) }))
         }
+        GenerationStatus::Failed => anyhow::bail!(
+            "the image was not drawn (failed): {}",
+            json!(generation.error)
+        ),
     }
 }
 
@@ -163,21 +162,17 @@ pub async fn run_job(client: &Client, links: &mut Links, arguments: &Value) -> a
         SettingsError::Range(e) => anyhow::anyhow!("options: {}: {}", e.field, e.message),
         SettingsError::Shape(e) => anyhow::anyhow!("options: {}", e.inner()),
     })?;
-    let files: Vec<(String, String)> = selected(client, arguments)
+    let files: Vec<(uuid::Uuid, String)> = selected(client, arguments)
         .await?
-        .iter()
-        .filter(|f| {
-            let kind = f["type"].as_str().and_then(FileKind::parse);
-            let name = f["fileName"].as_str().unwrap_or_default();
-            kind.is_some_and(|kind| spec.takes(kind, name))
-        })
-        .filter_map(|f| Some((f["id"].as_str()?.to_string(), f["fileName"].as_str()?.to_string())))
+        .into_iter()
+        .filter(|f| FileKind::parse(&f.kind).is_some_and(|kind| spec.takes(kind, &f.file_name)))
+        .map(|f| (f.id, f.file_name))
         .collect();
     if files.is_empty() {
         anyhow::bail!("no file there is one {name} takes ({})", spec.takes_what());
     }
     let (fewest, most) = spec.input_count();
-    let groups: Vec<Vec<(String, String)>> = if most == 1 {
+    let groups: Vec<Vec<(uuid::Uuid, String)>> = if most == 1 {
         files.into_iter().take(MAX_JOBS).map(|f| vec![f]).collect()
     } else {
         vec![files.into_iter().take(most).collect()]
@@ -190,25 +185,24 @@ pub async fn run_job(client: &Client, links: &mut Links, arguments: &Value) -> a
     }
     let mut started = Vec::new();
     for group in &groups {
-        let ids: Vec<&str> = group.iter().map(|(id, _)| id.as_str()).collect();
-        let job = json!({ "jobType": name, "fileIds": ids, "options": options });
-        let created: Value = client.post("/create-file-job", &job).await?;
-        started.push(created["job"]["id"].clone());
+        let job = NewJob {
+            options: options.clone(),
+            ..NewJob::new(name, group.iter().map(|(id, _)| *id).collect())
+        };
+        started.push(client.create_job(&job).await?.queued()?.id);
     }
     let deadline = tokio::time::Instant::now() + PATIENCE;
     let mut outcomes = Vec::new();
     for (group, id) in groups.iter().zip(&started) {
         let inputs: Vec<&str> = group.iter().map(|(_, name)| name.as_str()).collect();
         let left = deadline.saturating_duration_since(tokio::time::Instant::now());
-        outcomes.push(match ended(client, id, left).await {
+        outcomes.push(match ended(client, *id, left).await {
             Ok(job) => {
                 let mut made = Vec::new();
-                for file in job["files"].as_array().into_iter().flatten().take(MAX_JOBS) {
-                    let link: Value = client
-                        .post("/generate-download-url", &json!({ "id": file["id"] }))
-                        .await?;
+                for file in job.files.iter().take(MAX_JOBS) {
+                    let link = client.download_link(file.id).await?;
                     links.keep(&link);
-                    made.push(file["fileName"].clone());
+                    made.push(file.file_name.clone());
                 }
                 json!({ "inputs": inputs, "state": "done", "made": made })
             }

@@ -3,7 +3,11 @@
 //! Coarse on purpose: a small model does better with few tools that each do one whole thing.
 
 use drive_client::Client;
+use drive_client::jobs::{Job, JobState, JobWait, MadeFile, NewJob};
+use drive_client::records::FileRecord;
+use drive_client::search::{FoundFile, SearchQuery};
 use drive_core::a2a::Part;
+use uuid::Uuid;
 
 use super::making;
 use serde_json::{Value, json};
@@ -33,31 +37,32 @@ pub struct Proposal {
 }
 
 impl Links {
-    /// Keeps `link` (as `/generate-download-url` answers) and answers what the model is told.
-    pub(super) fn keep(&mut self, link: &Value) -> Value {
-        let name = link["fileName"].as_str().unwrap_or("file").to_string();
-        if let Some(url) = link["downloadUrl"].as_str() {
+    /// Keeps the link to a file named `name` (when it has one) and answers what the model is told.
+    fn keep_link(&mut self, name: &str, url: Option<&str>, media_type: &str) -> Value {
+        if let Some(url) = url {
             self.0.push(Part {
                 url: Some(url.to_string()),
-                filename: Some(name.clone()),
-                media_type: link["mimeType"].as_str().map(str::to_string),
+                filename: Some(name.to_string()),
+                media_type: Some(media_type.to_string()),
                 ..Part::default()
             });
         }
         json!(format!("attached to your reply as {name}"))
     }
 
+    /// Keeps the link of `file` (as `/generate-download-url` answers it).
+    pub(super) fn keep(&mut self, file: &FileRecord) -> Value {
+        self.keep_link(&file.file_name, file.download_url.as_deref(), &file.mime_type)
+    }
+
+    /// Keeps the link of a file a job made or a generation drew.
+    pub(super) fn keep_made(&mut self, file: &MadeFile) -> Value {
+        self.keep_link(&file.file_name, file.download_url.as_deref(), &file.mime_type)
+    }
+
     /// Keeps the link to a page of the drive's (a request's, a review's), named `name`.
-    pub(super) fn page(&mut self, url: &Value, name: &str) -> Value {
-        if let Some(url) = url.as_str() {
-            self.0.push(Part {
-                url: Some(url.to_string()),
-                filename: Some(name.to_string()),
-                media_type: Some("text/html".to_string()),
-                ..Part::default()
-            });
-        }
-        json!(format!("attached to your reply as {name}"))
+    pub(super) fn page(&mut self, url: &str, name: &str) -> Value {
+        self.keep_link(name, Some(url), "text/html")
     }
 }
 
@@ -185,35 +190,35 @@ pub async fn call(client: &Client, made: &mut Made, name: &str, arguments: &Valu
 }
 
 async fn list_files(client: &Client, arguments: &Value) -> anyhow::Result<Value> {
-    let limit = arguments["limit"].as_u64().unwrap_or(20).clamp(1, 50);
-    let found: Value = client.post("/search-files", &search(arguments, limit)).await?;
-    let files: Vec<Value> = found["files"]
-        .as_array()
-        .map(|files| {
-            files
-                .iter()
-                .map(|f| {
-                    json!({
-                        "id": f["id"], "name": f["fileName"], "type": f["type"], "size": f["fileSize"],
-                        "folder": f["folder"], "uploaded": f["insertTime"]
-                    })
-                })
-                .collect()
+    let limit = arguments["limit"].as_u64().unwrap_or(20).clamp(1, 50) as u32;
+    let found = client.search(&search(arguments, limit)).await?;
+    let files: Vec<Value> = found
+        .files
+        .iter()
+        .map(|f| {
+            json!({
+                "id": f.id, "name": f.file_name, "type": f.kind, "size": f.file_size,
+                "folder": f.folder, "uploaded": f.insert_time
+            })
         })
-        .unwrap_or_default();
+        .collect();
     Ok(json!({ "files": files }))
 }
 
-/// The `/search-files` body for the files a tool's `text`, `folder` and `types` choose, newest
-/// first.
-pub(super) fn search(arguments: &Value, limit: u64) -> Value {
-    let mut search = json!({ "limit": limit, "sort": "newest" });
-    for field in ["text", "folder", "types"] {
-        if !arguments[field].is_null() {
-            search[field] = arguments[field].clone();
-        }
-    }
-    search
+/// The search for the files a tool's `text`, `folder` and `types` choose, newest first.
+pub(super) fn search(arguments: &Value, limit: u32) -> SearchQuery {
+    let types = arguments["types"].as_array().map(|types| {
+        types
+            .iter()
+            .filter_map(|t| t.as_str().map(str::to_string))
+            .collect()
+    });
+    SearchQuery::newest(
+        arguments["text"].as_str(),
+        arguments["folder"].as_str(),
+        types,
+        limit,
+    )
 }
 
 async fn get_link(client: &Client, links: &mut Links, arguments: &Value) -> anyhow::Result<Value> {
@@ -221,125 +226,102 @@ async fn get_link(client: &Client, links: &mut Links, arguments: &Value) -> anyh
         anyhow::bail!("text is required: words in the file's name");
     }
     let chosen = json!({ "text": arguments["text"], "folder": arguments["folder"] });
-    let found: Value = client.post("/search-files", &search(&chosen, 1)).await?;
-    let Some(id) = found["files"][0]["id"].as_str() else {
+    let found = client.search(&search(&chosen, 1)).await?;
+    let Some(file) = found.files.first() else {
         anyhow::bail!("no file's name has those words: look with list_files");
     };
-    link_to(client, links, id).await
+    link_to(client, links, file.id).await
 }
 
 /// Makes a link to the file `id` and keeps it for the reply; answers what the model is told.
-async fn link_to(client: &Client, links: &mut Links, id: &str) -> anyhow::Result<Value> {
-    let link: Value = client
-        .post("/generate-download-url", &json!({ "id": id }))
-        .await?;
-    Ok(json!({ "fileName": link["fileName"], "link": links.keep(&link) }))
+async fn link_to(client: &Client, links: &mut Links, id: Uuid) -> anyhow::Result<Value> {
+    let link = client.download_link(id).await?;
+    Ok(json!({ "fileName": link.file_name, "link": links.keep(&link) }))
 }
 
 /// The longest a zip is waited for; past it the model is told where it stands.
 const ZIP_PATIENCE: std::time::Duration = std::time::Duration::from_secs(600);
 
 /// The most files one call of a tool acts on (a zip, a move, a tag, a trash proposal, a restore).
-pub(super) const MAX_CHOSEN: u64 = 100;
+pub(super) const MAX_CHOSEN: u32 = 100;
 
 async fn zip_files(client: &Client, links: &mut Links, arguments: &Value) -> anyhow::Result<Value> {
     let selection = json!({ "folder": arguments["folder"], "types": arguments["types"] });
     let (ids, _) = chosen(client, &selection).await?;
-    let mut job = json!({ "jobType": "zip", "fileIds": ids });
+    let mut job = NewJob::new("zip", ids);
     // The job adds `.zip` itself; a model tends to write it too.
     let name = arguments["name"]
         .as_str()
         .map(|n| n.trim().trim_end_matches(".zip").trim());
     if let Some(name) = name.filter(|n| !n.is_empty()) {
-        job["options"] = json!({ "name": name });
+        job.options = json!({ "name": name });
     }
-    let created: Value = client.post("/create-file-job", &job).await?;
-    let job = ended(client, &created["job"]["id"], ZIP_PATIENCE).await?;
-    let made = &job["files"][0];
-    let link = link_to(client, links, made["id"].as_str().unwrap_or_default()).await?;
+    let created = client.create_job(&job).await?;
+    let job = ended(client, created.queued()?.id, ZIP_PATIENCE).await?;
+    let Some(made) = job.files.first() else {
+        anyhow::bail!("the zip job made no file");
+    };
+    let link = link_to(client, links, made.id).await?;
     Ok(json!({
-        "fileId": made["id"], "fileName": made["fileName"], "entries": job["result"]["entries"],
+        "fileId": made.id, "fileName": made.file_name,
+        "entries": job.result.as_ref().map_or(Value::Null, |r| r["entries"].clone()),
         "link": link["link"]
     }))
 }
 
-/// The job `id` once done (as `/select-file-jobs` shows it), waited for at most `patience`;
-/// why not otherwise.
-pub(super) async fn ended(
-    client: &Client,
-    id: &Value,
-    patience: std::time::Duration,
-) -> anyhow::Result<Value> {
-    let deadline = tokio::time::Instant::now() + patience;
-    loop {
-        // Each call holds until the job ends or 30 s pass.
-        let listed: Value = client
-            .post("/select-file-jobs", &json!({ "ids": [id], "wait": 30 }))
-            .await?;
-        let job = &listed["jobs"][0];
-        if job.is_null() {
-            // Not listed (no wait then): asking again would only spin.
-            anyhow::bail!("the job {id} is not among this account's jobs");
-        }
-        match job["state"].as_str().unwrap_or_default() {
-            "done" => return Ok(job.clone()),
-            "failed" | "stopped" => {
-                anyhow::bail!("the {} job {}: {}", job["jobType"], job["state"], job["error"])
-            }
-            _ if tokio::time::Instant::now() > deadline => {
-                anyhow::bail!(
-                    "the {} job is still {} after {} s: not waited for longer",
-                    job["jobType"],
-                    job["state"],
-                    patience.as_secs()
-                )
-            }
-            _ => {}
-        }
+/// The job `id` once done, waited for at most `patience`; why not otherwise.
+pub(super) async fn ended(client: &Client, id: Uuid, patience: std::time::Duration) -> anyhow::Result<Job> {
+    // Each call holds until the job ends or 30 s pass.
+    let wait = JobWait {
+        hold: std::time::Duration::from_secs(30),
+        patience: Some(patience),
+    };
+    let job = client.wait_for_job(id, wait, |_| {}).await?;
+    match job.state {
+        JobState::Done => Ok(job),
+        JobState::Failed | JobState::Stopped => anyhow::bail!(
+            "the \"{}\" job \"{}\": {}",
+            job.job_type,
+            job.state.as_str(),
+            json!(job.error)
+        ),
+        _ => anyhow::bail!(
+            "the \"{}\" job is still \"{}\" after {} s: not waited for longer",
+            job.job_type,
+            job.state.as_str(),
+            patience.as_secs()
+        ),
     }
 }
 
 /// The files a selection (`folder`, `types`, `text`) chooses, at most [`MAX_CHOSEN`], as
 /// `/search-files` answers them; refused when it names nothing or finds nothing.
-pub(super) async fn selected(client: &Client, arguments: &Value) -> anyhow::Result<Vec<Value>> {
+pub(super) async fn selected(client: &Client, arguments: &Value) -> anyhow::Result<Vec<FoundFile>> {
     if ["folder", "types", "text"]
         .iter()
         .all(|f| arguments[*f].is_null())
     {
         anyhow::bail!("say which files: a folder, types or words in their names");
     }
-    let found: Value = client
-        .post("/search-files", &search(arguments, MAX_CHOSEN))
-        .await?;
-    let files = found["files"].as_array().cloned().unwrap_or_default();
-    if files.is_empty() {
+    let found = client.search(&search(arguments, MAX_CHOSEN)).await?;
+    if found.files.is_empty() {
         anyhow::bail!("no file matches that: look with list_files");
     }
-    Ok(files)
+    Ok(found.files)
 }
 
 /// The ids and names of the files a selection chooses ([`selected`]).
-async fn chosen(client: &Client, arguments: &Value) -> anyhow::Result<(Vec<uuid::Uuid>, Vec<String>)> {
+async fn chosen(client: &Client, arguments: &Value) -> anyhow::Result<(Vec<Uuid>, Vec<String>)> {
     let files = selected(client, arguments).await?;
-    let ids = files
-        .iter()
-        .filter_map(|f| f["id"].as_str()?.parse().ok())
-        .collect();
-    let names = files
-        .iter()
-        .map(|f| f["fileName"].as_str().unwrap_or("?").to_string())
-        .collect();
-    Ok((ids, names))
+    Ok(files.into_iter().map(|f| (f.id, f.file_name)).unzip())
 }
 
 async fn move_files(client: &Client, arguments: &Value) -> anyhow::Result<Value> {
     let to = arguments["to"].as_str().filter(|t| !t.trim().is_empty());
     let to = to.ok_or_else(|| anyhow::anyhow!("to is required: a folder like /archive"))?;
     let (ids, names) = chosen(client, arguments).await?;
-    let moved: Value = client
-        .post("/move-files", &json!({ "fileIds": ids, "folder": to }))
-        .await?;
-    Ok(json!({ "moved": names, "folder": moved["folder"]["path"] }))
+    let moved = client.move_files(&ids, to).await?;
+    Ok(json!({ "moved": names, "folder": moved.folder.map(|f| f.path) }))
 }
 
 async fn tag_files(client: &Client, arguments: &Value) -> anyhow::Result<Value> {
@@ -347,11 +329,10 @@ async fn tag_files(client: &Client, arguments: &Value) -> anyhow::Result<Value> 
     let tag = tag.ok_or_else(|| anyhow::anyhow!("tag is required"))?;
     let (ids, names) = chosen(client, arguments).await?;
     client
-        .post::<Value>("/tag-files", &json!({ "fileIds": ids, "tags": [tag.trim()] }))
+        .tag_files(&ids, &[tag.trim().to_string()], false)
         .await?;
     Ok(json!({ "tagged": names, "tag": tag.trim() }))
 }
-
 /// Proposes, never trashes: the confirmation is the user's, in the next message
 /// (`super::confirmed`).
 async fn trash_files(client: &Client, made: &mut Made, arguments: &Value) -> anyhow::Result<Value> {
