@@ -5,7 +5,8 @@
 //! call typed, one method a route, grouped by family ([`files`], [`jobs`], [`generations`],
 //! [`search`], [`reading`], [`organize`], [`requests`], [`reviews`], [`events`],
 //! [`connections`]), the waits for a job's or a generation's end, and uploads streamed from
-//! disk that resume ([`upload`]). No route is named outside this crate.
+//! disk that resume ([`upload`]); behind the `tools` feature, the one catalogue of tools for
+//! models ([`tools`]). No route is named outside this crate.
 
 mod agent;
 pub mod config;
@@ -22,6 +23,8 @@ pub mod requests;
 pub mod reviews;
 pub mod search;
 pub mod spool;
+#[cfg(feature = "tools")]
+pub mod tools;
 mod transfer;
 pub mod upload;
 pub mod version;

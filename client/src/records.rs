@@ -14,7 +14,7 @@ pub type Rest = serde_json::Map<String, serde_json::Value>;
 /// A file as `/select-user-files`, `/select-trashed-files`, `/generate-download-url` and
 /// `/toggle-file-access` answer it.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "tools", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct FileRecord {
     pub id: Uuid,

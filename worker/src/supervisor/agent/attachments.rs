@@ -72,7 +72,7 @@ async fn import(client: &Client, part: &Part, url: &str) -> anyhow::Result<Value
         folder: None,
     };
     let created = client.import(&import).await?;
-    let job = super::tools::ended(client, created.queued()?.id, IMPORT_PATIENCE).await?;
+    let job = drive_client::tools::done(client, created.queued()?.id, IMPORT_PATIENCE).await?;
     let Some(made) = job.files.first() else {
         anyhow::bail!("the import made no file");
     };

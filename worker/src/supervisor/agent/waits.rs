@@ -15,6 +15,7 @@ use drive_client::Client;
 use drive_client::generations::GenerationStatus;
 use drive_client::jobs::JobQuery;
 use drive_client::search::SearchQuery;
+use drive_client::tools;
 use drive_core::a2a::Message;
 use drive_core::db::agent_tasks::TaskRow;
 use drive_core::db::agent_waits::{self, LONGEST, NewWait, Snapshot};
@@ -70,30 +71,49 @@ impl Asked {
     }
 }
 
+/// What the model may wait for.
+#[derive(Debug, Clone, Copy, serde::Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+enum Awaited {
+    FilesAtRequest,
+    NotesOnReview,
+    FileOpened,
+    FilesInFolder,
+    ImageFinished,
+    JobEnded,
+}
+
+#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+struct WaitFor {
+    #[serde(rename = "for")]
+    awaited: Awaited,
+    /// Words in the request's or review's title, or in the file's name.
+    name: Option<String>,
+    /// A folder path like /inbox.
+    folder: Option<String>,
+    /// The generation's or job's id.
+    id: Option<String>,
+    /// The longest to wait (default 30).
+    #[schemars(range(min = 1, max = 30))]
+    days: Option<i64>,
+}
+
 /// What the model is told it may wait for.
 pub fn definition() -> Value {
-    json!({ "type": "function", "function": {
-        "name": "wait_for",
-        "description": "Waits until something happens, then you go on with what happened: files sent to a file request (files_at_request, with words of its title in name), notes left on a review (notes_on_review, words of its title in name), someone opening a file (file_opened, words of its name in name), files landing in a folder (files_in_folder, with folder), an image generation finishing (image_finished, with its id) or a job ending (job_ended, with its id). The task stays open meanwhile.",
-        "parameters": { "type": "object", "properties": {
-            "for": { "type": "string", "enum": ["files_at_request", "notes_on_review", "file_opened", "files_in_folder", "image_finished", "job_ended"] },
-            "name": { "type": "string", "description": "Words in the request's or review's title, or in the file's name." },
-            "folder": { "type": "string", "description": "A folder path like /inbox." },
-            "id": { "type": "string", "description": "The generation's or job's id." },
-            "days": { "type": "integer", "minimum": 1, "maximum": 30, "description": "The longest to wait (default 30)." }
-        }, "required": ["for"] }
-    } })
+    tools::function::<WaitFor>(
+        "wait_for",
+        "Waits until something happens, then you go on with what happened: files sent to a file request (files_at_request, with words of its title in name), notes left on a review (notes_on_review, words of its title in name), someone opening a file (file_opened, words of its name in name), files landing in a folder (files_in_folder, with folder), an image generation finishing (image_finished, with its id) or a job ending (job_ended, with its id). The task stays open meanwhile.",
+    )
 }
 
 /// Finds what `arguments` ask to wait on: `Ok(Err(answer))` when there is nothing to wait for
 /// (it has happened already: the answer says what).
 pub async fn find(client: &Client, arguments: &Value) -> anyhow::Result<Result<Asked, Value>> {
-    let days = arguments["days"]
-        .as_i64()
-        .unwrap_or(30)
-        .clamp(1, LONGEST.num_days());
+    let wanted: WaitFor = serde_json::from_value(arguments.clone())
+        .map_err(|e| anyhow::anyhow!("the arguments do not fit the tool: {e}"))?;
+    let days = wanted.days.unwrap_or(30).clamp(1, LONGEST.num_days());
     let until = chrono::Utc::now() + chrono::TimeDelta::days(days);
-    let name = arguments["name"].as_str().unwrap_or_default();
+    let name = wanted.name.as_deref().unwrap_or_default();
     let asked = |kind, subject: Uuid, what: String| -> anyhow::Result<Result<Asked, Value>> {
         Ok(Ok(Asked {
             kind,
@@ -103,8 +123,8 @@ pub async fn find(client: &Client, arguments: &Value) -> anyhow::Result<Result<A
             until,
         }))
     };
-    match arguments["for"].as_str().unwrap_or_default() {
-        "files_at_request" => {
+    match wanted.awaited {
+        Awaited::FilesAtRequest => {
             let listed = client.requests(None).await?;
             let open = listed.requests.iter().filter(|r| r.open);
             let request = named(open, name, |r| &r.title)
@@ -115,7 +135,7 @@ pub async fn find(client: &Client, arguments: &Value) -> anyhow::Result<Result<A
                 format!("files sent to the request {}", json!(request.title)),
             )
         }
-        "notes_on_review" => {
+        Awaited::NotesOnReview => {
             let listed = client.reviews(None).await?;
             let review = named(listed.reviews.iter(), name, |r| &r.title)
                 .ok_or_else(|| anyhow::anyhow!("no review's title has those words"))?;
@@ -125,11 +145,13 @@ pub async fn find(client: &Client, arguments: &Value) -> anyhow::Result<Result<A
                 format!("notes on the review {}", json!(review.title)),
             )
         }
-        "file_opened" => {
+        Awaited::FileOpened => {
             if name.trim().is_empty() {
                 anyhow::bail!("name is required: words in the file's name");
             }
-            let found = client.search(&SearchQuery::newest(Some(name), None, None, 1)).await?;
+            let found = client
+                .search(&SearchQuery::newest(Some(name), None, None, 1))
+                .await?;
             let Some(file) = found.files.first() else {
                 anyhow::bail!("no file's name has those words: look with list_files");
             };
@@ -139,9 +161,10 @@ pub async fn find(client: &Client, arguments: &Value) -> anyhow::Result<Result<A
                 format!("someone opening {}", json!(file.file_name)),
             )
         }
-        "files_in_folder" => {
-            let folder = arguments["folder"]
-                .as_str()
+        Awaited::FilesInFolder => {
+            let folder = wanted
+                .folder
+                .as_deref()
                 .unwrap_or_default()
                 .trim()
                 .trim_end_matches('/');
@@ -156,8 +179,8 @@ pub async fn find(client: &Client, arguments: &Value) -> anyhow::Result<Result<A
                 until,
             }))
         }
-        "image_finished" => {
-            let id = subject(arguments, "image generation")?;
+        Awaited::ImageFinished => {
+            let id = subject(wanted.id.as_deref(), "image generation")?;
             let generation = client.generation(id).await?;
             match generation {
                 None => anyhow::bail!("there is no image generation {}", json!(id)),
@@ -171,8 +194,8 @@ pub async fn find(client: &Client, arguments: &Value) -> anyhow::Result<Result<A
                 )),
             }
         }
-        "job_ended" => {
-            let id = subject(arguments, "job")?;
+        Awaited::JobEnded => {
+            let id = subject(wanted.id.as_deref(), "job")?;
             let query = JobQuery {
                 ids: Some(vec![id]),
                 ..JobQuery::default()
@@ -189,19 +212,13 @@ pub async fn find(client: &Client, arguments: &Value) -> anyhow::Result<Result<A
                 ),
             }
         }
-        _ => anyhow::bail!(
-            "for is required: files_at_request, notes_on_review, file_opened, files_in_folder, \
-             image_finished or job_ended"
-        ),
     }
 }
 
 /// The generation's or job's `id` the model gave.
-fn subject(arguments: &Value, what: &str) -> anyhow::Result<Uuid> {
-    arguments["id"]
-        .as_str()
-        .and_then(|id| id.trim().parse().ok())
-        .ok_or_else(|| anyhow::anyhow!("there is no {what} {}", arguments["id"]))
+fn subject(id: Option<&str>, what: &str) -> anyhow::Result<Uuid> {
+    id.and_then(|id| id.trim().parse().ok())
+        .ok_or_else(|| anyhow::anyhow!("there is no {what} {}", json!(id)))
 }
 
 /// The newest of `listed` whose `title` has every word of `words` (any, when there are none).
