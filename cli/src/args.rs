@@ -7,6 +7,7 @@ use clap::{Parser, Subcommand};
 use uuid::Uuid;
 
 use crate::config;
+use drive_client::search::{SearchQuery, Within};
 
 #[derive(Parser)]
 #[command(
@@ -340,64 +341,44 @@ pub struct SearchArgs {
 
 impl SearchArgs {
     /// The `/search-files` body: only the filters given.
-    pub fn body(&self) -> serde_json::Value {
-        let mut body = serde_json::Map::new();
-        let mut put = |name: &str, value: serde_json::Value| {
-            if !value.is_null() {
-                body.insert(name.to_string(), value);
-            }
+    pub fn query(&self) -> SearchQuery {
+        let listed = |items: &[String]| (!items.is_empty()).then(|| items.to_vec());
+        let within = match self.within[..] {
+            [south, west, north, east] => Some(Within {
+                south,
+                west,
+                north,
+                east,
+            }),
+            _ => None,
         };
-        use serde_json::json;
-        put("query", json!(self.query));
-        put("text", json!(self.text));
-        put(
-            "types",
-            if self.types.is_empty() {
-                json!(null)
-            } else {
-                json!(self.types)
+        SearchQuery {
+            query: self.query.clone(),
+            text: self.text.clone(),
+            types: listed(&self.types),
+            tags: listed(&self.tags),
+            folder: self.folder.clone(),
+            is_public: match (self.public, self.private) {
+                (true, _) => Some(true),
+                (false, true) => Some(false),
+                (false, false) => None,
             },
-        );
-        put(
-            "tags",
-            if self.tags.is_empty() {
-                json!(null)
-            } else {
-                json!(self.tags)
-            },
-        );
-        put("folder", json!(self.folder));
-        put(
-            "isPublic",
-            if self.public {
-                json!(true)
-            } else if self.private {
-                json!(false)
-            } else {
-                json!(null)
-            },
-        );
-        put("uploadedAfter", json!(self.uploaded_after));
-        put("uploadedBefore", json!(self.uploaded_before));
-        put("takenAfter", json!(self.taken_after));
-        put("takenBefore", json!(self.taken_before));
-        put("minDuration", json!(self.min_duration));
-        put("maxDuration", json!(self.max_duration));
-        put("minSize", json!(self.min_size));
-        put("maxSize", json!(self.max_size));
-        put("minTempo", json!(self.min_tempo));
-        put("maxTempo", json!(self.max_tempo));
-        put("key", json!(self.key));
-        if let [south, west, north, east] = self.within[..] {
-            put(
-                "within",
-                json!({ "south": south, "west": west, "north": north, "east": east }),
-            );
+            uploaded_after: self.uploaded_after.clone(),
+            uploaded_before: self.uploaded_before.clone(),
+            taken_after: self.taken_after.clone(),
+            taken_before: self.taken_before.clone(),
+            min_duration: self.min_duration,
+            max_duration: self.max_duration,
+            min_size: self.min_size,
+            max_size: self.max_size,
+            min_tempo: self.min_tempo,
+            max_tempo: self.max_tempo,
+            key: self.key.clone(),
+            within,
+            sort: self.sort.clone(),
+            limit: self.limit,
+            offset: self.offset,
         }
-        put("sort", json!(self.sort));
-        put("limit", json!(self.limit));
-        put("offset", json!(self.offset));
-        serde_json::Value::Object(body)
     }
 }
 
@@ -442,7 +423,7 @@ pub enum JobsCommand {
         /// The job type, like proxy, convert, zip, checksum (docs/behaviour.md lists each type's settings)
         job_type: String,
         /// The files it works on, in order
-        file_ids: Vec<String>,
+        file_ids: Vec<Uuid>,
         /// A setting, name=value (repeatable): --set height=720 --set format=webm
         #[arg(long = "set", value_name = "NAME=VALUE")]
         settings: Vec<String>,

@@ -2,30 +2,20 @@
 //! picture, or the frame at a moment).
 
 use anyhow::{Result, bail};
-use serde_json::{Value, json};
+use drive_client::organize::{Covered, FrameAt};
 use uuid::Uuid;
 
 use crate::output;
 use drive_client::Client;
 
-/// Which a cover goes on.
-pub enum Covered {
-    Track(Uuid),
-    Playlist(Uuid),
-}
-
 pub async fn cover(client: &Client, on: Covered, image: Option<Uuid>, json: bool) -> Result<()> {
-    let body = match on {
-        Covered::Track(id) => json!({ "fileId": id, "imageId": image }),
-        Covered::Playlist(id) => json!({ "playlistId": id, "imageId": image }),
-    };
-    let answer: Value = client.post("/set-cover", &body).await?;
+    let answer = client.set_cover(on, image).await?;
     if json {
         return output::print_json(&answer);
     }
     match image {
-        Some(image) => println!("{} now shows {image}", answer["id"].as_str().unwrap_or("?")),
-        None => println!("{} shows no chosen cover", answer["id"].as_str().unwrap_or("?")),
+        Some(image) => println!("{} now shows {image}", answer.id),
+        None => println!("{} shows no chosen cover", answer.id),
     }
     Ok(())
 }
@@ -38,27 +28,25 @@ pub async fn thumbnail(
     json: bool,
 ) -> Result<()> {
     // A number goes as seconds, anything else as a clock form for the drive to read.
-    let at: Option<Value> = at.map(|at| {
+    let at = at.map(|at| {
         at.parse::<f64>()
-            .map(Value::from)
-            .unwrap_or_else(|_| Value::from(at))
+            .map(FrameAt::Seconds)
+            .unwrap_or_else(|_| FrameAt::Clock(at.to_string()))
     });
     if image.is_some() && at.is_some() {
         bail!("give --image or --at, not both");
     }
-    let answer: Value = client
-        .post(
-            "/set-video-thumbnail",
-            &json!({ "fileId": video, "imageId": image, "at": at }),
-        )
-        .await?;
+    let answer = client.set_video_thumbnail(video, image, at).await?;
     if json {
         return output::print_json(&answer);
     }
-    match (&answer["job"]["job"]["id"], image) {
-        (Value::String(job), _) => println!("job {job} queued: it takes the frame and shows it for {video}"),
-        (_, Some(image)) => println!("{video} now shows {image}"),
-        (_, None) => println!("{video} shows the poster taken from it again"),
+    match (answer.job.as_ref().and_then(|made| made.job.as_ref()), image) {
+        (Some(job), _) => println!(
+            "job {} queued: it takes the frame and shows it for {video}",
+            job.id
+        ),
+        (None, Some(image)) => println!("{video} now shows {image}"),
+        (None, None) => println!("{video} shows the poster taken from it again"),
     }
     Ok(())
 }

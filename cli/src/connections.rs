@@ -3,35 +3,30 @@
 //! drive's consent page; here the account keeps watch over them.
 
 use anyhow::Result;
-use serde_json::{Value, json};
+use chrono::SecondsFormat;
 use uuid::Uuid;
 
 use crate::output::{self, Align};
 use drive_client::Client;
 
 pub async fn list(client: &Client, json: bool) -> Result<()> {
-    let answer: Value = client.post_empty("/select-connections").await?;
+    let answer = client.connections().await?;
     if json {
         return output::print_json(&answer);
     }
-    let connections = answer["connections"].as_array().cloned().unwrap_or_default();
-    if connections.is_empty() {
+    if answer.connections.is_empty() {
         println!("No apps: none has been let in through the drive's sign-in page.");
         return Ok(());
     }
-    let text = |v: &Value| v.as_str().unwrap_or("").to_string();
-    let rows: Vec<Vec<String>> = connections
+    let rows: Vec<Vec<String>> = answer
+        .connections
         .iter()
         .map(|c| {
-            let scopes: Vec<String> = c["scopes"]
-                .as_array()
-                .map(|s| s.iter().map(text).collect())
-                .unwrap_or_default();
             vec![
-                text(&c["id"]),
-                text(&c["clientName"]),
-                scopes.join(" "),
-                text(&c["insertTime"]),
+                c.id.to_string(),
+                c.client_name.clone(),
+                c.scopes.join(" "),
+                c.insert_time.to_rfc3339_opts(SecondsFormat::AutoSi, true),
             ]
         })
         .collect();
@@ -48,9 +43,7 @@ pub async fn list(client: &Client, json: bool) -> Result<()> {
 }
 
 pub async fn revoke(client: &Client, id: Uuid, json: bool) -> Result<()> {
-    let answer: Value = client
-        .post("/revoke-connection", &json!({ "connectionId": id }))
-        .await?;
+    let answer = client.revoke_connection(id).await?;
     if json {
         return output::print_json(&answer);
     }

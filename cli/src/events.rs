@@ -4,7 +4,8 @@
 //! where it was.
 
 use anyhow::Result;
-use serde_json::{Value, json};
+use drive_client::events::EventQuery;
+use serde_json::Value;
 
 use crate::output;
 use drive_client::Client;
@@ -25,18 +26,17 @@ pub async fn run(client: &Client, query: &Query<'_>, follow: bool, json: bool) -
         (None, false) => None,
     };
     loop {
-        let body = json!({
-            "since": since,
-            "kinds": (!query.kinds.is_empty()).then_some(query.kinds),
-            "limit": query.limit,
-            "wait": follow.then_some(WAIT_SECONDS),
-        });
-        let page: Value = client.post("/select-drive-events", &body).await?;
-        let events = page["events"].as_array().cloned().unwrap_or_default();
+        let asked = EventQuery {
+            since: since.clone(),
+            kinds: (!query.kinds.is_empty()).then(|| query.kinds.to_vec()),
+            limit: query.limit,
+            wait: follow.then_some(WAIT_SECONDS),
+        };
+        let page = client.events(&asked).await?;
         if !follow && json {
             return output::print_json(&page);
         }
-        for event in &events {
+        for event in &page.events {
             if json {
                 // One event a line, for a follower's reader.
                 println!("{event}");
@@ -44,9 +44,9 @@ pub async fn run(client: &Client, query: &Query<'_>, follow: bool, json: bool) -
                 println!("{}", line(event));
             }
         }
-        since = page["nextCursor"].as_str().map(str::to_string);
+        since = Some(page.next_cursor);
         if !follow {
-            if page["more"] == true {
+            if page.more {
                 eprintln!(
                     "more events follow: drive events --since {}",
                     since.as_deref().unwrap_or("")

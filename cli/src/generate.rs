@@ -5,105 +5,74 @@
 use std::time::Duration;
 
 use anyhow::{Result, bail};
-use serde_json::{Value, json};
+use uuid::Uuid;
 
 use crate::output;
 use drive_client::Client;
-
-pub struct Ask<'a> {
-    pub prompt: &'a str,
-    pub model: Option<&'a str>,
-    pub aspect_ratio: Option<&'a str>,
-    pub quality: Option<&'a str>,
-}
+use drive_client::generations::{Generation, GenerationStatus, NewImage};
 
 /// How often a waiting command asks, and how long it waits in all.
 const POLL: Duration = Duration::from_millis(500);
 const PATIENCE: Duration = Duration::from_secs(15 * 60);
 
-pub async fn run(client: &Client, ask: &Ask<'_>, wait: bool, json: bool) -> Result<()> {
-    let body = json!({
-        "prompt": ask.prompt,
-        "model": ask.model,
-        "aspectRatio": ask.aspect_ratio,
-        "quality": ask.quality,
-    });
-    let started: Value = client.post("/generate-image", &body).await?;
-    let id = started["id"].as_str().unwrap_or_default().to_string();
+pub async fn run(client: &Client, image: &NewImage, wait: bool, json: bool) -> Result<()> {
+    let started = client.generate_image(image).await?;
     if !wait {
         if json {
             return output::print_json(&started);
         }
         println!(
             "generation {id} started ({}); see it with: drive generate --status {id}",
-            started["model"].as_str().unwrap_or("?")
+            started.model,
+            id = started.id
         );
         return Ok(());
     }
-    let ended = follow(client, &id).await?;
+    let ended = client.wait_for_generation(started.id, POLL, PATIENCE).await?;
+    if ended.status == GenerationStatus::Working {
+        bail!(
+            "generation {} is still working after {} minutes",
+            started.id,
+            PATIENCE.as_secs() / 60
+        );
+    }
     show(&ended, json)
 }
 
 /// Where generation `id` stands.
-pub async fn status(client: &Client, id: &str, json: bool) -> Result<()> {
-    let found = select(client, id).await?;
-    show(&found, json)
-}
-
-async fn select(client: &Client, id: &str) -> Result<Value> {
-    let answer: Value = client
-        .post("/select-generations", &json!({ "ids": [id] }))
-        .await?;
-    match answer["generations"].get(0) {
-        Some(generation) => Ok(generation.clone()),
+pub async fn status(client: &Client, id: Uuid, json: bool) -> Result<()> {
+    match client.generation(id).await? {
+        Some(generation) => show(&generation, json),
         None => bail!("no generation of yours has the id {id}"),
     }
 }
 
-async fn follow(client: &Client, id: &str) -> Result<Value> {
-    let deadline = tokio::time::Instant::now() + PATIENCE;
-    loop {
-        let generation = select(client, id).await?;
-        if generation["status"] != "working" {
-            return Ok(generation);
-        }
-        if tokio::time::Instant::now() > deadline {
-            bail!(
-                "generation {id} is still working after {} minutes",
-                PATIENCE.as_secs() / 60
-            );
-        }
-        tokio::time::sleep(POLL).await;
-    }
-}
-
-fn show(generation: &Value, json: bool) -> Result<()> {
+fn show(generation: &Generation, json: bool) -> Result<()> {
     if json {
         return output::print_json(generation);
     }
-    let id = generation["id"].as_str().unwrap_or("?");
-    match generation["status"].as_str() {
-        Some("done") => {
-            let image = &generation["image"];
-            println!(
-                "generation {id} done: {} ({}, {} bytes), file {}",
-                image["fileName"].as_str().unwrap_or("?"),
-                image["mimeType"].as_str().unwrap_or("?"),
-                image["fileSize"],
-                image["id"].as_str().unwrap_or("?"),
-            );
-            match image["downloadUrl"].as_str() {
+    let id = generation.id;
+    match (generation.status, &generation.image) {
+        (GenerationStatus::Done, image) => {
+            match image {
+                Some(image) => println!(
+                    "generation {id} done: {} ({}, {} bytes), file {}",
+                    image.file_name, image.mime_type, image.file_size, image.id,
+                ),
+                None => println!("generation {id} done: ? (?, null bytes), file ?"),
+            }
+            match image.as_ref().and_then(|i| i.download_url.as_deref()) {
                 Some(url) => println!("{url}"),
-                None if generation["trashed"] == true => println!("the image is in the trash"),
+                None if generation.trashed == Some(true) => println!("the image is in the trash"),
                 None => println!("the image is no longer in the drive"),
             }
             Ok(())
         }
-        Some("failed") => bail!(
+        (GenerationStatus::Failed, _) => bail!(
             "generation {id} failed: {}",
-            generation["error"].as_str().unwrap_or("no reason given")
+            generation.error.as_deref().unwrap_or("no reason given")
         ),
-        _ => {
+        (GenerationStatus::Working, _) => {
             println!("generation {id} is working");
             Ok(())
         }

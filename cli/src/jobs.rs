@@ -3,16 +3,21 @@
 //! the job to its end with a progress bar fed by the job's own progress (each poll holds on the
 //! service for up to a second, so the end is seen at once); `list` and `cancel`.
 
+use std::time::Duration;
+
 use anyhow::{Context, Result, bail};
+use chrono::SecondsFormat;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
+use uuid::Uuid;
 
 use crate::output;
 use drive_client::Client;
+use drive_client::jobs::{Job, JobQuery, JobState, JobWait, NewJob};
 
-pub struct NewJob<'a> {
+pub struct Asked<'a> {
     pub job_type: &'a str,
-    pub files: &'a [String],
+    pub files: &'a [Uuid],
     pub options: Option<&'a str>,
     pub settings: &'a [String],
     pub folder: Option<&'a str>,
@@ -21,15 +26,15 @@ pub struct NewJob<'a> {
 
 /// The job's settings: `--options` JSON, with each `--set name=value` over it (a value that
 /// reads as JSON — a number, true, false, an array — is taken as such, any other as a string).
-fn options(new: &NewJob<'_>) -> Result<Value> {
-    let mut options = match new.options {
+fn options(asked: &Asked<'_>) -> Result<Value> {
+    let mut options = match asked.options {
         Some(text) => match serde_json::from_str(text).context("--options is not JSON")? {
             Value::Object(map) => map,
             _ => bail!("--options must be a JSON object, like '{{\"height\": 720}}'"),
         },
         None => Map::new(),
     };
-    for setting in new.settings {
+    for setting in asked.settings {
         let Some((name, value)) = setting.split_once('=') else {
             bail!("--set takes name=value, not {setting:?}");
         };
@@ -39,41 +44,41 @@ fn options(new: &NewJob<'_>) -> Result<Value> {
     Ok(Value::Object(options))
 }
 
-pub async fn create(client: &Client, new: &NewJob<'_>, wait: bool, json: bool) -> Result<()> {
-    let body = json!({
-        "jobType": new.job_type,
-        "fileIds": new.files,
-        "options": options(new)?,
-        "dryRun": new.dry_run,
-        "folder": new.folder,
-    });
-    let created: Value = client.post("/create-file-job", &body).await?;
-    if new.dry_run {
+pub async fn create(client: &Client, asked: &Asked<'_>, wait: bool, json: bool) -> Result<()> {
+    let new = NewJob {
+        job_type: asked.job_type.to_string(),
+        file_ids: asked.files.to_vec(),
+        options: options(asked)?,
+        dry_run: asked.dry_run,
+        folder: asked.folder.map(str::to_string),
+    };
+    let created = client.create_job(&new).await?;
+    if asked.dry_run {
         if json {
             return output::print_json(&created);
         }
-        println!("would take about {} s once it starts", created["estimateSeconds"]);
+        println!("would take about {} s once it starts", created.estimate_seconds);
         return Ok(());
     }
-    let job = &created["job"];
-    let id = job["id"].as_str().unwrap_or_default().to_string();
+    let job = created.queued()?;
     if !wait {
         if json {
             return output::print_json(&created);
         }
         println!(
-            "job {id} {} (about {} s once it starts)",
-            job["state"].as_str().unwrap_or("?"),
-            created["estimateSeconds"]
+            "job {} {} (about {} s once it starts)",
+            job.id,
+            job.state.as_str(),
+            created.estimate_seconds
         );
         return Ok(());
     }
-    let ended = follow(client, &id, !json).await?;
+    let ended = follow(client, job.id, !json).await?;
     show_end(&ended, json)
 }
 
-/// Polls the job until it ends, moving a progress bar when `visible`.
-async fn follow(client: &Client, id: &str, visible: bool) -> Result<Value> {
+/// Follows the job to its end, moving a progress bar when `visible`.
+async fn follow(client: &Client, id: Uuid, visible: bool) -> Result<Job> {
     let bar = ProgressBar::with_draw_target(
         Some(1000),
         if visible {
@@ -85,91 +90,78 @@ async fn follow(client: &Client, id: &str, visible: bool) -> Result<Value> {
     bar.set_style(ProgressStyle::with_template(
         "{msg} [{bar:30}] {percent:>3}% {elapsed}",
     )?);
-    loop {
-        // A poll holds up to a second on the service: the bar moves each second and the
-        // end shows as it happens.
-        let page: Value = client
-            .post("/select-file-jobs", &json!({ "ids": [id], "wait": 1 }))
-            .await?;
-        let Some(job) = page["jobs"].get(0) else {
-            bail!("no job of yours has the id {id}");
-        };
-        let state = job["state"].as_str().unwrap_or("?");
-        bar.set_message(format!("{} {state}", job["jobType"].as_str().unwrap_or("job")));
-        bar.set_position((job["progress"].as_f64().unwrap_or(0.0) * 1000.0) as u64);
-        if matches!(state, "done" | "failed" | "stopped") {
-            bar.finish_and_clear();
-            return Ok(job.clone());
-        }
-    }
+    // A poll holds up to a second on the service: the bar moves each second and the end
+    // shows as it happens.
+    let wait = JobWait {
+        hold: Duration::from_secs(1),
+        patience: None,
+    };
+    let ended = client
+        .wait_for_job(id, wait, |job| {
+            bar.set_message(format!("{} {}", job.job_type, job.state.as_str()));
+            bar.set_position((job.progress * 1000.0) as u64);
+        })
+        .await?;
+    bar.finish_and_clear();
+    Ok(ended)
 }
 
-fn show_end(job: &Value, json: bool) -> Result<()> {
+fn show_end(job: &Job, json: bool) -> Result<()> {
     if json {
         output::print_json(job)?;
     } else {
-        println!(
-            "job {} {} {}",
-            job["id"].as_str().unwrap_or("?"),
-            job["jobType"].as_str().unwrap_or("?"),
-            job["state"].as_str().unwrap_or("?")
-        );
-        for file in job["files"].as_array().into_iter().flatten() {
-            println!(
-                "  {}  {}  {} bytes",
-                file["id"].as_str().unwrap_or("?"),
-                file["fileName"].as_str().unwrap_or("?"),
-                file["fileSize"]
-            );
+        println!("job {} {} {}", job.id, job.job_type, job.state.as_str());
+        for file in &job.files {
+            println!("  {}  {}  {} bytes", file.id, file.file_name, file.file_size);
         }
     }
-    match job["state"].as_str() {
-        Some("failed") => bail!(
+    match job.state {
+        JobState::Failed => bail!(
             "the job failed: {}",
-            job["error"].as_str().unwrap_or("no reason given")
+            job.error.as_deref().unwrap_or("no reason given")
         ),
         _ => Ok(()),
     }
 }
 
 pub async fn list(client: &Client, limit: Option<u32>, json: bool) -> Result<()> {
-    let page: Value = client
-        .post("/select-file-jobs", &json!({ "limit": limit }))
-        .await?;
+    let query = JobQuery {
+        limit,
+        ..JobQuery::default()
+    };
+    let page = client.jobs(&query).await?;
     if json {
         return output::print_json(&page);
     }
-    for job in page["jobs"].as_array().into_iter().flatten() {
+    for job in &page.jobs {
         println!(
             "{}  {:<14} {:<8} {:>3.0}%  {}  {} file(s) made",
-            job["id"].as_str().unwrap_or("?"),
-            job["jobType"].as_str().unwrap_or("?"),
-            job["state"].as_str().unwrap_or("?"),
-            job["progress"].as_f64().unwrap_or(0.0) * 100.0,
-            job["createTime"].as_str().unwrap_or("?"),
-            job["files"].as_array().map_or(0, Vec::len),
+            job.id,
+            job.job_type,
+            job.state.as_str(),
+            job.progress * 100.0,
+            job.create_time.to_rfc3339_opts(SecondsFormat::AutoSi, true),
+            job.files.len(),
         );
     }
-    let minutes = &page["minutes"];
     println!(
         "job minutes this month: {:.1} of {:.0}",
-        minutes["used"].as_f64().unwrap_or(0.0),
-        minutes["limit"].as_f64().unwrap_or(0.0)
+        page.minutes.used, page.minutes.limit
     );
     Ok(())
 }
 
-pub async fn cancel(client: &Client, id: &str, json: bool) -> Result<()> {
-    let answer: Value = client.post("/cancel-file-job", &json!({ "id": id })).await?;
+pub async fn cancel(client: &Client, id: Uuid, json: bool) -> Result<()> {
+    let answer = client.cancel_job(id).await?;
     if json {
         return output::print_json(&answer);
     }
-    let job = &answer["job"];
+    let job = &answer.job;
     println!(
         "job {} {}{}",
-        job["id"].as_str().unwrap_or("?"),
-        job["state"].as_str().unwrap_or("?"),
-        if job["stopRequested"] == true && job["state"] == "running" {
+        job.id,
+        job.state.as_str(),
+        if job.stop_requested && job.state == JobState::Running {
             " (stopping)"
         } else {
             ""

@@ -26,13 +26,16 @@ use std::time::Duration;
 
 use anyhow::Result;
 use clap::Parser;
-use uuid::Uuid;
 
 use crate::args::{
     AgentCommand, Cli, CollectionCommand, Command, ConnectionCommand, JobsCommand, RequestCommand,
     ReviewCommand, WebhookCommand,
 };
 use drive_client::files::Batch;
+use drive_client::generations::NewImage;
+use drive_client::organize::{ArchiveOf, CollectionKind, Covered, Import, ViewsQuery};
+use drive_client::reading::ReadQuery;
+use drive_client::requests::NewRequest;
 use drive_client::version::{self, Program};
 use drive_client::{Client, config};
 
@@ -95,14 +98,14 @@ async fn command(
             offset,
             out,
         } => {
-            let body = reading::ReadBody {
+            let query = ReadQuery {
                 file_id: id,
                 at,
                 from_page,
                 to_page,
                 offset,
             };
-            reading::read(&signed_in()?, &body, out.as_deref(), json).await
+            reading::read(&signed_in()?, &query, out.as_deref(), json).await
         }
         Command::Captions { ids, format } => reading::captions(&signed_in()?, &ids, &format, json).await,
         Command::Cover {
@@ -111,8 +114,8 @@ async fn command(
             image,
         } => {
             let on = match (track, playlist) {
-                (Some(track), _) => artwork::Covered::Track(track),
-                (None, Some(playlist)) => artwork::Covered::Playlist(playlist),
+                (Some(track), _) => Covered::Track(track),
+                (None, Some(playlist)) => Covered::Playlist(playlist),
                 (None, None) => anyhow::bail!("give --track or --playlist"),
             };
             artwork::cover(&signed_in()?, on, image, json).await
@@ -121,35 +124,43 @@ async fn command(
             artwork::thumbnail(&signed_in()?, video, image, at.as_deref(), json).await
         }
         Command::Import { url, name, folder } => {
-            imports::run(&signed_in()?, &url, name.as_deref(), folder.as_deref(), json).await
+            let import = Import {
+                url,
+                file_name: name,
+                folder,
+            };
+            imports::run(&signed_in()?, &import, json).await
         }
-        Command::Mv { ids, to } => organize::move_files(&signed_in()?, &strings(&ids), &to, json).await,
-        Command::Tag { ids, tags, remove } => {
-            organize::tag(&signed_in()?, &strings(&ids), &tags, remove, json).await
-        }
+        Command::Mv { ids, to } => organize::move_files(&signed_in()?, &ids, &to, json).await,
+        Command::Tag { ids, tags, remove } => organize::tag(&signed_in()?, &ids, &tags, remove, json).await,
         Command::Describe { id, description } => {
-            organize::describe(&signed_in()?, &id.to_string(), &description, json).await
+            organize::describe(&signed_in()?, id, &description, json).await
         }
         Command::Collections => organize::collections(&signed_in()?, json).await,
         Command::Playlist(command) => {
-            collection(&signed_in()?, organize::Kind::Playlist, command, json).await
+            collection(&signed_in()?, CollectionKind::Playlist, command, json).await
         }
-        Command::Gallery(command) => collection(&signed_in()?, organize::Kind::Gallery, command, json).await,
+        Command::Gallery(command) => collection(&signed_in()?, CollectionKind::Gallery, command, json).await,
         Command::Archive {
             ids,
             gallery,
             playlist,
             title,
         } => {
-            let source = match (gallery, playlist) {
-                (Some(gallery), _) => serde_json::json!({ "galleryId": gallery }),
-                (None, Some(playlist)) => serde_json::json!({ "playlistId": playlist }),
-                (None, None) => serde_json::json!({ "fileIds": strings(&ids) }),
+            let of = match (gallery, playlist) {
+                (Some(gallery), _) => ArchiveOf::Gallery(gallery),
+                (None, Some(playlist)) => ArchiveOf::Playlist(playlist),
+                (None, None) => ArchiveOf::Files(ids),
             };
-            organize::archive(&signed_in()?, source, title.as_deref(), json).await
+            organize::archive(&signed_in()?, &of, title.as_deref(), json).await
         }
         Command::Views { ids, since, limit } => {
-            organize::views(&signed_in()?, &strings(&ids), since.as_deref(), limit, json).await
+            let query = ViewsQuery {
+                file_ids: (!ids.is_empty()).then_some(ids),
+                since,
+                limit,
+            };
+            organize::views(&signed_in()?, &query, json).await
         }
         Command::Jobs(command) => {
             let client = signed_in()?;
@@ -163,7 +174,7 @@ async fn command(
                     dry_run,
                     wait,
                 } => {
-                    let new = jobs::NewJob {
+                    let asked = jobs::Asked {
                         job_type: &job_type,
                         files: &file_ids,
                         options: options.as_deref(),
@@ -171,10 +182,10 @@ async fn command(
                         folder: folder.as_deref(),
                         dry_run,
                     };
-                    jobs::create(&client, &new, wait, json).await
+                    jobs::create(&client, &asked, wait, json).await
                 }
                 JobsCommand::List { limit } => jobs::list(&client, limit, json).await,
-                JobsCommand::Cancel { id } => jobs::cancel(&client, &id.to_string(), json).await,
+                JobsCommand::Cancel { id } => jobs::cancel(&client, id, json).await,
             }
         }
         Command::Completions { shell } => {
@@ -209,15 +220,15 @@ async fn command(
         } => {
             let client = signed_in()?;
             match (status, prompt) {
-                (Some(id), _) => generate::status(&client, &id.to_string(), json).await,
+                (Some(id), _) => generate::status(&client, id, json).await,
                 (None, Some(prompt)) => {
-                    let ask = generate::Ask {
-                        prompt: &prompt,
-                        model: model.as_deref(),
-                        aspect_ratio: aspect_ratio.as_deref(),
-                        quality: quality.as_deref(),
+                    let image = NewImage {
+                        prompt,
+                        model,
+                        aspect_ratio,
+                        quality,
                     };
-                    generate::run(&client, &ask, wait, json).await
+                    generate::run(&client, &image, wait, json).await
                 }
                 (None, None) => anyhow::bail!("give a prompt, or --status GENERATION_ID"),
             }
@@ -237,7 +248,7 @@ async fn command(
                     on_arrival_options,
                 } => {
                     let on_arrival = requests::on_arrival(on_arrival, on_arrival_options.as_deref())?;
-                    let request = requests::NewRequest {
+                    let request = NewRequest {
                         title,
                         message,
                         folder,
@@ -290,17 +301,13 @@ async fn command(
                 }
             }
         }
-        Command::Search(search) => reading::search(&signed_in()?, search.body(), json).await,
+        Command::Search(search) => reading::search(&signed_in()?, &search.query(), json).await,
     }
-}
-
-fn strings(ids: &[Uuid]) -> Vec<String> {
-    ids.iter().map(Uuid::to_string).collect()
 }
 
 async fn collection(
     client: &Client,
-    kind: organize::Kind,
+    kind: CollectionKind,
     command: CollectionCommand,
     json: bool,
 ) -> Result<()> {
@@ -314,26 +321,16 @@ async fn collection(
         } => {
             let made = organize::Made {
                 title: &title,
-                ids: &strings(&ids),
-                featured: &strings(&featured),
+                ids: &ids,
+                featured: &featured,
                 description: description.as_deref(),
                 public,
             };
             organize::create(client, kind, &made, json).await
         }
         CollectionCommand::Add { id, ids, featured } => {
-            organize::add(
-                client,
-                kind,
-                &id.to_string(),
-                &strings(&ids),
-                &strings(&featured),
-                json,
-            )
-            .await
+            organize::add(client, kind, id, &ids, &featured, json).await
         }
-        CollectionCommand::Reorder { id, ids } => {
-            organize::reorder(client, kind, &id.to_string(), &strings(&ids), json).await
-        }
+        CollectionCommand::Reorder { id, ids } => organize::reorder(client, kind, id, &ids, json).await,
     }
 }

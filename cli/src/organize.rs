@@ -3,150 +3,105 @@
 //! the route's answer is printed as it came.
 
 use anyhow::Result;
-use serde_json::{Value, json};
+use serde::Serialize;
+use uuid::Uuid;
 
 use crate::output;
 use drive_client::Client;
+use drive_client::organize::{ArchiveOf, Collection, CollectionKind, NewCollection, ViewsQuery};
 
-/// Posts `body` to `route` and prints the answer as JSON, or `say` of it for people.
-async fn call(
-    client: &Client,
-    route: &str,
-    body: Value,
-    json: bool,
-    say: impl Fn(&Value) -> String,
-) -> Result<()> {
-    let answer: Value = client.post(route, &body).await?;
+/// Prints `answer` as JSON, or `said` for people.
+fn show<T: Serialize>(answer: &T, json: bool, said: impl FnOnce(&T) -> String) -> Result<()> {
     if json {
-        return output::print_json(&answer);
+        return output::print_json(answer);
     }
-    println!("{}", say(&answer));
+    println!("{}", said(answer));
     Ok(())
 }
 
-fn text(value: &Value) -> &str {
-    value.as_str().unwrap_or("?")
-}
-
-fn count(value: &Value) -> usize {
-    value.as_array().map_or(0, Vec::len)
-}
-
 /// `drive mv ID... --to PATH`: `/move-files` (`/` is the top).
-pub async fn move_files(client: &Client, ids: &[String], to: &str, json: bool) -> Result<()> {
-    let body = json!({ "fileIds": ids, "folder": to });
-    call(client, "/move-files", body, json, |a| {
-        let folder = a["folder"]["path"].as_str().unwrap_or("/");
-        format!("moved {} file(s) to {folder}", count(&a["moved"]))
+pub async fn move_files(client: &Client, ids: &[Uuid], to: &str, json: bool) -> Result<()> {
+    let moved = client.move_files(ids, to).await?;
+    show(&moved, json, |a| {
+        let folder = a.folder.as_ref().map_or("/", |f| f.path.as_str());
+        format!("moved {} file(s) to {folder}", a.moved.len())
     })
-    .await
 }
 
 /// `drive tag ID... --tags a,b [--remove]`: `/tag-files`.
-pub async fn tag(client: &Client, ids: &[String], tags: &[String], remove: bool, json: bool) -> Result<()> {
-    let body = json!({ "fileIds": ids, "tags": tags, "action": if remove { "remove" } else { "add" } });
-    call(client, "/tag-files", body, json, |a| {
-        let names: Vec<&str> = a["tags"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .map(|t| text(&t["text"]))
-            .collect();
+pub async fn tag(client: &Client, ids: &[Uuid], tags: &[String], remove: bool, json: bool) -> Result<()> {
+    let tagged = client.tag_files(ids, tags, remove).await?;
+    show(&tagged, json, |a| {
+        let names: Vec<&str> = a.tags.iter().map(|t| t.text.as_str()).collect();
         format!(
             "{} {} on {} file(s)",
             if remove { "took off" } else { "put" },
             names.join(", "),
-            count(&a["updated"])
+            a.updated.len()
         )
     })
-    .await
 }
 
 /// `drive describe ID TEXT`: `/update-file-description` (empty clears).
-pub async fn describe(client: &Client, id: &str, description: &str, json: bool) -> Result<()> {
-    let body = json!({ "fileId": id, "description": description });
-    call(client, "/update-file-description", body, json, |_| {
+pub async fn describe(client: &Client, id: Uuid, description: &str, json: bool) -> Result<()> {
+    let described = client.describe(id, description).await?;
+    show(&described, json, |_| {
         if description.is_empty() {
             format!("cleared {id}'s description")
         } else {
             format!("described {id}")
         }
     })
-    .await
 }
 
 /// `drive collections`: folders, playlists, galleries and tags, one a line.
 pub async fn collections(client: &Client, json: bool) -> Result<()> {
-    let answer: Value = client.post_empty("/select-collections").await?;
+    let answer = client.collections().await?;
     if json {
         return output::print_json(&answer);
     }
-    for folder in answer["folders"].as_array().into_iter().flatten() {
+    for folder in &answer.folders {
         println!(
             "folder    {}  {}  {} file(s)",
-            text(&folder["id"]),
-            text(&folder["path"]),
-            folder["fileCount"]
+            folder.id, folder.path, folder.file_count
         );
     }
-    for (kind, key) in [("playlist", "playlists"), ("gallery", "galleries")] {
-        for item in answer[key].as_array().into_iter().flatten() {
-            let access = if item["isPublic"] == true {
-                "public"
-            } else {
-                "private"
-            };
-            println!(
-                "{kind:<9} {}  {}  {access}  {} file(s)",
-                text(&item["id"]),
-                text(&item["title"]),
-                item["fileCount"]
-            );
-        }
-    }
-    for tag in answer["tags"].as_array().into_iter().flatten() {
+    let access = |public: bool| if public { "public" } else { "private" };
+    for playlist in &answer.playlists {
         println!(
-            "tag       {}  {}  {} file(s)",
-            text(&tag["id"]),
-            text(&tag["text"]),
-            tag["fileCount"]
+            "{:<9} {}  {}  {}  {} file(s)",
+            "playlist",
+            playlist.id,
+            playlist.title,
+            access(playlist.is_public),
+            playlist.file_count
         );
+    }
+    for gallery in &answer.galleries {
+        println!(
+            "{:<9} {}  {}  {}  {} file(s)",
+            "gallery",
+            gallery.id,
+            gallery.title,
+            access(gallery.is_public),
+            gallery.file_count
+        );
+    }
+    for tag in &answer.tags {
+        println!("tag       {}  {}  {} file(s)", tag.id, tag.text, tag.file_count);
     }
     Ok(())
 }
 
-/// A playlist or a gallery: the routes differ by name only.
-#[derive(Debug, Clone, Copy)]
-pub enum Kind {
-    Playlist,
-    Gallery,
-}
-
-impl Kind {
-    fn name(self) -> &'static str {
-        match self {
-            Kind::Playlist => "playlist",
-            Kind::Gallery => "gallery",
-        }
-    }
-
-    fn id_field(self) -> &'static str {
-        match self {
-            Kind::Playlist => "playlistId",
-            Kind::Gallery => "galleryId",
-        }
-    }
-}
-
-fn said(kind: Kind) -> impl Fn(&Value) -> String {
-    move |a: &Value| {
-        let skipped = count(&a["skipped"]);
+fn said(kind: CollectionKind) -> impl FnOnce(&Collection) -> String {
+    move |a: &Collection| {
+        let skipped = a.skipped.as_ref().map_or(0, Vec::len);
         format!(
             "{} {} {:?}: {} file(s){}",
             kind.name(),
-            text(&a["id"]),
-            text(&a["title"]),
-            a["fileCount"],
+            a.id,
+            a.title,
+            a.file_count,
             if skipped > 0 {
                 format!(", {skipped} skipped (not admissible)")
             } else {
@@ -158,103 +113,75 @@ fn said(kind: Kind) -> impl Fn(&Value) -> String {
 
 pub struct Made<'a> {
     pub title: &'a str,
-    pub ids: &'a [String],
-    pub featured: &'a [String],
+    pub ids: &'a [Uuid],
+    pub featured: &'a [Uuid],
     pub description: Option<&'a str>,
     pub public: bool,
 }
 
 /// `drive playlist|gallery create TITLE [ID...]`.
-pub async fn create(client: &Client, kind: Kind, made: &Made<'_>, json: bool) -> Result<()> {
-    let mut body = json!({ "title": made.title, "fileIds": made.ids, "isPublic": made.public });
-    if let Kind::Gallery = kind {
-        body["featuredIds"] = json!(made.featured);
-        body["description"] = json!(made.description);
-    }
-    call(
-        client,
-        &format!("/create-{}", kind.name()),
-        body,
-        json,
-        said(kind),
-    )
-    .await
+pub async fn create(client: &Client, kind: CollectionKind, made: &Made<'_>, json: bool) -> Result<()> {
+    let gallery = kind == CollectionKind::Gallery;
+    let new = NewCollection {
+        title: made.title.to_string(),
+        file_ids: made.ids.to_vec(),
+        is_public: made.public,
+        featured_ids: gallery.then(|| made.featured.to_vec()),
+        description: made.description.filter(|_| gallery).map(str::to_string),
+    };
+    let collection = client.create_collection(kind, &new).await?;
+    show(&collection, json, said(kind))
 }
 
 /// `drive playlist|gallery add ID FILE...`.
 pub async fn add(
     client: &Client,
-    kind: Kind,
-    id: &str,
-    ids: &[String],
-    featured: &[String],
+    kind: CollectionKind,
+    id: Uuid,
+    ids: &[Uuid],
+    featured: &[Uuid],
     json: bool,
 ) -> Result<()> {
-    let mut body = json!({ kind.id_field(): id, "fileIds": ids });
-    if let Kind::Gallery = kind {
-        body["featuredIds"] = json!(featured);
-    }
-    call(
-        client,
-        &format!("/add-to-{}", kind.name()),
-        body,
-        json,
-        said(kind),
-    )
-    .await
+    let collection = client.add_to_collection(kind, id, ids, featured).await?;
+    show(&collection, json, said(kind))
 }
 
 /// `drive playlist|gallery reorder ID FILE...`: the named files first, in that order.
-pub async fn reorder(client: &Client, kind: Kind, id: &str, ids: &[String], json: bool) -> Result<()> {
-    let body = json!({ kind.id_field(): id, "fileIds": ids });
-    call(
-        client,
-        &format!("/reorder-{}", kind.name()),
-        body,
-        json,
-        said(kind),
-    )
-    .await
+pub async fn reorder(
+    client: &Client,
+    kind: CollectionKind,
+    id: Uuid,
+    ids: &[Uuid],
+    json: bool,
+) -> Result<()> {
+    let collection = client.reorder_collection(kind, id, ids).await?;
+    show(&collection, json, said(kind))
 }
 
 /// `drive archive (ID... | --gallery ID | --playlist ID) [--title T]`: a zip built by a job.
-pub async fn archive(client: &Client, source: Value, title: Option<&str>, json: bool) -> Result<()> {
-    let mut body = source;
-    body["title"] = json!(title);
-    call(client, "/create-archive-request", body, json, |a| {
-        format!(
-            "job {} queued: the archive lands beside the first file (drive jobs list)",
-            text(&a["job"]["id"])
-        )
-    })
-    .await
+pub async fn archive(client: &Client, of: &ArchiveOf, title: Option<&str>, json: bool) -> Result<()> {
+    let created = client.archive(of, title).await?;
+    if json {
+        return output::print_json(&created);
+    }
+    println!(
+        "job {} queued: the archive lands beside the first file (drive jobs list)",
+        created.queued()?.id
+    );
+    Ok(())
 }
 
 /// `drive views [ID...] [--since DATE] [--limit N]`: opens by others, most opened first.
-pub async fn views(
-    client: &Client,
-    ids: &[String],
-    since: Option<&str>,
-    limit: Option<u32>,
-    json: bool,
-) -> Result<()> {
-    let body = json!({
-        "fileIds": (!ids.is_empty()).then_some(ids),
-        "since": since,
-        "limit": limit,
-    });
-    let answer: Value = client.post("/select-file-views", &body).await?;
+pub async fn views(client: &Client, query: &ViewsQuery, json: bool) -> Result<()> {
+    let answer = client.views(query).await?;
     if json {
         return output::print_json(&answer);
     }
-    println!("since {}", text(&answer["since"]));
-    for file in answer["files"].as_array().into_iter().flatten() {
+    println!("since {}", answer.since);
+    for file in &answer.files {
         println!(
             "{}  {}  {} view(s), {} in all",
-            text(&file["id"]),
-            text(&file["fileName"]),
-            file["views"],
-            file["allViews"]
+            file.id, file.file_name, file.views, file.all_views
         );
     }
     Ok(())

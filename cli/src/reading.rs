@@ -6,38 +6,21 @@ use std::path::Path;
 
 use anyhow::{Context, Result, bail};
 use base64::Engine;
-use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use drive_client::jobs::NewJob;
+use drive_client::reading::ReadQuery;
+use drive_client::search::{Moment, SearchQuery};
+use serde_json::json;
 use uuid::Uuid;
 
 use crate::output::{self, Align};
 use drive_client::Client;
 
-/// A moment as `/search-files` answers it.
-#[derive(Debug, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct Moment {
-    file_id: Uuid,
-    entry_type: String,
-    text: String,
-    at: Option<f64>,
-    until: Option<f64>,
-    page: Option<u32>,
-}
-
-#[derive(Debug, Deserialize)]
-struct Found {
-    files: Vec<Value>,
-    #[serde(default)]
-    moments: Vec<Moment>,
-}
-
 /// Submits a readForSearch job for `ids`; prints the job.
 pub async fn read_for_search(client: &Client, ids: &[Uuid], json: bool) -> Result<()> {
-    let body = json!({ "jobType": "readForSearch", "fileIds": ids });
+    let job = NewJob::new("readForSearch", ids.to_vec());
     submit(
         client,
-        &body,
+        &job,
         "to read; `drive search --query …` finds them once it is done",
         json,
     )
@@ -46,109 +29,88 @@ pub async fn read_for_search(client: &Client, ids: &[Uuid], json: bool) -> Resul
 
 /// Submits a captions job for `ids`; prints the job.
 pub async fn captions(client: &Client, ids: &[Uuid], format: &str, json: bool) -> Result<()> {
-    let body = json!({ "jobType": "captions", "fileIds": ids, "options": { "format": format } });
+    let job = NewJob {
+        options: json!({ "format": format }),
+        ..NewJob::new("captions", ids.to_vec())
+    };
     submit(
         client,
-        &body,
+        &job,
         "to caption; the captions land beside each file",
         json,
     )
     .await
 }
 
-async fn submit(client: &Client, body: &Value, what: &str, json: bool) -> Result<()> {
-    let answer: Value = client.post("/create-file-job", body).await?;
+async fn submit(client: &Client, job: &NewJob, what: &str, json: bool) -> Result<()> {
+    let answer = client.create_job(job).await?;
     if json {
         return output::print_json(&answer);
     }
     println!(
         "job {} queued: {} file(s) {what}",
-        answer["job"]["id"].as_str().unwrap_or("?"),
-        body["fileIds"].as_array().map_or(0, Vec::len)
+        answer.queued()?.id,
+        job.file_ids.len()
     );
     Ok(())
 }
 
-/// The body of `/read-file`.
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ReadBody {
-    pub file_id: Uuid,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub at: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub from_page: Option<u32>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub to_page: Option<u32>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub offset: Option<u64>,
-}
-
 /// Reads a file: prints its note, text and what is said, and writes a picture or frame to
 /// `out` (an answer holding a picture is an error without `out`).
-pub async fn read(client: &Client, body: &ReadBody, out: Option<&Path>, json: bool) -> Result<()> {
-    let answer: Value = client.post("/read-file", body).await?;
-    if let Some(data) = answer["image"]["data"].as_str() {
+pub async fn read(client: &Client, query: &ReadQuery, out: Option<&Path>, json: bool) -> Result<()> {
+    let answer = client.read_file(query).await?;
+    if let Some(image) = &answer.image {
         let Some(out) = out else {
             bail!(
                 "{} is read as a picture: give --out FILE to write it",
-                body.file_id
+                query.file_id
             );
         };
         let bytes = base64::engine::general_purpose::STANDARD
-            .decode(data)
+            .decode(&image.data)
             .context("the picture the drive sent is not base64")?;
         std::fs::write(out, bytes).with_context(|| format!("writing {}", out.display()))?;
     }
     if json {
         return output::print_json(&answer);
     }
-    println!("{}", answer["note"].as_str().unwrap_or_default());
-    if let Some(out) = out.filter(|_| answer.get("image").is_some()) {
+    println!("{}", answer.note);
+    if let Some(out) = out.filter(|_| answer.image.is_some()) {
         println!("picture written to {}", out.display());
     }
-    if let Some(text) = answer["text"].as_str() {
+    if let Some(text) = &answer.text {
         println!("{text}");
     }
-    if let Some(said) = answer["said"].as_array() {
-        for s in said {
-            println!(
-                "[{:.1}–{:.1} s] {}",
-                s["at"].as_f64().unwrap_or_default(),
-                s["until"].as_f64().unwrap_or_default(),
-                s["text"].as_str().unwrap_or_default()
-            );
-        }
+    for s in answer.said.iter().flatten() {
+        println!("[{:.1}–{:.1} s] {}", s.at, s.until, s.text);
     }
-    for (field, label) in [("nextOffset", "next offset"), ("nextAt", "next at")] {
-        if let Some(next) = answer.get(field) {
-            println!("{label}: {next}");
-        }
+    if let Some(next) = answer.next_offset {
+        println!("next offset: {next}");
+    }
+    if let Some(next) = answer.next_at {
+        println!("next at: {}", json!(next));
     }
     Ok(())
 }
 
-/// The moments best matching `query`, with the name of the file each is in.
-/// `/search-files` with `body`: with a query, the moments found inside files; without, the
-/// files that match.
-pub async fn search(client: &Client, body: Value, json: bool) -> Result<()> {
-    let found: Value = client.post("/search-files", &body).await?;
+/// `/search-files` with `query`: with words to find inside files, the moments found, with the
+/// name of the file each is in; without, the files that match.
+pub async fn search(client: &Client, query: &SearchQuery, json: bool) -> Result<()> {
+    let found = client.search(query).await?;
     if json {
         return output::print_json(&found);
     }
-    if body.get("query").is_none() {
-        let rows: Vec<Vec<String>> = found["files"]
-            .as_array()
-            .into_iter()
-            .flatten()
+    if query.query.is_none() {
+        let rows: Vec<Vec<String>> = found
+            .files
+            .iter()
             .map(|f| {
-                let text = |v: &Value| v.as_str().unwrap_or("").to_string();
                 vec![
-                    text(&f["id"]),
-                    text(&f["type"]),
-                    f["fileSize"].to_string(),
-                    text(&f["folder"]),
-                    text(&f["fileName"]),
+                    f.id.to_string(),
+                    f.kind.clone(),
+                    f.file_size.to_string(),
+                    f.folder.clone(),
+                    f.file_name.clone(),
                 ]
             })
             .collect();
@@ -162,13 +124,13 @@ pub async fn search(client: &Client, body: Value, json: bool) -> Result<()> {
             ],
             &rows,
         );
-        if let Some(next) = found["nextOffset"].as_u64() {
+        if let Some(next) = found.next_offset {
             println!("more: --offset {next}");
         }
         return Ok(());
     }
-    let found: Found = serde_json::from_value(found)?;
-    if found.moments.is_empty() {
+    let moments = found.moments.unwrap_or_default();
+    if moments.is_empty() {
         println!("Nothing found inside the files you have had read.");
         return Ok(());
     }
@@ -176,13 +138,11 @@ pub async fn search(client: &Client, body: Value, json: bool) -> Result<()> {
         found
             .files
             .iter()
-            .find(|f| f["id"].as_str() == Some(&id.to_string()))
-            .and_then(|f| f["fileName"].as_str())
-            .unwrap_or("?")
+            .find(|f| f.id == id)
+            .map_or("?", |f| f.file_name.as_str())
             .to_string()
     };
-    let rows: Vec<Vec<String>> = found
-        .moments
+    let rows: Vec<Vec<String>> = moments
         .iter()
         .map(|m| vec![name_of(m.file_id), place(m), m.entry_type.clone(), m.text.clone()])
         .collect();

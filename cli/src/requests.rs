@@ -2,82 +2,39 @@
 //! `drive request list` shows them with what arrived, `drive request open|close ID`.
 
 use anyhow::{Context, Result};
-use chrono::{DateTime, Utc};
-use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use drive_client::requests::{NewRequest, OnArrival};
+use serde_json::Value;
 use uuid::Uuid;
 
 use crate::output::{self, Align};
 use drive_client::Client;
 
-/// What `drive request create` asks for.
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct NewRequest {
-    pub title: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub message: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub folder: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub expire_time: Option<DateTime<Utc>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub max_bytes: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub accept_types: Option<Vec<String>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub max_files_per_sender: Option<u32>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub on_arrival: Option<Value>,
-}
-
 /// `onArrival` from `--on-arrival TYPE` and `--on-arrival-options JSON`.
-pub fn on_arrival(job_type: Option<String>, options: Option<&str>) -> Result<Option<Value>> {
+pub fn on_arrival(job_type: Option<String>, options: Option<&str>) -> Result<Option<OnArrival>> {
     let Some(job_type) = job_type else { return Ok(None) };
     let options: Value = match options {
         Some(text) => serde_json::from_str(text).context("--on-arrival-options is not JSON")?,
         None => Value::Null,
     };
-    Ok(Some(json!({ "jobType": job_type, "options": options })))
+    Ok(Some(OnArrival { job_type, options }))
 }
 
 pub async fn create(client: &Client, request: &NewRequest, json: bool) -> Result<()> {
-    let made: Value = client.post("/create-file-request", request).await?;
+    let made = client.create_request(request).await?;
     if json {
         return output::print_json(&made);
     }
-    println!(
-        "request {} made; files land in {}",
-        made["id"].as_str().unwrap_or("?"),
-        made["folder"]["path"].as_str().unwrap_or("?")
-    );
-    println!("share {}", made["url"].as_str().unwrap_or("?"));
+    println!("request {} made; files land in {}", made.id, made.folder.path);
+    println!("share {}", made.url);
     Ok(())
 }
 
-#[derive(Debug, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct Listed {
-    id: Uuid,
-    title: String,
-    open: bool,
-    received_bytes: u64,
-    max_bytes: Option<u64>,
-    folder: Value,
-    drops: Vec<Value>,
-    url: String,
-}
-
 pub async fn list(client: &Client, folder: Option<&str>, json: bool) -> Result<()> {
-    let body = match folder {
-        Some(folder) => json!({ "folder": folder }),
-        None => json!({}),
-    };
-    let answer: Value = client.post("/select-file-requests", &body).await?;
+    let answer = client.requests(folder).await?;
     if json {
         return output::print_json(&answer);
     }
-    let requests: Vec<Listed> = serde_json::from_value(answer["requests"].clone())?;
+    let requests = answer.requests;
     if requests.is_empty() {
         println!("No file requests: `drive request create TITLE` makes one.");
         return Ok(());
@@ -85,11 +42,7 @@ pub async fn list(client: &Client, folder: Option<&str>, json: bool) -> Result<(
     let rows: Vec<Vec<String>> = requests
         .iter()
         .map(|r| {
-            let files: usize = r
-                .drops
-                .iter()
-                .map(|d| d["files"].as_array().map_or(0, Vec::len))
-                .sum();
+            let files: usize = r.drops.iter().map(|d| d.files.len()).sum();
             let received = match r.max_bytes {
                 Some(max) => format!("{} of {}", output::size(r.received_bytes), output::size(max)),
                 None => output::size(r.received_bytes),
@@ -100,7 +53,7 @@ pub async fn list(client: &Client, folder: Option<&str>, json: bool) -> Result<(
                 r.drops.len().to_string(),
                 files.to_string(),
                 received,
-                r.folder["path"].as_str().unwrap_or("?").to_string(),
+                r.folder.path.clone(),
                 r.title.clone(),
             ]
         })
@@ -121,17 +74,11 @@ pub async fn list(client: &Client, folder: Option<&str>, json: bool) -> Result<(
 }
 
 pub async fn set_open(client: &Client, id: Uuid, open: bool, json: bool) -> Result<()> {
-    let answer: Value = client
-        .post(
-            "/set-file-request-open",
-            &json!({ "requestId": id, "open": open }),
-        )
-        .await?;
+    let answer = client.set_request_open(id, open).await?;
     if json {
         return output::print_json(&answer);
     }
-    let now_open = answer["open"].as_bool().unwrap_or(false);
-    match (open, now_open) {
+    match (open, answer.open) {
         (true, false) => println!("request {id} stays closed: it is past its expiry"),
         (_, true) => println!("request {id} is open"),
         (false, false) => println!("request {id} is closed"),

@@ -3,59 +3,43 @@
 //! `drive webhook remove ID` stops them.
 
 use anyhow::Result;
-use serde_json::{Value, json};
+use drive_client::events::Subscription;
 use uuid::Uuid;
 
 use crate::output::{self, Align};
 use drive_client::Client;
 
 pub async fn add(client: &Client, url: &str, kinds: &[String], json: bool) -> Result<()> {
-    let body = json!({ "url": url, "kinds": (!kinds.is_empty()).then_some(kinds) });
-    let made: Value = client.post("/create-event-subscription", &body).await?;
+    let made = client
+        .subscribe(url, (!kinds.is_empty()).then_some(kinds))
+        .await?;
     if json {
         return output::print_json(&made);
     }
-    let subscription = &made["subscription"];
+    let subscription = &made.subscription;
     println!(
         "webhook {} sends {} events to {}",
-        subscription["id"].as_str().unwrap_or("?"),
-        kinds_of(subscription),
-        subscription["url"].as_str().unwrap_or("?")
+        subscription.id,
+        subscription.kinds.join(","),
+        subscription.url
     );
     println!(
         "secret {} (shown only now: check X-Drive-Signature with it)",
-        made["secret"].as_str().unwrap_or("?")
+        made.secret
     );
     Ok(())
 }
 
 pub async fn list(client: &Client, json: bool) -> Result<()> {
-    let answer: Value = client.post_empty("/select-event-subscriptions").await?;
+    let answer = client.subscriptions().await?;
     if json {
         return output::print_json(&answer);
     }
-    let subscriptions = answer["subscriptions"].as_array().cloned().unwrap_or_default();
-    if subscriptions.is_empty() {
+    if answer.subscriptions.is_empty() {
         println!("No webhooks: `drive webhook add URL` makes one.");
         return Ok(());
     }
-    let text = |v: &Value| v.as_str().unwrap_or("").to_string();
-    let rows: Vec<Vec<String>> = subscriptions
-        .iter()
-        .map(|s| {
-            let delivery = match (s["failures"].as_i64().unwrap_or(0), s["lastError"].as_str()) {
-                (0, _) => text(&s["lastDeliveryTime"]),
-                (n, why) => format!("{n} failed: {}", why.unwrap_or("?")),
-            };
-            vec![
-                text(&s["id"]),
-                text(&s["state"]),
-                kinds_of(s),
-                text(&s["url"]),
-                delivery,
-            ]
-        })
-        .collect();
+    let rows: Vec<Vec<String>> = answer.subscriptions.iter().map(row).collect();
     output::print_table(
         &[
             ("ID", Align::Left),
@@ -69,21 +53,28 @@ pub async fn list(client: &Client, json: bool) -> Result<()> {
     Ok(())
 }
 
+fn row(s: &Subscription) -> Vec<String> {
+    let delivery = match (s.failures, &s.last_error) {
+        (0, _) => s
+            .last_delivery_time
+            .map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true))
+            .unwrap_or_default(),
+        (n, why) => format!("{n} failed: {}", why.as_deref().unwrap_or("?")),
+    };
+    vec![
+        s.id.to_string(),
+        s.state.clone(),
+        s.kinds.join(","),
+        s.url.clone(),
+        delivery,
+    ]
+}
+
 pub async fn remove(client: &Client, id: Uuid, json: bool) -> Result<()> {
-    let answer: Value = client
-        .post("/delete-event-subscription", &json!({ "subscriptionId": id }))
-        .await?;
+    let answer = client.unsubscribe(id).await?;
     if json {
         return output::print_json(&answer);
     }
     println!("webhook {id} removed");
     Ok(())
-}
-
-fn kinds_of(subscription: &Value) -> String {
-    let kinds: Vec<&str> = subscription["kinds"]
-        .as_array()
-        .map(|k| k.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default();
-    kinds.join(",")
 }

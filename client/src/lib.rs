@@ -1,15 +1,30 @@
-//! The client library of the Drive file service, shared by the `drive` CLI and the `drive-mcp`
-//! tool server: the session (exchanged for the API token, renewed a minute before it ends and
-//! once more when a call is refused with 401), the two headers every call carries, the
-//! service's error body as an error type ([`ApiError`]), the file routes typed ([`files`]), and
-//! uploads streamed from disk that resume ([`upload`]).
+//! The client library of the Drive file service, shared by the `drive` CLI, the `drive-mcp`
+//! tool server and the worker's agent: the session (exchanged for the API token, renewed a
+//! minute before it ends and once more when a call is refused with 401), the two headers every
+//! call carries, the service's error body as an error type ([`ApiError`]), every route they
+//! call typed, one method a route, grouped by family ([`files`], [`jobs`], [`generations`],
+//! [`search`], [`reading`], [`organize`], [`requests`], [`reviews`], [`events`],
+//! [`connections`]), the waits for a job's or a generation's end, and uploads streamed from
+//! disk that resume ([`upload`]); behind the `tools` feature, the one catalogue of tools for
+//! models ([`tools`]). No route is named outside this crate.
 
 mod agent;
 pub mod config;
+pub mod connections;
+pub mod events;
 pub mod files;
+pub mod generations;
+pub mod jobs;
 pub mod local;
+pub mod organize;
+pub mod reading;
 pub mod records;
+pub mod requests;
+pub mod reviews;
+pub mod search;
 pub mod spool;
+#[cfg(feature = "tools")]
+pub mod tools;
 mod transfer;
 pub mod upload;
 pub mod version;
@@ -191,13 +206,13 @@ impl Client {
     }
 
     /// POSTs `body` as JSON to `route` and reads the answer.
-    pub async fn post<T: DeserializeOwned>(&self, route: &str, body: &impl Serialize) -> Result<T> {
+    pub(crate) async fn post<T: DeserializeOwned>(&self, route: &str, body: &impl Serialize) -> Result<T> {
         let body = serde_json::to_vec(body).context("encoding the request")?;
         read(self.send(route, Some(body)).await?, route).await
     }
 
     /// POSTs to a route that takes no body.
-    pub async fn post_empty<T: DeserializeOwned>(&self, route: &str) -> Result<T> {
+    pub(crate) async fn post_empty<T: DeserializeOwned>(&self, route: &str) -> Result<T> {
         read(self.send(route, None).await?, route).await
     }
 

@@ -7,10 +7,14 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
+/// The fields of an answer not typed in its struct, kept as the service sent them, so an
+/// answer printed as JSON (`--json`) is the service's whole answer.
+pub type Rest = serde_json::Map<String, serde_json::Value>;
+
 /// A file as `/select-user-files`, `/select-trashed-files`, `/generate-download-url` and
 /// `/toggle-file-access` answer it.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "tools", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct FileRecord {
     pub id: Uuid,

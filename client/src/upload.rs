@@ -15,7 +15,7 @@ pub use crate::transfer::Progress;
 
 /// What became of a file handed to the drive.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "tools", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub enum UploadStatus {
     Uploaded,

@@ -11,7 +11,7 @@ use rmcp::RoleServer;
 use rmcp::service::RequestContext;
 use sha2::{Digest, Sha256};
 
-use crate::explain::Failure;
+use drive_client::tools::Failure;
 
 /// Past this many callers the kept clients are dropped and made again as needed.
 const MOST_KEPT: usize = 1024;

@@ -3,7 +3,6 @@
 //! both on the drive client library the `drive` CLI uses.
 
 mod callers;
-mod explain;
 mod tools;
 
 use std::net::SocketAddr;

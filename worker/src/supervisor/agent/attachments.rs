@@ -9,6 +9,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use drive_client::Client;
+use drive_client::organize::Import;
 use drive_client::spool;
 use drive_client::upload::{self, Progress};
 use drive_core::a2a::{Message, Part};
@@ -65,14 +66,17 @@ async fn save(client: &Client, part: &Part, raw: &str, index: usize) -> anyhow::
 
 /// A `url` part brought in by `/import-from-url`, waited for; the file it made.
 async fn import(client: &Client, part: &Part, url: &str) -> anyhow::Result<Value> {
-    let mut body = json!({ "url": url });
-    if let Some(name) = part.filename.as_deref().filter(|n| !n.trim().is_empty()) {
-        body["fileName"] = json!(name);
-    }
-    let created: Value = client.post("/import-from-url", &body).await?;
-    let job = super::tools::ended(client, &created["job"]["id"], IMPORT_PATIENCE).await?;
-    let made = &job["files"][0];
-    Ok(json!({ "fileId": made["id"], "fileName": made["fileName"] }))
+    let import = Import {
+        url: url.to_string(),
+        file_name: part.filename.clone().filter(|n| !n.trim().is_empty()),
+        folder: None,
+    };
+    let created = client.import(&import).await?;
+    let job = drive_client::tools::done(client, created.queued()?.id, IMPORT_PATIENCE).await?;
+    let Some(made) = job.files.first() else {
+        anyhow::bail!("the import made no file");
+    };
+    Ok(json!({ "fileId": made.id, "fileName": made.file_name }))
 }
 
 /// A message as the model reads it: its text, then a line for each other part: what became

@@ -1,183 +1,81 @@
-//! The agent's tools that make something: a file request (a link anyone can send files to), a
-//! review (a link to watch a video or track and leave notes), an image drawn from a prompt, and
-//! a job run on files (any job a caller may start; zips have `zip_files`). Like the others they
-//! call the drive's routes as the task's token, and attach what they made to the reply as links.
+//! The agent's `run_job`: a job run on files (any job a caller may start; zips have
+//! `zip_files`), checked against the job's settings and inputs here, where the drive's job
+//! vocabulary is; the files are chosen and the jobs started, waited for and linked through the
+//! client library like the catalogue's tools.
 
-use chrono::{TimeDelta, Utc};
 use drive_client::Client;
+use drive_client::jobs::NewJob;
+use drive_client::tools::{self, Effects, Selection};
 use drive_core::file::FileKind;
 use drive_core::job::{JobSpec, JobType, SettingsError};
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
+use uuid::Uuid;
 
-use super::tools::{Links, ended, search, selected};
-
-/// The longest an image or the jobs of one call are waited for; past it the model is told the
-/// ids, to wait for with `wait_for`.
+/// The longest the jobs of one call are waited for; past it the model is told the ids, to
+/// wait for with `wait_for`.
 const PATIENCE: std::time::Duration = std::time::Duration::from_secs(180);
 
 /// The most jobs one `run_job` starts (one a file, for types that take one file).
 const MAX_JOBS: usize = 10;
 
-pub fn definitions() -> [Value; 4] {
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct RunJob {
+    /// The job.
+    job: String,
+    #[serde(flatten)]
+    selection: Selection,
+    /// The job's settings, as /create-file-job takes them (leave out for the defaults).
+    options: Option<Map<String, Value>>,
+}
+
+/// What the model is told of `run_job`: the jobs it may name among them.
+pub fn definition() -> Value {
     let jobs: Vec<&str> = JobType::ALL
         .iter()
         .filter(|t| t.started_elsewhere().is_none() && **t != JobType::Zip)
         .map(|t| t.as_str())
         .collect();
-    [
-        json!({ "type": "function", "function": {
-            "name": "ask_for_files",
-            "description": "Makes a file request: a link anyone can send files to, without an account; what they send lands in a folder. Attaches the link to your reply.",
-            "parameters": { "type": "object", "properties": {
-                "title": { "type": "string", "description": "What is asked for, like Slides for the offsite." },
-                "message": { "type": "string", "description": "Shown to whoever opens the link." },
-                "folder": { "type": "string", "description": "Where the files land, like /inbox/slides (default a new folder named for the title)." },
-                "days": { "type": "integer", "minimum": 1, "maximum": 365, "description": "Stop taking files after this many days (default never)." }
-            }, "required": ["title"] }
-        } }),
-        json!({ "type": "function", "function": {
-            "name": "share_for_review",
-            "description": "Makes a review of a video or track: a link where anyone can watch it and leave notes at its moments. The newest video or track whose name has these words. Attaches the link to your reply.",
-            "parameters": { "type": "object", "properties": {
-                "text": { "type": "string", "description": "Words in the file's name, like cut 3." },
-                "folder": { "type": "string", "description": "A folder path like /edits." },
-                "title": { "type": "string", "description": "The review's title (default the file's name)." }
-            }, "required": ["text"] }
-        } }),
-        json!({ "type": "function", "function": {
-            "name": "make_image",
-            "description": "Draws an image from a description and saves it to the drive; waits for it (up to 3 minutes) and attaches a link to it to your reply.",
-            "parameters": { "type": "object", "properties": {
-                "prompt": { "type": "string", "description": "What to draw." },
-                "aspectRatio": { "type": "string", "enum": ["1:1", "3:2", "2:3", "16:9", "9:16", "4:3", "3:4"] }
-            }, "required": ["prompt"] }
-        } }),
-        json!({ "type": "function", "function": {
-            "name": "run_job",
-            "description": "Runs a job on files (of a folder, of some types, or with some words in their names): one job a file for jobs that take one file, else one job on them all. Waits for them (up to 3 minutes) and attaches links to what they made.",
-            "parameters": { "type": "object", "properties": {
-                "job": { "type": "string", "enum": jobs },
-                "folder": { "type": "string" },
-                "types": { "type": "array", "items": { "type": "string", "enum": ["Video", "Audio", "Image", "Pdf", "Text", "Archive", "Other"] } },
-                "text": { "type": "string", "description": "Only files with these words in their names." },
-                "options": { "type": "object", "description": "The job's settings, as /create-file-job takes them (leave out for the defaults)." }
-            }, "required": ["job"] }
-        } }),
-    ]
+    let mut definition = tools::function::<RunJob>(
+        "run_job",
+        "Runs a job on files (of a folder, of some types, or with some words in their names): one job a file for jobs that take one file, else one job on them all. Waits for them (up to 3 minutes) and attaches links to what they made.",
+    );
+    definition["function"]["parameters"]["properties"]["job"]["enum"] = json!(jobs);
+    definition
 }
 
-fn required<'a>(arguments: &'a Value, field: &str) -> anyhow::Result<&'a str> {
-    arguments[field]
-        .as_str()
-        .map(str::trim)
-        .filter(|v| !v.is_empty())
-        .ok_or_else(|| anyhow::anyhow!("{field} is required"))
-}
-
-pub async fn ask_for_files(client: &Client, links: &mut Links, arguments: &Value) -> anyhow::Result<Value> {
-    let title = required(arguments, "title")?;
-    let mut request = json!({ "title": title });
-    for field in ["message", "folder"] {
-        if let Some(value) = arguments[field].as_str().filter(|v| !v.trim().is_empty()) {
-            request[field] = json!(value);
-        }
-    }
-    if let Some(days) = arguments["days"].as_i64() {
-        request["expireTime"] = json!(Utc::now() + TimeDelta::days(days.clamp(1, 365)));
-    }
-    let made: Value = client.post("/create-file-request", &request).await?;
-    Ok(json!({
-        "request": made["title"], "folder": made["folder"]["path"], "expires": made["expireTime"],
-        "link": links.page(&made["url"], &format!("file request: {title}")),
-    }))
-}
-
-pub async fn share_for_review(
+pub async fn run_job(
     client: &Client,
-    links: &mut Links,
+    effects: &mut impl Effects,
     arguments: &Value,
 ) -> anyhow::Result<Value> {
-    let text = required(arguments, "text")?;
-    let chosen = json!({ "text": text, "folder": arguments["folder"], "types": ["Video", "Audio"] });
-    let found: Value = client.post("/search-files", &search(&chosen, 1)).await?;
-    let Some(file) = found["files"][0]["id"].as_str() else {
-        anyhow::bail!("no video or track's name has those words: look with list_files");
-    };
-    let mut review = json!({ "fileId": file });
-    if let Ok(title) = required(arguments, "title") {
-        review["title"] = json!(title);
+    let asked: RunJob = serde_json::from_value(arguments.clone())
+        .map_err(|e| anyhow::anyhow!("the arguments do not fit the tool: {e}"))?;
+    let name = asked.job.trim();
+    if name.is_empty() {
+        anyhow::bail!("job is required");
     }
-    let made: Value = client.post("/create-file-review", &review).await?;
-    let title = made["title"].as_str().unwrap_or(text).to_string();
-    Ok(json!({
-        "review": title, "file": made["file"]["fileName"],
-        "link": links.page(&made["url"], &format!("review: {title}")),
-    }))
-}
-
-pub async fn make_image(client: &Client, links: &mut Links, arguments: &Value) -> anyhow::Result<Value> {
-    let prompt = required(arguments, "prompt")?;
-    let mut asked = json!({ "prompt": prompt });
-    if let Some(ratio) = arguments["aspectRatio"].as_str() {
-        asked["aspectRatio"] = json!(ratio);
-    }
-    let started: Value = client.post("/generate-image", &asked).await?;
-    let id = started["id"].clone();
-    let deadline = tokio::time::Instant::now() + PATIENCE;
-    loop {
-        let listed: Value = client
-            .post("/select-generations", &json!({ "ids": [id] }))
-            .await?;
-        let generation = &listed["generations"][0];
-        match generation["status"].as_str() {
-            Some("working") if tokio::time::Instant::now() < deadline => {
-                tokio::time::sleep(std::time::Duration::from_secs(2)).await;
-            }
-            Some("working") => {
-                return Ok(json!({
-                    "id": id, "status": "working",
-                    "next": "Not drawn yet: wait_for image_finished with this id, or tell the user it is on its way."
-                }));
-            }
-            Some("done") => {
-                let image = &generation["image"];
-                if image["downloadUrl"].is_null() {
-                    anyhow::bail!("the image was drawn, but it is in the trash or deleted now");
-                }
-                return Ok(json!({ "fileName": image["fileName"], "link": links.keep(image) }));
-            }
-            Some(status) => anyhow::bail!("the image was not drawn ({status}): {}", generation["error"]),
-            None => anyhow::bail!("the drive lost track of the image {id}"),
-        }
-    }
-}
-
-pub async fn run_job(client: &Client, links: &mut Links, arguments: &Value) -> anyhow::Result<Value> {
-    let name = required(arguments, "job")?;
     let job_type = JobType::parse(name).ok_or_else(|| anyhow::anyhow!("there is no job {name}"))?;
     if job_type == JobType::Zip {
         anyhow::bail!("use zip_files for a zip");
     }
-    let options = arguments["options"].clone();
+    let options = asked.options.map_or(Value::Null, Value::Object);
     let spec = JobSpec::parse(job_type, options.clone()).map_err(|e| match e {
         SettingsError::Range(e) => anyhow::anyhow!("options: {}: {}", e.field, e.message),
         SettingsError::Shape(e) => anyhow::anyhow!("options: {}", e.inner()),
     })?;
-    let files: Vec<(String, String)> = selected(client, arguments)
+    let files: Vec<(Uuid, String)> = asked
+        .selection
+        .files(client)
         .await?
-        .iter()
-        .filter(|f| {
-            let kind = f["type"].as_str().and_then(FileKind::parse);
-            let name = f["fileName"].as_str().unwrap_or_default();
-            kind.is_some_and(|kind| spec.takes(kind, name))
-        })
-        .filter_map(|f| Some((f["id"].as_str()?.to_string(), f["fileName"].as_str()?.to_string())))
+        .into_iter()
+        .filter(|f| FileKind::parse(&f.kind).is_some_and(|kind| spec.takes(kind, &f.file_name)))
+        .map(|f| (f.id, f.file_name))
         .collect();
     if files.is_empty() {
         anyhow::bail!("no file there is one {name} takes ({})", spec.takes_what());
     }
     let (fewest, most) = spec.input_count();
-    let groups: Vec<Vec<(String, String)>> = if most == 1 {
+    let groups: Vec<Vec<(Uuid, String)>> = if most == 1 {
         files.into_iter().take(MAX_JOBS).map(|f| vec![f]).collect()
     } else {
         vec![files.into_iter().take(most).collect()]
@@ -190,25 +88,24 @@ pub async fn run_job(client: &Client, links: &mut Links, arguments: &Value) -> a
     }
     let mut started = Vec::new();
     for group in &groups {
-        let ids: Vec<&str> = group.iter().map(|(id, _)| id.as_str()).collect();
-        let job = json!({ "jobType": name, "fileIds": ids, "options": options });
-        let created: Value = client.post("/create-file-job", &job).await?;
-        started.push(created["job"]["id"].clone());
+        let job = NewJob {
+            options: options.clone(),
+            ..NewJob::new(name, group.iter().map(|(id, _)| *id).collect())
+        };
+        started.push(client.create_job(&job).await?.queued()?.id);
     }
     let deadline = tokio::time::Instant::now() + PATIENCE;
     let mut outcomes = Vec::new();
     for (group, id) in groups.iter().zip(&started) {
         let inputs: Vec<&str> = group.iter().map(|(_, name)| name.as_str()).collect();
         let left = deadline.saturating_duration_since(tokio::time::Instant::now());
-        outcomes.push(match ended(client, id, left).await {
+        outcomes.push(match tools::done(client, *id, left).await {
             Ok(job) => {
                 let mut made = Vec::new();
-                for file in job["files"].as_array().into_iter().flatten().take(MAX_JOBS) {
-                    let link: Value = client
-                        .post("/generate-download-url", &json!({ "id": file["id"] }))
-                        .await?;
-                    links.keep(&link);
-                    made.push(file["fileName"].clone());
+                for file in job.files.iter().take(MAX_JOBS) {
+                    let link = client.download_link(file.id).await?;
+                    effects.file(&link);
+                    made.push(file.file_name.clone());
                 }
                 json!({ "inputs": inputs, "state": "done", "made": made })
             }

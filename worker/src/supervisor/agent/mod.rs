@@ -261,7 +261,8 @@ impl Runner {
             for call in turn.calls {
                 let arguments: Value = serde_json::from_str(&call.arguments).unwrap_or(Value::Null);
                 if call.name == "reply" {
-                    let text = arguments["text"].as_str().unwrap_or_default().trim().to_string();
+                    let reply = serde_json::from_value::<tools::Reply>(arguments.clone());
+                    let text = reply.map(|r| r.text.trim().to_string()).unwrap_or_default();
                     if !text.is_empty() {
                         return Outcome::Replied(text, made.links);
                     }

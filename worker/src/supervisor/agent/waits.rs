@@ -12,11 +12,16 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use drive_client::Client;
+use drive_client::generations::GenerationStatus;
+use drive_client::jobs::JobQuery;
+use drive_client::search::SearchQuery;
+use drive_client::tools;
 use drive_core::a2a::Message;
 use drive_core::db::agent_tasks::TaskRow;
 use drive_core::db::agent_waits::{self, LONGEST, NewWait, Snapshot};
 use drive_core::db::events::EventKind;
 use serde_json::{Value, json};
+use uuid::Uuid;
 
 use crate::supervisor::shared::Shared;
 
@@ -28,7 +33,7 @@ const WOKEN_AT_ONCE: i64 = 50;
 pub struct Asked {
     pub kind: EventKind,
     /// `None` for a folder (`folder` is its path).
-    pub subject: Option<uuid::Uuid>,
+    pub subject: Option<Uuid>,
     pub folder: Option<String>,
     pub what: String,
     pub until: chrono::DateTime<chrono::Utc>,
@@ -66,33 +71,50 @@ impl Asked {
     }
 }
 
+/// What the model may wait for.
+#[derive(Debug, Clone, Copy, serde::Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+enum Awaited {
+    FilesAtRequest,
+    NotesOnReview,
+    FileOpened,
+    FilesInFolder,
+    ImageFinished,
+    JobEnded,
+}
+
+#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+struct WaitFor {
+    #[serde(rename = "for")]
+    awaited: Awaited,
+    /// Words in the request's or review's title, or in the file's name.
+    name: Option<String>,
+    /// A folder path like /inbox.
+    folder: Option<String>,
+    /// The generation's or job's id.
+    id: Option<String>,
+    /// The longest to wait (default 30).
+    #[schemars(range(min = 1, max = 30))]
+    days: Option<i64>,
+}
+
 /// What the model is told it may wait for.
 pub fn definition() -> Value {
-    json!({ "type": "function", "function": {
-        "name": "wait_for",
-        "description": "Waits until something happens, then you go on with what happened: files sent to a file request (files_at_request, with words of its title in name), notes left on a review (notes_on_review, words of its title in name), someone opening a file (file_opened, words of its name in name), files landing in a folder (files_in_folder, with folder), an image generation finishing (image_finished, with its id) or a job ending (job_ended, with its id). The task stays open meanwhile.",
-        "parameters": { "type": "object", "properties": {
-            "for": { "type": "string", "enum": ["files_at_request", "notes_on_review", "file_opened", "files_in_folder", "image_finished", "job_ended"] },
-            "name": { "type": "string", "description": "Words in the request's or review's title, or in the file's name." },
-            "folder": { "type": "string", "description": "A folder path like /inbox." },
-            "id": { "type": "string", "description": "The generation's or job's id." },
-            "days": { "type": "integer", "minimum": 1, "maximum": 30, "description": "The longest to wait (default 30)." }
-        }, "required": ["for"] }
-    } })
+    tools::function::<WaitFor>(
+        "wait_for",
+        "Waits until something happens, then you go on with what happened: files sent to a file request (files_at_request, with words of its title in name), notes left on a review (notes_on_review, words of its title in name), someone opening a file (file_opened, words of its name in name), files landing in a folder (files_in_folder, with folder), an image generation finishing (image_finished, with its id) or a job ending (job_ended, with its id). The task stays open meanwhile.",
+    )
 }
 
 /// Finds what `arguments` ask to wait on: `Ok(Err(answer))` when there is nothing to wait for
 /// (it has happened already: the answer says what).
 pub async fn find(client: &Client, arguments: &Value) -> anyhow::Result<Result<Asked, Value>> {
-    let days = arguments["days"]
-        .as_i64()
-        .unwrap_or(30)
-        .clamp(1, LONGEST.num_days());
+    let wanted: WaitFor = serde_json::from_value(arguments.clone())
+        .map_err(|e| anyhow::anyhow!("the arguments do not fit the tool: {e}"))?;
+    let days = wanted.days.unwrap_or(30).clamp(1, LONGEST.num_days());
     let until = chrono::Utc::now() + chrono::TimeDelta::days(days);
-    let name = arguments["name"].as_str().unwrap_or_default();
-    let asked = |kind, subject: &Value, what: String| -> anyhow::Result<Result<Asked, Value>> {
-        let subject = subject.as_str().and_then(|s| s.parse().ok());
-        let subject = subject.ok_or_else(|| anyhow::anyhow!("the drive answered no id"))?;
+    let name = wanted.name.as_deref().unwrap_or_default();
+    let asked = |kind, subject: Uuid, what: String| -> anyhow::Result<Result<Asked, Value>> {
         Ok(Ok(Asked {
             kind,
             subject: Some(subject),
@@ -101,54 +123,48 @@ pub async fn find(client: &Client, arguments: &Value) -> anyhow::Result<Result<A
             until,
         }))
     };
-    match arguments["for"].as_str().unwrap_or_default() {
-        "files_at_request" => {
-            let listed: Value = client.post("/select-file-requests", &json!({})).await?;
-            let open: Value = listed["requests"]
-                .as_array()
-                .map(|all| all.iter().filter(|r| r["open"] == true).cloned().collect())
-                .unwrap_or_default();
-            let request = named(&open, name, |r| &r["title"])
+    match wanted.awaited {
+        Awaited::FilesAtRequest => {
+            let listed = client.requests(None).await?;
+            let open = listed.requests.iter().filter(|r| r.open);
+            let request = named(open, name, |r| &r.title)
                 .ok_or_else(|| anyhow::anyhow!("no open file request's title has those words"))?;
             asked(
                 EventKind::Drop,
-                &request["id"],
-                format!("files sent to the request {}", request["title"]),
+                request.id,
+                format!("files sent to the request {}", json!(request.title)),
             )
         }
-        "notes_on_review" => {
-            let listed: Value = client.post("/select-file-reviews", &json!({})).await?;
-            let review = named(&listed["reviews"], name, |r| &r["title"])
+        Awaited::NotesOnReview => {
+            let listed = client.reviews(None).await?;
+            let review = named(listed.reviews.iter(), name, |r| &r.title)
                 .ok_or_else(|| anyhow::anyhow!("no review's title has those words"))?;
             asked(
                 EventKind::Note,
-                &review["id"],
-                format!("notes on the review {}", review["title"]),
+                review.id,
+                format!("notes on the review {}", json!(review.title)),
             )
         }
-        "file_opened" => {
+        Awaited::FileOpened => {
             if name.trim().is_empty() {
                 anyhow::bail!("name is required: words in the file's name");
             }
-            let found: Value = client
-                .post(
-                    "/search-files",
-                    &json!({ "text": name, "limit": 1, "sort": "newest" }),
-                )
+            let found = client
+                .search(&SearchQuery::newest(Some(name), None, None, 1))
                 .await?;
-            let file = &found["files"][0];
-            if file.is_null() {
+            let Some(file) = found.files.first() else {
                 anyhow::bail!("no file's name has those words: look with list_files");
-            }
+            };
             asked(
                 EventKind::View,
-                &file["id"],
-                format!("someone opening {}", file["fileName"]),
+                file.id,
+                format!("someone opening {}", json!(file.file_name)),
             )
         }
-        "files_in_folder" => {
-            let folder = arguments["folder"]
-                .as_str()
+        Awaited::FilesInFolder => {
+            let folder = wanted
+                .folder
+                .as_deref()
                 .unwrap_or_default()
                 .trim()
                 .trim_end_matches('/');
@@ -163,52 +179,57 @@ pub async fn find(client: &Client, arguments: &Value) -> anyhow::Result<Result<A
                 until,
             }))
         }
-        "image_finished" => {
-            let id = arguments["id"].clone();
-            let listed: Value = client
-                .post("/select-generations", &json!({ "ids": [id] }))
-                .await?;
-            let generation = &listed["generations"][0];
-            match generation["status"].as_str() {
-                None => anyhow::bail!("there is no image generation {id}"),
-                Some("working") => asked(
+        Awaited::ImageFinished => {
+            let id = subject(wanted.id.as_deref(), "image generation")?;
+            let generation = client.generation(id).await?;
+            match generation {
+                None => anyhow::bail!("there is no image generation {}", json!(id)),
+                Some(g) if g.status == GenerationStatus::Working => asked(
                     EventKind::Generation,
-                    &id,
-                    format!("the image generation {id} to finish"),
+                    id,
+                    format!("the image generation {} to finish", json!(id)),
                 ),
-                Some(_) => Ok(Err(
+                Some(generation) => Ok(Err(
                     json!({ "happened": "it had already finished", "generation": generation }),
                 )),
             }
         }
-        "job_ended" => {
-            let id = arguments["id"].clone();
-            let listed: Value = client.post("/select-file-jobs", &json!({ "ids": [id] })).await?;
-            let job = &listed["jobs"][0];
-            match job["state"].as_str() {
-                None => anyhow::bail!("there is no job {id}"),
-                Some("done" | "failed" | "stopped") => {
+        Awaited::JobEnded => {
+            let id = subject(wanted.id.as_deref(), "job")?;
+            let query = JobQuery {
+                ids: Some(vec![id]),
+                ..JobQuery::default()
+            };
+            match client.jobs(&query).await?.jobs.into_iter().next() {
+                None => anyhow::bail!("there is no job {}", json!(id)),
+                Some(job) if job.state.has_ended() => {
                     Ok(Err(json!({ "happened": "it had already ended", "job": job })))
                 }
-                Some(_) => asked(
+                Some(job) => asked(
                     EventKind::Job,
-                    &id,
-                    format!("the {} job {id} to end", job["jobType"]),
+                    id,
+                    format!("the {} job {} to end", json!(job.job_type), json!(id)),
                 ),
             }
         }
-        _ => anyhow::bail!(
-            "for is required: files_at_request, notes_on_review, file_opened, files_in_folder, \
-             image_finished or job_ended"
-        ),
     }
 }
 
+/// The generation's or job's `id` the model gave.
+fn subject(id: Option<&str>, what: &str) -> anyhow::Result<Uuid> {
+    id.and_then(|id| id.trim().parse().ok())
+        .ok_or_else(|| anyhow::anyhow!("there is no {what} {}", json!(id)))
+}
+
 /// The newest of `listed` whose `title` has every word of `words` (any, when there are none).
-fn named<'a>(listed: &'a Value, words: &str, title: impl Fn(&Value) -> &Value) -> Option<&'a Value> {
+fn named<'a, T>(
+    mut listed: impl Iterator<Item = &'a T>,
+    words: &str,
+    title: impl Fn(&T) -> &String,
+) -> Option<&'a T> {
     let words: Vec<String> = words.split_whitespace().map(str::to_lowercase).collect();
-    listed.as_array()?.iter().find(|item| {
-        let title = title(item).as_str().unwrap_or_default().to_lowercase();
+    listed.find(|item| {
+        let title = title(item).to_lowercase();
         words.iter().all(|w| title.contains(w))
     })
 }

@@ -1,11 +1,9 @@
 //! A tool's failure as a model can act on it: the drive's own sentence and code, then what to
-//! do next. It reaches the model as a tool error (`isError`), not as a protocol error, so the
-//! model reads it.
+//! do next. Hosts hand it to the model as a tool error, which the model reads.
 
 use std::fmt;
 
-use drive_client::ApiError;
-use rmcp::model::{ContentBlock, IntoContents};
+use crate::ApiError;
 
 #[derive(Debug)]
 pub struct Failure {
@@ -26,6 +24,24 @@ impl Failure {
         self.next = Some(next.into());
         self
     }
+
+    /// `error` explained: a failure a tool made as it is, the drive's refusal with what to do
+    /// next, anything else (unreachable, storage refusing bytes, not enough room, a local file)
+    /// in the client library's sentence.
+    pub fn explain(error: anyhow::Error) -> Failure {
+        let error = match error.downcast::<Failure>() {
+            Ok(failure) => return failure,
+            Err(error) => error,
+        };
+        let Some(api) = error.downcast_ref::<ApiError>() else {
+            return Failure::new(format!("{error:#}."));
+        };
+        let failure = Failure::new(format!("{api}."));
+        match next_step(api) {
+            Some(next) => failure.next(next),
+            None => failure,
+        }
+    }
 }
 
 impl fmt::Display for Failure {
@@ -38,26 +54,7 @@ impl fmt::Display for Failure {
     }
 }
 
-impl IntoContents for Failure {
-    fn into_contents(self) -> Vec<ContentBlock> {
-        vec![ContentBlock::text(self.to_string())]
-    }
-}
-
-impl From<anyhow::Error> for Failure {
-    fn from(error: anyhow::Error) -> Failure {
-        let Some(api) = error.downcast_ref::<ApiError>() else {
-            // Not the drive's answer (unreachable, storage refusing bytes, not enough room, a
-            // local file): the client library's sentence says what went wrong.
-            return Failure::new(format!("{error:#}."));
-        };
-        let failure = Failure::new(format!("{api}."));
-        match next_step(api) {
-            Some(next) => failure.next(next),
-            None => failure,
-        }
-    }
-}
+impl std::error::Error for Failure {}
 
 /// What to do after the drive refused with `error`.
 fn next_step(error: &ApiError) -> Option<String> {

@@ -1,0 +1,153 @@
+//! Searching the library, typed: `/search-files` finds files by their names, tags, folders and
+//! what is known of them, or with `query` the moments inside files that were read.
+
+use anyhow::Result;
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use uuid::Uuid;
+
+use crate::Client;
+use crate::records::Rest;
+
+/// The body of `/search-files`: only the filters given go.
+#[derive(Debug, Clone, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SearchQuery {
+    /// Words to find inside files that were read (moments).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub query: Option<String>,
+    /// Words in the file's name, tags or description.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    /// Kinds like `Video`, `Pdf`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub types: Option<Vec<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tags: Option<Vec<String>>,
+    /// A folder path; the folders inside it count too.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub folder: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub is_public: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub uploaded_after: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub uploaded_before: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub taken_after: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub taken_before: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub min_duration: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_duration: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub min_size: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_size: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub min_tempo: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_tempo: Option<f64>,
+    /// A musical key, like `F# minor`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub key: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub within: Option<Within>,
+    /// `newest` (the service's default), `oldest`, `largest`, `smallest` or `name`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sort: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub limit: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub offset: Option<u32>,
+}
+
+impl SearchQuery {
+    /// The newest `limit` files that `text`, `folder` and `types` choose.
+    pub fn newest(
+        text: Option<&str>,
+        folder: Option<&str>,
+        types: Option<Vec<String>>,
+        limit: u32,
+    ) -> SearchQuery {
+        SearchQuery {
+            text: text.map(str::to_string),
+            folder: folder.map(str::to_string),
+            types,
+            sort: Some("newest".to_string()),
+            limit: Some(limit),
+            ..SearchQuery::default()
+        }
+    }
+}
+
+/// Where a photo was taken, in degrees.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct Within {
+    pub south: f64,
+    pub west: f64,
+    pub north: f64,
+    pub east: f64,
+}
+
+/// The answer of `/search-files`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Found {
+    pub files: Vec<FoundFile>,
+    /// The `offset` of the next page; null on the last.
+    pub next_offset: Option<i64>,
+    /// Folders whose names match `text`, when it was given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub folders: Option<Vec<FoundFolder>>,
+    /// With `query`: the moments found, best first.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub moments: Option<Vec<Moment>>,
+}
+
+/// A file `/search-files` found. The fields read here are typed; the rest (what is known of it:
+/// tags, duration, place...) kept as the service sent them.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FoundFile {
+    pub id: Uuid,
+    pub file_name: String,
+    pub file_size: u64,
+    /// Video, Audio, Image, Pdf, Text, Archive, Other.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// Its folder's path.
+    pub folder: String,
+    pub insert_time: DateTime<Utc>,
+    #[serde(flatten)]
+    pub rest: Rest,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FoundFolder {
+    pub id: Uuid,
+    pub name: String,
+    pub path: String,
+    pub file_count: u64,
+}
+
+/// A moment inside a file: a page, a span of time, or a passage.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Moment {
+    pub file_id: Uuid,
+    pub entry_type: String,
+    pub text: String,
+    pub at: Option<f64>,
+    pub until: Option<f64>,
+    pub page: Option<u32>,
+}
+
+impl Client {
+    /// `/search-files`.
+    pub async fn search(&self, query: &SearchQuery) -> Result<Found> {
+        self.post("/search-files", query).await
+    }
+}
