@@ -34,24 +34,7 @@ pub struct StartedGeneration {
     pub quality: Option<String>,
 }
 
-/// Where a generation stands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum GenerationStatus {
-    Working,
-    Done,
-    Failed,
-}
-
-impl GenerationStatus {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            GenerationStatus::Working => "working",
-            GenerationStatus::Done => "done",
-            GenerationStatus::Failed => "failed",
-        }
-    }
-}
+pub use drive_domain::generation::GenerationStatus;
 
 /// A generation as `/select-generations` answers it.
 #[derive(Debug, Clone, Serialize, Deserialize)]

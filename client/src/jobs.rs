@@ -44,33 +44,7 @@ impl NewJob {
     }
 }
 
-/// Where a job stands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum JobState {
-    Queued,
-    Running,
-    Done,
-    Failed,
-    Stopped,
-}
-
-impl JobState {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            JobState::Queued => "queued",
-            JobState::Running => "running",
-            JobState::Done => "done",
-            JobState::Failed => "failed",
-            JobState::Stopped => "stopped",
-        }
-    }
-
-    /// Done, failed or stopped: it changes no more.
-    pub fn has_ended(self) -> bool {
-        matches!(self, JobState::Done | JobState::Failed | JobState::Stopped)
-    }
-}
+pub use drive_domain::job::JobState;
 
 /// A job as the service answers it. The fields read here are typed; the others are kept as
 /// the service sent them, so a job printed as JSON is the service's own.
