@@ -4,6 +4,7 @@
 //! beside the jobs (upkeep, webhooks, agent tasks, metrics).
 
 pub mod agent;
+pub mod agent_model;
 pub mod chat;
 pub mod farm;
 pub mod generation;

@@ -77,7 +77,7 @@ pub struct Settings {
     /// Opens what the drive sealed (webhooks' signing secrets), under `DRIVE_SECRET`.
     pub sealer: Sealer,
     /// The agent's model (`DRIVE_AGENT_MODEL_URL`…; none: agent tasks fail saying so).
-    pub agent_model: Option<crate::supervisor::agent::model::Model>,
+    pub agent_model: Option<crate::supervisor::agent_model::Model>,
     /// The drive client application's id (`DRIVE_APP_ID`), which an agent task's calls carry.
     pub app_id: String,
 }
@@ -114,7 +114,7 @@ impl Settings {
         drive_core::db::jobs::reading_cap()?;
         Ok(Settings {
             sealer: Sealer::new(&config::secret()?),
-            agent_model: crate::supervisor::agent::model::Model::from_environment()?,
+            agent_model: crate::supervisor::agent_model::Model::from_environment()?,
             app_id: config::or("DRIVE_APP_ID", "drive"),
             database_url: config::database_url()?,
             storage: StorageConfig::from_environment(DEFAULT_SITE_URL)?,

@@ -8,7 +8,6 @@
 mod attachments;
 mod confirmation;
 mod making;
-pub mod model;
 mod tools;
 mod waits;
 
@@ -22,9 +21,9 @@ use drive_core::db::users;
 use serde_json::{Value, json};
 use uuid::Uuid;
 
-use self::model::Model;
 use self::tools::{Links, Made};
 pub use self::waits::wake_loop;
+use crate::supervisor::agent_model::Model;
 use crate::supervisor::shared::Shared;
 
 /// How long a worker holds a task without renewing it.
