@@ -133,8 +133,12 @@ pub struct NewCollection {
 pub struct Collection {
     pub id: Uuid,
     pub title: String,
-    /// A gallery's.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// A gallery's (null when it has none); absent for a playlist.
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub description: Option<Value>,
     pub is_public: bool,
     pub file_count: u64,
@@ -146,6 +150,12 @@ pub struct Collection {
     /// Files passed over (not admissible); absent from a reorder's answer.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub skipped: Option<Vec<Uuid>>,
+}
+
+/// A field that is there, null included, as `Some`: a gallery's `"description": null` prints
+/// back as the service wrote it, where a plain `Option` would drop it.
+fn present<'de, D: serde::Deserializer<'de>>(field: D) -> Result<Option<Value>, D::Error> {
+    Value::deserialize(field).map(Some)
 }
 
 /// What an archive is made of.
