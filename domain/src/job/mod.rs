@@ -6,8 +6,7 @@
 //! lives with its family (`av`, `sound`, `convert`, `pictures`, `pdf`, `archives`, `checksum`,
 //! `reading`, `imports`, `generation`) and says there, through [`Settings`], what it takes,
 //! which ranges it checks and how fast it runs. Adding a type: a struct in its family with its
-//! `Settings`, a line here, and its pipeline in the worker's `perform` (the compiler points at
-//! the match).
+//! `Settings`, a line here, and its pipeline in the worker's `perform` (the compiler points there).
 
 mod archives;
 mod av;
