@@ -451,30 +451,17 @@ fn object(schema: Schema) -> Map<String, Value> {
 mod tests {
     use super::*;
 
-    const EVERY: [Tool; 18] = [
-        Tool::UploadLocalFile,
-        Tool::UploadSentFile,
-        Tool::GetDownloadLink,
-        Tool::ListLibrary,
-        Tool::RemoveFiles,
-        Tool::RestoreFiles,
-        Tool::SetFileAccess,
-        Tool::GetStorageUsage,
-        Tool::FindFiles,
-        Tool::GetLink,
-        Tool::ZipFiles,
-        Tool::MoveFiles,
-        Tool::TagFiles,
-        Tool::TrashFiles,
-        Tool::RestoreNamed,
-        Tool::AskForFiles,
-        Tool::ShareForReview,
-        Tool::MakeImage,
-    ];
+    /// Every tool a host offers: the two uploads, the library's and the choosing ones.
+    fn every() -> impl Iterator<Item = Tool> {
+        [Tool::UploadLocalFile, Tool::UploadSentFile]
+            .into_iter()
+            .chain(Tool::LIBRARY)
+            .chain(Tool::CHOOSING)
+    }
 
     #[test]
     fn every_schema_is_an_object_with_nothing_to_look_up_elsewhere() {
-        for tool in EVERY {
+        for tool in every() {
             let input = Value::Object(tool.input_schema());
             assert_eq!(input["type"], "object", "{}: {input}", tool.name());
             let schemas = std::iter::once(input).chain(tool.output_schema().map(Value::Object));
