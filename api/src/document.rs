@@ -123,8 +123,10 @@ pub fn served(mut doc: OpenApi) -> serde_json::Value {
 }
 
 /// States in `CreateJobInput` which `options` each `jobType` takes: one branch per type a caller
-/// may ask for, its settings struct's schema (`CutOptions`, …) with their ranges; `options`
-/// left out or null means every default.
+/// may ask for, its settings struct's schema (`CutOptions`, …) with their ranges; `options` left
+/// out or null means every default. A pipeline's own `options` are null: its settings are its
+/// steps'. A step's (`StepInput`) are described alike but not branched by type: test-data
+/// generators cannot draw from a list of such choices nested in another.
 fn options_by_job_type(doc: &mut serde_json::Value) {
     let mut branches = Vec::new();
     for job_type in JobType::ALL.iter().filter(|t| t.started_elsewhere().is_none()) {
@@ -135,6 +137,7 @@ fn options_by_job_type(doc: &mut serde_json::Value) {
         }
         schemas[&options.name] = serde_json::to_value(options.schema).expect("a schema is JSON");
         branches.push(serde_json::json!({
+            "required": ["jobType"],
             "properties": {
                 "jobType": { "enum": [job_type.as_str()] },
                 "options": { "oneOf": [
@@ -144,15 +147,22 @@ fn options_by_job_type(doc: &mut serde_json::Value) {
             }
         }));
     }
-    let input = &mut doc["components"]["schemas"]["CreateJobInput"];
-    input["properties"]["options"] = serde_json::json!({
+    let pipeline = serde_json::json!({
+        "required": ["steps"],
+        "properties": { "jobType": { "type": "null" }, "options": { "type": "null" } },
+    });
+    branches.push(pipeline);
+    let description = serde_json::json!({
         "description": "Settings by type (the `…Options` schema of its `jobType`); left out or null for the defaults.",
     });
+    let input = &mut doc["components"]["schemas"]["CreateJobInput"];
+    input["properties"]["options"] = description.clone();
     let rule = serde_json::json!({ "oneOf": branches });
     match input["allOf"].as_array_mut() {
         Some(rules) => rules.push(rule),
         None => input["allOf"] = serde_json::json!([rule]),
     }
+    doc["components"]["schemas"]["StepInput"]["properties"]["options"] = description;
 }
 
 /// Gives every `date` and `date-time` string a pattern besides its format: tools that check
@@ -189,6 +199,7 @@ const CHOICES: &[(&str, Choice, &[&str])] = &[
     ("MoveInput", Choice::ExactlyOne, &["fileIds", "fromFolderId"]),
     ("MoveInput", Choice::ExactlyOne, &["folder", "folderId?"]),
     ("CreateJobInput", Choice::ExactlyOne, &["fileIds", "fromFolderId"]),
+    ("CreateJobInput", Choice::ExactlyOne, &["jobType", "steps"]),
     ("CreateJobInput", Choice::AtMostOne, &["folder", "folderId"]),
     (
         "ArchiveRequestInput",

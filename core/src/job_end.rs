@@ -1,7 +1,8 @@
 //! What follows a job's end, in the transaction that ends it: a checksum's digests are kept,
 //! a metadata reading that failed is recorded on its files (the drive's own work: no event), a
 //! generation's job that did not finish fails its generation (which has its own event), and
-//! every other job writes its `job` drive event with what it made. The row itself is
+//! every other job writes its `job` drive event with what it made. A pipeline's intermediates
+//! are queued for removal in that transaction and removed after it. The row itself is
 //! [`jobs::end_row`]'s; the decisions are here, apart from the SQL.
 
 use sqlx::{PgConnection, PgPool};
@@ -10,10 +11,11 @@ use crate::db::digests;
 use crate::db::events::{self, EventKind};
 use crate::db::files;
 use crate::db::generations;
-use crate::db::jobs::{self, End, JobRecord, JobRow, JobState};
+use crate::db::jobs::{self, End, JobRecord, JobRow, JobState, runs};
 use crate::id::{JobId, UserId};
 use crate::job::{JobSpec, JobType};
-use crate::storage::Storage;
+use crate::maintenance;
+use crate::storage::{Bucket, Storage};
 
 /// Ends a job that has not ended yet and does what follows in the same transaction; `None`
 /// when it had already ended (a stop and a finish racing: the first one wins).
@@ -25,7 +27,19 @@ pub async fn finish(
 ) -> Result<Option<JobRow>, sqlx::Error> {
     let mut tx = pool.begin().await?;
     let ended = end_in(&mut tx, storage, id, end).await?;
+    let intermediates = match &ended {
+        Some(job) if job.job_type == JobType::Pipeline => {
+            runs::queue_intermediate_removals(&mut tx, id).await?
+        }
+        _ => Vec::new(),
+    };
     tx.commit().await?;
+    for key in intermediates {
+        // What the store refuses now stays queued for the sweep.
+        if let Err(e) = maintenance::remove_object(pool, storage, Bucket::Private, &key).await {
+            tracing::warn!(job.id = %id, "removing the intermediate {key} failed: {e}");
+        }
+    }
     Ok(ended)
 }
 

@@ -56,6 +56,9 @@ pub struct Start {
     pub job: JobRow,
     /// The inputs in the order given, or why the job cannot have them (one was trashed).
     pub inputs: Result<Vec<Input>, String>,
+    /// Whether its results become files in folders. Not for a pipeline's step whose results
+    /// only later steps take: those are kept under the job, in no folder.
+    pub makes_files: bool,
     /// The job's work folder, made empty for it.
     pub dir: PathBuf,
     pub font: PathBuf,

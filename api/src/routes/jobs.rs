@@ -14,7 +14,7 @@ use drive_core::db::requests;
 use drive_core::folder::FolderPath;
 use drive_core::id::{ArrivalId, FileId, FolderId, JobId};
 use drive_core::input::{Bounded, List, MAX_OFFSET};
-use drive_core::job::{self, JobSpec, JobType, SettingsError};
+use drive_core::job::{self, JobSpec, JobType, MAX_STEPS, Pipeline, SettingsError, StepInput};
 use drive_core::job_end;
 use drive_core::rewrites;
 use serde::{Deserialize, Serialize};
@@ -44,13 +44,17 @@ pub fn router() -> OpenApiRouter<AppState> {
     "options": { "algorithm": "sha256" },
 }))]
 pub struct CreateJobInput {
+    /// The job's type, with its `options`; or `steps`.
     #[schema(schema_with = JobType::requestable_schema)]
-    job_type: JobType,
+    job_type: Option<JobType>,
+    /// A pipeline: the jobs to run one after another as one job, each taking the files given
+    /// (`input`) or what earlier steps made; or `jobType`.
+    steps: Option<List<StepInput, 1, { MAX_STEPS }>>,
     /// The caller's files, each once, in order; or `fromFolderId` for a zip.
     file_ids: Option<Vec<FileId>>,
     /// zip only: every file in this folder of the caller's and the folders inside it.
     from_folder_id: Option<FolderId>,
-    /// Settings by type; leave out for the defaults.
+    /// Settings by type; leave out for the defaults. A pipeline's are its steps'.
     #[serde(default)]
     options: serde_json::Value,
     /// Validate and estimate without starting anything.
@@ -95,7 +99,19 @@ async fn create_file_job(
     caller: Caller,
     Json(input): Json<CreateJobInput>,
 ) -> ApiResult<axum::Json<CreatedJob>> {
-    let spec = JobSpec::parse(input.job_type, input.options).map_err(settings_error)?;
+    let spec = match (input.job_type, input.steps) {
+        (Some(job_type), None) => JobSpec::parse(job_type, input.options),
+        (None, Some(_)) if !input.options.is_null() => {
+            return Err(ApiError::invalid(
+                "options",
+                "a pipeline's settings are in its steps",
+            ));
+        }
+        (None, Some(steps)) => Pipeline::parse(steps.into()),
+        (None, None) => return Err(ApiError::missing("jobType")),
+        (Some(_), Some(_)) => return Err(ApiError::invalid("steps", "give jobType or steps, not both")),
+    }
+    .map_err(settings_error)?;
     let (inputs, source_folder_id) = match (&input.file_ids, input.from_folder_id) {
         (None, None) => return Err(ApiError::missing("fileIds")),
         (Some(_), Some(_)) => {
@@ -326,7 +342,7 @@ async fn owned_inputs(
 fn settings_error(error: SettingsError) -> ApiError {
     match error {
         SettingsError::Range(e) => ApiError::invalid(&e.field, e.message),
-        SettingsError::Shape(e) => extract::serde_error("options", e),
+        SettingsError::Shape { at, error } => extract::serde_error(&at, error),
     }
 }
 

@@ -28,6 +28,10 @@ const ARCHIVING: Rates = Rates {
 };
 
 impl Settings for Zip {
+    fn makes(&self, _taken: &[FileKind]) -> Vec<FileKind> {
+        vec![FileKind::Archive]
+    }
+
     fn kinds(&self) -> Option<&'static [FileKind]> {
         None
     }
@@ -50,6 +54,11 @@ impl Settings for Zip {
 }
 
 impl Settings for Unzip {
+    /// An archive holds files of any kind.
+    fn makes(&self, _taken: &[FileKind]) -> Vec<FileKind> {
+        FileKind::ALL.to_vec()
+    }
+
     fn kinds(&self) -> Option<&'static [FileKind]> {
         None
     }
@@ -64,6 +73,10 @@ impl Settings for Unzip {
 
     fn takes(&self, _kind: FileKind, name: &str) -> bool {
         name.to_ascii_lowercase().ends_with(".zip")
+    }
+
+    fn takes_kind(&self, kind: FileKind) -> bool {
+        kind == FileKind::Archive
     }
 
     fn takes_what(&self) -> String {

@@ -320,6 +320,10 @@ impl Settings for Reframe {
 }
 
 impl Settings for Gif {
+    fn makes(&self, _taken: &[FileKind]) -> Vec<FileKind> {
+        vec![FileKind::Image]
+    }
+
     fn kinds(&self) -> Option<&'static [FileKind]> {
         VIDEOS
     }
@@ -397,6 +401,10 @@ impl Settings for Join {
 }
 
 impl Settings for Stills {
+    fn makes(&self, _taken: &[FileKind]) -> Vec<FileKind> {
+        vec![FileKind::Image]
+    }
+
     fn kinds(&self) -> Option<&'static [FileKind]> {
         VIDEOS
     }
@@ -428,6 +436,10 @@ impl Settings for Stills {
 }
 
 impl Settings for ContactSheet {
+    fn makes(&self, _taken: &[FileKind]) -> Vec<FileKind> {
+        vec![FileKind::Image]
+    }
+
     fn kinds(&self) -> Option<&'static [FileKind]> {
         Some(&[FileKind::Video, FileKind::Image])
     }

@@ -39,6 +39,14 @@ impl Lane {
     /// The lane of a job of `spec` on `inputs` files, `on_folder` when it was asked for on a
     /// whole folder.
     pub fn of(spec: &JobSpec, inputs: usize, on_folder: bool) -> Lane {
+        // A chain is bulk work when any of its steps is.
+        if let JobSpec::Pipeline(chain) = spec {
+            let bulk = chain
+                .steps
+                .iter()
+                .any(|step| Lane::of(&step.spec, inputs, on_folder) == Lane::Bulk);
+            return if bulk { Lane::Bulk } else { Lane::Interactive };
+        }
         match spec.job_type() {
             JobType::ReadMetadata | JobType::VideoThumbnail => Lane::System,
             JobType::Zip | JobType::Unzip => Lane::Bulk,

@@ -112,6 +112,10 @@ const PICKING_PAGES: Rates = Rates {
 };
 
 impl Settings for MakePdf {
+    fn makes(&self, _taken: &[FileKind]) -> Vec<FileKind> {
+        vec![FileKind::Pdf]
+    }
+
     fn kinds(&self) -> Option<&'static [FileKind]> {
         Some(&[FileKind::Image])
     }
@@ -193,6 +197,10 @@ impl Settings for CompressPdf {
 }
 
 impl Settings for PdfToImages {
+    fn makes(&self, _taken: &[FileKind]) -> Vec<FileKind> {
+        vec![FileKind::Image]
+    }
+
     fn kinds(&self) -> Option<&'static [FileKind]> {
         PDFS
     }

@@ -25,6 +25,11 @@ const READABLE: &[FileKind] = &[
 ];
 
 impl Settings for ReadForSearch {
+    /// Moments for search: no files.
+    fn makes(&self, _taken: &[FileKind]) -> Vec<FileKind> {
+        Vec::new()
+    }
+
     fn kinds(&self) -> Option<&'static [FileKind]> {
         Some(READABLE)
     }
@@ -77,6 +82,10 @@ impl CaptionFormat {
 const SOUND: &[FileKind] = &[FileKind::Video, FileKind::Audio];
 
 impl Settings for Captions {
+    fn makes(&self, _taken: &[FileKind]) -> Vec<FileKind> {
+        vec![FileKind::Text]
+    }
+
     fn kinds(&self) -> Option<&'static [FileKind]> {
         Some(SOUND)
     }

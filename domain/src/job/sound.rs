@@ -77,6 +77,10 @@ pub(super) fn check_audio_format(format: AudioFormat) -> Result<(), SettingsErro
 }
 
 impl Settings for ExtractAudio {
+    fn makes(&self, _taken: &[FileKind]) -> Vec<FileKind> {
+        vec![FileKind::Audio]
+    }
+
     fn kinds(&self) -> Option<&'static [FileKind]> {
         VIDEOS
     }

@@ -32,6 +32,7 @@ mod oauth;
 mod openapi;
 mod operations;
 mod pages;
+mod pipelines;
 mod rate_limits;
 mod read;
 mod reading;

@@ -147,7 +147,12 @@ pub(crate) fn copy_with_progress(
 
 pub fn unzip(context: &JobContext) -> JobResult<serde_json::Value> {
     let archive = context.inputs()?.remove(0);
-    let folder_path = context.unzip_folder()?.path;
+    // A pipeline's in-between entries land in no folder: their places are checked as if below
+    // one, but none is made.
+    let folder_path = match context.makes_files {
+        true => context.unzip_folder()?.path,
+        false => "/unzipped".to_string(),
+    };
     let quota_left = context.quota_left()?;
     let (count, skipped) = {
         let reader = ObjectReader::new(context, &archive);
@@ -182,6 +187,7 @@ pub fn unzip(context: &JobContext) -> JobResult<serde_json::Value> {
                 continue;
             }
             let folder_id = match folders.get(&path.stored()) {
+                _ if !context.makes_files => None,
                 Some(known) => *known,
                 None => {
                     let made = context.entry_folder(&path.stored())?;

@@ -75,6 +75,8 @@ pub struct JobContext {
     pub font: PathBuf,
     /// The local models' folder (readable under the job's Landlock rules).
     pub models: PathBuf,
+    /// Whether its results become files in folders ([`Start::makes_files`]).
+    pub makes_files: bool,
     /// Whether [`JobContext::describe`] may be asked.
     describes: bool,
     described: Mutex<usize>,
@@ -96,6 +98,7 @@ impl JobContext {
             supervisor,
             http: reqwest::blocking::Client::new(),
             job: start.job,
+            makes_files: start.makes_files,
             inputs: start.inputs,
             dir: start.dir,
             font: start.font,

@@ -119,5 +119,7 @@ fn perform(context: &JobContext, spec: &JobSpec) -> Result<serde_json::Value, Jo
         JobSpec::GenerateImage(_) => Err(JobError::Input(
             "a generateImage job is not run in a job process".into(),
         )),
+        // Run by the supervisor step by step, each step's run in a job process of its own.
+        JobSpec::Pipeline(_) => Err(JobError::Input("a pipeline is not run in one job process".into())),
     }
 }

@@ -19,36 +19,45 @@
 //! Beside the jobs it runs the two loops of [`crate::supervisor::upkeep`], the webhook deliverer
 //! ([`crate::supervisor::webhooks`]) and the agent's tasks ([`crate::supervisor::agent`]).
 
+use std::process::ExitStatus;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use anyhow::{Context, Result};
-use chrono::Utc;
 use drive_core::db;
 use drive_core::db::jobs::{self, End, JobRow, Pool};
-use drive_core::db::users;
-use drive_core::id::{JobId, UserId};
-use drive_core::job::{JobType, Lane};
+use drive_core::id::JobId;
+use drive_core::job::{JobSpec, JobType, Lane};
 use drive_core::queue::{self, Doorbell};
 use drive_core::storage::Storage;
 use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::{Notify, Semaphore, watch};
-use tokio::task::{JoinHandle, JoinSet};
+use tokio::task::JoinSet;
 use uuid::Uuid;
 
-use crate::protocol::EXIT_RETRY;
 use crate::supervisor::generation::{Failure, Generation};
 use crate::supervisor::metrics::WorkerMetrics;
 use crate::supervisor::pauses::{Pause, Pauses};
-use crate::supervisor::process::{JobProcesses, describe, kill, last_words};
+use crate::supervisor::process::JobProcesses;
 use crate::supervisor::settings::{MAX_ATTEMPTS, Settings, given_up};
 use crate::supervisor::shared::Shared;
-use crate::supervisor::steward::Steward;
+use crate::supervisor::steward::{Place, Steward};
 use crate::supervisor::turns::LaneTurns;
-use crate::supervisor::{upkeep, work_folders};
+use crate::supervisor::upkeep;
+
+mod one_process;
+mod pipeline;
 
 /// How often an idle worker looks for a job without being rung.
 const POLL: Duration = Duration::from_secs(1);
+
+/// How supervising a job process ended.
+enum Supervised {
+    /// The process exited by itself, with this status.
+    Exited(ExitStatus),
+    /// The job was dealt with here: ended, handed back, or left to the worker that took it over.
+    Settled,
+}
 
 /// What every supervised job shares.
 pub struct Farm {
@@ -367,116 +376,30 @@ impl Farm {
                 .await?;
             return Ok(());
         }
-        // The time limit is the job's, not an attempt's: retries share what is left of it.
-        let first_start = job.started_at.unwrap_or_else(Utc::now);
-        let time_limit =
-            chrono::TimeDelta::from_std(self.shared.settings.time_limit).unwrap_or(chrono::TimeDelta::MAX);
-        let out_of_time = || {
-            // The time it stood still is not its own (crate::supervisor::pauses).
-            let stood = Duration::from_secs_f64(job.paused_seconds.max(0.0)) + self.pauses.stood(id);
-            let stood = chrono::TimeDelta::from_std(stood).unwrap_or_default();
-            (Utc::now() - first_start - stood > time_limit).then(|| {
-                End::Failed(format!(
-                    "the job ran past its time limit of {} minutes (over {} attempts) and was stopped",
-                    self.shared.settings.time_limit.as_secs() / 60,
-                    job.attempts
-                ))
-            })
-        };
-        if let Some(end) = out_of_time() {
+        if let Some(end) = self.out_of_time(&job) {
             self.shared.end(id, end).await?;
             return Ok(());
         }
-        if job.job_type == JobType::GenerateImage {
-            return self.generate(job).await;
+        match job.spec() {
+            Ok(JobSpec::GenerateImage(_)) => return self.generate(job).await,
+            Ok(JobSpec::Pipeline(chain)) => return self.run_pipeline(job, chain).await,
+            _ => {}
         }
         tracing::info!(job.id = %id, job.r#type = job.job_type.as_str(), attempt = job.attempts, "running");
-        let started = tokio::time::Instant::now();
+        let inputs = Steward::inputs_of(&self.shared.db, &job).await?;
         let (steward, start) = Steward::prepare(
             self.shared.db.clone(),
             self.shared.storage.clone(),
             job.clone(),
+            inputs,
+            Place::Job,
             &self.shared.settings,
         )
         .await?;
-        let mut child = self.processes.start(&start).await?;
-        let _held = (job.lane == Lane::Bulk)
-            .then(|| self.pauses.hold(id, &child))
-            .flatten();
-        let (Some(to_child), Some(from_child)) = (child.stdin.take(), child.stdout.take()) else {
-            anyhow::bail!("the job process's pipes were taken");
-        };
-        let steward = tokio::spawn(steward.serve(to_child, from_child));
-        // Checking often keeps a cancel quick; the heartbeat itself is one small UPDATE.
-        let period = self.shared.settings.queue.heartbeat.min(Duration::from_secs(1));
-        let mut tick = tokio::time::interval(period);
-        let mut minutes_checked: Option<tokio::time::Instant> = None;
-        let mut handing_back = self.handing_back.subscribe();
-        let status = loop {
-            tokio::select! {
-                status = child.wait() => break status?,
-                () = handed_back(&mut handing_back) => {
-                    kill(&mut child).await;
-                    self.announce(steward).await;
-                    self.clean_up(id);
-                    return self.give_back(id).await;
-                }
-                _ = tick.tick() => {
-                    let verdict = match jobs::heartbeat(&self.shared.db, id, &self.name).await {
-                        Ok(Some(true)) => Some(End::Stopped),
-                        Ok(Some(false)) => None,
-                        // No longer running as ours. Ended: at its own process's request, which
-                        // is only left to exit, so let it. Otherwise another worker claimed it:
-                        // stop working on it.
-                        Ok(None) => match jobs::find(&self.shared.db, id).await? {
-                            Some(job) if job.state.has_ended() => break last_words(&mut child).await?,
-                            _ => {
-                                kill(&mut child).await;
-                                self.announce(steward).await;
-                                return Ok(());
-                            }
-                        },
-                        Err(e) => { tracing::warn!(job.id = %id, "heartbeat failed: {e}"); None }
-                    };
-                    let verdict = match verdict.or_else(&out_of_time).or_else(|| self.over_disk(id)) {
-                        Some(end) => Some(end),
-                        // The month's minutes, once a heartbeat: a job stops, keeping what it
-                        // made, when its account's run out (its own time counts as it runs).
-                        None if job.job_type != JobType::ReadMetadata
-                            // Half a tick's slack: a tick a hair early must not put the
-                            // check off by a whole tick.
-                            && minutes_checked.is_none_or(|at| at.elapsed() + period / 2 >= self.shared.settings.queue.heartbeat) =>
-                        {
-                            minutes_checked = Some(tokio::time::Instant::now());
-                            self.minutes_ran_out(job.user_id).await.then_some(End::Stopped)
-                        }
-                        None => None,
-                    };
-                    if let Some(end) = verdict {
-                        kill(&mut child).await;
-                        self.announce(steward).await;
-                        self.clean_up(id);
-                        self.shared.end(id, end).await?;
-                        return Ok(());
-                    }
-                }
-            }
-        };
-        tracing::info!(job.id = %id, %status, process_ms = started.elapsed().as_millis() as u64, "job process exited");
-        self.announce(steward).await;
-        self.clean_up(id);
-        let job = jobs::find(&self.shared.db, id)
-            .await?
-            .context("the job row vanished")?;
-        if job.state.has_ended() {
-            return Ok(());
+        match self.supervise(&job, steward, start).await? {
+            Supervised::Exited(status) => self.after_exit(id, status).await,
+            Supervised::Settled => Ok(()),
         }
-        if status.code() == Some(EXIT_RETRY) && job.attempts < MAX_ATTEMPTS {
-            // A server-side failure (the store or the database): the job's results so far are
-            // reused, never duplicated.
-            return self.retry_later(&job).await;
-        }
-        self.shared.end(id, End::Failed(describe(status))).await
     }
 
     /// A job that failed on this side (the store or the database did not answer) runs again
@@ -548,46 +471,6 @@ impl Farm {
                     .await
             }
         }
-    }
-
-    /// Waits for the steward of a job whose process has exited or been killed, and rings for
-    /// the readings of the files the job made (queued in the database already).
-    async fn announce(&self, steward: JoinHandle<Vec<JobId>>) {
-        let readings = steward.await.unwrap_or_default();
-        if !readings.is_empty() {
-            self.shared.doorbell.ring().await;
-        }
-    }
-
-    /// A failure when job `id`'s work folder holds more than the disk limit.
-    fn over_disk(&self, id: JobId) -> Option<End> {
-        let used = work_folders::size(&self.shared.settings.work_dir, id);
-        (used > self.shared.settings.disk_limit).then(|| {
-            End::Failed(format!(
-                "the job wrote more than {} to its work folder and was stopped",
-                drive_core::job::decimal_size(self.shared.settings.disk_limit as i64)
-            ))
-        })
-    }
-
-    /// Whether the account has used up this month's job minutes (a database error answers
-    /// no: the next heartbeat asks again).
-    async fn minutes_ran_out(&self, user_id: UserId) -> bool {
-        let checked = async {
-            let plan = users::plan_of(&self.shared.db, user_id).await?;
-            let used = jobs::seconds_this_month(&self.shared.db, user_id).await?;
-            Ok::<_, sqlx::Error>(
-                used >= plan.map_or(0.0, |p| self.shared.settings.job_minutes.for_plan(p)) * 60.0,
-            )
-        };
-        checked
-            .await
-            .inspect_err(|e| tracing::warn!("checking job minutes failed: {e}"))
-            .unwrap_or(false)
-    }
-
-    fn clean_up(&self, id: JobId) {
-        work_folders::remove(&self.shared.settings.work_dir, id);
     }
 }
 

@@ -79,7 +79,7 @@ fn on_arrival_spec(on_arrival: OnArrival) -> ApiResult<serde_json::Value> {
     let spec = JobSpec::parse(on_arrival.job_type, on_arrival.options).map_err(|e| {
         let why = match e {
             SettingsError::Range(e) => format!("{}: {}", e.field, e.message),
-            SettingsError::Shape(e) => format!("options: {}", e.inner()),
+            SettingsError::Shape { at, error } => format!("{at}: {}", error.inner()),
         };
         ApiError::invalid("onArrival", why)
     })?;

@@ -10,6 +10,7 @@ use crate::job::{JobSpec, Lane};
 
 mod claim;
 mod record;
+pub mod runs;
 pub use claim::{
     Candidate, Claimed, LaneGauge, Pool, candidates, claim, gauges, hand_back, requeue_stale, stale_given_up,
 };
@@ -297,6 +298,24 @@ pub async fn add_output(
     )
     .bind(job_id)
     .bind(position)
+    .bind(file_id)
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
+/// Notes that the job made `file_id`, after every file it made before (a pipeline's: its runs
+/// record each output once, so this is asked once a file).
+pub async fn add_next_output(
+    conn: &mut PgConnection,
+    job_id: JobId,
+    file_id: FileId,
+) -> Result<(), sqlx::Error> {
+    sqlx::query(
+        "insert into file_job_outputs (job_id, position, file_id)
+         select $1, coalesce(max(position) + 1, 0), $2 from file_job_outputs where job_id = $1",
+    )
+    .bind(job_id)
     .bind(file_id)
     .execute(conn)
     .await?;

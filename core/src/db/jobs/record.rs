@@ -1,12 +1,15 @@
-//! A job as callers see it: the row with its folder and the files it made.
+//! A job as callers see it: the row with its folder and the files it made; a pipeline's
+//! with each step's state and outputs.
 
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 use sqlx::PgConnection;
 
+use super::runs::{self, RunOutput, RunRow};
 use super::{JobRow, JobState};
+use crate::file::FileKind;
 use crate::id::{FileId, FolderId, JobId};
-use crate::job::JobType;
+use crate::job::{JobSpec, JobType, Pipeline};
 use crate::records::{FileRecord, FolderRef};
 use crate::storage::Storage;
 
@@ -39,6 +42,89 @@ pub struct JobRecord {
     pub end_time: Option<DateTime<Utc>>,
     /// Job time it counted against the month: set once done or stopped.
     pub seconds: Option<f64>,
+    /// A pipeline's steps, in order; absent for a job of one type.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub steps: Option<Vec<StepRecord>>,
+}
+
+/// A pipeline's step as its job shows it.
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct StepRecord {
+    pub name: String,
+    pub job_type: JobType,
+    /// `queued` until it begins; `stopped` when the job ended before it finished.
+    pub state: JobState,
+    /// How many times it runs: once per file for a type that takes one file, else once;
+    /// 0 until it begins.
+    pub runs: usize,
+    /// Runs done so far.
+    pub runs_done: usize,
+    /// Why a run failed; null otherwise.
+    pub error: Option<String>,
+    /// Whether its outputs become files: the chain's end, or a step marked `keep`.
+    pub makes_files: bool,
+    /// What it made so far, in order.
+    pub outputs: Vec<StepOutput>,
+}
+
+/// One output of a step.
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct StepOutput {
+    pub name: String,
+    pub size: i64,
+    #[schema(value_type = String)]
+    pub kind: FileKind,
+    /// The file it became (in `files`); null for an intermediate, which is removed from the
+    /// store when the job ends.
+    pub file_id: Option<FileId>,
+}
+
+impl StepRecord {
+    fn of(job: &JobRow, chain: &Pipeline, runs: &[&RunRow], outputs: &[&RunOutput]) -> Vec<StepRecord> {
+        let files = chain.makes_files();
+        chain
+            .steps
+            .iter()
+            .enumerate()
+            .map(|(index, step)| {
+                let mine: Vec<&RunRow> = runs
+                    .iter()
+                    .copied()
+                    .filter(|r| r.step as usize == index)
+                    .collect();
+                let done = mine.iter().filter(|r| r.state == JobState::Done).count();
+                let failed = mine.iter().find(|r| r.state == JobState::Failed);
+                let state = match () {
+                    _ if failed.is_some() => JobState::Failed,
+                    _ if !mine.is_empty() && done == mine.len() => JobState::Done,
+                    _ if job.state.has_ended() => JobState::Stopped,
+                    _ if mine.is_empty() => JobState::Queued,
+                    _ => JobState::Running,
+                };
+                StepRecord {
+                    name: step.name.clone(),
+                    job_type: step.spec.job_type(),
+                    state,
+                    runs: mine.len(),
+                    runs_done: done,
+                    error: failed.and_then(|r| r.error.clone()),
+                    makes_files: files[index],
+                    outputs: outputs
+                        .iter()
+                        .filter(|o| o.step as usize == index)
+                        .map(|o| StepOutput {
+                            name: o.file.file_name.clone(),
+                            size: o.file.file_size,
+                            kind: o.file.kind,
+                            file_id: o.is_file.then_some(o.file.id),
+                        })
+                        .collect(),
+                }
+            })
+            .collect()
+    }
 }
 
 impl JobRecord {
@@ -50,6 +136,18 @@ impl JobRecord {
     ) -> Result<Vec<JobRecord>, sqlx::Error> {
         let ids: Vec<JobId> = jobs.iter().map(|j| j.id).collect();
         let outputs = super::outputs(&mut *conn, &ids).await?;
+        let chains: Vec<JobId> = jobs
+            .iter()
+            .filter(|j| j.job_type == JobType::Pipeline)
+            .map(|j| j.id)
+            .collect();
+        let (runs, made) = match chains.is_empty() {
+            false => (
+                runs::of_jobs(&mut *conn, &chains).await?,
+                runs::outputs(&mut *conn, &chains).await?,
+            ),
+            true => (Vec::new(), Vec::new()),
+        };
         let folder_ids: Vec<FolderId> = jobs
             .iter()
             .filter_map(|j| j.output_folder_id.or(j.folder_id))
@@ -87,6 +185,18 @@ impl JobRecord {
                     start_time: job.started_at,
                     end_time: job.ended_at,
                     seconds: job.seconds,
+                    steps: match job.spec() {
+                        Ok(JobSpec::Pipeline(chain)) => {
+                            let runs: Vec<&RunRow> = runs
+                                .iter()
+                                .filter(|(id, _)| *id == job.id)
+                                .map(|(_, r)| r)
+                                .collect();
+                            let made: Vec<&RunOutput> = made.iter().filter(|o| o.job_id == job.id).collect();
+                            Some(StepRecord::of(job, &chain, &runs, &made))
+                        }
+                        _ => None,
+                    },
                 }
             })
             .collect())

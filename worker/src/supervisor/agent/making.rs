@@ -61,7 +61,7 @@ pub async fn run_job(
     let options = asked.options.map_or(Value::Null, Value::Object);
     let spec = JobSpec::parse(job_type, options.clone()).map_err(|e| match e {
         SettingsError::Range(e) => anyhow::anyhow!("options: {}: {}", e.field, e.message),
-        SettingsError::Shape(e) => anyhow::anyhow!("options: {}", e.inner()),
+        SettingsError::Shape { at, error } => anyhow::anyhow!("{at}: {}", error.inner()),
     })?;
     let files: Vec<(Uuid, String)> = asked
         .selection

@@ -7,7 +7,9 @@
 //!
 //! Results are saved under keys fixed by the job and the result's position, and each is
 //! recorded together with its place in the job's outputs: a retried job finds the results it
-//! already made and skips them, so it never duplicates a file.
+//! already made and skips them, so it never duplicates a file. A pipeline's step is run the
+//! same way ([`Place::Run`]), its results recorded with its run and becoming files only when
+//! the step's outputs are files.
 
 mod readings;
 mod results;
@@ -23,6 +25,7 @@ use chrono::TimeDelta;
 use drive_core::db::PgPool;
 use drive_core::db::files::{self, FileRow, Insert, NewFile};
 use drive_core::db::folders::{self, FolderRow};
+use drive_core::db::jobs::runs::{self, RunAt};
 use drive_core::db::jobs::{self, End, JobRow};
 use drive_core::db::search::store_metadata;
 use drive_core::db::{requests, users};
@@ -62,10 +65,28 @@ impl From<drive_core::storage::StorageError> for JobError {
 /// thousands of files) is the longest there is.
 const MAX_REQUEST: u64 = 64 << 20;
 
+/// What a job process works on.
+#[derive(Debug, Clone, Copy)]
+pub enum Place {
+    /// A job of one type: its results are files, its end the job's.
+    Job,
+    /// One run of a pipeline's step: its results are recorded with the run, and become files
+    /// when `files`; its end is the run's. Its progress covers `share` of the job's, after
+    /// `done`.
+    Run {
+        at: RunAt,
+        files: bool,
+        done: f32,
+        share: f32,
+    },
+}
+
 pub struct Steward {
     db: PgPool,
     storage: Storage,
+    /// As the job process sees it: for a pipeline's run, the step's type, settings and inputs.
     job: JobRow,
+    place: Place,
     inputs: Vec<FileRow>,
     /// The job's work folder, as the kernel names it (symbolic links resolved).
     dir: PathBuf,
@@ -104,13 +125,33 @@ pub fn ports(store: &str, job: &JobRow) -> JobResult<Vec<u16>> {
 }
 
 impl Steward {
-    /// Readies job `job`: its quota, its inputs with a presigned GET each (valid for the
-    /// job's whole time limit) and an empty work folder. Answers the steward and what the job
-    /// process starts with.
+    /// The inputs of a job of one type, or why it cannot have them: a file trashed or deleted
+    /// since the job was made fails the job (it would otherwise make something the caller did
+    /// not ask for).
+    pub async fn inputs_of(db: &PgPool, job: &JobRow) -> JobResult<Result<Vec<FileRow>, String>> {
+        let found = files::find_many(db, job.user_id, &job.input_ids, true).await?;
+        Ok(job
+            .input_ids
+            .iter()
+            .map(|id| {
+                found
+                    .iter()
+                    .find(|f| f.id == *id)
+                    .cloned()
+                    .ok_or_else(|| format!("the file {id} was trashed or deleted before the job ran"))
+            })
+            .collect())
+    }
+
+    /// Readies `job` on `inputs` for `place`: its quota, its inputs with a presigned GET each
+    /// (valid for the job's whole time limit) and an empty work folder. Answers the steward and
+    /// what the job process starts with.
     pub async fn prepare(
         db: PgPool,
         storage: Storage,
         job: JobRow,
+        inputs: Result<Vec<FileRow>, String>,
+        place: Place,
         settings: &Settings,
     ) -> JobResult<(Steward, Start)> {
         let plan = users::plan_of(&db, job.user_id).await?;
@@ -121,20 +162,6 @@ impl Steward {
             let used = users::used_bytes(&db, job.user_id).await?;
             quota = quota.min(used.saturating_add(room));
         }
-        let found = files::find_many(&db, job.user_id, &job.input_ids, true).await?;
-        // A file trashed or deleted since the job was made fails the job: it would otherwise
-        // make something the caller did not ask for.
-        let inputs: Result<Vec<FileRow>, String> = job
-            .input_ids
-            .iter()
-            .map(|id| {
-                found
-                    .iter()
-                    .find(|f| f.id == *id)
-                    .cloned()
-                    .ok_or_else(|| format!("the file {id} was trashed or deleted before the job ran"))
-            })
-            .collect();
         let lifetime = TimeDelta::from_std(settings.time_limit).unwrap_or(TimeDelta::hours(2));
         let mut given = Vec::new();
         for file in inputs.iter().flatten() {
@@ -153,6 +180,7 @@ impl Steward {
         let start = Start {
             job: job.clone(),
             inputs: inputs.as_ref().map(|_| given).map_err(String::clone),
+            makes_files: matches!(place, Place::Job | Place::Run { files: true, .. }),
             dir: dir.clone(),
             font: settings.font.clone(),
             models: settings.models.clone(),
@@ -165,6 +193,7 @@ impl Steward {
             db,
             storage,
             job,
+            place,
             inputs: inputs.unwrap_or_default(),
             dir: dir.canonicalize()?,
             quota,
@@ -219,11 +248,16 @@ impl Steward {
     async fn answer(&mut self, request: Request) -> Answer {
         match request {
             Request::Progress { fraction } => {
-                jobs::set_progress(&self.db, self.job.id, fraction.clamp(0.0, 1.0)).await?;
+                let fraction = fraction.clamp(0.0, 1.0);
+                let progress = match self.place {
+                    Place::Job => fraction,
+                    Place::Run { done, share, .. } => done + share * fraction,
+                };
+                jobs::set_progress(&self.db, self.job.id, progress).await?;
                 Ok(Value::Null)
             }
             Request::QuotaLeft => json(self.quota - users::used_bytes(&self.db, self.job.user_id).await?),
-            Request::Saved { position } => json(jobs::output_at(&self.db, self.job.id, position).await?),
+            Request::Saved { position } => json(self.recorder().recorded(position).await?),
             Request::Save {
                 position,
                 path,
@@ -272,12 +306,19 @@ impl Steward {
             Request::End { outcome } => {
                 // Results still on their way belong to the job: it ends once they are
                 // recorded, and a failure to record one is the job's.
-                let end = match (self.ahead.wait().await, outcome) {
+                let outcome = match (self.ahead.wait().await, outcome) {
                     (Err(JobError::Server(why)), _) => return Err(JobError::Server(why)),
-                    (Err(JobError::Input(why)), _) | (Ok(()), Err(why)) => End::Failed(why),
-                    (Ok(()), Ok(result)) => End::Done(result),
+                    (Err(JobError::Input(why)), _) | (Ok(()), Err(why)) => Err(why),
+                    (Ok(()), Ok(result)) => Ok(result),
                 };
-                drive_core::job_end::finish(&self.db, &self.storage, self.job.id, end).await?;
+                match self.place {
+                    Place::Job => {
+                        let end = outcome.map_or_else(End::Failed, End::Done);
+                        drive_core::job_end::finish(&self.db, &self.storage, self.job.id, end).await?;
+                    }
+                    // The pipeline goes on (or fails) in the supervisor, once the process exits.
+                    Place::Run { at, .. } => runs::end(&self.db, at, outcome).await?,
+                }
                 Ok(Value::Null)
             }
         }
@@ -303,23 +344,6 @@ impl Steward {
         vision.describe(&jpeg).await
     }
 
-    /// The key a result at `position` is stored under: the same on every attempt.
-    fn output_key(&self, position: i32, name: &str) -> JobResult<String> {
-        if position < 0 {
-            return Err(refused("a negative position"));
-        }
-        // A name comes from the input (an archive's entry): one that cannot be a file's is
-        // the input's fault.
-        let name = FileName::try_from(name.to_string())
-            .map_err(|why| JobError::Input(format!("a result cannot be named {name:?}: it {why}")))?;
-        Ok(format!(
-            "users/{}/jobs/{}/{position}/{}",
-            self.job.user_id,
-            self.job.id,
-            name.as_str()
-        ))
-    }
-
     /// The folder `id`, when it is the account's own (`None` for the top).
     async fn folder(&self, id: Option<FolderId>) -> JobResult<Option<FolderRow>> {
         self.recorder().folder(id).await
@@ -332,6 +356,7 @@ impl Steward {
             job_id: self.job.id,
             user_id: self.job.user_id,
             quota: self.quota,
+            place: self.place,
         }
     }
 
@@ -359,7 +384,7 @@ impl Steward {
         let result = Ahead {
             position,
             file: self.open_result(path)?,
-            key: self.output_key(position, name)?,
+            key: self.recorder().key(position, name)?,
             name: name.to_string(),
             folder_id,
         };
@@ -445,6 +470,9 @@ impl Steward {
         {
             return Ok(folder);
         }
+        if let Place::Run { files: false, .. } = self.place {
+            return Err(refused("a folder for a step whose results are in no folder"));
+        }
         let archive = self
             .inputs
             .first()
@@ -460,7 +488,10 @@ impl Steward {
         let folder = folders::ensure(&mut conn, self.job.user_id, &path)
             .await?
             .ok_or_else(|| JobError::Server("the unzip folder is the top".to_string()))?;
-        jobs::set_output_folder(&self.db, self.job.id, folder.id).await?;
+        match self.place {
+            Place::Job => jobs::set_output_folder(&self.db, self.job.id, folder.id).await?,
+            Place::Run { at, .. } => runs::set_output_folder(&self.db, at, folder.id).await?,
+        }
         self.job.output_folder_id = Some(folder.id);
         Ok(folder)
     }

@@ -8,6 +8,9 @@
 //! so that names, events and outputs follow the order asked exactly as with saves that wait.
 //! The job process collects the files saved ahead (or the first failure among them) when it
 //! needs them, and the job's end waits for them all.
+//!
+//! A pipeline's run records each result with the run: as a file too when its step's outputs
+//! are files, otherwise as an intermediate, in no folder, no library and no quota.
 
 use std::collections::VecDeque;
 
@@ -16,14 +19,15 @@ use drive_core::db::events::EventKind;
 use drive_core::db::files::{self, FileRow, NewFile};
 use drive_core::db::folders::{self, FolderRow};
 use drive_core::db::jobs;
+use drive_core::db::jobs::runs::{self, NewOutput};
 use drive_core::entry::{self, Entered};
-use drive_core::file::guess_type;
+use drive_core::file::{FileName, guess_type};
 use drive_core::id::{FolderId, JobId, UserId};
 use drive_core::storage::{Bucket, ByteStream, Storage, StoredHeaders};
 use tokio::sync::oneshot::{self, error::TryRecvError};
 use tokio::task::JoinHandle;
 
-use super::refused;
+use super::{Place, refused};
 use crate::protocol::{JobError, JobResult};
 
 /// A recorded result and the metadata reading queued for it (to push once the job ends).
@@ -37,6 +41,7 @@ pub(super) struct Recorder {
     pub job_id: JobId,
     pub user_id: UserId,
     pub quota: i64,
+    pub place: Place,
 }
 
 /// A result handed over ahead: its file, already opened inside the work folder, and where it
@@ -50,6 +55,35 @@ pub(super) struct Ahead {
 }
 
 impl Recorder {
+    /// The key a result at `position` is stored under: the same on every attempt.
+    pub fn key(&self, position: i32, name: &str) -> JobResult<String> {
+        if position < 0 {
+            return Err(refused("a negative position"));
+        }
+        // A name comes from the input (an archive's entry): one that cannot be a file's is
+        // the input's fault.
+        let name = FileName::try_from(name.to_string())
+            .map_err(|why| JobError::Input(format!("a result cannot be named {name:?}: it {why}")))?;
+        let (user, job, name) = (self.user_id, self.job_id, name.as_str());
+        Ok(match self.place {
+            Place::Job => format!("users/{user}/jobs/{job}/{position}/{name}"),
+            Place::Run { at, .. } => {
+                format!(
+                    "users/{user}/jobs/{job}/steps/{}/{}/{position}/{name}",
+                    at.step, at.run
+                )
+            }
+        })
+    }
+
+    /// The result an earlier attempt recorded at `position`, if any.
+    pub async fn recorded(&self, position: i32) -> JobResult<Option<FileRow>> {
+        Ok(match self.place {
+            Place::Job => jobs::output_at(&self.db, self.job_id, position).await?,
+            Place::Run { at, .. } => runs::output_at(&self.db, at, position).await?.map(|o| o.file),
+        })
+    }
+
     /// The folder `id`, when it is the account's own (`None` for the top).
     pub async fn folder(&self, id: Option<FolderId>) -> JobResult<Option<FolderRow>> {
         let Some(id) = id else { return Ok(None) };
@@ -99,7 +133,8 @@ impl Recorder {
     /// Records the object of `size` stored under `key` as the job's `position`th result, with
     /// the reading of its metadata queued, under `name` or the first free variant of it in the
     /// folder. (The stored object keeps the name asked as its own header: downloads and public
-    /// copies are named from the record.)
+    /// copies are named from the record.) A pipeline's run records it with the run, and an
+    /// intermediate only there.
     pub async fn record(
         &self,
         position: i32,
@@ -108,6 +143,13 @@ impl Recorder {
         folder_id: Option<FolderId>,
         size: i64,
     ) -> JobResult<Recorded> {
+        let at = match self.place {
+            Place::Run { at, files: false, .. } => {
+                return self.record_intermediate(at, position, key, name, size).await;
+            }
+            Place::Run { at, .. } => Some(at),
+            Place::Job => None,
+        };
         let mut tx = self.db.begin().await?;
         let name = folders::free_file_name(&mut tx, self.user_id, folder_id, name).await?;
         let (kind, mime) = guess_type(&name);
@@ -137,9 +179,60 @@ impl Recorder {
                 )));
             }
         };
-        jobs::add_output(&mut tx, self.job_id, position, recorded.0.id).await?;
+        match at {
+            None => jobs::add_output(&mut tx, self.job_id, position, recorded.0.id).await?,
+            Some(at) => {
+                let output = NewOutput {
+                    file_name: &recorded.0.file_name,
+                    file_size: size,
+                    kind,
+                    mime_type: mime,
+                    object_key: key,
+                    file_id: Some(recorded.0.id),
+                };
+                // Among the job's files after those its earlier runs made.
+                if runs::add_output(&mut tx, at, position, &output).await?.is_some() {
+                    jobs::add_next_output(&mut tx, self.job_id, recorded.0.id).await?;
+                }
+            }
+        }
         tx.commit().await?;
         Ok(recorded)
+    }
+
+    /// Records an intermediate: with its run only, counted against nothing but the job's own
+    /// bound (its intermediates may hold as much as the plan's whole quota).
+    async fn record_intermediate(
+        &self,
+        at: runs::RunAt,
+        position: i32,
+        key: &str,
+        name: &str,
+        size: i64,
+    ) -> JobResult<Recorded> {
+        let held = runs::intermediate_bytes(&self.db, self.job_id).await?;
+        if held.saturating_add(size) > self.quota {
+            let _ = self.storage.delete(Bucket::Private, key).await;
+            return Err(JobError::Input(format!(
+                "the steps' in-between files would hold more than {} bytes, the plan's storage",
+                self.quota
+            )));
+        }
+        let (kind, mime) = guess_type(name);
+        let output = NewOutput {
+            file_name: name,
+            file_size: size,
+            kind,
+            mime_type: mime,
+            object_key: key,
+            file_id: None,
+        };
+        let mut conn = self.db.acquire().await?;
+        runs::add_output(&mut conn, at, position, &output).await?;
+        let recorded = runs::output_at(&self.db, at, position)
+            .await?
+            .ok_or_else(|| JobError::Server(format!("the intermediate {key} was not recorded")))?;
+        Ok((recorded.file, None))
     }
 
     /// A save ahead: stored at once, recorded once `turn` says the save asked before it was
@@ -157,7 +250,7 @@ impl Recorder {
             Some(Ok(false) | Err(TryRecvError::Closed)) => return Err(given_up()),
             Some(Err(TryRecvError::Empty)) | None => {}
         }
-        let stored = match jobs::output_at(&self.db, self.job_id, result.position).await? {
+        let stored = match self.recorded(result.position).await? {
             Some(row) => Stored::Earlier(row),
             None => {
                 self.folder(result.folder_id).await?;

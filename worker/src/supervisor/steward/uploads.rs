@@ -33,7 +33,7 @@ impl Steward {
         name: &str,
         folder_id: Option<FolderId>,
     ) -> JobResult<String> {
-        let key = self.output_key(position, name)?;
+        let key = self.recorder().key(position, name)?;
         self.folder(folder_id).await?;
         let (_, mime) = guess_type(name);
         let headers = StoredHeaders::new(mime, name, "attachment");
