@@ -171,6 +171,7 @@ pub fn needed_scopes(route: &str) -> Option<&'static [Scope]> {
         | "/reorder-playlist"
         | "/set-cover"
         | "/cancel-file-job"
+        | "/retry-file-job"
         | "/generate-image"
         | "/create-file-request"
         | "/set-file-request-open"

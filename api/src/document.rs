@@ -55,7 +55,11 @@ fn access(path: &str) -> Access {
 fn submits_jobs(path: &str) -> bool {
     matches!(
         path,
-        "/create-file-job" | "/create-archive-request" | "/import-from-url" | "/set-video-thumbnail"
+        "/create-file-job"
+            | "/retry-file-job"
+            | "/create-archive-request"
+            | "/import-from-url"
+            | "/set-video-thumbnail"
     )
 }
 
@@ -85,6 +89,10 @@ fn conflict(path: &str) -> Option<&'static str> {
         ),
         "/complete-multipart-upload" | "/finish-request-file" => Some(PARTS),
         "/cancel-file-job" => Some("`job_ended`: the job has already ended."),
+        "/create-file-job" => {
+            Some("`idempotency_key_reused`: the key was given for another job in the last 24 hours.")
+        }
+        "/retry-file-job" => Some("`job_not_retryable`: the job has not failed or been stopped."),
         _ => None,
     }
 }

@@ -420,10 +420,19 @@ pub enum CollectionCommand {
 pub enum JobsCommand {
     /// Start a job on files (in order); prints it, or with --wait follows it to its end
     Create {
-        /// The job type, like proxy, convert, zip, checksum (docs/behaviour.md lists each type's settings)
+        /// The job type, like proxy, convert, zip, checksum (docs/behaviour.md lists each type's
+        /// settings); with --steps, the first file instead
+        #[arg(value_name = "TYPE")]
         job_type: String,
         /// The files it works on, in order
         file_ids: Vec<Uuid>,
+        /// A pipeline instead of one type: a JSON file of its steps, [{ name, jobType, options,
+        /// use, keep }] (docs/behaviour.md, Pipelines); every argument is then a file
+        #[arg(long, value_name = "FILE.json", conflicts_with_all = ["settings", "options"])]
+        steps: Option<std::path::PathBuf>,
+        /// The same key within 24 hours answers the same job instead of starting another
+        #[arg(long)]
+        idempotency_key: Option<String>,
         /// A setting, name=value (repeatable): --set height=720 --set format=webm
         #[arg(long = "set", value_name = "NAME=VALUE")]
         settings: Vec<String>,
@@ -448,6 +457,13 @@ pub enum JobsCommand {
     },
     /// Stop a job (a queued one at once, a running one within a heartbeat)
     Cancel { id: Uuid },
+    /// Try a failed or stopped job again, going on from what it made
+    Retry {
+        id: Uuid,
+        /// Follow it to its end with a progress bar, then list what it made
+        #[arg(long)]
+        wait: bool,
+    },
 }
 
 #[derive(Subcommand)]

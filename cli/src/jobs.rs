@@ -1,7 +1,8 @@
 //! `drive jobs`: file jobs from the command line. `create` takes the settings as `--set
-//! name=value` flags or as `--options JSON`, `--dry-run` only estimates, and `--wait` follows
-//! the job to its end with a progress bar fed by the job's own progress (each poll holds on the
-//! service for up to a second, so the end is seen at once); `list` and `cancel`.
+//! name=value` flags or as `--options JSON` (or a pipeline's steps as `--steps FILE.json`),
+//! `--dry-run` only estimates, and `--wait` follows the job to its end with a progress bar fed
+//! by the job's own progress (each poll holds on the service for up to a second, so the end is
+//! seen at once); `list`, `cancel` and `retry`.
 
 use std::time::Duration;
 
@@ -16,8 +17,11 @@ use drive_client::Client;
 use drive_client::jobs::{Job, JobQuery, JobState, JobWait, NewJob};
 
 pub struct Asked<'a> {
+    /// The type; with `steps`, the first file.
     pub job_type: &'a str,
     pub files: &'a [Uuid],
+    pub steps: Option<&'a std::path::Path>,
+    pub idempotency_key: Option<&'a str>,
     pub options: Option<&'a str>,
     pub settings: &'a [String],
     pub folder: Option<&'a str>,
@@ -44,13 +48,51 @@ fn options(asked: &Asked<'_>) -> Result<Value> {
     Ok(Value::Object(options))
 }
 
+/// A pipeline's steps from `path`: a JSON list of steps, or an object holding one as `steps`.
+fn steps(path: &std::path::Path) -> Result<Value> {
+    let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    let value: Value =
+        serde_json::from_str(&text).with_context(|| format!("{} is not JSON", path.display()))?;
+    match value {
+        Value::Array(_) => Ok(value),
+        Value::Object(mut map) if map.get("steps").is_some_and(Value::is_array) => {
+            Ok(map.remove("steps").unwrap_or_default())
+        }
+        _ => bail!(
+            "{} holds neither a list of steps nor {{ \"steps\": [...] }}",
+            path.display()
+        ),
+    }
+}
+
 pub async fn create(client: &Client, asked: &Asked<'_>, wait: bool, json: bool) -> Result<()> {
-    let new = NewJob {
-        job_type: asked.job_type.to_string(),
-        file_ids: asked.files.to_vec(),
-        options: options(asked)?,
-        dry_run: asked.dry_run,
-        folder: asked.folder.map(str::to_string),
+    let new = match asked.steps {
+        Some(path) => {
+            let first: Uuid = asked.job_type.parse().with_context(|| {
+                format!(
+                    "with --steps every argument is a file id, not {:?}",
+                    asked.job_type
+                )
+            })?;
+            NewJob {
+                job_type: None,
+                steps: Some(steps(path)?),
+                file_ids: [first].into_iter().chain(asked.files.iter().copied()).collect(),
+                options: Value::Null,
+                dry_run: asked.dry_run,
+                folder: asked.folder.map(str::to_string),
+                idempotency_key: asked.idempotency_key.map(str::to_string),
+            }
+        }
+        None => NewJob {
+            job_type: Some(asked.job_type.to_string()),
+            steps: None,
+            file_ids: asked.files.to_vec(),
+            options: options(asked)?,
+            dry_run: asked.dry_run,
+            folder: asked.folder.map(str::to_string),
+            idempotency_key: asked.idempotency_key.map(str::to_string),
+        },
     };
     let created = client.create_job(&new).await?;
     if asked.dry_run {
@@ -106,11 +148,42 @@ async fn follow(client: &Client, id: Uuid, visible: bool) -> Result<Job> {
     Ok(ended)
 }
 
+/// `drive jobs retry`: the job queued again; with `wait`, followed to its end.
+pub async fn retry(client: &Client, id: Uuid, wait: bool, json: bool) -> Result<()> {
+    let retried = client.retry_job(id).await?;
+    if !wait {
+        if json {
+            return output::print_json(&retried);
+        }
+        println!("job {} {} again", retried.job.id, retried.job.state.as_str());
+        return Ok(());
+    }
+    let ended = follow(client, id, !json).await?;
+    show_end(&ended, json)
+}
+
 fn show_end(job: &Job, json: bool) -> Result<()> {
     if json {
         output::print_json(job)?;
     } else {
         println!("job {} {} {}", job.id, job.job_type, job.state.as_str());
+        // A pipeline's steps, each with its state and runs.
+        for step in job
+            .rest
+            .get("steps")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            println!(
+                "  step {} ({}) {} {}/{} runs",
+                step["name"].as_str().unwrap_or_default(),
+                step["jobType"].as_str().unwrap_or_default(),
+                step["state"].as_str().unwrap_or_default(),
+                step["runsDone"],
+                step["runs"]
+            );
+        }
         for file in &job.files {
             println!("  {}  {}  {} bytes", file.id, file.file_name, file.file_size);
         }

@@ -168,6 +168,8 @@ async fn command(
                 JobsCommand::Create {
                     job_type,
                     file_ids,
+                    steps,
+                    idempotency_key,
                     settings,
                     options,
                     folder,
@@ -177,6 +179,8 @@ async fn command(
                     let asked = jobs::Asked {
                         job_type: &job_type,
                         files: &file_ids,
+                        steps: steps.as_deref(),
+                        idempotency_key: idempotency_key.as_deref(),
                         options: options.as_deref(),
                         settings: &settings,
                         folder: folder.as_deref(),
@@ -186,6 +190,7 @@ async fn command(
                 }
                 JobsCommand::List { limit } => jobs::list(&client, limit, json).await,
                 JobsCommand::Cancel { id } => jobs::cancel(&client, id, json).await,
+                JobsCommand::Retry { id, wait } => jobs::retry(&client, id, wait, json).await,
             }
         }
         Command::Completions { shell } => {

@@ -17,8 +17,12 @@ use crate::records::Rest;
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct NewJob {
-    /// Like `checksum`, `zip`, `proxy`.
-    pub job_type: String,
+    /// Like `checksum`, `zip`, `proxy`; `None` for a pipeline (`steps`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub job_type: Option<String>,
+    /// A pipeline's steps, as the service takes them: `[{ name, jobType, options, use, keep }]`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub steps: Option<Value>,
     pub file_ids: Vec<Uuid>,
     /// The settings by type; null for the defaults.
     #[serde(skip_serializing_if = "Value::is_null")]
@@ -29,17 +33,22 @@ pub struct NewJob {
     /// Where the results land; beside the first file when not given.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub folder: Option<String>,
+    /// The same key within 24 hours answers the same job.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub idempotency_key: Option<String>,
 }
 
 impl NewJob {
     /// A job of `job_type` on `file_ids` with its default settings.
     pub fn new(job_type: &str, file_ids: Vec<Uuid>) -> NewJob {
         NewJob {
-            job_type: job_type.to_string(),
+            job_type: Some(job_type.to_string()),
+            steps: None,
             file_ids,
             options: Value::Null,
             dry_run: false,
             folder: None,
+            idempotency_key: None,
         }
     }
 }
@@ -134,7 +143,7 @@ pub struct JobMinutes {
     pub limit: f64,
 }
 
-/// The answer of `/cancel-file-job`.
+/// The answer of `/cancel-file-job` and `/retry-file-job`.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct CanceledJob {
     pub job: Job,
@@ -169,6 +178,11 @@ impl Client {
     /// `/cancel-file-job`.
     pub async fn cancel_job(&self, id: Uuid) -> Result<CanceledJob> {
         self.post("/cancel-file-job", &JobRef { id }).await
+    }
+
+    /// `/retry-file-job`.
+    pub async fn retry_job(&self, id: Uuid) -> Result<CanceledJob> {
+        self.post("/retry-file-job", &JobRef { id }).await
     }
 
     /// Follows the job `id` until it ends or `wait.patience` runs out, calling `seen` with

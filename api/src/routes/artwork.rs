@@ -151,6 +151,7 @@ async fn set_video_thumbnail(
                 folder: None,
                 folder_id: None,
                 arrival: None,
+                idempotency_key: None,
             };
             let job = jobs::submit(&state, &caller, request, false).await?;
             Ok(axum::Json(answer(None, Some(job))))

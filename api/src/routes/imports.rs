@@ -82,6 +82,7 @@ async fn import_from_url(
         folder: input.folder,
         folder_id: input.folder_id,
         arrival: None,
+        idempotency_key: None,
     };
     jobs::submit(&state, &caller, request, false)
         .await

@@ -8,12 +8,12 @@ use axum::extract::State;
 use drive_core::db::digests;
 use drive_core::db::files::{self, FileRow};
 use drive_core::db::folders;
-use drive_core::db::jobs::{self, JobRecord, JobRow, JobState, NewJob};
+use drive_core::db::jobs::{self, JobRecord, JobRow, JobState, NewJob, runs};
 use drive_core::db::moments;
 use drive_core::db::requests;
 use drive_core::folder::FolderPath;
 use drive_core::id::{ArrivalId, FileId, FolderId, JobId};
-use drive_core::input::{Bounded, List, MAX_OFFSET};
+use drive_core::input::{Bounded, Line, List, MAX_OFFSET};
 use drive_core::job::{self, JobSpec, JobType, MAX_STEPS, Pipeline, SettingsError, StepInput};
 use drive_core::job_end;
 use drive_core::rewrites;
@@ -34,6 +34,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(create_file_job))
         .routes(routes!(select_file_jobs))
         .routes(routes!(cancel_file_job))
+        .routes(routes!(retry_file_job))
 }
 
 #[derive(Debug, Deserialize, ToSchema)]
@@ -65,6 +66,10 @@ pub struct CreateJobInput {
     folder: Option<FolderPath>,
     /// One of the caller's folders for the results; or `folder`.
     folder_id: Option<FolderId>,
+    /// Any string of the caller's, 1 to 200 characters: asking again with the same key within 24
+    /// hours answers the same job (as it now is), never a second one; asking with it for
+    /// another job is 409 `idempotency_key_reused`.
+    idempotency_key: Option<Line<1, 200>>,
 }
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -89,6 +94,8 @@ pub(crate) struct JobRequest {
     /// A file request's arrival whose `onArrival` job this is: linked to it in the job's own
     /// transaction, so the job works within the request's room from its first run.
     pub arrival: Option<ArrivalId>,
+    /// The caller's idempotency key (`/create-file-job` only).
+    pub idempotency_key: Option<Line<1, 200>>,
 }
 
 /// Start a file job, or with `dryRun` check it and estimate its time.
@@ -144,6 +151,7 @@ async fn create_file_job(
         folder: input.folder,
         folder_id: input.folder_id,
         arrival: None,
+        idempotency_key: input.idempotency_key,
     };
     submit(&state, &caller, request, input.dry_run)
         .await
@@ -190,18 +198,7 @@ pub(crate) async fn submit(
             ));
         }
     }
-    let limit = state.settings.job_minutes.for_plan(caller.plan()?) * 60.0;
-    let used = jobs::seconds_this_month(&state.db, caller.user_id).await?;
-    if used >= limit {
-        return Err(ApiError::forbidden(
-            "job_minutes_used_up",
-            format!(
-                "this month's {:.0} job minutes are used up ({:.1} used)",
-                limit / 60.0,
-                used / 60.0
-            ),
-        ));
-    }
+    minutes_left(state, caller).await?;
     let estimate_seconds = request.spec.estimate_seconds(request.inputs.len(), bytes);
     let existing_folder = match (&request.folder, request.folder_id) {
         (Some(_), Some(_)) => return Err(ApiError::invalid("folderId", "give folder or folderId, not both")),
@@ -239,21 +236,39 @@ pub(crate) async fn submit(
     }
     let mut tx = state.db.begin().await?;
     let active = jobs::lock_and_count_active(&mut tx, caller.user_id).await?;
-    let cap = state.settings.max_active_jobs;
-    if active >= cap {
-        return Err(ApiError::too_many(
-            "too_many_jobs",
-            format!(
-                "{active} of your jobs are waiting or running, the most at once; submit again when one ends"
-            ),
-        ));
-    }
+    let over_cap = active >= state.settings.max_active_jobs;
     let folder_id = match &request.folder {
         Some(path) => folders::ensure(&mut tx, caller.user_id, path)
             .await?
             .map(|f| f.id),
         None => existing_folder,
     };
+    let input_ids: Vec<FileId> = request.inputs.iter().map(|f| f.id).collect();
+    if let Some(key) = &request.idempotency_key
+        && let Some(asked) = jobs::by_idempotency_key(&mut tx, caller.user_id, key).await?
+    {
+        let same = asked.job_type == request.spec.job_type()
+            && asked.options == request.spec.options()
+            && asked.input_ids == input_ids
+            && asked.folder_id == folder_id;
+        if !same {
+            return Err(ApiError::conflict(
+                "idempotency_key_reused",
+                format!(
+                    "the key was given in the last 24 hours for another job, {}",
+                    asked.id
+                ),
+            ));
+        }
+        let record = JobRecord::load(&mut tx, &state.storage, std::slice::from_ref(&asked))
+            .await?
+            .pop();
+        return Ok(CreatedJob {
+            job: record,
+            estimate_seconds,
+            dry_run,
+        });
+    }
     // A checksum of files whose digests are kept (an earlier checksum computed them) needs
     // no job run: it is answered at once, unless a key was written again since (its digests
     // are then forgotten, and the job reads the bytes).
@@ -261,7 +276,9 @@ pub(crate) async fn submit(
         JobSpec::Checksum(settings) => digests::answer(&mut tx, settings.algorithm, &request.inputs).await?,
         _ => None,
     };
-    let input_ids: Vec<FileId> = request.inputs.iter().map(|f| f.id).collect();
+    if over_cap {
+        return Err(too_many_jobs(active));
+    }
     let mut row = jobs::create(
         &mut tx,
         &NewJob {
@@ -270,6 +287,7 @@ pub(crate) async fn submit(
             input_ids: &input_ids,
             source_folder_id: request.source_folder_id,
             folder_id,
+            idempotency_key: request.idempotency_key.as_deref(),
         },
     )
     .await?;
@@ -294,6 +312,23 @@ pub(crate) async fn submit(
         estimate_seconds,
         dry_run,
     })
+}
+
+/// Refuses a job when the caller's month's job minutes are used up.
+async fn minutes_left(state: &AppState, caller: &Caller) -> ApiResult<()> {
+    let limit = state.settings.job_minutes.for_plan(caller.plan()?) * 60.0;
+    let used = jobs::seconds_this_month(&state.db, caller.user_id).await?;
+    if used >= limit {
+        return Err(ApiError::forbidden(
+            "job_minutes_used_up",
+            format!(
+                "this month's {:.0} job minutes are used up ({:.1} used)",
+                limit / 60.0,
+                used / 60.0
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// The files named, in order: each the caller's, in the library, given once, of a kind the
@@ -344,6 +379,13 @@ fn settings_error(error: SettingsError) -> ApiError {
         SettingsError::Range(e) => ApiError::invalid(&e.field, e.message),
         SettingsError::Shape { at, error } => extract::serde_error(&at, error),
     }
+}
+
+fn too_many_jobs(active: i64) -> ApiError {
+    ApiError::too_many(
+        "too_many_jobs",
+        format!("{active} of your jobs are waiting or running, the most at once; submit again when one ends"),
+    )
 }
 
 fn folder_not_found() -> ApiError {
@@ -479,6 +521,59 @@ async fn cancel_file_job(
     Ok(axum::Json(CanceledJob {
         job: record_of(&state, job).await?,
     }))
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RetryJobInput {
+    id: JobId,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct RetriedJob {
+    job: JobRecord,
+}
+
+/// Try a failed or stopped job again: the same job, queued as a new attempt of the same steps.
+/// What it made is kept and not made again; its time so far stays counted.
+#[utoipa::path(post, path = "/retry-file-job", tag = "jobs", request_body = RetryJobInput,
+    responses((status = 200, body = RetriedJob)))]
+async fn retry_file_job(
+    State(state): State<AppState>,
+    caller: Caller,
+    Json(input): Json<RetryJobInput>,
+) -> ApiResult<axum::Json<RetriedJob>> {
+    let job = jobs::find(&state.db, input.id)
+        .await?
+        .filter(|j| j.user_id == caller.user_id)
+        .ok_or_else(job_not_found)?;
+    if !matches!(job.state, JobState::Failed | JobState::Stopped) {
+        return Err(ApiError::conflict(
+            "job_not_retryable",
+            format!(
+                "only a failed or stopped job is tried again; this one is {}",
+                job.state.as_str()
+            ),
+        ));
+    }
+    minutes_left(&state, &caller).await?;
+    let mut tx = state.db.begin().await?;
+    let active = jobs::lock_and_count_active(&mut tx, caller.user_id).await?;
+    if active >= state.settings.max_active_jobs {
+        return Err(too_many_jobs(active));
+    }
+    // A pipeline's runs that did not finish run anew; those done are kept.
+    runs::forget_unfinished(&mut tx, input.id).await?;
+    let job = jobs::requeue_ended(&mut tx, caller.user_id, input.id)
+        .await?
+        .ok_or_else(|| ApiError::conflict("job_not_retryable", "the job is no longer failed or stopped"))?;
+    let record = JobRecord::load(&mut tx, &state.storage, std::slice::from_ref(&job))
+        .await?
+        .pop()
+        .expect("one record per job");
+    tx.commit().await?;
+    state.doorbell.ring().await;
+    Ok(axum::Json(RetriedJob { job: record }))
 }
 
 async fn record_of(state: &AppState, job: JobRow) -> ApiResult<JobRecord> {

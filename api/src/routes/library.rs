@@ -202,6 +202,7 @@ async fn create_archive_request(
         folder: None,
         folder_id: None,
         arrival: None,
+        idempotency_key: None,
     };
     let created = file_jobs::submit(&state, &caller, request, false).await?;
     Ok((StatusCode::ACCEPTED, axum::Json(created)))

@@ -88,6 +88,7 @@ pub async fn create(
             input_ids: &[],
             source_folder_id: None,
             folder_id: None,
+            idempotency_key: None,
         },
     )
     .await?;

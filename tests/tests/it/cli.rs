@@ -1297,6 +1297,86 @@ async fn jobs_are_created_followed_listed_and_canceled_from_the_command_line() {
 }
 
 #[tokio::test]
+async fn pipelines_run_and_stopped_jobs_are_tried_again_from_the_command_line() {
+    let mut app = TestApp::spawn().await;
+    let user = app.user(Some("Pro")).await;
+    let scratch = Scratch::new();
+    let drive = Drive::new(&scratch);
+    drive.login(&app, &user).await;
+    let file = app
+        .upload(
+            &user,
+            "data.bin",
+            "Other",
+            "application/octet-stream",
+            bytes(5000, 3),
+        )
+        .await
+        .to_string();
+    // Stopped while queued, then tried again once a worker runs.
+    let queued = drive.json(&["jobs", "create", "checksum", &file]).await;
+    let id = queued["job"]["id"].as_str().unwrap().to_string();
+    assert!(drive.run(&["jobs", "cancel", &id]).await.success);
+    app.start_worker(&[]).await;
+    let again = drive.json(&["jobs", "retry", &id, "--wait"]).await;
+    assert_eq!(
+        (again["id"].as_str(), again["state"].as_str()),
+        (Some(id.as_str()), Some("done")),
+        "{again}"
+    );
+
+    // A chain from a file of steps: packed, then unpacked again; only the last step's files land.
+    let chain = scratch.path("chain.json");
+    std::fs::write(
+        &chain,
+        r#"{ "steps": [ { "name": "packed", "jobType": "zip", "options": { "name": "packed" } },
+                        { "jobType": "unzip" } ] }"#,
+    )
+    .unwrap();
+    let chain = chain.to_str().unwrap();
+    let done = drive
+        .json(&["jobs", "create", "--steps", chain, &file, "--wait"])
+        .await;
+    assert_eq!(done["state"], "done", "{done}");
+    assert_eq!(done["jobType"], "pipeline");
+    assert_eq!(done["steps"][0]["name"], "packed");
+    let made: Vec<&str> = done["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["fileName"].as_str().unwrap())
+        .collect();
+    assert_eq!(made, ["data.bin"], "{done}");
+    let text = drive
+        .run(&[
+            "jobs",
+            "create",
+            "--steps",
+            chain,
+            &file,
+            "--wait",
+            "--idempotency-key",
+            "k-1",
+        ])
+        .await;
+    assert!(
+        text.success && text.stdout.contains("step packed (zip) done 1/1 runs"),
+        "{}",
+        text.stdout
+    );
+    let bad = scratch.path("bad.json");
+    std::fs::write(&bad, r#"[ { "jobType": "zip" }, { "jobType": "proxy" } ]"#).unwrap();
+    let refused = drive
+        .run(&["jobs", "create", "--steps", bad.to_str().unwrap(), &file])
+        .await;
+    assert!(
+        !refused.success && refused.stderr.contains("steps[1].use"),
+        "{}",
+        refused.stderr
+    );
+}
+
+#[tokio::test]
 async fn files_are_organized_collected_and_searched_by_every_filter_from_the_command_line() {
     let app = TestApp::spawn().await;
     let user = app.user(Some("Pro")).await;

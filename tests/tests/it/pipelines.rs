@@ -447,3 +447,152 @@ async fn a_worker_killed_mid_chain_finishes_it_once_without_running_earlier_step
         keys_of_files(&app, &ended).await
     );
 }
+
+#[tokio::test]
+async fn a_failed_chain_tried_again_goes_on_from_what_it_made() {
+    let mut app = TestApp::spawn().await;
+    // A worker whose jobs may run 3 seconds: the slow step runs past it and fails the chain.
+    let hurried = app.start_worker(&[("DRIVE_JOB_TIME_LIMIT_SECONDS", "3")]).await;
+    let user = app.user(Some("Pro")).await;
+    let clip = app
+        .upload(
+            &user,
+            "long.mp4",
+            "Video",
+            "video/mp4",
+            video_of("testsrc2=size=480x270:rate=25", 60.0, &[]),
+        )
+        .await;
+    let mut chain = slow_chain(&clip);
+    chain["steps"][0]["options"]["end"] = json!(60);
+    let job = app.create_job(&user, chain).await;
+    let failed = app.wait_job(&user, &job["id"]).await;
+    assert_eq!(failed["state"], "failed", "{failed}");
+    assert!(
+        failed["error"].as_str().unwrap().contains("time limit"),
+        "{failed}"
+    );
+    assert_eq!(step(&failed, "start")["state"], "done");
+    assert_eq!(names(&failed), ["long cut.mp4"]);
+    assert_eq!(
+        keys_under_job(&app, &user, &job["id"]).await,
+        keys_of_files(&app, &failed).await
+    );
+    let mut db = app.db().await;
+    let first_cut: chrono::DateTime<chrono::Utc> =
+        sqlx::query_scalar("select ended_at from file_job_runs where job_id = $1::uuid and step = 0")
+            .bind(job["id"].as_str().unwrap())
+            .fetch_one(&mut db)
+            .await
+            .unwrap();
+
+    // Only an ended job that did not finish can be tried again, and only by its owner.
+    let other = app.user(Some("Pro")).await;
+    app.call(&other, "/retry-file-job", Some(json!({ "id": job["id"] })))
+        .await
+        .assert_error(404, "job_not_found");
+    app.kill_worker(hurried);
+    app.start_worker(&[]).await;
+    let retried = app
+        .call(&user, "/retry-file-job", Some(json!({ "id": job["id"] })))
+        .await;
+    assert_eq!(retried.status, StatusCode::OK, "{}", retried.body);
+    assert_eq!(retried.body["job"]["id"], job["id"], "the same job");
+    assert!(retried.body["job"]["error"].is_null());
+    let ended = app.wait_job(&user, &job["id"]).await;
+    assert_done(&ended);
+    assert_eq!(
+        names(&ended),
+        ["long cut.mp4", "webm.zip"],
+        "the cut is not made twice: {ended}"
+    );
+    let cut_again: chrono::DateTime<chrono::Utc> =
+        sqlx::query_scalar("select ended_at from file_job_runs where job_id = $1::uuid and step = 0")
+            .bind(job["id"].as_str().unwrap())
+            .fetch_one(&mut db)
+            .await
+            .unwrap();
+    assert_eq!(cut_again, first_cut, "the first step did not run again");
+    app.call(&user, "/retry-file-job", Some(json!({ "id": job["id"] })))
+        .await
+        .assert_error(409, "job_not_retryable");
+    let events = app
+        .wait_events(&user, json!({ "kinds": ["job"], "jobId": job["id"] }), 2)
+        .await;
+    let states: Vec<&str> = events
+        .iter()
+        .map(|e| e["job"]["state"].as_str().unwrap())
+        .collect();
+    assert_eq!(states, ["failed", "done"], "an event for each end");
+    assert_eq!(
+        keys_under_job(&app, &user, &job["id"]).await,
+        keys_of_files(&app, &ended).await
+    );
+}
+
+#[tokio::test]
+async fn an_idempotency_key_answers_the_same_job_and_never_a_second() {
+    let app = TestApp::spawn().await;
+    let user = app.user(Some("Pro")).await;
+    let a = app
+        .upload(
+            &user,
+            "a.bin",
+            "Other",
+            "application/octet-stream",
+            drive_tests::bytes(100, 1),
+        )
+        .await;
+    let b = app
+        .upload(
+            &user,
+            "b.bin",
+            "Other",
+            "application/octet-stream",
+            drive_tests::bytes(100, 2),
+        )
+        .await;
+    let ask = |file: &drive_core::id::FileId| json!({ "jobType": "checksum", "fileIds": [file], "idempotencyKey": "order-1234" });
+    let first = app.create_job(&user, ask(&a)).await;
+    let again = app.call(&user, "/create-file-job", Some(ask(&a))).await;
+    assert_eq!(again.status, StatusCode::OK, "{}", again.body);
+    assert_eq!(again.body["job"]["id"], first["id"], "the same job");
+    // The key given for another job is refused; another account's key is its own.
+    app.call(&user, "/create-file-job", Some(ask(&b)))
+        .await
+        .assert_error(409, "idempotency_key_reused");
+    let other = app.user(Some("Pro")).await;
+    let theirs = app
+        .upload(
+            &other,
+            "c.bin",
+            "Other",
+            "application/octet-stream",
+            drive_tests::bytes(100, 3),
+        )
+        .await;
+    let own = app.create_job(&other, ask(&theirs)).await;
+    assert_ne!(own["id"], first["id"]);
+    // A chain with a key likewise.
+    let chain = json!({ "fileIds": [b], "steps": [{ "jobType": "checksum" }], "idempotencyKey": "chain-1" });
+    let once = app.create_job(&user, chain.clone()).await;
+    let twice = app.call(&user, "/create-file-job", Some(chain)).await;
+    assert_eq!(twice.body["job"]["id"], once["id"], "{}", twice.body);
+    let mut db = app.db().await;
+    let jobs: i64 = sqlx::query_scalar(
+        "select count(*) from file_jobs where user_id = $1::uuid and job_type <> 'readMetadata'",
+    )
+    .bind(user.id.to_string())
+    .fetch_one(&mut db)
+    .await
+    .unwrap();
+    assert_eq!(jobs, 2);
+    // Past 24 hours the key is free again.
+    sqlx::query("update file_jobs set created_at = created_at - interval '25 hours' where id = $1::uuid")
+        .bind(first["id"].as_str().unwrap())
+        .execute(&mut db)
+        .await
+        .unwrap();
+    let later = app.create_job(&user, ask(&a)).await;
+    assert_ne!(later["id"], first["id"]);
+}

@@ -411,6 +411,7 @@ async fn start_on_arrival(state: &AppState, request: &RequestRow, arrival: &Arri
             folder: None,
             folder_id: None,
             arrival: Some(arrival.id),
+            idempotency_key: None,
         };
         jobs::submit(state, &owner, job, false).await?;
         Ok::<(), ApiError>(())

@@ -45,29 +45,29 @@ pub async fn candidates(
         .map(|types| types.iter().map(|t| t.as_str()).collect());
     sqlx::query_as(
         "with heads as (
-             select distinct on (lane, user_id) id, lane, user_id, created_at
+             select distinct on (lane, user_id) id, lane, user_id, queued_at
              from file_jobs
              where state = 'queued' and (run_after is null or run_after <= now())
                and lane = any($1) and ($2::text[] is null or job_type = any($2))
-             order by lane, user_id, created_at, id
+             order by lane, user_id, queued_at, id
          ),
          turns as (
-             select distinct on (h.lane) h.id, h.lane, h.created_at, false as aged
+             select distinct on (h.lane) h.id, h.lane, h.queued_at, false as aged
              from heads h
              left join farm_turns t on t.lane = h.lane and t.user_id = h.user_id
              order by h.lane,
                       (select count(*) from file_jobs r where r.user_id = h.user_id and r.state = 'running'),
-                      t.served_at nulls first, h.created_at, h.id
+                      t.served_at nulls first, h.queued_at, h.id
          ),
          aged as (
-             select id, lane, created_at, true as aged from heads
-             where created_at < now() - make_interval(secs => $3)
-             order by created_at, id
+             select id, lane, queued_at, true as aged from heads
+             where queued_at < now() - make_interval(secs => $3)
+             order by queued_at, id
              limit 1
          )
-         select id, lane, extract(epoch from now() - created_at)::float8 as waited, aged from turns
+         select id, lane, extract(epoch from now() - queued_at)::float8 as waited, aged from turns
          union all
-         select id, lane, extract(epoch from now() - created_at)::float8, aged from aged",
+         select id, lane, extract(epoch from now() - queued_at)::float8, aged from aged",
     )
     .bind(lanes)
     .bind(job_types)
@@ -213,7 +213,7 @@ pub async fn gauges(pool: &PgPool) -> Result<Vec<LaneGauge>, sqlx::Error> {
     sqlx::query_as(
         "select l.lane,
                 (select count(*) from file_jobs where state = 'queued' and lane = l.lane) as queued,
-                coalesce((select extract(epoch from now() - min(created_at)) from file_jobs
+                coalesce((select extract(epoch from now() - min(queued_at)) from file_jobs
                           where state = 'queued' and lane = l.lane
                             and (run_after is null or run_after <= now())), 0)::float8 as oldest_seconds,
                 (select count(*) from file_jobs where state = 'running' and lane = l.lane) as running

@@ -40,12 +40,15 @@ pub struct NewJob<'a> {
     pub input_ids: &'a [FileId],
     pub source_folder_id: Option<FolderId>,
     pub folder_id: Option<FolderId>,
+    /// The caller's key: the same key answers this job for 24 hours ([`by_idempotency_key`]).
+    pub idempotency_key: Option<&'a str>,
 }
 
 pub async fn create(conn: &mut PgConnection, job: &NewJob<'_>) -> Result<JobRow, sqlx::Error> {
     sqlx::query_as(&format!(
-        "insert into file_jobs (id, user_id, job_type, lane, options, input_ids, source_folder_id, folder_id)
-         values ($1, $2, $3, $4, $5, $6, $7, $8)
+        "insert into file_jobs
+             (id, user_id, job_type, lane, options, input_ids, source_folder_id, folder_id, idempotency_key)
+         values ($1, $2, $3, $4, $5, $6, $7, $8, $9)
          returning {COLUMNS}"
     ))
     .bind(JobId::random())
@@ -56,7 +59,59 @@ pub async fn create(conn: &mut PgConnection, job: &NewJob<'_>) -> Result<JobRow,
     .bind(job.input_ids)
     .bind(job.source_folder_id)
     .bind(job.folder_id)
+    .bind(job.idempotency_key)
     .fetch_one(conn)
+    .await
+}
+
+/// How long an idempotency key answers its job.
+pub const IDEMPOTENCY_HOURS: i32 = 24;
+
+/// The job of `user_id`'s asked with `key` in the last [`IDEMPOTENCY_HOURS`]; an older one lets
+/// go of the key (in the caller's transaction, which holds the account's lock).
+pub async fn by_idempotency_key(
+    conn: &mut PgConnection,
+    user_id: UserId,
+    key: &str,
+) -> Result<Option<JobRow>, sqlx::Error> {
+    sqlx::query(&format!(
+        "update file_jobs set idempotency_key = null
+         where user_id = $1 and idempotency_key = $2
+           and created_at < now() - make_interval(hours => {IDEMPOTENCY_HOURS})"
+    ))
+    .bind(user_id)
+    .bind(key)
+    .execute(&mut *conn)
+    .await?;
+    sqlx::query_as(&format!(
+        "select {COLUMNS} from file_jobs where user_id = $1 and idempotency_key = $2"
+    ))
+    .bind(user_id)
+    .bind(key)
+    .fetch_optional(conn)
+    .await
+}
+
+/// Queues a failed or stopped job of `user_id`'s again as a new attempt: its state, times and
+/// attempts start over, what earlier attempts made (and a stopped end's cost) is kept. `None`
+/// when it is not that account's or has not ended failed or stopped.
+pub async fn requeue_ended(
+    conn: &mut PgConnection,
+    user_id: UserId,
+    id: JobId,
+) -> Result<Option<JobRow>, sqlx::Error> {
+    sqlx::query_as(&format!(
+        "update file_jobs
+         set state = 'queued', error = null, result = null, progress = 0, attempts = 0, worker = null,
+             stop_requested_at = null, heartbeat_at = null, started_at = null, ended_at = null,
+             run_after = null, paused_seconds = 0, paused_at = null, queued_at = now(),
+             seconds_before = seconds_before + coalesce(seconds, 0), seconds = null
+         where id = $1 and user_id = $2 and state in ('failed', 'stopped')
+         returning {COLUMNS}"
+    ))
+    .bind(id)
+    .bind(user_id)
+    .fetch_optional(conn)
     .await
 }
 
@@ -101,6 +156,7 @@ pub async fn queue_metadata_reading(
             input_ids: &[file.id],
             source_folder_id: None,
             folder_id: None,
+            idempotency_key: None,
         },
     )
     .await?;
@@ -197,13 +253,16 @@ pub async fn list(
 /// ones cost nothing.
 pub async fn seconds_this_month(pool: &PgPool, user_id: UserId) -> Result<f64, sqlx::Error> {
     sqlx::query_scalar(&format!(
-        "select coalesce(sum(case when state = 'running' then extract(epoch from now() - started_at) - {PAUSED}
+        "select coalesce(sum(case when state = 'running'
+                                  then seconds_before + extract(epoch from now() - started_at) - {PAUSED}
+                                  when state = 'queued' then seconds_before
                                   else seconds end), 0)::float8
          from file_jobs
          where user_id = $1 and job_type not in {DRIVES_OWN}
            and ((seconds is not null
                  and ended_at >= date_trunc('month', now() at time zone 'utc') at time zone 'utc')
-                or (state = 'running' and started_at is not null))"
+                or (state = 'running' and started_at is not null)
+                or (state = 'queued' and seconds_before > 0))"
     ))
     .bind(user_id)
     .fetch_one(pool)
@@ -389,8 +448,8 @@ pub async fn end_row(tx: &mut PgConnection, id: JobId, end: End) -> Result<Optio
         "update file_jobs
          set state = $2, error = $3, result = $4, ended_at = now(),
              progress = case when $2 = 'done' then 1 else progress end,
-             seconds = case when $2 = 'failed' or started_at is null then null
-                            else (extract(epoch from now() - started_at) - {PAUSED})::float8 end,
+             seconds = case when $2 = 'failed' or started_at is null then nullif(seconds_before, 0)
+                            else (seconds_before + extract(epoch from now() - started_at) - {PAUSED})::float8 end,
              {PAUSE_ENDED}
          where id = $1 and state in ('queued', 'running')
          returning {COLUMNS}"
