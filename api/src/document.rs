@@ -93,6 +93,7 @@ fn conflict(path: &str) -> Option<&'static str> {
             Some("`idempotency_key_reused`: the key was given for another job in the last 24 hours.")
         }
         "/retry-file-job" => Some("`job_not_retryable`: the job has not failed or been stopped."),
+        "/create-job-template" => Some("`template_name_taken`: a template of yours has that name."),
         _ => None,
     }
 }
@@ -155,11 +156,12 @@ fn options_by_job_type(doc: &mut serde_json::Value) {
             }
         }));
     }
-    let pipeline = serde_json::json!({
-        "required": ["steps"],
-        "properties": { "jobType": { "type": "null" }, "options": { "type": "null" } },
-    });
-    branches.push(pipeline);
+    for chain in ["steps", "templateId"] {
+        branches.push(serde_json::json!({
+            "required": [chain],
+            "properties": { "jobType": { "type": "null" }, "options": { "type": "null" } },
+        }));
+    }
     let description = serde_json::json!({
         "description": "Settings by type (the `…Options` schema of its `jobType`); left out or null for the defaults.",
     });
@@ -207,7 +209,11 @@ const CHOICES: &[(&str, Choice, &[&str])] = &[
     ("MoveInput", Choice::ExactlyOne, &["fileIds", "fromFolderId"]),
     ("MoveInput", Choice::ExactlyOne, &["folder", "folderId?"]),
     ("CreateJobInput", Choice::ExactlyOne, &["fileIds", "fromFolderId"]),
-    ("CreateJobInput", Choice::ExactlyOne, &["jobType", "steps"]),
+    (
+        "CreateJobInput",
+        Choice::ExactlyOne,
+        &["jobType", "steps", "templateId"],
+    ),
     ("CreateJobInput", Choice::AtMostOne, &["folder", "folderId"]),
     (
         "ArchiveRequestInput",

@@ -62,6 +62,7 @@ pub fn app(state: AppState) -> Router {
         .merge(routes::views::router())
         .merge(routes::search::router())
         .merge(routes::jobs::router())
+        .merge(routes::templates::router())
         .merge(routes::imports::router())
         .merge(routes::generations::router())
         .merge(routes::artwork::router())

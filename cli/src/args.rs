@@ -203,9 +203,12 @@ pub enum Command {
         #[arg(long)]
         limit: Option<u32>,
     },
-    /// File jobs: create (with --wait to follow one to its end), list, cancel
+    /// File jobs: create (with --wait to follow one to its end), list, cancel, retry
     #[command(subcommand)]
     Jobs(JobsCommand),
+    /// Pipelines kept under a name, to run on files: drive jobs create --template ID FILE...
+    #[command(subcommand)]
+    Templates(TemplatesCommand),
     /// Print a shell completion script: drive completions bash > /etc/bash_completion.d/drive
     Completions { shell: clap_complete::Shell },
     /// What happened in your drive, oldest first; --follow prints events as they happen
@@ -430,6 +433,10 @@ pub enum JobsCommand {
         /// use, keep }] (docs/behaviour.md, Pipelines); every argument is then a file
         #[arg(long, value_name = "FILE.json", conflicts_with_all = ["settings", "options"])]
         steps: Option<std::path::PathBuf>,
+        /// One of your templates (drive templates list) instead of one type; every argument is
+        /// then a file
+        #[arg(long, value_name = "ID", conflicts_with_all = ["settings", "options", "steps"])]
+        template: Option<Uuid>,
         /// The same key within 24 hours answers the same job instead of starting another
         #[arg(long)]
         idempotency_key: Option<String>,
@@ -464,6 +471,20 @@ pub enum JobsCommand {
         #[arg(long)]
         wait: bool,
     },
+}
+
+#[derive(Subcommand)]
+pub enum TemplatesCommand {
+    /// Keep a pipeline's steps (a JSON file, as drive jobs create --steps takes) under a name
+    Create {
+        name: String,
+        #[arg(long, value_name = "FILE.json")]
+        steps: std::path::PathBuf,
+    },
+    /// Your templates, by name
+    List,
+    /// Remove a template
+    Remove { id: Uuid },
 }
 
 #[derive(Subcommand)]

@@ -21,6 +21,7 @@ pub struct Asked<'a> {
     pub job_type: &'a str,
     pub files: &'a [Uuid],
     pub steps: Option<&'a std::path::Path>,
+    pub template: Option<Uuid>,
     pub idempotency_key: Option<&'a str>,
     pub options: Option<&'a str>,
     pub settings: &'a [String],
@@ -66,17 +67,28 @@ fn steps(path: &std::path::Path) -> Result<Value> {
 }
 
 pub async fn create(client: &Client, asked: &Asked<'_>, wait: bool, json: bool) -> Result<()> {
-    let new = match asked.steps {
-        Some(path) => {
+    let new = match (asked.steps, asked.template) {
+        (None, None) => NewJob {
+            job_type: Some(asked.job_type.to_string()),
+            steps: None,
+            template_id: None,
+            file_ids: asked.files.to_vec(),
+            options: options(asked)?,
+            dry_run: asked.dry_run,
+            folder: asked.folder.map(str::to_string),
+            idempotency_key: asked.idempotency_key.map(str::to_string),
+        },
+        (path, template) => {
             let first: Uuid = asked.job_type.parse().with_context(|| {
                 format!(
-                    "with --steps every argument is a file id, not {:?}",
+                    "with --steps or --template every argument is a file id, not {:?}",
                     asked.job_type
                 )
             })?;
             NewJob {
                 job_type: None,
-                steps: Some(steps(path)?),
+                steps: path.map(steps).transpose()?,
+                template_id: template,
                 file_ids: [first].into_iter().chain(asked.files.iter().copied()).collect(),
                 options: Value::Null,
                 dry_run: asked.dry_run,
@@ -84,15 +96,6 @@ pub async fn create(client: &Client, asked: &Asked<'_>, wait: bool, json: bool) 
                 idempotency_key: asked.idempotency_key.map(str::to_string),
             }
         }
-        None => NewJob {
-            job_type: Some(asked.job_type.to_string()),
-            steps: None,
-            file_ids: asked.files.to_vec(),
-            options: options(asked)?,
-            dry_run: asked.dry_run,
-            folder: asked.folder.map(str::to_string),
-            idempotency_key: asked.idempotency_key.map(str::to_string),
-        },
     };
     let created = client.create_job(&new).await?;
     if asked.dry_run {
@@ -146,6 +149,48 @@ async fn follow(client: &Client, id: Uuid, visible: bool) -> Result<Job> {
         .await?;
     bar.finish_and_clear();
     Ok(ended)
+}
+
+/// `drive templates create`: the steps in `path` kept as `name`.
+pub async fn create_template(client: &Client, name: &str, path: &std::path::Path, json: bool) -> Result<()> {
+    let made = client.create_template(name, &steps(path)?).await?;
+    if json {
+        return output::print_json(&made);
+    }
+    println!("template {} {}", made.template.id, made.template.name);
+    Ok(())
+}
+
+/// `drive templates list`.
+pub async fn templates(client: &Client, json: bool) -> Result<()> {
+    let kept = client.templates().await?;
+    if json {
+        return output::print_json(&kept);
+    }
+    if kept.templates.is_empty() {
+        println!("No templates: `drive templates create NAME --steps FILE.json` makes one.");
+    }
+    for template in &kept.templates {
+        let steps: Vec<&str> = template
+            .steps
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|step| step["name"].as_str())
+            .collect();
+        println!("{}  {}  {}", template.id, template.name, steps.join(" → "));
+    }
+    Ok(())
+}
+
+/// `drive templates remove`.
+pub async fn remove_template(client: &Client, id: Uuid, json: bool) -> Result<()> {
+    let removed = client.delete_template(id).await?;
+    if json {
+        return output::print_json(&removed);
+    }
+    println!("template {} removed", removed.deleted);
+    Ok(())
 }
 
 /// `drive jobs retry`: the job queued again; with `wait`, followed to its end.

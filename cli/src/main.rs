@@ -29,7 +29,7 @@ use clap::Parser;
 
 use crate::args::{
     AgentCommand, Cli, CollectionCommand, Command, ConnectionCommand, JobsCommand, RequestCommand,
-    ReviewCommand, WebhookCommand,
+    ReviewCommand, TemplatesCommand, WebhookCommand,
 };
 use drive_client::files::Batch;
 use drive_client::generations::NewImage;
@@ -169,6 +169,7 @@ async fn command(
                     job_type,
                     file_ids,
                     steps,
+                    template,
                     idempotency_key,
                     settings,
                     options,
@@ -180,6 +181,7 @@ async fn command(
                         job_type: &job_type,
                         files: &file_ids,
                         steps: steps.as_deref(),
+                        template,
                         idempotency_key: idempotency_key.as_deref(),
                         options: options.as_deref(),
                         settings: &settings,
@@ -276,6 +278,16 @@ async fn command(
             match command {
                 AgentCommand::List { working } => agent::list(&client, working, json).await,
                 AgentCommand::Stop { id } => agent::stop(&client, id, json).await,
+            }
+        }
+        Command::Templates(command) => {
+            let client = signed_in()?;
+            match command {
+                TemplatesCommand::Create { name, steps } => {
+                    jobs::create_template(&client, &name, &steps, json).await
+                }
+                TemplatesCommand::List => jobs::templates(&client, json).await,
+                TemplatesCommand::Remove { id } => jobs::remove_template(&client, id, json).await,
             }
         }
         Command::Webhook(command) => {

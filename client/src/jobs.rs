@@ -23,6 +23,9 @@ pub struct NewJob {
     /// A pipeline's steps, as the service takes them: `[{ name, jobType, options, use, keep }]`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub steps: Option<Value>,
+    /// A template of the caller's to run (`crate::templates`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub template_id: Option<Uuid>,
     pub file_ids: Vec<Uuid>,
     /// The settings by type; null for the defaults.
     #[serde(skip_serializing_if = "Value::is_null")]
@@ -44,6 +47,7 @@ impl NewJob {
         NewJob {
             job_type: Some(job_type.to_string()),
             steps: None,
+            template_id: None,
             file_ids,
             options: Value::Null,
             dry_run: false,

@@ -23,6 +23,7 @@ pub mod requests;
 pub mod reviews;
 pub mod search;
 pub mod spool;
+pub mod templates;
 #[cfg(feature = "tools")]
 pub mod tools;
 mod transfer;

@@ -97,4 +97,6 @@ ids! {
     ContextId;
     /// An OAuth client (an agent or tool client that registered itself).
     ClientId;
+    /// A pipeline kept under a name, to run on files (`/create-job-template`).
+    TemplateId;
 }

@@ -42,6 +42,8 @@ ROUTE_ALIASES = {
     "/delete-files": EXPENDABLE_FILES,
     "/restore-files": EXPENDABLE_FILES,
     "/cancel-file-job": {"id": "cancelableJobId"},
+    "/retry-file-job": {"id": "retryableJobId"},
+    "/delete-job-template": {"id": "expendableTemplateId"},
     "/set-file-request-open": {"requestId": "closableRequestId"},
     # Routes about a video: its id, most of the time, rather than any file's.
     "/set-video-thumbnail": {"fileId": "videoId"},

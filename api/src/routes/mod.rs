@@ -18,6 +18,7 @@ pub mod requests;
 pub mod reviews;
 pub mod search;
 pub mod subscriptions;
+pub mod templates;
 pub mod trash;
 pub mod upload;
 pub mod version;

@@ -21,6 +21,7 @@ pub mod reviews;
 pub mod search;
 pub mod subscriptions;
 pub mod tags;
+pub mod templates;
 pub mod uploads;
 pub mod users;
 pub mod views;

@@ -196,6 +196,64 @@ impl Pipeline {
             .collect()
     }
 
+    /// Follows the kinds of file through the chain from files of `kinds`: each step must be able
+    /// to get a file of a kind it takes from what it uses.
+    fn check_flow(&self, kinds: &[FileKind]) -> Result<(), SettingsError> {
+        let given: Vec<FileKind> = kinds.to_vec();
+        let mut made: Vec<Vec<FileKind>> = Vec::with_capacity(self.steps.len());
+        for (index, step) in self.steps.iter().enumerate() {
+            let mut offered: Vec<FileKind> = Vec::new();
+            for source in &self.sources(index) {
+                let kinds = match source {
+                    Source::Input => &given,
+                    Source::Step(earlier) => &made[*earlier],
+                };
+                for kind in kinds {
+                    if !offered.contains(kind) {
+                        offered.push(*kind);
+                    }
+                }
+            }
+            let taken: Vec<FileKind> = offered
+                .iter()
+                .copied()
+                .filter(|kind| step.spec.takes_kind(*kind))
+                .collect();
+            if taken.is_empty() {
+                let what = match offered.is_empty() {
+                    true => "no files".to_string(),
+                    false => kinds_in_words(&offered),
+                };
+                return Err(out_of_range(
+                    &format!("steps[{index}].use"),
+                    format!(
+                        "{} takes {}, and what it uses can only be {what}",
+                        step.spec.job_type().as_str(),
+                        step.spec.takes_what()
+                    ),
+                ));
+            }
+            made.push(step.spec.makes(&taken));
+        }
+        Ok(())
+    }
+
+    /// Checks a pipeline kept to run on files not known yet (a template): it must be able to
+    /// take some kind of file, and the kinds every step on `input` takes must flow through it.
+    pub fn check_unbound(&self) -> Result<(), SettingsError> {
+        let takes: Vec<FileKind> = FileKind::ALL
+            .into_iter()
+            .filter(|kind| self.on_input().all(|(_, step)| step.spec.takes_kind(*kind)))
+            .collect();
+        if takes.is_empty() {
+            return Err(out_of_range(
+                "steps",
+                "no file is of a kind every step on input takes",
+            ));
+        }
+        self.check_flow(&takes)
+    }
+
     /// The steps that take the job's own files.
     fn on_input(&self) -> impl Iterator<Item = (usize, &Step)> {
         self.steps
@@ -275,50 +333,15 @@ impl Settings for Pipeline {
         format!("files every step on input takes ({})", wanted.join("; "))
     }
 
-    /// Follows the kinds of file through the chain: each step must be able to get a file of a
-    /// kind it takes from what it uses.
+    /// The rules of each step on the job's files across them, then the kinds of file followed
+    /// through the chain.
     fn check_inputs(&self, kinds: &[FileKind]) -> Result<(), SettingsError> {
-        let given: Vec<FileKind> = kinds.to_vec();
-        let mut made: Vec<Vec<FileKind>> = Vec::with_capacity(self.steps.len());
-        for (index, step) in self.steps.iter().enumerate() {
-            let sources = self.sources(index);
-            if sources.contains(&Source::Input) && !step.fans_out() {
+        for (index, step) in self.on_input() {
+            if !step.fans_out() {
                 step.spec.check_inputs(kinds).map_err(|e| within(index, e))?;
             }
-            let mut offered: Vec<FileKind> = Vec::new();
-            for source in &sources {
-                let kinds = match source {
-                    Source::Input => &given,
-                    Source::Step(earlier) => &made[*earlier],
-                };
-                for kind in kinds {
-                    if !offered.contains(kind) {
-                        offered.push(*kind);
-                    }
-                }
-            }
-            let taken: Vec<FileKind> = offered
-                .iter()
-                .copied()
-                .filter(|kind| step.spec.takes_kind(*kind))
-                .collect();
-            if taken.is_empty() {
-                let what = match offered.is_empty() {
-                    true => "no files".to_string(),
-                    false => kinds_in_words(&offered),
-                };
-                return Err(out_of_range(
-                    &format!("steps[{index}].use"),
-                    format!(
-                        "{} takes {}, and what it uses can only be {what}",
-                        step.spec.job_type().as_str(),
-                        step.spec.takes_what()
-                    ),
-                ));
-            }
-            made.push(step.spec.makes(&taken));
         }
-        Ok(())
+        self.check_flow(kinds)
     }
 
     fn downloads(&self) -> bool {
@@ -467,6 +490,20 @@ mod tests {
             ),
             "fileIds"
         );
+    }
+
+    #[test]
+    fn a_chain_kept_for_later_files_is_checked_by_the_kinds_it_could_take() {
+        let unbound = |steps| match pipeline(steps).unwrap() {
+            JobSpec::Pipeline(chain) => chain.check_unbound(),
+            other => panic!("{other:?}"),
+        };
+        let bad = unbound(json!([{ "jobType": "cut" }, { "jobType": "zip" }, { "jobType": "proxy" }]));
+        assert!(matches!(bad, Err(SettingsError::Range(e)) if e.field == "steps[2].use"));
+        // Rules across the files wait for the files: a join of videos or of audio is fine.
+        assert!(unbound(json!([{ "jobType": "join" }, { "jobType": "loudness" }])).is_ok());
+        let none = unbound(json!([{ "jobType": "unzip" }, { "jobType": "proxy", "use": ["input"] }]));
+        assert!(matches!(none, Err(SettingsError::Range(e)) if e.field == "steps"));
     }
 
     #[test]

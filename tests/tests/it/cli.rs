@@ -1364,6 +1364,24 @@ async fn pipelines_run_and_stopped_jobs_are_tried_again_from_the_command_line() 
         "{}",
         text.stdout
     );
+    // Kept as a template, listed, run by its id, removed.
+    let kept = drive
+        .json(&["templates", "create", "zip and back", "--steps", chain])
+        .await;
+    let template = kept["template"]["id"].as_str().unwrap().to_string();
+    let listed = drive.run(&["templates", "list"]).await;
+    assert!(
+        listed.stdout.contains("zip and back  packed → unzip"),
+        "{}",
+        listed.stdout
+    );
+    let ran = drive
+        .json(&["jobs", "create", "--template", &template, &file, "--wait"])
+        .await;
+    assert_eq!(ran["state"], "done", "{ran}");
+    assert_eq!(ran["steps"][1]["jobType"], "unzip");
+    assert!(drive.run(&["templates", "remove", &template]).await.success);
+    assert_eq!(drive.json(&["templates", "list"]).await["templates"], json!([]));
     let bad = scratch.path("bad.json");
     std::fs::write(&bad, r#"[ { "jobType": "zip" }, { "jobType": "proxy" } ]"#).unwrap();
     let refused = drive

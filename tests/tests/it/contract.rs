@@ -106,6 +106,38 @@ async fn seed(app: &TestApp, user: &TestUser) -> Value {
             .await;
         cancelable.push(job["id"].clone());
     }
+    // Stopped jobs for /retry-file-job to queue again (each once: a queued job is not retried).
+    let mut retryable = Vec::new();
+    for file in &files[2..5] {
+        let job = app
+            .create_job(
+                user,
+                json!({ "jobType": "checksum", "options": { "algorithm": "md5" }, "fileIds": [file] }),
+            )
+            .await;
+        made(app, user, "/cancel-file-job", json!({ "id": job["id"] })).await;
+        retryable.push(job["id"].clone());
+    }
+    // A template to run, and templates for /delete-job-template to take away.
+    let steps = json!([{ "jobType": "checksum" }]);
+    let template = made(
+        app,
+        user,
+        "/create-job-template",
+        json!({ "name": "Kept", "steps": steps }),
+    )
+    .await;
+    let mut expendable_templates = Vec::new();
+    for n in 0..3 {
+        let made = made(
+            app,
+            user,
+            "/create-job-template",
+            json!({ "name": format!("Spare {n}"), "steps": steps }),
+        )
+        .await;
+        expendable_templates.push(made["template"]["id"].clone());
+    }
     let playlist = made(app, user, "/create-playlist", json!({ "title": "Seeded" })).await;
     let gallery = made(app, user, "/create-gallery", json!({ "title": "Seeded" })).await;
     let upload = made(
@@ -206,6 +238,9 @@ async fn seed(app: &TestApp, user: &TestUser) -> Value {
         "tagId": [tagged["tags"][0]["id"]],
         "jobId": [job["id"]],
         "cancelableJobId": cancelable,
+        "retryableJobId": retryable,
+        "templateId": [template["template"]["id"]],
+        "expendableTemplateId": expendable_templates,
         "playlistId": [playlist["id"]],
         "galleryId": [gallery["id"]],
         "requestId": [request["id"]],
@@ -300,7 +335,7 @@ async fn schemathesis_finds_every_operation_true_to_the_document() {
     );
     // Every operation was called, and every one got past validation and the lookups at least
     // once: the seeded ids, tokens, plans and objects reach each route's success.
-    assert_eq!(reached.len(), 63, "operations called: {:?}", reached.keys());
+    assert_eq!(reached.len(), 67, "operations called: {:?}", reached.keys());
     let short: Vec<&String> = reached
         .keys()
         .filter(|op| !past_validation.contains(op))

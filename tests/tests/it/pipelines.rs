@@ -596,3 +596,91 @@ async fn an_idempotency_key_answers_the_same_job_and_never_a_second() {
     let later = app.create_job(&user, ask(&a)).await;
     assert_ne!(later["id"], first["id"]);
 }
+
+#[tokio::test]
+async fn a_template_is_checked_once_kept_by_name_and_run_on_files() {
+    let mut app = TestApp::spawn().await;
+    app.start_worker(&[]).await;
+    let user = app.user(Some("Pro")).await;
+    let steps = json!([
+        { "jobType": "convert", "options": { "format": "jpg", "maxEdge": 32 } },
+        { "name": "book", "jobType": "makePdf", "options": { "name": "book" } },
+    ]);
+    let made = app
+        .call(
+            &user,
+            "/create-job-template",
+            Some(json!({ "name": "pictures to a book", "steps": steps })),
+        )
+        .await;
+    assert_eq!(made.status, StatusCode::OK, "{}", made.body);
+    let template = &made.body["template"];
+    assert_eq!(
+        template["steps"][1]["use"],
+        json!(["convert"]),
+        "defaults filled in: {template}"
+    );
+    app.call(
+        &user,
+        "/create-job-template",
+        Some(json!({ "name": "pictures to a book", "steps": steps })),
+    )
+    .await
+    .assert_error(409, "template_name_taken");
+    // Checked without files: a step that could never get a file of its kind is refused.
+    let bad = json!({ "name": "bad", "steps": [{ "jobType": "cut" }, { "jobType": "zip" }, { "jobType": "proxy" }] });
+    app.call(&user, "/create-job-template", Some(bad))
+        .await
+        .assert_bad_field("invalid_field", "steps[2].use");
+    let listed = app.call(&user, "/select-job-templates", None).await;
+    assert_eq!(
+        listed.body["templates"].as_array().unwrap().len(),
+        1,
+        "{}",
+        listed.body
+    );
+
+    let a = app.upload(&user, "a.png", "Image", "image/png", png(64, 1)).await;
+    let b = app.upload(&user, "b.png", "Image", "image/png", png(64, 2)).await;
+    let job = app
+        .create_job(&user, json!({ "templateId": template["id"], "fileIds": [a, b] }))
+        .await;
+    let ended = app.wait_job(&user, &job["id"]).await;
+    assert_done(&ended);
+    assert_eq!(names(&ended), ["book.pdf"]);
+    // A template is its account's own.
+    let other = app.user(Some("Pro")).await;
+    let theirs = app
+        .upload(&other, "c.png", "Image", "image/png", png(64, 3))
+        .await;
+    app.call(
+        &other,
+        "/create-file-job",
+        Some(json!({ "templateId": template["id"], "fileIds": [theirs] })),
+    )
+    .await
+    .assert_error(404, "template_not_found");
+    app.call(
+        &other,
+        "/delete-job-template",
+        Some(json!({ "id": template["id"] })),
+    )
+    .await
+    .assert_error(404, "template_not_found");
+    let both = json!({ "templateId": template["id"], "steps": steps, "fileIds": [a] });
+    app.call(&user, "/create-file-job", Some(both))
+        .await
+        .assert_bad_field("invalid_field", "templateId");
+    let deleted = app
+        .call(
+            &user,
+            "/delete-job-template",
+            Some(json!({ "id": template["id"] })),
+        )
+        .await;
+    assert_eq!(deleted.body["deleted"], template["id"], "{}", deleted.body);
+    let listed = app.call(&user, "/select-job-templates", None).await;
+    assert_eq!(listed.body["templates"], json!([]));
+    // The job made from it is untouched.
+    assert_done(&app.job(&user, &job["id"]).await);
+}

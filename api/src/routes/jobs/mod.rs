@@ -2,18 +2,17 @@
 //! writes the job row (the queue is the job rows) and rings the workers' doorbell; the worker
 //! farm does the work.
 
-use std::time::Duration;
-
 use axum::extract::State;
 use drive_core::db::digests;
 use drive_core::db::files::{self, FileRow};
 use drive_core::db::folders;
-use drive_core::db::jobs::{self, JobRecord, JobRow, JobState, NewJob, runs};
+use drive_core::db::jobs::{self, JobRecord, JobState, NewJob};
 use drive_core::db::moments;
 use drive_core::db::requests;
+use drive_core::db::templates;
 use drive_core::folder::FolderPath;
-use drive_core::id::{ArrivalId, FileId, FolderId, JobId};
-use drive_core::input::{Bounded, Line, List, MAX_OFFSET};
+use drive_core::id::{ArrivalId, FileId, FolderId, TemplateId};
+use drive_core::input::{Line, List};
 use drive_core::job::{self, JobSpec, JobType, MAX_STEPS, Pipeline, SettingsError, StepInput};
 use drive_core::job_end;
 use drive_core::rewrites;
@@ -25,16 +24,15 @@ use utoipa_axum::routes;
 use crate::auth::Caller;
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{self, Json, id_count};
-use crate::follow::Woken;
 use crate::routes::upload;
 use crate::state::AppState;
+
+mod states;
 
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .routes(routes!(create_file_job))
-        .routes(routes!(select_file_jobs))
-        .routes(routes!(cancel_file_job))
-        .routes(routes!(retry_file_job))
+        .merge(states::router())
 }
 
 #[derive(Debug, Deserialize, ToSchema)]
@@ -49,8 +47,10 @@ pub struct CreateJobInput {
     #[schema(schema_with = JobType::requestable_schema)]
     job_type: Option<JobType>,
     /// A pipeline: the jobs to run one after another as one job, each taking the files given
-    /// (`input`) or what earlier steps made; or `jobType`.
+    /// (`input`) or what earlier steps made; or `jobType`, or `templateId`.
     steps: Option<List<StepInput, 1, { MAX_STEPS }>>,
+    /// One of the caller's templates (`/create-job-template`): its steps run on these files.
+    template_id: Option<TemplateId>,
     /// The caller's files, each once, in order; or `fromFolderId` for a zip.
     file_ids: Option<Vec<FileId>>,
     /// zip only: every file in this folder of the caller's and the folders inside it.
@@ -106,19 +106,34 @@ async fn create_file_job(
     caller: Caller,
     Json(input): Json<CreateJobInput>,
 ) -> ApiResult<axum::Json<CreatedJob>> {
-    let spec = match (input.job_type, input.steps) {
-        (Some(job_type), None) => JobSpec::parse(job_type, input.options),
-        (None, Some(_)) if !input.options.is_null() => {
+    // Of two ways given, the later one is named.
+    let second = if input.template_id.is_some() {
+        "templateId"
+    } else {
+        "steps"
+    };
+    let spec = match (input.job_type, input.steps, input.template_id) {
+        (Some(job_type), None, None) => JobSpec::parse(job_type, input.options).map_err(settings_error)?,
+        (None, _, _) if !input.options.is_null() => {
             return Err(ApiError::invalid(
                 "options",
                 "a pipeline's settings are in its steps",
             ));
         }
-        (None, Some(steps)) => Pipeline::parse(steps.into()),
-        (None, None) => return Err(ApiError::missing("jobType")),
-        (Some(_), Some(_)) => return Err(ApiError::invalid("steps", "give jobType or steps, not both")),
-    }
-    .map_err(settings_error)?;
+        (None, Some(steps), None) => Pipeline::parse(steps.into()).map_err(settings_error)?,
+        (None, None, Some(id)) => templates::find(&state.db, caller.user_id, id)
+            .await?
+            .ok_or_else(|| ApiError::not_found("template_not_found", "no template of yours has that id"))?
+            .spec()
+            .map_err(|e| ApiError::Machine(format!("a template that does not read back: {e}")))?,
+        (None, None, None) => return Err(ApiError::missing("jobType")),
+        _ => {
+            return Err(ApiError::invalid(
+                second,
+                "give one of jobType, steps or templateId",
+            ));
+        }
+    };
     let (inputs, source_folder_id) = match (&input.file_ids, input.from_folder_id) {
         (None, None) => return Err(ApiError::missing("fileIds")),
         (Some(_), Some(_)) => {
@@ -374,14 +389,14 @@ async fn owned_inputs(
     Ok(inputs)
 }
 
-fn settings_error(error: SettingsError) -> ApiError {
+pub(crate) fn settings_error(error: SettingsError) -> ApiError {
     match error {
         SettingsError::Range(e) => ApiError::invalid(&e.field, e.message),
         SettingsError::Shape { at, error } => extract::serde_error(&at, error),
     }
 }
 
-fn too_many_jobs(active: i64) -> ApiError {
+pub(crate) fn too_many_jobs(active: i64) -> ApiError {
     ApiError::too_many(
         "too_many_jobs",
         format!("{active} of your jobs are waiting or running, the most at once; submit again when one ends"),
@@ -394,194 +409,4 @@ fn folder_not_found() -> ApiError {
 
 fn job_not_found() -> ApiError {
     ApiError::not_found("job_not_found", "no job of yours has that id")
-}
-
-#[derive(Debug, Default, Deserialize, ToSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct SelectJobsInput {
-    /// 1 to 100 job ids; default all the caller's jobs.
-    ids: Option<List<JobId, 1, 100>>,
-    /// 1 to 100, default 25.
-    limit: Option<Bounded<1, 100>>,
-    /// Default 0.
-    offset: Option<Bounded<0, { MAX_OFFSET }>>,
-    /// Extension: seconds, 0 to 60 (default 0). When every job selected is still queued or
-    /// running, the call holds until one of them ends (answered within a second of it) or the
-    /// wait ends, and then answers as usual.
-    wait: Option<Bounded<0, 60>>,
-}
-
-#[derive(Debug, Serialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct JobMinutesUsage {
-    /// Minutes of job time used this calendar month (UTC).
-    used: f64,
-    /// The plan's monthly minutes.
-    limit: f64,
-}
-
-#[derive(Debug, Serialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct SelectedJobs {
-    /// Newest first.
-    jobs: Vec<JobRecord>,
-    /// Pass as `offset` for the next page; null on the last.
-    next_offset: Option<i64>,
-    minutes: JobMinutesUsage,
-}
-
-/// The caller's jobs, newest first, with progress and what each made.
-#[utoipa::path(post, path = "/select-file-jobs", tag = "jobs", request_body = Option<SelectJobsInput>,
-    responses((status = 200, body = SelectedJobs)))]
-async fn select_file_jobs(
-    State(state): State<AppState>,
-    caller: Caller,
-    Json(input): Json<Option<SelectJobsInput>>,
-) -> ApiResult<axum::Json<SelectedJobs>> {
-    let input = input.unwrap_or_default();
-    let ids = input.ids.as_ref().map(|ids| &ids[..]);
-    let limit = input.limit.map_or(25, Bounded::get);
-    let offset = input.offset.map_or(0, Bounded::get);
-    let wait = Duration::from_secs(input.wait.map_or(0, Bounded::get) as u64);
-    let deadline = tokio::time::Instant::now() + wait;
-    // Taken before the first look: a job ending between a look and the wait still wakes it (its
-    // end writes a `job` event, whose commit notifies the account).
-    let mut waiter = (!wait.is_zero()).then(|| state.follow.subscribe());
-    let (rows, more) = loop {
-        // One more than asked tells whether another page follows.
-        let mut rows = jobs::list(&state.db, caller.user_id, ids, limit + 1, offset).await?;
-        let more = rows.len() as i64 > limit;
-        rows.truncate(limit as usize);
-        let under_way = !rows.is_empty() && rows.iter().all(|job| !job.state.has_ended());
-        match waiter.as_mut() {
-            Some(waiter) if under_way && tokio::time::Instant::now() < deadline => {
-                waiter.wait(Woken::Events(caller.user_id), deadline).await;
-            }
-            _ => break (rows, more),
-        }
-    };
-    let mut conn = state.db.acquire().await?;
-    let records = JobRecord::load(&mut conn, &state.storage, &rows).await?;
-    let used = jobs::seconds_this_month(&state.db, caller.user_id).await?;
-    let limit_minutes = caller
-        .plan()
-        .map_or(0.0, |plan| state.settings.job_minutes.for_plan(plan));
-    Ok(axum::Json(SelectedJobs {
-        jobs: records,
-        next_offset: more.then_some(offset + limit),
-        minutes: JobMinutesUsage {
-            used: used / 60.0,
-            limit: limit_minutes,
-        },
-    }))
-}
-
-#[derive(Debug, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct CancelJobInput {
-    id: JobId,
-}
-
-#[derive(Debug, Serialize, ToSchema)]
-pub struct CanceledJob {
-    job: JobRecord,
-}
-
-/// How long `/cancel-file-job` waits for a running job's worker to stop it before answering
-/// the job as it is (still running, with `stopRequested`).
-const STOP_WAIT: Duration = Duration::from_secs(10);
-
-/// Stop a queued or running job; what it already made is kept.
-#[utoipa::path(post, path = "/cancel-file-job", tag = "jobs", request_body = CancelJobInput,
-    responses((status = 200, body = CanceledJob)))]
-async fn cancel_file_job(
-    State(state): State<AppState>,
-    caller: Caller,
-    Json(input): Json<CancelJobInput>,
-) -> ApiResult<axum::Json<CanceledJob>> {
-    let job = jobs::find(&state.db, input.id)
-        .await?
-        .filter(|j| j.user_id == caller.user_id)
-        .ok_or_else(job_not_found)?;
-    if job.state.has_ended() {
-        return Err(ApiError::conflict(
-            "job_ended",
-            format!("the job has already ended ({})", job.state.as_str()),
-        ));
-    }
-    // Taken before the stop is asked for: the job's end writes a `job` event, which wakes it.
-    let mut waiter = state.follow.subscribe();
-    let mut job = job_end::request_stop(&state.db, &state.storage, caller.user_id, input.id)
-        .await?
-        .ok_or_else(job_not_found)?;
-    let deadline = tokio::time::Instant::now() + STOP_WAIT;
-    while !job.state.has_ended() && waiter.wait(Woken::Events(caller.user_id), deadline).await {
-        job = jobs::find(&state.db, input.id).await?.ok_or_else(job_not_found)?;
-    }
-    Ok(axum::Json(CanceledJob {
-        job: record_of(&state, job).await?,
-    }))
-}
-
-#[derive(Debug, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct RetryJobInput {
-    id: JobId,
-}
-
-#[derive(Debug, Serialize, ToSchema)]
-pub struct RetriedJob {
-    job: JobRecord,
-}
-
-/// Try a failed or stopped job again: the same job, queued as a new attempt of the same steps.
-/// What it made is kept and not made again; its time so far stays counted.
-#[utoipa::path(post, path = "/retry-file-job", tag = "jobs", request_body = RetryJobInput,
-    responses((status = 200, body = RetriedJob)))]
-async fn retry_file_job(
-    State(state): State<AppState>,
-    caller: Caller,
-    Json(input): Json<RetryJobInput>,
-) -> ApiResult<axum::Json<RetriedJob>> {
-    let job = jobs::find(&state.db, input.id)
-        .await?
-        .filter(|j| j.user_id == caller.user_id)
-        .ok_or_else(job_not_found)?;
-    if !matches!(job.state, JobState::Failed | JobState::Stopped) {
-        return Err(ApiError::conflict(
-            "job_not_retryable",
-            format!(
-                "only a failed or stopped job is tried again; this one is {}",
-                job.state.as_str()
-            ),
-        ));
-    }
-    minutes_left(&state, &caller).await?;
-    let mut tx = state.db.begin().await?;
-    let active = jobs::lock_and_count_active(&mut tx, caller.user_id).await?;
-    if active >= state.settings.max_active_jobs {
-        return Err(too_many_jobs(active));
-    }
-    // A pipeline's runs that did not finish run anew; those done are kept.
-    runs::forget_unfinished(&mut tx, input.id).await?;
-    let job = jobs::requeue_ended(&mut tx, caller.user_id, input.id)
-        .await?
-        .ok_or_else(|| ApiError::conflict("job_not_retryable", "the job is no longer failed or stopped"))?;
-    let record = JobRecord::load(&mut tx, &state.storage, std::slice::from_ref(&job))
-        .await?
-        .pop()
-        .expect("one record per job");
-    tx.commit().await?;
-    state.doorbell.ring().await;
-    Ok(axum::Json(RetriedJob { job: record }))
-}
-
-async fn record_of(state: &AppState, job: JobRow) -> ApiResult<JobRecord> {
-    let mut conn = state.db.acquire().await?;
-    Ok(
-        JobRecord::load(&mut conn, &state.storage, std::slice::from_ref(&job))
-            .await?
-            .pop()
-            .expect("one record per job"),
-    )
 }
