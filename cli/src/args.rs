@@ -419,6 +419,8 @@ pub enum CollectionCommand {
     },
 }
 
+// One command is parsed once a run: the size of its largest variant costs nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Subcommand)]
 pub enum JobsCommand {
     /// Start a job on files (in order); prints it, or with --wait follows it to its end
@@ -440,6 +442,12 @@ pub enum JobsCommand {
         /// The same key within 24 hours answers the same job instead of starting another
         #[arg(long)]
         idempotency_key: Option<String>,
+        /// An https link the job's end is POSTed to, signed (the secret is printed)
+        #[arg(long)]
+        notify_url: Option<String>,
+        /// A JSON object echoed with that notice
+        #[arg(long, requires = "notify_url")]
+        client_metadata: Option<String>,
         /// A setting, name=value (repeatable): --set height=720 --set format=webm
         #[arg(long = "set", value_name = "NAME=VALUE")]
         settings: Vec<String>,

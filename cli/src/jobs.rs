@@ -23,6 +23,8 @@ pub struct Asked<'a> {
     pub steps: Option<&'a std::path::Path>,
     pub template: Option<Uuid>,
     pub idempotency_key: Option<&'a str>,
+    pub notify_url: Option<&'a str>,
+    pub client_metadata: Option<&'a str>,
     pub options: Option<&'a str>,
     pub settings: &'a [String],
     pub folder: Option<&'a str>,
@@ -66,6 +68,14 @@ fn steps(path: &std::path::Path) -> Result<Value> {
     }
 }
 
+/// `--client-metadata`, read as JSON.
+fn metadata(asked: &Asked<'_>) -> Result<Option<Value>> {
+    asked
+        .client_metadata
+        .map(|text| serde_json::from_str(text).context("--client-metadata is not JSON"))
+        .transpose()
+}
+
 pub async fn create(client: &Client, asked: &Asked<'_>, wait: bool, json: bool) -> Result<()> {
     let new = match (asked.steps, asked.template) {
         (None, None) => NewJob {
@@ -77,6 +87,8 @@ pub async fn create(client: &Client, asked: &Asked<'_>, wait: bool, json: bool) 
             dry_run: asked.dry_run,
             folder: asked.folder.map(str::to_string),
             idempotency_key: asked.idempotency_key.map(str::to_string),
+            notify_url: asked.notify_url.map(str::to_string),
+            client_metadata: metadata(asked)?,
         },
         (path, template) => {
             let first: Uuid = asked.job_type.parse().with_context(|| {
@@ -94,6 +106,8 @@ pub async fn create(client: &Client, asked: &Asked<'_>, wait: bool, json: bool) 
                 dry_run: asked.dry_run,
                 folder: asked.folder.map(str::to_string),
                 idempotency_key: asked.idempotency_key.map(str::to_string),
+                notify_url: asked.notify_url.map(str::to_string),
+                client_metadata: metadata(asked)?,
             }
         }
     };
@@ -106,6 +120,9 @@ pub async fn create(client: &Client, asked: &Asked<'_>, wait: bool, json: bool) 
         return Ok(());
     }
     let job = created.queued()?;
+    if let Some(secret) = created.notify_secret.as_deref().filter(|_| !json) {
+        println!("notices signed with {secret} (check X-Drive-Signature with it)");
+    }
     if !wait {
         if json {
             return output::print_json(&created);

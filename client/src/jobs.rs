@@ -39,6 +39,12 @@ pub struct NewJob {
     /// The same key within 24 hours answers the same job.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub idempotency_key: Option<String>,
+    /// An https link the job's end is POSTed to, signed with the answer's `notifySecret`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub notify_url: Option<String>,
+    /// A JSON object echoed with that notice.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub client_metadata: Option<Value>,
 }
 
 impl NewJob {
@@ -53,6 +59,8 @@ impl NewJob {
             dry_run: false,
             folder: None,
             idempotency_key: None,
+            notify_url: None,
+            client_metadata: None,
         }
     }
 }
@@ -105,6 +113,9 @@ pub struct CreatedJob {
     pub job: Option<Job>,
     pub estimate_seconds: u64,
     pub dry_run: bool,
+    /// With a `notify_url`: the secret its notice is signed with.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub notify_secret: Option<String>,
 }
 
 impl CreatedJob {

@@ -11,6 +11,7 @@ use crate::db::digests;
 use crate::db::events::{self, EventKind};
 use crate::db::files;
 use crate::db::generations;
+use crate::db::job_notices;
 use crate::db::jobs::{self, End, JobRecord, JobRow, JobState, runs};
 use crate::id::{JobId, UserId};
 use crate::job::{JobSpec, JobType};
@@ -84,6 +85,8 @@ async fn end_in(
     let Some(job) = jobs::end_row(&mut *tx, id, end).await? else {
         return Ok(None);
     };
+    // Its caller's link, if it gave one, hears of the end once it is committed.
+    job_notices::write(&mut *tx, id).await?;
     if job.job_type == JobType::Checksum
         && let Some(result) = &job.result
     {

@@ -16,6 +16,8 @@ const NONCE_LEN: usize = 24;
 #[derive(Clone)]
 pub struct Sealer {
     cipher: XChaCha20Poly1305,
+    /// The key a job's notice secret is derived under ([`Sealer::job_notice_secret`]).
+    notices: [u8; 32],
 }
 
 impl std::fmt::Debug for Sealer {
@@ -37,9 +39,23 @@ impl Sealer {
             .expect("HMAC takes a key of any length");
         mac.update(b"drive: sealing key v1");
         let key = mac.finalize().into_bytes();
+        let mut mac = <Hmac<Sha256> as Mac>::new_from_slice(drive_secret.as_bytes())
+            .expect("HMAC takes a key of any length");
+        mac.update(b"drive: job notice key v1");
         Sealer {
             cipher: XChaCha20Poly1305::new(&key),
+            notices: mac.finalize().into_bytes().into(),
         }
+    }
+
+    /// The secret a job's end notice (`notifyUrl`) is signed with: derived from the drive's key
+    /// and the job's id, so the API can hand it to the caller and any worker can sign with it,
+    /// and nothing of it is stored.
+    pub fn job_notice_secret(&self, job: crate::id::JobId) -> String {
+        let mut mac =
+            <Hmac<Sha256> as Mac>::new_from_slice(&self.notices).expect("HMAC takes a key of any length");
+        mac.update(job.as_uuid().as_bytes());
+        format!("jnsec_{}", hex::encode(mac.finalize().into_bytes()))
     }
 
     /// `secret` sealed for the record `bound_to` (its id): a random nonce, then the

@@ -152,6 +152,7 @@ async fn set_video_thumbnail(
                 folder_id: None,
                 arrival: None,
                 idempotency_key: None,
+                notify: None,
             };
             let job = jobs::submit(&state, &caller, request, false).await?;
             Ok(axum::Json(answer(None, Some(job))))

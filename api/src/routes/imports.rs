@@ -83,6 +83,7 @@ async fn import_from_url(
         folder_id: input.folder_id,
         arrival: None,
         idempotency_key: None,
+        notify: None,
     };
     jobs::submit(&state, &caller, request, false)
         .await

@@ -203,6 +203,7 @@ async fn create_archive_request(
         folder_id: None,
         arrival: None,
         idempotency_key: None,
+        notify: None,
     };
     let created = file_jobs::submit(&state, &caller, request, false).await?;
     Ok((StatusCode::ACCEPTED, axum::Json(created)))

@@ -85,6 +85,27 @@ pub struct CreatedSubscription {
     secret: String,
 }
 
+/// A link the drive will POST to (a webhook's, a job's `notifyUrl`): https, and reaching only
+/// the public internet as the one outbound fetcher sees it now (it is checked again at each
+/// connection). A refusal is 400 `url_refused` on `field`.
+pub(crate) async fn checked_link(state: &AppState, link: &str, field: &str) -> ApiResult<String> {
+    let url = drive_fetch::check_link(link, &SystemResolver, &state.settings.fetch_allowances)
+        .await
+        .map_err(|e| match e {
+            FetchError::Refused(why) | FetchError::Failed(why) => {
+                ApiError::bad_request("url_refused", field, why)
+            }
+        })?;
+    if url.scheme() != "https" {
+        return Err(ApiError::bad_request(
+            "url_refused",
+            field,
+            "the drive posts only to https links",
+        ));
+    }
+    Ok(url.to_string())
+}
+
 /// Have every drive event of some kinds POSTed to an https endpoint, signed.
 #[utoipa::path(post, path = "/create-event-subscription", tag = "events", request_body = CreateSubscriptionInput,
     responses((status = 200, body = CreatedSubscription)))]
@@ -93,20 +114,7 @@ async fn create_event_subscription(
     caller: Caller,
     Json(input): Json<CreateSubscriptionInput>,
 ) -> ApiResult<axum::Json<CreatedSubscription>> {
-    let url = drive_fetch::check_link(&input.url, &SystemResolver, &state.settings.fetch_allowances)
-        .await
-        .map_err(|e| match e {
-            FetchError::Refused(why) | FetchError::Failed(why) => {
-                ApiError::bad_request("url_refused", "url", why)
-            }
-        })?;
-    if url.scheme() != "https" {
-        return Err(ApiError::bad_request(
-            "url_refused",
-            "url",
-            "a webhook's link must be https",
-        ));
-    }
+    let url = checked_link(&state, &input.url, "url").await?;
     // Each kind once, in the feed's order.
     let wanted: Vec<EventKind> = input.kinds.map_or_else(EventKind::all, Vec::from);
     let kinds: Vec<EventKind> = EventKind::all()
@@ -119,7 +127,7 @@ async fn create_event_subscription(
         id,
         user_id: caller.user_id,
         token_id: caller.token_id,
-        url: url.as_str(),
+        url: &url,
         kinds: &kinds,
         secret_sealed: state
             .settings

@@ -89,6 +89,7 @@ pub async fn create(
             source_folder_id: None,
             folder_id: None,
             idempotency_key: None,
+            notify: None,
         },
     )
     .await?;

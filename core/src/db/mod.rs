@@ -11,6 +11,7 @@ pub mod files;
 pub mod folders;
 pub mod forms;
 pub mod generations;
+pub mod job_notices;
 pub mod jobs;
 pub mod locks;
 pub mod moments;

@@ -684,3 +684,49 @@ async fn a_template_is_checked_once_kept_by_name_and_run_on_files() {
     // The job made from it is untouched.
     assert_done(&app.job(&user, &job["id"]).await);
 }
+
+#[tokio::test]
+async fn a_job_s_end_is_posted_signed_to_its_notify_url_with_the_caller_s_metadata() {
+    let receiver = drive_tests::receiver::Receiver::start().await;
+    let mut app = TestApp::spawn_with(&receiver.trust()).await;
+    app.start_worker(&receiver.trust()).await;
+    let user = app.user(Some("Pro")).await;
+    let a = app.upload(&user, "a.png", "Image", "image/png", png(32, 1)).await;
+    // Refused before anything is queued: a link that is not https, metadata with no link.
+    let plain = json!({ "jobType": "checksum", "fileIds": [a], "notifyUrl": "http://example.com/in" });
+    app.call(&user, "/create-file-job", Some(plain))
+        .await
+        .assert_bad_field("url_refused", "notifyUrl");
+    let stray = json!({ "jobType": "checksum", "fileIds": [a], "clientMetadata": { "order": 7 } });
+    app.call(&user, "/create-file-job", Some(stray))
+        .await
+        .assert_bad_field("invalid_field", "clientMetadata");
+
+    // The first try is refused; the next is taken.
+    receiver.plan(vec![drive_tests::receiver::Reply::Status(500)]);
+    let asked = json!({
+        "fileIds": [a],
+        "steps": [{ "jobType": "convert", "options": { "format": "webp" } }],
+        "notifyUrl": format!("{}/jobs/done", receiver.url),
+        "clientMetadata": { "order": 7, "customer": "Acme" },
+    });
+    let created = app.call(&user, "/create-file-job", Some(asked)).await;
+    assert_eq!(created.status, StatusCode::OK, "{}", created.body);
+    let secret = created.body["notifySecret"].as_str().unwrap().to_string();
+    assert!(secret.starts_with("jnsec_"), "{}", created.body);
+    let job = created.body["job"].clone();
+    let received = receiver.wait_for(2, Duration::from_secs(30)).await;
+    assert_eq!((received[0].answered, received[1].answered), (500, 200));
+    let taken = &received[1];
+    assert_eq!(taken.path, "/jobs/done");
+    assert!(taken.signed_by(&secret), "signed with the job's secret");
+    assert!(!taken.signed_by("jnsec_0000"), "and no other");
+    assert_eq!(taken.headers["x-drive-job-id"], job["id"].as_str().unwrap());
+    let body = taken.json();
+    assert_eq!(body["job"]["id"], job["id"]);
+    assert_eq!(body["job"]["state"], "done");
+    assert_eq!(body["job"]["files"][0]["fileName"], "a.webp");
+    assert_eq!(body["clientMetadata"], json!({ "order": 7, "customer": "Acme" }));
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    assert_eq!(receiver.received().len(), 2, "sent until taken, then never again");
+}

@@ -10,6 +10,10 @@
 //! is tried again after 2 s, 10 s, a minute, 5 and 30 minutes, then hourly; after three days of
 //! failing the subscription is disabled.
 //!
+//! A job's end is sent to the `notifyUrl` its caller gave, `{ job, clientMetadata }`, signed as
+//! events are but with the job's own secret; one not taken is tried again after 2 s, 10 s, a
+//! minute, 5 and 30 minutes, then given up on.
+//!
 //! A task's status change is sent to each of its configs as A2A has it (a `StreamResponse`
 //! holding a `statusUpdate`, with `X-A2A-Notification-Token` and `Authorization` when the config
 //! has them), in order per config; one not taken is tried again after 2 s and 10 s, unless a
@@ -22,6 +26,8 @@ use chrono::Utc;
 use drive_core::a2a::{TaskStatus, status_update, timestamp};
 use drive_core::db::agent_push::{self, DueNotice, seal_binding};
 use drive_core::db::events::{self, Filter, Since};
+use drive_core::db::job_notices::{self, DueJobNotice};
+use drive_core::db::jobs::{self, JobRecord};
 use drive_core::db::subscriptions::{self, Claimed, GIVE_UP_AFTER};
 use drive_fetch::{Fetcher, SystemResolver};
 use hmac::{Hmac, Mac};
@@ -64,6 +70,14 @@ pub async fn deliver_loop(shared: Arc<Shared>) {
                 }
             }
             Err(e) => tracing::warn!("looking for webhooks to deliver failed: {e}"),
+        }
+        match job_notices::claim_due(&deliverer.shared.db, deliverer.id, LEASE, CLAIMED_AT_ONCE).await {
+            Ok(claimed) => {
+                for notice in claimed {
+                    tokio::spawn(deliverer.clone().tell_job_end(notice));
+                }
+            }
+            Err(e) => tracing::warn!("looking for job ends to send failed: {e}"),
         }
         match agent_push::claim_due(&deliverer.shared.db, deliverer.id, LEASE, CLAIMED_AT_ONCE).await {
             Ok(claimed) => {
@@ -182,6 +196,59 @@ impl Deliverer {
         tracing::info!(subscription = %subscription.id, failures = subscription.failures + 1, disable, "a webhook was not taken: {why}");
         let retry_at = now + chrono::TimeDelta::seconds(wait as i64);
         subscriptions::failed(&self.shared.db, subscription.id, self.id, why, retry_at, disable).await
+    }
+}
+
+impl Deliverer {
+    /// Sends one job's end to its caller's link.
+    async fn tell_job_end(self: Arc<Self>, notice: DueJobNotice) {
+        let db = &self.shared.db;
+        let recorded = match self.post_job_end(&notice).await {
+            Ok(()) => job_notices::delivered(db, notice.job_id, self.id).await,
+            Err(why) => {
+                let retry = RETRY_AFTER.get(notice.attempts.max(0) as usize);
+                tracing::info!(job.id = %notice.job_id, attempts = notice.attempts + 1, given_up = retry.is_none(),
+                    "a job's end was not taken: {why}");
+                let at = retry.map(|&wait| Utc::now() + chrono::TimeDelta::seconds(wait as i64));
+                job_notices::failed(db, notice.job_id, self.id, &why, at).await
+            }
+        };
+        if let Err(e) = recorded {
+            // Its lease runs out and it is sent again: at least once.
+            tracing::warn!(job.id = %notice.job_id, "recording a job's notice failed: {e}");
+        }
+    }
+
+    async fn post_job_end(&self, notice: &DueJobNotice) -> Result<(), String> {
+        let db = &self.shared.db;
+        let job = jobs::find(db, notice.job_id)
+            .await
+            .map_err(|e| e.to_string())?
+            .ok_or("the job is gone")?;
+        let mut conn = db.acquire().await.map_err(|e| e.to_string())?;
+        let record = JobRecord::load(&mut conn, &self.shared.storage, std::slice::from_ref(&job))
+            .await
+            .map_err(|e| e.to_string())?;
+        let body = serde_json::json!({ "job": record.first(), "clientMetadata": notice.client_metadata });
+        let body = serde_json::to_vec(&body).expect("a job is JSON");
+        let secret = self.shared.settings.sealer.job_notice_secret(notice.job_id);
+        let timestamp = Utc::now().timestamp().to_string();
+        let signature = format!("sha256={}", sign(secret.as_bytes(), &timestamp, &body));
+        let job_id = notice.job_id.to_string();
+        let headers = [
+            ("X-Drive-Job-Id", job_id.as_str()),
+            ("X-Drive-Timestamp", timestamp.as_str()),
+            ("X-Drive-Signature", signature.as_str()),
+        ];
+        let response = self
+            .fetcher
+            .post_json(&notice.url, &headers, body)
+            .await
+            .map_err(|e| e.to_string())?;
+        match response.status() {
+            status if status.is_success() => Ok(()),
+            status => Err(format!("the endpoint answered {status}")),
+        }
     }
 }
 

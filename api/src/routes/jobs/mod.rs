@@ -70,6 +70,12 @@ pub struct CreateJobInput {
     /// hours answers the same job (as it now is), never a second one; asking with it for
     /// another job is 409 `idempotency_key_reused`.
     idempotency_key: Option<Line<1, 200>>,
+    /// An https link the job's end is POSTed to (`{ job, clientMetadata }`), signed with the
+    /// answer's `notifySecret` as webhooks are; sent through the drive's one outbound fetcher.
+    notify_url: Option<Line<1, 2048>>,
+    /// Any JSON object of the caller's, up to 4 KiB, echoed in the notice.
+    #[schema(value_type = Option<Object>)]
+    client_metadata: Option<serde_json::Value>,
 }
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -81,6 +87,9 @@ pub struct CreatedJob {
     /// About how long it should take once it starts.
     estimate_seconds: u64,
     dry_run: bool,
+    /// With `notifyUrl`: the secret its notice is signed with (`X-Drive-Signature`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    notify_secret: Option<String>,
 }
 
 /// What a job is asked to do, checked and ready to write.
@@ -96,6 +105,8 @@ pub(crate) struct JobRequest {
     pub arrival: Option<ArrivalId>,
     /// The caller's idempotency key (`/create-file-job` only).
     pub idempotency_key: Option<Line<1, 200>>,
+    /// The link the job's end is sent to, checked, and the caller's metadata for it.
+    pub notify: Option<(String, Option<serde_json::Value>)>,
 }
 
 /// Start a file job, or with `dryRun` check it and estimate its time.
@@ -167,10 +178,44 @@ async fn create_file_job(
         folder_id: input.folder_id,
         arrival: None,
         idempotency_key: input.idempotency_key,
+        notify: notify_of(&state, input.notify_url, input.client_metadata).await?,
     };
     submit(&state, &caller, request, input.dry_run)
         .await
         .map(axum::Json)
+}
+
+/// The link a job's end goes to, checked as a webhook's is, with the caller's metadata.
+async fn notify_of(
+    state: &AppState,
+    url: Option<Line<1, 2048>>,
+    metadata: Option<serde_json::Value>,
+) -> ApiResult<Option<(String, Option<serde_json::Value>)>> {
+    if let Some(metadata) = &metadata {
+        if !metadata.is_object() {
+            return Err(ApiError::invalid(
+                "clientMetadata",
+                "clientMetadata is a JSON object",
+            ));
+        }
+        if metadata.to_string().len() > 4096 {
+            return Err(ApiError::invalid(
+                "clientMetadata",
+                "clientMetadata is at most 4 KiB of JSON",
+            ));
+        }
+    }
+    let Some(url) = url else {
+        if metadata.is_some() {
+            return Err(ApiError::invalid(
+                "clientMetadata",
+                "clientMetadata goes with notifyUrl",
+            ));
+        }
+        return Ok(None);
+    };
+    let url = crate::routes::subscriptions::checked_link(state, &url, "notifyUrl").await?;
+    Ok(Some((url, metadata)))
 }
 
 /// Checks the caller's minutes and the destination, then writes and queues the job (or only
@@ -240,6 +285,7 @@ pub(crate) async fn submit(
             job: None,
             estimate_seconds,
             dry_run,
+            notify_secret: None,
         });
     }
     if let JobSpec::Checksum(_) = &request.spec {
@@ -279,6 +325,7 @@ pub(crate) async fn submit(
             .await?
             .pop();
         return Ok(CreatedJob {
+            notify_secret: notify_secret(state, &request, asked.id),
             job: record,
             estimate_seconds,
             dry_run,
@@ -303,6 +350,10 @@ pub(crate) async fn submit(
             source_folder_id: request.source_folder_id,
             folder_id,
             idempotency_key: request.idempotency_key.as_deref(),
+            notify: request
+                .notify
+                .as_ref()
+                .map(|(url, metadata)| (url.as_str(), metadata.as_ref())),
         },
     )
     .await?;
@@ -323,10 +374,19 @@ pub(crate) async fn submit(
         state.doorbell.ring().await;
     }
     Ok(CreatedJob {
+        notify_secret: notify_secret(state, &request, row.id),
         job: record,
         estimate_seconds,
         dry_run,
     })
+}
+
+/// The secret job `id`'s notice is signed with, for a caller that gave a `notifyUrl`.
+fn notify_secret(state: &AppState, request: &JobRequest, id: drive_core::id::JobId) -> Option<String> {
+    request
+        .notify
+        .as_ref()
+        .map(|_| state.settings.sealer.job_notice_secret(id))
 }
 
 /// Refuses a job when the caller's month's job minutes are used up.

@@ -412,6 +412,7 @@ async fn start_on_arrival(state: &AppState, request: &RequestRow, arrival: &Arri
             folder_id: None,
             arrival: Some(arrival.id),
             idempotency_key: None,
+            notify: None,
         };
         jobs::submit(state, &owner, job, false).await?;
         Ok::<(), ApiError>(())

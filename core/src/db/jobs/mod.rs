@@ -42,13 +42,16 @@ pub struct NewJob<'a> {
     pub folder_id: Option<FolderId>,
     /// The caller's key: the same key answers this job for 24 hours ([`by_idempotency_key`]).
     pub idempotency_key: Option<&'a str>,
+    /// Where its end is POSTed, with the caller's metadata echoed ([`crate::db::job_notices`]).
+    pub notify: Option<(&'a str, Option<&'a serde_json::Value>)>,
 }
 
 pub async fn create(conn: &mut PgConnection, job: &NewJob<'_>) -> Result<JobRow, sqlx::Error> {
     sqlx::query_as(&format!(
         "insert into file_jobs
-             (id, user_id, job_type, lane, options, input_ids, source_folder_id, folder_id, idempotency_key)
-         values ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+             (id, user_id, job_type, lane, options, input_ids, source_folder_id, folder_id, idempotency_key,
+              notify_url, client_metadata)
+         values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
          returning {COLUMNS}"
     ))
     .bind(JobId::random())
@@ -60,6 +63,8 @@ pub async fn create(conn: &mut PgConnection, job: &NewJob<'_>) -> Result<JobRow,
     .bind(job.source_folder_id)
     .bind(job.folder_id)
     .bind(job.idempotency_key)
+    .bind(job.notify.map(|(url, _)| url))
+    .bind(job.notify.and_then(|(_, metadata)| metadata))
     .fetch_one(conn)
     .await
 }
@@ -157,6 +162,7 @@ pub async fn queue_metadata_reading(
             source_folder_id: None,
             folder_id: None,
             idempotency_key: None,
+            notify: None,
         },
     )
     .await?;
