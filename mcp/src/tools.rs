@@ -1,4 +1,4 @@
-//! The seven tools of the spec, served from the client library's catalogue
+//! The seven tools of the library and `run_template`, served from the client library's catalogue
 //! ([`drive_client::tools`]): upload a file and get its link, a fresh link, the library newest
 //! first, trash or delete, restore, public or private, and storage usage. Each declares the JSON
 //! Schemas of its input and its output; failures come back as tool errors carrying the drive's
@@ -37,7 +37,10 @@ impl DriveTools {
 
     fn serving(callers: Arc<Callers>, upload: Tool) -> DriveTools {
         let mut tool_router = ToolRouter::new();
-        for tool in std::iter::once(upload).chain(Tool::LIBRARY) {
+        for tool in std::iter::once(upload)
+            .chain(Tool::LIBRARY)
+            .chain(Tool::MCP_EXTRA)
+        {
             tool_router.add_route(ToolRoute::new_dyn(declared(tool), move |context| {
                 Box::pin(call(tool, context))
             }));

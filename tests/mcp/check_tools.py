@@ -33,7 +33,7 @@ from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 
 TOOLS = {"upload_file", "get_download_link", "list_files", "remove_files", "restore_files",
-         "set_file_access", "get_storage_usage"}
+         "set_file_access", "get_storage_usage", "run_template"}
 
 
 class CheckFailed(Exception):
@@ -148,6 +148,9 @@ async def scenario(c, path, http):
     after = await c.call("get_storage_usage", {})
     check(before["usedBytes"] - after["usedBytes"] == size,
           f"usedBytes went {before['usedBytes']} -> {after['usedBytes']} after deleting {size} bytes for good")
+
+    unknown = await c.call("run_template", {"template": "no such template", "text": "x"}, expect_error=True)
+    check("no template is named" in unknown, f"run_template of an unknown template: {unknown!r}")
 
     missing = str(uuid.uuid4())
     text = await c.call("get_download_link", {"id": missing}, expect_error=True)

@@ -57,7 +57,7 @@ impl Selection {
     }
 
     /// The ids and names of the files it chooses.
-    async fn chosen(&self, client: &Client) -> Result<(Vec<Uuid>, Vec<String>)> {
+    pub(super) async fn chosen(&self, client: &Client) -> Result<(Vec<Uuid>, Vec<String>)> {
         let files = self.files(client).await?;
         Ok(files.into_iter().map(|f| (f.id, f.file_name)).unzip())
     }
@@ -120,7 +120,7 @@ pub(super) async fn get_link(client: &Client, effects: &mut impl Effects, input:
 }
 
 /// Makes a link to the file `id` for the user; answers what the caller is told.
-async fn link_to(client: &Client, effects: &mut impl Effects, id: Uuid) -> Result<Value> {
+pub(super) async fn link_to(client: &Client, effects: &mut impl Effects, id: Uuid) -> Result<Value> {
     let link = client.download_link(id).await?;
     Ok(json!({ "fileName": link.file_name, "link": effects.file(&link) }))
 }

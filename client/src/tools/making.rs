@@ -1,19 +1,21 @@
 //! The tools that make something to share: a file request (a link anyone can send files to), a
-//! review (a link to watch a video or track and leave notes) and an image drawn from a prompt.
-//! What they make reaches the user as links, through the host's [`Effects`].
+//! review (a link to watch a video or track and leave notes), an image drawn from a prompt, and
+//! what one of the user's job templates makes of chosen files. What they make reaches the user as
+//! links, through the host's [`Effects`].
 
 use std::time::Duration;
 
 use anyhow::{Result, bail};
 use chrono::{TimeDelta, Utc};
 use schemars::JsonSchema;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use super::choosing::Selection;
+use super::choosing::{Selection, done, link_to};
 use super::{Effects, FileType};
 use crate::Client;
 use crate::generations::{GenerationStatus, NewImage};
+use crate::jobs::NewJob;
 use crate::requests::NewRequest;
 
 /// The longest an image is waited for; past it the caller is told its id, to wait for.
@@ -170,4 +172,56 @@ pub(super) async fn make_image(
         }
         GenerationStatus::Failed => bail!("the image was not drawn (failed): {}", json!(generation.error)),
     }
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct RunTemplate {
+    /// The template's name, as the user kept it.
+    pub template: String,
+    /// The files it runs on.
+    #[serde(flatten)]
+    pub files: Selection,
+}
+
+/// Runs the user's template named `template` on the files chosen, waits for it (up to 3
+/// minutes) and links what it made.
+pub(super) async fn run_template(
+    client: &Client,
+    effects: &mut impl Effects,
+    input: RunTemplate,
+) -> Result<Value> {
+    let wanted = required(&input.template, "template")?;
+    let kept = client.templates().await?.templates;
+    let Some(template) = kept.iter().find(|t| t.name.eq_ignore_ascii_case(&wanted)) else {
+        let names: Vec<&str> = kept.iter().map(|t| t.name.as_str()).collect();
+        bail!("no template is named {wanted:?}; the user's templates: {names:?}");
+    };
+    let (ids, _) = input.files.chosen(client).await?;
+    let job = NewJob {
+        job_type: None,
+        template_id: Some(template.id),
+        ..NewJob::new("", ids)
+    };
+    let created = client.create_job(&job).await?;
+    let job = done(client, created.queued()?.id, PATIENCE).await?;
+    let mut made = Vec::new();
+    for file in &job.files {
+        made.push(link_to(client, effects, file.id).await?);
+    }
+    Ok(serde_json::to_value(TemplateRun {
+        template: template.name.clone(),
+        job_id: job.id,
+        made,
+    })?)
+}
+
+/// What `run_template` answers.
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TemplateRun {
+    /// The template's name.
+    pub template: String,
+    pub job_id: uuid::Uuid,
+    /// Each file it made: its name and its link.
+    pub made: Vec<Value>,
 }

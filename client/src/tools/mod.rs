@@ -53,6 +53,7 @@ pub enum Tool {
     AskForFiles,
     ShareForReview,
     MakeImage,
+    RunTemplate,
 }
 
 /// What a tool may do, as MCP's annotations say it; `None` is left unsaid.
@@ -91,8 +92,11 @@ impl Tool {
         Tool::GetStorageUsage,
     ];
 
+    /// The tools an MCP client gets beside the library's: a job template run on files.
+    pub const MCP_EXTRA: [Tool; 1] = [Tool::RunTemplate];
+
     /// The coarse tools that choose files by words, a folder or types, and make things to share.
-    pub const CHOOSING: [Tool; 10] = [
+    pub const CHOOSING: [Tool; 11] = [
         Tool::FindFiles,
         Tool::GetLink,
         Tool::ZipFiles,
@@ -103,6 +107,7 @@ impl Tool {
         Tool::AskForFiles,
         Tool::ShareForReview,
         Tool::MakeImage,
+        Tool::RunTemplate,
     ];
 
     pub fn name(self) -> &'static str {
@@ -122,6 +127,7 @@ impl Tool {
             Tool::AskForFiles => "ask_for_files",
             Tool::ShareForReview => "share_for_review",
             Tool::MakeImage => "make_image",
+            Tool::RunTemplate => "run_template",
         }
     }
 
@@ -143,6 +149,7 @@ impl Tool {
             Tool::AskForFiles => "Ask for files",
             Tool::ShareForReview => "Share for review",
             Tool::MakeImage => "Make an image",
+            Tool::RunTemplate => "Run a template",
         }
     }
 
@@ -216,6 +223,11 @@ impl Tool {
                 "Draws an image from a description and saves it to the drive; waits for it (up to 3 \
                  minutes) and attaches a link to it to your reply."
             }
+            Tool::RunTemplate => {
+                "Runs one of the user's job templates (a chain of file jobs kept under a name, like \
+                 'pictures to a book') on the files chosen by a folder, types or words in their names; \
+                 waits for it (up to 3 minutes) and attaches links to what it made to your reply."
+            }
         }
     }
 
@@ -239,7 +251,11 @@ impl Tool {
             | Tool::MoveFiles
             | Tool::TagFiles
             | Tool::RestoreNamed => CHANGES,
-            Tool::ZipFiles | Tool::AskForFiles | Tool::ShareForReview | Tool::MakeImage => Hints {
+            Tool::ZipFiles
+            | Tool::AskForFiles
+            | Tool::ShareForReview
+            | Tool::MakeImage
+            | Tool::RunTemplate => Hints {
                 idempotent: Some(false),
                 ..CHANGES
             },
@@ -267,6 +283,7 @@ impl Tool {
             Tool::AskForFiles => input::<making::AskForFiles>(),
             Tool::ShareForReview => input::<making::ShareForReview>(),
             Tool::MakeImage => input::<making::MakeImage>(),
+            Tool::RunTemplate => input::<making::RunTemplate>(),
         }
     }
 
@@ -279,6 +296,7 @@ impl Tool {
             Tool::RemoveFiles => output::<library::Removed>(),
             Tool::RestoreFiles => output::<library::Restored>(),
             Tool::GetStorageUsage => output::<library::Usage>(),
+            Tool::RunTemplate => output::<making::TemplateRun>(),
             _ => return None,
         })
     }
@@ -305,6 +323,7 @@ impl Tool {
             Tool::AskForFiles => making::ask_for_files(client, effects, parse(arguments)?).await,
             Tool::ShareForReview => making::share_for_review(client, effects, parse(arguments)?).await,
             Tool::MakeImage => making::make_image(client, effects, parse(arguments)?).await,
+            Tool::RunTemplate => making::run_template(client, effects, parse(arguments)?).await,
         }
     }
 }
@@ -456,6 +475,7 @@ mod tests {
         [Tool::UploadLocalFile, Tool::UploadSentFile]
             .into_iter()
             .chain(Tool::LIBRARY)
+            .chain(Tool::MCP_EXTRA)
             .chain(Tool::CHOOSING)
     }
 
@@ -487,7 +507,10 @@ mod tests {
 
     #[test]
     fn each_host_names_each_of_its_tools_once() {
-        let library = [Tool::UploadSentFile].into_iter().chain(Tool::LIBRARY);
+        let library = [Tool::UploadSentFile]
+            .into_iter()
+            .chain(Tool::LIBRARY)
+            .chain(Tool::MCP_EXTRA);
         for host in [library.collect::<Vec<_>>(), Tool::CHOOSING.to_vec()] {
             let mut names: Vec<&str> = host.iter().map(|t| t.name()).collect();
             names.sort();

@@ -379,6 +379,7 @@ async fn a_task_finds_and_links_files_as_its_token_and_replies() {
             "ask_for_files",
             "share_for_review",
             "make_image",
+            "run_template",
             "run_job",
             "wait_for",
             "reply"

@@ -148,3 +148,77 @@ async fn the_agent_asks_for_files_shares_a_review_draws_an_image_and_runs_jobs()
     let zip = told(&model, 7);
     assert!(zip["error"].as_str().unwrap().contains("zip_files"), "{zip}");
 }
+
+#[tokio::test]
+async fn the_agent_runs_one_of_the_user_s_templates_on_the_files_it_chooses() {
+    let mut app = TestApp::spawn().await;
+    let user = app.user(Some("Pro")).await;
+    let video = app
+        .upload(&user, "cut-3.webm", "Video", "video/webm", crate::reviews::webm())
+        .await;
+    let moved = app
+        .call(
+            &user,
+            "/move-files",
+            Some(json!({ "fileIds": [video], "folder": "/edits" })),
+        )
+        .await;
+    assert_eq!(moved.status, 200, "{}", moved.body);
+    let kept = app
+        .call(
+            &user,
+            "/create-job-template",
+            Some(json!({ "name": "Poster frame", "steps": [
+                { "jobType": "stills", "options": { "at": 0.2 } },
+                { "jobType": "convert", "options": { "format": "png", "maxEdge": 64 } },
+            ] })),
+        )
+        .await;
+    assert_eq!(kept.status, 200, "{}", kept.body);
+    let model = FakeChat::scripted(
+        vec![
+            call(
+                "run_template",
+                json!({ "template": "no such", "folder": "/edits" }),
+            ),
+            call(
+                "run_template",
+                json!({ "template": "poster frame", "folder": "/edits", "types": ["Video"] }),
+            ),
+            call("reply", json!({ "text": "Here it is." })),
+        ],
+        Duration::ZERO,
+    )
+    .await;
+    app.start_worker(&[
+        ("DRIVE_AGENT_MODEL_URL", model.url.as_str()),
+        ("DRIVE_AGENT_MODEL", "scripted"),
+    ])
+    .await;
+    let answer = rpc(
+        &app,
+        &user.api_token,
+        "SendMessage",
+        json!({ "message": text_message("Make the poster frame of my edits") }),
+    )
+    .await;
+    let task = task_of(&answer);
+    assert_eq!(task["status"]["state"], "TASK_STATE_COMPLETED", "{answer}");
+    // An unknown name is told with the names there are; the template's file is attached.
+    let unknown = told(&model, 1);
+    assert!(
+        unknown["error"].as_str().unwrap().contains("Poster frame"),
+        "{unknown}"
+    );
+    let ran = told(&model, 2);
+    assert_eq!(ran["template"], "Poster frame", "{ran}");
+    let parts = task["status"]["message"]["parts"].as_array().unwrap().clone();
+    assert_eq!(parts.len(), 2, "{parts:?}");
+    assert!(
+        parts[1]["filename"].as_str().unwrap().ends_with(".png"),
+        "{parts:?}"
+    );
+    let (status, bytes) = get(parts[1]["url"].as_str().unwrap()).await;
+    assert_eq!(status, 200);
+    assert!(bytes.starts_with(b"\x89PNG"));
+}

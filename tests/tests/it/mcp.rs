@@ -1,5 +1,5 @@
 //! The `drive-mcp` tool server driven by real MCP clients: the official Python SDK's client
-//! (`tests/mcp/check_tools.py`) over stdio and over streamable HTTP, calling all seven tools
+//! (`tests/mcp/check_tools.py`) over stdio and over streamable HTTP, calling all seven library tools and run_template
 //! with every answer validated against the tool's declared output schema; and the MCP
 //! Inspector's command-line mode listing and calling tools. `scripts/test` installs both
 //! (`ensure_mcp_clients`). What the tools did is checked through the API.
@@ -18,12 +18,13 @@ use tokio::process::Command;
 const MIB: usize = 1024 * 1024;
 /// Over 64 MiB, so the upload goes to storage in parts.
 const LARGE: usize = 65 * MIB;
-const TOOLS: [&str; 7] = [
+const TOOLS: [&str; 8] = [
     "get_download_link",
     "get_storage_usage",
     "list_files",
     "remove_files",
     "restore_files",
+    "run_template",
     "set_file_access",
     "upload_file",
 ];
