@@ -730,3 +730,56 @@ async fn a_job_s_end_is_posted_signed_to_its_notify_url_with_the_caller_s_metada
     tokio::time::sleep(Duration::from_secs(2)).await;
     assert_eq!(receiver.received().len(), 2, "sent until taken, then never again");
 }
+
+#[tokio::test]
+async fn a_last_step_stopped_part_way_makes_only_the_rest_of_its_files_when_tried_again() {
+    let mut app = TestApp::spawn().await;
+    app.start_worker(&[]).await;
+    let user = app.user(Some("Pro")).await;
+    let clip = app
+        .upload(
+            &user,
+            "long.mp4",
+            "Video",
+            "video/mp4",
+            video_of("testsrc2=size=320x240:rate=25", 120.0, &[]),
+        )
+        .await;
+    let chain = json!({
+        "fileIds": [clip],
+        "steps": [{ "jobType": "stills", "options": { "every": 0.5 } }],
+    });
+    let job = app.create_job(&user, chain).await;
+    // Stopped once it has made a few of its stills.
+    app.wait_made(&user, &job["id"], 3).await;
+    let stopped = app
+        .call(&user, "/cancel-file-job", Some(json!({ "id": job["id"] })))
+        .await;
+    assert_eq!(stopped.body["job"]["state"], "stopped", "{}", stopped.body);
+    let before = stopped.body["job"]["files"].as_array().unwrap().len();
+    assert!((3..240).contains(&before), "stopped part-way: {before} of 240 stills");
+    let retried = app
+        .call(&user, "/retry-file-job", Some(json!({ "id": job["id"] })))
+        .await;
+    assert_eq!(retried.status, StatusCode::OK, "{}", retried.body);
+    let ended = app.wait_job(&user, &job["id"]).await;
+    assert_done(&ended);
+    let made = names(&ended);
+    assert_eq!(made.len(), 240, "{made:?}");
+    let mut distinct = made.clone();
+    distinct.sort();
+    distinct.dedup();
+    assert_eq!(distinct.len(), 240, "no still made twice");
+    assert!(made.iter().all(|name| !name.contains(" (2)")), "{made:?}");
+    let ids: std::collections::HashSet<&str> = ended["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids.len(), 240, "each file listed once");
+    assert_eq!(
+        keys_under_job(&app, &user, &job["id"]).await,
+        keys_of_files(&app, &ended).await
+    );
+}

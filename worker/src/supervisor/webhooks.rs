@@ -174,12 +174,7 @@ impl Deliverer {
             .post_json(&subscription.url, &headers, body)
             .await
             .map_err(|e| e.to_string())?;
-        let status = response.status();
-        if status.is_success() {
-            Ok(())
-        } else {
-            Err(format!("the endpoint answered {status}"))
-        }
+        taken(&response)
     }
 
     /// Notes a failed delivery: tried again after the next wait, or disabled after three days.
@@ -245,10 +240,7 @@ impl Deliverer {
             .post_json(&notice.url, &headers, body)
             .await
             .map_err(|e| e.to_string())?;
-        match response.status() {
-            status if status.is_success() => Ok(()),
-            status => Err(format!("the endpoint answered {status}")),
-        }
+        taken(&response)
     }
 }
 
@@ -329,10 +321,15 @@ impl Deliverer {
             )
             .await
             .map_err(|e| e.to_string())?;
-        match response.status() {
-            status if status.is_success() => Ok(()),
-            status => Err(format!("the endpoint answered {status}")),
-        }
+        taken(&response)
+    }
+}
+
+/// Whether the endpoint took what was sent (a 2xx); why not otherwise.
+fn taken(response: &drive_fetch::Response) -> Result<(), String> {
+    match response.status() {
+        status if status.is_success() => Ok(()),
+        status => Err(format!("the endpoint answered {status}")),
     }
 }
 

@@ -369,8 +369,8 @@ pub async fn add_output(
     Ok(())
 }
 
-/// Notes that the job made `file_id`, after every file it made before (a pipeline's: its runs
-/// record each output once, so this is asked once a file).
+/// Notes that the job made `file_id`, after every file it made before, unless it is noted
+/// already (a pipeline's run tried again records again what it made before).
 pub async fn add_next_output(
     conn: &mut PgConnection,
     job_id: JobId,
@@ -378,7 +378,8 @@ pub async fn add_next_output(
 ) -> Result<(), sqlx::Error> {
     sqlx::query(
         "insert into file_job_outputs (job_id, position, file_id)
-         select $1, coalesce(max(position) + 1, 0), $2 from file_job_outputs where job_id = $1",
+         select $1, (select coalesce(max(position) + 1, 0) from file_job_outputs where job_id = $1), $2
+         where not exists (select 1 from file_job_outputs where job_id = $1 and file_id = $2)",
     )
     .bind(job_id)
     .bind(file_id)

@@ -262,13 +262,26 @@ pub async fn queue_intermediate_removals(
     .await
 }
 
-/// Forgets the runs that did not finish (failed, stopped, or cut short), so that a job tried
-/// again runs them anew; runs done stay done.
+/// Readies the runs that did not finish (failed, stopped, or cut short) to run anew when their
+/// job is tried again: the intermediates they made (removed with the job's end) are forgotten,
+/// the files they made are kept, so each run finds those recorded and makes only the rest. Runs
+/// done stay done.
 pub async fn forget_unfinished(conn: &mut PgConnection, job_id: JobId) -> Result<(), sqlx::Error> {
-    sqlx::query("delete from file_job_runs where job_id = $1 and state <> 'done'")
-        .bind(job_id)
-        .execute(conn)
-        .await?;
+    sqlx::query(
+        "delete from file_job_run_outputs o using file_job_runs r
+         where r.job_id = $1 and r.state <> 'done'
+           and o.job_id = r.job_id and o.step = r.step and o.run = r.run and not o.is_file",
+    )
+    .bind(job_id)
+    .execute(&mut *conn)
+    .await?;
+    sqlx::query(
+        "update file_job_runs set state = 'queued', result = null, error = null, ended_at = null
+         where job_id = $1 and state <> 'done'",
+    )
+    .bind(job_id)
+    .execute(conn)
+    .await?;
     Ok(())
 }
 
