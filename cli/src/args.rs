@@ -431,12 +431,10 @@ pub enum JobsCommand {
         job_type: String,
         /// The files it works on, in order
         file_ids: Vec<Uuid>,
-        /// A pipeline instead of one type: a JSON file of its steps, [{ name, jobType, options,
-        /// use, keep }] (docs/behaviour.md, Pipelines); every argument is then a file
+        /// A JSON file of a pipeline's steps instead of a type (every argument is then a file)
         #[arg(long, value_name = "FILE.json", conflicts_with_all = ["settings", "options"])]
         steps: Option<std::path::PathBuf>,
-        /// One of your templates (drive templates list) instead of one type; every argument is
-        /// then a file
+        /// One of your templates instead of a type (every argument is then a file)
         #[arg(long, value_name = "ID", conflicts_with_all = ["settings", "options", "steps"])]
         template: Option<Uuid>,
         /// The same key within 24 hours answers the same job instead of starting another

@@ -757,7 +757,10 @@ async fn a_last_step_stopped_part_way_makes_only_the_rest_of_its_files_when_trie
         .await;
     assert_eq!(stopped.body["job"]["state"], "stopped", "{}", stopped.body);
     let before = stopped.body["job"]["files"].as_array().unwrap().len();
-    assert!((3..240).contains(&before), "stopped part-way: {before} of 240 stills");
+    assert!(
+        (3..240).contains(&before),
+        "stopped part-way: {before} of 240 stills"
+    );
     let retried = app
         .call(&user, "/retry-file-job", Some(json!({ "id": job["id"] })))
         .await;
