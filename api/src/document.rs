@@ -131,7 +131,7 @@ pub fn served(mut doc: OpenApi) -> serde_json::Value {
     doc
 }
 
-/// States in `CreateJobInput` which `options` each `jobType` takes: one branch per type a caller
+/// States in `CreateJobInput` (and `CreateRuleInput`) which `options` each `jobType` takes: one branch per type a caller
 /// may ask for, its settings struct's schema (`CutOptions`, …) with their ranges; `options` left
 /// out or null means every default. A pipeline's own `options` are null: its settings are its
 /// steps'. A step's (`StepInput`) are described alike but not branched by type: test-data
@@ -165,12 +165,14 @@ fn options_by_job_type(doc: &mut serde_json::Value) {
     let description = serde_json::json!({
         "description": "Settings by type (the `…Options` schema of its `jobType`); left out or null for the defaults.",
     });
-    let input = &mut doc["components"]["schemas"]["CreateJobInput"];
-    input["properties"]["options"] = description.clone();
-    let rule = serde_json::json!({ "oneOf": branches });
-    match input["allOf"].as_array_mut() {
-        Some(rules) => rules.push(rule),
-        None => input["allOf"] = serde_json::json!([rule]),
+    for asking in ["CreateJobInput", "CreateRuleInput"] {
+        let input = &mut doc["components"]["schemas"][asking];
+        input["properties"]["options"] = description.clone();
+        let rule = serde_json::json!({ "oneOf": branches });
+        match input["allOf"].as_array_mut() {
+            Some(rules) => rules.push(rule),
+            None => input["allOf"] = serde_json::json!([rule]),
+        }
     }
     doc["components"]["schemas"]["StepInput"]["properties"]["options"] = description;
 }
@@ -215,6 +217,13 @@ const CHOICES: &[(&str, Choice, &[&str])] = &[
         &["jobType", "steps", "templateId"],
     ),
     ("CreateJobInput", Choice::AtMostOne, &["folder", "folderId"]),
+    (
+        "CreateRuleInput",
+        Choice::ExactlyOne,
+        &["jobType", "steps", "templateId"],
+    ),
+    ("CreateRuleInput", Choice::ExactlyOne, &["folder", "folderId"]),
+    ("InsertInput", Choice::AtMostOne, &["folder", "folderId"]),
     (
         "ArchiveRequestInput",
         Choice::ExactlyOne,

@@ -63,6 +63,7 @@ pub fn app(state: AppState) -> Router {
         .merge(routes::search::router())
         .merge(routes::jobs::router())
         .merge(routes::templates::router())
+        .merge(routes::rules::router())
         .merge(routes::imports::router())
         .merge(routes::generations::router())
         .merge(routes::artwork::router())

@@ -10,7 +10,7 @@ use crate::config;
 use drive_client::search::{SearchQuery, Within};
 
 mod jobs;
-pub use jobs::{JobsCommand, TemplatesCommand};
+pub use jobs::{JobsCommand, RulesCommand, TemplatesCommand};
 
 #[derive(Parser)]
 #[command(
@@ -212,6 +212,9 @@ pub enum Command {
     /// Pipelines kept under a name, to run on files: drive jobs create --template ID FILE...
     #[command(subcommand)]
     Templates(TemplatesCommand),
+    /// Jobs run on every file that lands in a folder: add, list, pause, resume, remove
+    #[command(subcommand)]
+    Rules(RulesCommand),
     /// Print a shell completion script: drive completions bash > /etc/bash_completion.d/drive
     Completions { shell: clap_complete::Shell },
     /// What happened in your drive, oldest first; --follow prints events as they happen

@@ -31,17 +31,17 @@ pub struct Asked<'a> {
     pub dry_run: bool,
 }
 
-/// The job's settings: `--options` JSON, with each `--set name=value` over it (a value that
+/// A job's settings: `--options` JSON, with each `--set name=value` over it (a value that
 /// reads as JSON — a number, true, false, an array — is taken as such, any other as a string).
-fn options(asked: &Asked<'_>) -> Result<Value> {
-    let mut options = match asked.options {
+pub fn options(given: Option<&str>, settings: &[String]) -> Result<Value> {
+    let mut options = match given {
         Some(text) => match serde_json::from_str(text).context("--options is not JSON")? {
             Value::Object(map) => map,
             _ => bail!("--options must be a JSON object, like '{{\"height\": 720}}'"),
         },
         None => Map::new(),
     };
-    for setting in asked.settings {
+    for setting in settings {
         let Some((name, value)) = setting.split_once('=') else {
             bail!("--set takes name=value, not {setting:?}");
         };
@@ -52,7 +52,7 @@ fn options(asked: &Asked<'_>) -> Result<Value> {
 }
 
 /// A pipeline's steps from `path`: a JSON list of steps, or an object holding one as `steps`.
-fn steps(path: &std::path::Path) -> Result<Value> {
+pub fn steps(path: &std::path::Path) -> Result<Value> {
     let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
     let value: Value =
         serde_json::from_str(&text).with_context(|| format!("{} is not JSON", path.display()))?;
@@ -83,7 +83,7 @@ pub async fn create(client: &Client, asked: &Asked<'_>, wait: bool, json: bool) 
             steps: None,
             template_id: None,
             file_ids: asked.files.to_vec(),
-            options: options(asked)?,
+            options: options(asked.options, asked.settings)?,
             dry_run: asked.dry_run,
             folder: asked.folder.map(str::to_string),
             idempotency_key: asked.idempotency_key.map(str::to_string),

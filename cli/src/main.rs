@@ -18,6 +18,7 @@ mod progress;
 mod reading;
 mod requests;
 mod reviews;
+mod rules;
 mod upload;
 mod webhooks;
 
@@ -29,7 +30,7 @@ use clap::Parser;
 
 use crate::args::{
     AgentCommand, Cli, CollectionCommand, Command, ConnectionCommand, JobsCommand, RequestCommand,
-    ReviewCommand, TemplatesCommand, WebhookCommand,
+    ReviewCommand, RulesCommand, TemplatesCommand, WebhookCommand,
 };
 use drive_client::files::Batch;
 use drive_client::generations::NewImage;
@@ -292,6 +293,39 @@ async fn command(
                 }
                 TemplatesCommand::List => jobs::templates(&client, json).await,
                 TemplatesCommand::Remove { id } => jobs::remove_template(&client, id, json).await,
+            }
+        }
+        Command::Rules(command) => {
+            let client = signed_in()?;
+            match command {
+                RulesCommand::Add {
+                    folder,
+                    job_type,
+                    settings,
+                    options,
+                    steps,
+                    template,
+                    results_folder,
+                    backfill,
+                    dry_run,
+                } => {
+                    let asked = rules::Asked {
+                        folder: &folder,
+                        job_type: job_type.as_deref(),
+                        settings: &settings,
+                        options: options.as_deref(),
+                        steps: steps.as_deref(),
+                        template,
+                        results_folder,
+                        backfill,
+                        dry_run,
+                    };
+                    rules::add(&client, asked, json).await
+                }
+                RulesCommand::List => rules::list(&client, json).await,
+                RulesCommand::Pause { id } => rules::pause(&client, id, true, json).await,
+                RulesCommand::Resume { id } => rules::pause(&client, id, false, json).await,
+                RulesCommand::Remove { id } => rules::remove(&client, id, json).await,
             }
         }
         Command::Webhook(command) => {

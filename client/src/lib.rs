@@ -21,6 +21,7 @@ pub mod reading;
 pub mod records;
 pub mod requests;
 pub mod reviews;
+pub mod rules;
 pub mod search;
 pub mod spool;
 pub mod templates;

@@ -99,4 +99,6 @@ ids! {
     ClientId;
     /// A pipeline kept under a name, to run on files (`/create-job-template`).
     TemplateId;
+    /// A folder rule: a job run on every file that lands in a folder.
+    RuleId;
 }

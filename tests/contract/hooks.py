@@ -44,6 +44,8 @@ ROUTE_ALIASES = {
     "/cancel-file-job": {"id": "cancelableJobId"},
     "/retry-file-job": {"id": "retryableJobId"},
     "/delete-job-template": {"id": "expendableTemplateId"},
+    "/set-folder-rule-paused": {"id": "ruleId"},
+    "/delete-folder-rule": {"id": "expendableRuleId"},
     "/set-file-request-open": {"requestId": "closableRequestId"},
     # Routes about a video: its id, most of the time, rather than any file's.
     "/set-video-thumbnail": {"fileId": "videoId"},

@@ -150,7 +150,6 @@ async fn set_video_thumbnail(
                 source_folder_id: None,
                 folder: None,
                 folder_id: None,
-                arrival: None,
                 idempotency_key: None,
                 notify: None,
             };

@@ -81,7 +81,6 @@ async fn import_from_url(
         source_folder_id: None,
         folder: input.folder,
         folder_id: input.folder_id,
-        arrival: None,
         idempotency_key: None,
         notify: None,
     };

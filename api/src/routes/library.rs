@@ -201,7 +201,6 @@ async fn create_archive_request(
         source_folder_id: None,
         folder: None,
         folder_id: None,
-        arrival: None,
         idempotency_key: None,
         notify: None,
     };

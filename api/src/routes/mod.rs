@@ -16,6 +16,7 @@ pub mod organize;
 pub mod read;
 pub mod requests;
 pub mod reviews;
+pub mod rules;
 pub mod search;
 pub mod subscriptions;
 pub mod templates;

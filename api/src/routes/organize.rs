@@ -94,7 +94,7 @@ async fn move_files(
                 .ok_or_else(folder_not_found)?,
         ),
     };
-    let moved = folders::move_files(
+    let (moved, queued) = folders::move_files(
         &mut tx,
         caller.user_id,
         source,
@@ -106,6 +106,10 @@ async fn move_files(
         return Err(no_files());
     }
     tx.commit().await?;
+    if !queued.is_empty() {
+        // The destination's rules started jobs on files moved in.
+        state.doorbell.ring().await;
+    }
     Ok(axum::Json(Moved {
         moved,
         folder: destination.map(FolderRef::from),

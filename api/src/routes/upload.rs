@@ -6,11 +6,13 @@ use axum::extract::State;
 use chrono::{DateTime, Utc};
 use drive_core::db::events::EventKind;
 use drive_core::db::files::{self, FileRow};
+use drive_core::db::folders;
 use drive_core::db::forms;
 use drive_core::db::reservations::{self, Reserve};
 use drive_core::entry::{self, Entered};
 use drive_core::file::{FileKind, FileName, FileSize, MAX_FORM_UPLOAD_SIZE, MimeType, ObjectKey};
-use drive_core::id::{FileId, JobId, UserId};
+use drive_core::folder::FolderPath;
+use drive_core::id::{FileId, FolderId, JobId, UserId};
 use drive_core::multipart::{PART_URL_LIFETIME, UPLOAD_LIFETIME};
 use drive_core::plan::Plan;
 use drive_core::storage::{Bucket, PostRules, StoredHeaders};
@@ -224,6 +226,11 @@ pub struct InsertFields {
     /// The source file's modified time; a client that sends it can skip re-uploading the
     /// same file later.
     modified_time: Option<DateTime<Utc>>,
+    /// The folder it lands in, at most 32 deep, made on the way; or `folderId`. Default: the
+    /// top of the drive.
+    folder: Option<FolderPath>,
+    /// One of the caller's folders for it to land in; or `folder`.
+    folder_id: Option<FolderId>,
 }
 
 /// The body of `/insert-file`, as documented: the upload input plus [`InsertFields`]. The
@@ -255,6 +262,20 @@ async fn insert_file(
         return Err(ApiError::invalid("creator.id", "creator.id must be your user id"));
     }
     let limit = state.settings.quotas.for_plan(caller.plan()?);
+    let mut tx = state.db.begin().await?;
+    let folder_id = match (input.folder, input.folder_id) {
+        (Some(_), Some(_)) => return Err(ApiError::invalid("folderId", "give folder or folderId, not both")),
+        (Some(path), None) => folders::ensure(&mut tx, caller.user_id, &path)
+            .await?
+            .map(|f| f.id),
+        (None, Some(id)) => Some(
+            folders::find_owned(&state.db, caller.user_id, id)
+                .await?
+                .ok_or_else(|| ApiError::not_found("folder_not_found", "no folder of yours has that id"))?
+                .id,
+        ),
+        (None, None) => None,
+    };
     let new = files::NewFile {
         user_id: caller.user_id,
         file_name: upload.file_name.as_str(),
@@ -264,27 +285,29 @@ async fn insert_file(
         bucket: Bucket::Private,
         object_key: upload.object_key.as_str(),
         modified_time: input.modified_time,
-        folder_id: None,
+        folder_id,
         derivative_of: None,
     };
-    let mut tx = state.db.begin().await?;
     let recorded = record_upload(&state, &mut tx, &new, limit, Some(EventKind::File)).await?;
     tx.commit().await?;
-    recorded.push_reading(&state).await;
+    recorded.ring_for_queued(&state).await;
     Ok(axum::Json(Inserted { id: recorded.file.id }))
 }
 
 /// An uploaded object, recorded as a file.
 pub(crate) struct Recorded {
     pub file: FileRow,
-    /// The metadata reading queued for it, to push once the transaction commits.
-    reading: Option<JobId>,
+    /// The jobs queued for it (its metadata reading, its folder's rules'), to ring for once
+    /// the transaction commits.
+    queued: Vec<JobId>,
 }
 
 impl Recorded {
-    /// Hands the file's metadata reading to the farm, after the commit.
-    pub(crate) async fn push_reading(&self, state: &AppState) {
-        push_reading(state, self.reading).await;
+    /// Tells the farm of the jobs queued for the file, after the commit.
+    pub(crate) async fn ring_for_queued(&self, state: &AppState) {
+        if !self.queued.is_empty() {
+            state.doorbell.ring().await;
+        }
     }
 }
 
@@ -312,7 +335,10 @@ pub(crate) async fn record_upload(
         // Recorded already, or never uploaded through the drive's forms and uploads, or left
         // unrecorded past its time and removed.
         return match files::find_by_key(&mut *tx, new.user_id, key).await? {
-            Some(file) => Ok(Recorded { file, reading: None }),
+            Some(file) => Ok(Recorded {
+                file,
+                queued: Vec::new(),
+            }),
             None => Err(object_not_found()),
         };
     };
@@ -331,12 +357,15 @@ pub(crate) async fn record_upload(
             ),
         ));
     }
-    let recorded = match entry::enter(&mut *tx, new, limit, kind).await? {
-        Entered::New { file, reading } => {
+    let recorded = match entry::enter(&mut *tx, new, limit, kind, None).await? {
+        Entered::New { file, queued } => {
             state.metrics.uploaded(file.file_size);
-            Recorded { file, reading }
+            Recorded { file, queued }
         }
-        Entered::Existing(file) => Recorded { file, reading: None },
+        Entered::Existing(file) => Recorded {
+            file,
+            queued: Vec::new(),
+        },
         // The caller's transaction, dropped, rolls the insert back.
         Entered::OverQuota { used } => return Err(storage_limit_reached(limit, used, stored.size)),
     };

@@ -1,4 +1,4 @@
-//! The arguments of `drive jobs` and `drive templates`.
+//! The arguments of `drive jobs`, `drive templates` and `drive rules`.
 
 use clap::Subcommand;
 use uuid::Uuid;
@@ -74,5 +74,49 @@ pub enum TemplatesCommand {
     /// Your templates, by name
     List,
     /// Remove a template
+    Remove { id: Uuid },
+}
+
+#[derive(Subcommand)]
+pub enum RulesCommand {
+    /// Run a job on every file that lands in a folder: uploaded there, sent to a request,
+    /// imported, made by a job or moved in (results of a rule's job fire no rule)
+    Add {
+        /// The folder watched, like /Inbox (made when missing)
+        folder: String,
+        /// The job type (docs/behaviour.md lists each type's settings)
+        #[arg(long = "type", value_name = "TYPE", required_unless_present_any = ["steps", "template"],
+              conflicts_with_all = ["steps", "template"])]
+        job_type: Option<String>,
+        /// A setting, name=value (repeatable)
+        #[arg(long = "set", value_name = "NAME=VALUE", requires = "job_type")]
+        settings: Vec<String>,
+        /// All the settings as one JSON object (--set values go over it)
+        #[arg(long, requires = "job_type")]
+        options: Option<String>,
+        /// A JSON file of a pipeline's steps instead of a type
+        #[arg(long, value_name = "FILE.json", conflicts_with = "template")]
+        steps: Option<std::path::PathBuf>,
+        /// One of your templates instead of a type
+        #[arg(long, value_name = "ID")]
+        template: Option<Uuid>,
+        /// The id of a folder of yours for the results (default: beside each file)
+        #[arg(long, value_name = "FOLDER_ID")]
+        results_folder: Option<Uuid>,
+        /// Also run on the files already there, oldest first, within this many minutes of
+        /// estimated job time
+        #[arg(long, value_name = "MINUTES")]
+        backfill: Option<u32>,
+        /// Check the rule and print what a backfill would take, making nothing
+        #[arg(long)]
+        dry_run: bool,
+    },
+    /// Your folder rules, oldest first
+    List,
+    /// Stop a rule firing until it is resumed
+    Pause { id: Uuid },
+    /// Let a paused rule fire again
+    Resume { id: Uuid },
+    /// Remove a rule (the jobs it started go on)
     Remove { id: Uuid },
 }

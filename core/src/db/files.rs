@@ -206,8 +206,8 @@ pub async fn find_by_key<'e>(
 
 /// Those of `ids` in the library (not trashed, not derivatives) that are the caller's, or
 /// also anyone's public files when `with_public`; in no particular order.
-pub async fn find_many(
-    pool: &PgPool,
+pub async fn find_many<'e>(
+    conn: impl sqlx::PgExecutor<'e>,
     user_id: UserId,
     ids: &[FileId],
     with_public: bool,
@@ -220,7 +220,7 @@ pub async fn find_many(
     .bind(user_id)
     .bind(ids)
     .bind(with_public)
-    .fetch_all(pool)
+    .fetch_all(conn)
     .await
 }
 

@@ -1,7 +1,7 @@
 //! Folders and where files sit in them.
 
-use crate::db::locks;
-use crate::id::{FileId, FolderId, UserId};
+use crate::db::{files, locks, rules};
+use crate::id::{FileId, FolderId, JobId, UserId};
 use sqlx::{PgConnection, PgPool};
 
 use crate::file::stem;
@@ -61,30 +61,42 @@ pub enum MoveSource<'a> {
     Folder(FolderId),
 }
 
-/// Puts files in `folder` (`None`: the top); answers the ids moved.
+/// Puts files in `folder` (`None`: the top) and fires the rules of the folder on those that
+/// were elsewhere; answers the ids moved and the jobs the rules queued.
 pub async fn move_files(
     conn: &mut PgConnection,
     user_id: UserId,
     source: MoveSource<'_>,
     folder: Option<FolderId>,
-) -> Result<Vec<FileId>, sqlx::Error> {
+) -> Result<(Vec<FileId>, Vec<JobId>), sqlx::Error> {
     let (ids, from) = match source {
         MoveSource::Files(ids) => (Some(ids), None),
         MoveSource::Folder(id) => (None, Some(id)),
     };
-    sqlx::query_scalar(
-        "update files set folder_id = $4
-         where user_id = $1 and derivative_of is null
-           and ($2::uuid[] is null or id = any($2))
-           and ($3::uuid is null or folder_id = $3)
-         returning id",
+    let moved: Vec<(FileId, bool)> = sqlx::query_as(
+        "update files f set folder_id = $4
+         from files was
+         where was.id = f.id and f.user_id = $1 and f.derivative_of is null
+           and ($2::uuid[] is null or f.id = any($2))
+           and ($3::uuid is null or f.folder_id = $3)
+         returning f.id, was.folder_id is distinct from $4",
     )
     .bind(user_id)
     .bind(ids)
     .bind(from)
     .bind(folder)
-    .fetch_all(conn)
-    .await
+    .fetch_all(&mut *conn)
+    .await?;
+    let arrived: Vec<FileId> = moved
+        .iter()
+        .filter(|(_, arrived)| *arrived)
+        .map(|(id, _)| *id)
+        .collect();
+    let mut queued = Vec::new();
+    for file in files::find_many(&mut *conn, user_id, &arrived, false).await? {
+        queued.extend(rules::fire(&mut *conn, &file, None).await?);
+    }
+    Ok((moved.into_iter().map(|(id, _)| id).collect(), queued))
 }
 
 #[derive(Debug, Clone, sqlx::FromRow)]

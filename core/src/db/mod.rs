@@ -19,6 +19,7 @@ pub mod oauth;
 pub mod requests;
 pub mod reservations;
 pub mod reviews;
+pub mod rules;
 pub mod search;
 pub mod subscriptions;
 pub mod tags;

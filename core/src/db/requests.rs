@@ -25,7 +25,8 @@ pub struct RequestRow {
     pub max_bytes: Option<i64>,
     pub accept_types: Option<Vec<String>>,
     pub max_files_per_sender: Option<i32>,
-    /// The job run on each arrival, as `JobSpec` serializes (`{ jobType, options }`).
+    /// The job of the request's rule (its `onArrival`), as `JobSpec` serializes
+    /// (`{ jobType, options }`).
     pub on_arrival: Option<serde_json::Value>,
 }
 
@@ -56,7 +57,9 @@ impl RequestRow {
 
 const REQUEST_COLUMNS: &str = "r.id, r.user_id, r.title, r.message, r.folder_id, d.path as folder_path, \
                                r.created_at, r.closed_at, r.expires_at, r.max_bytes, r.accept_types, \
-                               r.max_files_per_sender, r.on_arrival";
+                               r.max_files_per_sender, \
+                               (select jsonb_build_object('jobType', fr.job_type, 'options', fr.options) \
+                                from folder_rules fr where fr.request_id = r.id) as on_arrival";
 
 #[derive(Debug, Clone)]
 pub struct NewRequest<'a> {
@@ -70,15 +73,14 @@ pub struct NewRequest<'a> {
     pub max_bytes: Option<i64>,
     pub accept_types: Option<Vec<String>>,
     pub max_files_per_sender: Option<i32>,
-    pub on_arrival: Option<serde_json::Value>,
 }
 
 pub async fn create(conn: &mut PgConnection, new: &NewRequest<'_>) -> Result<RequestRow, sqlx::Error> {
     let id = RequestId::random();
     sqlx::query(
         "insert into file_requests (id, user_id, title, message, folder_id, expires_at, max_bytes,
-                                    accept_types, max_files_per_sender, on_arrival, api_token_id)
-         values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
+                                    accept_types, max_files_per_sender, api_token_id)
+         values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
     )
     .bind(id)
     .bind(new.user_id)
@@ -89,7 +91,6 @@ pub async fn create(conn: &mut PgConnection, new: &NewRequest<'_>) -> Result<Req
     .bind(new.max_bytes)
     .bind(&new.accept_types)
     .bind(new.max_files_per_sender)
-    .bind(&new.on_arrival)
     .bind(new.token_id)
     .execute(&mut *conn)
     .await?;
@@ -182,14 +183,17 @@ pub struct Taken {
     pub pending_files: i64,
 }
 
-/// The room left in the file request whose `onArrival` job `job_id` is, when it has a
-/// `maxBytes`: what the job may still make ([`Taken`]'s files and uploads under way counted).
+/// The room left in the file request whose arrival a rule's job `job_id` works on (the
+/// request's `onArrival`, say), when it has a `maxBytes`: what the job may still make
+/// ([`Taken`]'s files and uploads under way counted).
 pub async fn room_for_job(pool: &PgPool, job_id: JobId) -> Result<Option<i64>, sqlx::Error> {
     let room: Option<Option<i64>> = sqlx::query_scalar(
         "select r.max_bytes - request_files_bytes(r.id)
                 - (select coalesce(sum(file_size), 0) from upload_reservations where request_id = r.id)::bigint
-         from request_arrivals a join file_requests r on r.id = a.request_id
-         where a.job_id = $1",
+         from folder_rule_hits h
+         join request_arrivals a on a.file_id = h.file_id
+         join file_requests r on r.id = a.request_id
+         where h.job_id = $1",
     )
     .bind(job_id)
     .fetch_optional(pool)
@@ -285,12 +289,10 @@ pub struct ArrivalRow {
     #[sqlx(try_from = "String")]
     pub kind: FileKind,
     pub file_id: Option<FileId>,
-    /// The request's `onArrival` job this file started.
-    pub job_id: Option<JobId>,
 }
 
 const ARRIVAL_COLUMNS: &str =
-    "id, request_id, drop_id, object_key, file_name, file_size, mime_type, kind, file_id, job_id";
+    "id, request_id, drop_id, object_key, file_name, file_size, mime_type, kind, file_id";
 
 /// The file of this name and size the drop announced and has not sent yet: announcing it again
 /// resumes its upload.
@@ -380,16 +382,6 @@ pub async fn arrived(conn: &mut PgConnection, id: ArrivalId, file_id: FileId) ->
     Ok(())
 }
 
-/// Notes the `onArrival` job an arrival started.
-pub async fn arrival_job(conn: &mut PgConnection, id: ArrivalId, job_id: JobId) -> Result<(), sqlx::Error> {
-    sqlx::query("update request_arrivals set job_id = $2 where id = $1")
-        .bind(id)
-        .bind(job_id)
-        .execute(conn)
-        .await?;
-    Ok(())
-}
-
 /// Finishes a drop not finished yet (its row locked by the caller) and writes its one `drop`
 /// event for the owner when it sent anything still there; answers when it finished and its
 /// files. The sender's `/finish-request-drop` and the sweep (for senders who never said) both
@@ -467,7 +459,8 @@ pub struct DroppedFile {
     pub file_name: String,
     pub file_size: i64,
     pub mime_type: String,
-    /// The request's `onArrival` job this file started, when it has one.
+    /// The job a folder rule (the request's `onArrival`, say) started on this file, the first
+    /// when several did.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub job_id: Option<JobId>,
 }
@@ -506,17 +499,18 @@ pub async fn drops(
     request_ids: &[RequestId],
     folder: Option<&str>,
 ) -> Result<Vec<DropListing>, sqlx::Error> {
-    let rows: Vec<DroppedRow> = sqlx::query_as(
+    let rows: Vec<DroppedRow> = sqlx::query_as(&format!(
         "select d.id as drop_id, d.request_id, d.sender_name, d.note, d.finished_at, d.viewed,
-                f.created_at as arrived_at, f.id, f.kind, f.file_name, f.file_size, f.mime_type, a.job_id
+                f.created_at as arrived_at, f.id, f.kind, f.file_name, f.file_size, f.mime_type,
+                ({RULE_JOB}) as job_id
          from request_drops d
          join request_arrivals a on a.drop_id = d.id
          join files f on f.id = a.file_id
          left join folders fo on fo.id = f.folder_id
          where d.request_id = any($1) and f.trashed_at is null
            and ($2::text is null or path_within(fo.path, $2))
-         order by d.created_at, d.id, f.created_at, f.id",
-    )
+         order by d.created_at, d.id, f.created_at, f.id"
+    ))
     .bind(request_ids)
     .bind(folder)
     .fetch_all(pool)
@@ -540,14 +534,18 @@ pub async fn drops(
     Ok(drops)
 }
 
+/// The first job a folder rule started on file `f`.
+const RULE_JOB: &str = "select h.job_id from folder_rule_hits h where h.file_id = f.id and h.job_id is not null \
+                        order by h.hit_at, h.id limit 1";
+
 /// The files a drop sent that are still there, for its `drop` event.
 pub async fn drop_files(conn: &mut PgConnection, id: DropId) -> Result<Vec<DroppedFile>, sqlx::Error> {
-    sqlx::query_as(
-        "select f.id, f.kind, f.file_name, f.file_size, f.mime_type, a.job_id
+    sqlx::query_as(&format!(
+        "select f.id, f.kind, f.file_name, f.file_size, f.mime_type, ({RULE_JOB}) as job_id
          from request_arrivals a join files f on f.id = a.file_id
          where a.drop_id = $1 and f.trashed_at is null
-         order by f.created_at, f.id",
-    )
+         order by f.created_at, f.id"
+    ))
     .bind(id)
     .fetch_all(conn)
     .await

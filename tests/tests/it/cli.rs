@@ -1782,3 +1782,96 @@ async fn the_agent_is_asked_from_the_command_line() {
         refused.stderr
     );
 }
+
+/// `drive rules`: a rule added on a folder (made on the way), estimated first with `--dry-run`,
+/// listed with what it took, paused, resumed and removed.
+#[tokio::test]
+async fn folder_rules_are_added_listed_paused_and_removed_from_the_command_line() {
+    let mut app = TestApp::spawn().await;
+    let user = app.user(Some("Pro")).await;
+    let scratch = Scratch::new();
+    let drive = Drive::new(&scratch);
+    drive.login(&app, &user).await;
+    let file = app
+        .upload(
+            &user,
+            "data.bin",
+            "Other",
+            "application/octet-stream",
+            bytes(5000, 4),
+        )
+        .await
+        .to_string();
+    let moved = app
+        .call(
+            &user,
+            "/move-files",
+            Some(json!({ "fileIds": [file], "folder": "/Sums" })),
+        )
+        .await;
+    assert_eq!(moved.status, 200, "{}", moved.body);
+
+    let estimate = drive
+        .json(&[
+            "rules",
+            "add",
+            "/Sums",
+            "--type",
+            "checksum",
+            "--set",
+            "algorithm=md5",
+            "--dry-run",
+        ])
+        .await;
+    assert_eq!(estimate["dryRun"], true, "{estimate}");
+    assert_eq!(estimate["backfill"]["files"], 1, "{estimate}");
+    assert!(
+        drive.json(&["rules", "list"]).await["rules"]
+            .as_array()
+            .unwrap()
+            .is_empty()
+    );
+
+    app.start_worker(&[]).await;
+    let added = drive
+        .run(&[
+            "rules",
+            "add",
+            "/Sums",
+            "--type",
+            "checksum",
+            "--set",
+            "algorithm=md5",
+            "--backfill",
+            "5",
+        ])
+        .await;
+    assert!(added.success, "{}", added.stderr);
+    assert!(added.stdout.contains("/Sums/  checksum  on"), "{}", added.stdout);
+    assert!(
+        added.stdout.contains("backfill: 1 of 1 files"),
+        "{}",
+        added.stdout
+    );
+    let listed = drive.json(&["rules", "list"]).await;
+    let rule = &listed["rules"][0];
+    assert_eq!(rule["options"]["algorithm"], "md5", "{listed}");
+    assert_eq!(rule["filesTaken"], 1, "{listed}");
+    let id = rule["id"].as_str().unwrap();
+
+    let paused = drive.run(&["rules", "pause", id]).await;
+    assert!(paused.stdout.contains("paused"), "{}", paused.stdout);
+    let resumed = drive.json(&["rules", "resume", id]).await;
+    assert_eq!(resumed["rule"]["paused"], false, "{resumed}");
+    let removed = drive.run(&["rules", "remove", id]).await;
+    assert!(removed.stdout.contains("removed"), "{}", removed.stdout);
+    let gone = drive.run(&["rules", "remove", id]).await;
+    assert!(
+        !gone.success && gone.stderr.contains("rule_not_found"),
+        "{}",
+        gone.stderr
+    );
+    // Neither a type nor steps nor a template: clap refuses before any call.
+    let neither = drive.run(&["rules", "add", "/Sums"]).await;
+    assert!(!neither.success, "{}", neither.stdout);
+}

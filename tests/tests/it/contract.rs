@@ -138,6 +138,25 @@ async fn seed(app: &TestApp, user: &TestUser) -> Value {
         .await;
         expendable_templates.push(made["template"]["id"].clone());
     }
+    // A rule to pause and resume, and rules for /delete-folder-rule to take away.
+    let rule = made(
+        app,
+        user,
+        "/create-folder-rule",
+        json!({ "folder": "/Ruled", "jobType": "checksum" }),
+    )
+    .await;
+    let mut expendable_rules = Vec::new();
+    for n in 0..3 {
+        let made = made(
+            app,
+            user,
+            "/create-folder-rule",
+            json!({ "folder": format!("/Ruled {n}"), "jobType": "checksum" }),
+        )
+        .await;
+        expendable_rules.push(made["rule"]["id"].clone());
+    }
     let playlist = made(app, user, "/create-playlist", json!({ "title": "Seeded" })).await;
     let gallery = made(app, user, "/create-gallery", json!({ "title": "Seeded" })).await;
     let upload = made(
@@ -241,6 +260,8 @@ async fn seed(app: &TestApp, user: &TestUser) -> Value {
         "retryableJobId": retryable,
         "templateId": [template["template"]["id"]],
         "expendableTemplateId": expendable_templates,
+        "ruleId": [rule["rule"]["id"]],
+        "expendableRuleId": expendable_rules,
         "playlistId": [playlist["id"]],
         "galleryId": [gallery["id"]],
         "requestId": [request["id"]],
@@ -335,7 +356,7 @@ async fn schemathesis_finds_every_operation_true_to_the_document() {
     );
     // Every operation was called, and every one got past validation and the lookups at least
     // once: the seeded ids, tokens, plans and objects reach each route's success.
-    assert_eq!(reached.len(), 67, "operations called: {:?}", reached.keys());
+    assert_eq!(reached.len(), 71, "operations called: {:?}", reached.keys());
     let short: Vec<&String> = reached
         .keys()
         .filter(|op| !past_validation.contains(op))

@@ -38,6 +38,7 @@ mod read;
 mod reading;
 mod requests;
 mod reviews;
+mod rules;
 mod search;
 mod sweep;
 mod tags;

@@ -360,6 +360,8 @@ impl Farm {
         if job_type == JobType::ReadMetadata {
             upkeep::queue_deferred_readings(&self.shared).await;
         }
+        // A rule's job left the queue: its account may have room for a waiting hit.
+        upkeep::queue_waiting_rule_jobs(&self.shared).await;
         // Between jobs rather than at a job's start, so that readying it takes no CPU from one.
         self.processes.refill_spare();
     }
@@ -450,9 +452,9 @@ impl Farm {
             }
         };
         match outcome {
-            Ok(reading) => {
+            Ok(queued) => {
                 self.shared.end(id, End::Done(serde_json::json!({}))).await?;
-                if reading.is_some() {
+                if !queued.is_empty() {
                     self.shared.doorbell.ring().await;
                 }
                 Ok(())

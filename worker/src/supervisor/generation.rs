@@ -62,9 +62,9 @@ pub struct Generation<'a> {
 }
 
 impl Generation<'_> {
-    /// Works job's generation to its end; answers the metadata reading queued for the new
-    /// image (to push), if any.
-    pub async fn work(&self, job: &JobRow) -> Result<Option<JobId>, Failure> {
+    /// Works job's generation to its end; answers the jobs queued for the new image (its
+    /// metadata reading), to ring for.
+    pub async fn work(&self, job: &JobRow) -> Result<Vec<JobId>, Failure> {
         let Ok(JobSpec::GenerateImage(settings)) = job.spec() else {
             return Err(Failure::Generation("the job names no generation".into()));
         };
@@ -72,7 +72,7 @@ impl Generation<'_> {
             .await?
             .ok_or_else(|| Failure::Generation("the generation is gone".into()))?;
         if generation.status != GenerationStatus::Working {
-            return Ok(None);
+            return Ok(Vec::new());
         }
         let key = generation.object_key();
         let stored = match &generation.image_type {
@@ -148,7 +148,7 @@ impl Generation<'_> {
         key: &str,
         size: i64,
         image_type: &str,
-    ) -> Result<Option<JobId>, Failure> {
+    ) -> Result<Vec<JobId>, Failure> {
         let user_id = generation.user_id;
         let limit = match users::plan_of(self.db, user_id).await? {
             Some(plan) => self.quotas.for_plan(plan),
@@ -171,9 +171,9 @@ impl Generation<'_> {
             derivative_of: None,
         };
         // Announced by the generation's own event, not a `file` event.
-        let (file, reading) = match entry::enter(&mut tx, &new, limit, None::<EventKind>).await? {
-            Entered::New { file, reading } => (file, reading),
-            Entered::Existing(file) => (file, None),
+        let (file, queued) = match entry::enter(&mut tx, &new, limit, None::<EventKind>, None).await? {
+            Entered::New { file, queued } => (file, queued),
+            Entered::Existing(file) => (file, Vec::new()),
             Entered::OverQuota { used } => {
                 drop(tx);
                 self.storage.delete(Bucket::Private, key).await?;
@@ -184,10 +184,10 @@ impl Generation<'_> {
         };
         if !generations::finish_done(&mut tx, generation.id, &file).await? {
             // Ended meanwhile (the sweep failed it): nothing of this attempt is kept.
-            return Ok(None);
+            return Ok(Vec::new());
         }
         tx.commit().await?;
-        Ok(reading)
+        Ok(queued)
     }
 }
 

@@ -1,12 +1,13 @@
 //! What every worker runs beside its jobs: one loop puts back in the queue the jobs whose worker
-//! died (their heartbeat stopped) and the metadata readings deferred by the per-account cap,
-//! one runs the scheduled sweep.
+//! died (their heartbeat stopped), the metadata readings deferred by the per-account cap and
+//! the folder rules' jobs that waited for room, one runs the scheduled sweep.
 
 use std::sync::Arc;
 
 use anyhow::Result;
 use chrono::Utc;
 use drive_core::db::jobs::{self, End};
+use drive_core::db::rules;
 use drive_core::maintenance;
 
 use crate::supervisor::settings::{MAX_ATTEMPTS, given_up};
@@ -40,6 +41,7 @@ async fn requeue(shared: &Shared, stale: f64) -> Result<()> {
         shared.doorbell.ring().await;
     }
     queue_deferred_readings(shared).await;
+    queue_waiting_rule_jobs(shared).await;
     Ok(())
 }
 
@@ -52,6 +54,18 @@ pub async fn queue_deferred_readings(shared: &Shared) {
             shared.doorbell.ring().await;
         }
         Err(e) => tracing::warn!("queueing deferred metadata readings failed: {e}"),
+    }
+}
+
+/// Starts the jobs of folder rules' hits that waited for room in the queue.
+pub async fn queue_waiting_rule_jobs(shared: &Shared) {
+    match rules::queue_waiting(&shared.db).await {
+        Ok(0) => {}
+        Ok(n) => {
+            tracing::info!(jobs = n, "started folder rules' waiting jobs");
+            shared.doorbell.ring().await;
+        }
+        Err(e) => tracing::warn!("starting folder rules' waiting jobs failed: {e}"),
     }
 }
 

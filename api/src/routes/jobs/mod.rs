@@ -8,10 +8,9 @@ use drive_core::db::files::{self, FileRow};
 use drive_core::db::folders;
 use drive_core::db::jobs::{self, JobRecord, JobState, NewJob};
 use drive_core::db::moments;
-use drive_core::db::requests;
 use drive_core::db::templates;
 use drive_core::folder::FolderPath;
-use drive_core::id::{ArrivalId, FileId, FolderId, TemplateId};
+use drive_core::id::{FileId, FolderId, TemplateId};
 use drive_core::input::{Line, List};
 use drive_core::job::{self, JobSpec, JobType, MAX_STEPS, Pipeline, SettingsError, StepInput};
 use drive_core::job_end;
@@ -100,9 +99,6 @@ pub(crate) struct JobRequest {
     /// `None`: beside the first input (or the source folder).
     pub folder: Option<FolderPath>,
     pub folder_id: Option<FolderId>,
-    /// A file request's arrival whose `onArrival` job this is: linked to it in the job's own
-    /// transaction, so the job works within the request's room from its first run.
-    pub arrival: Option<ArrivalId>,
     /// The caller's idempotency key (`/create-file-job` only).
     pub idempotency_key: Option<Line<1, 200>>,
     /// The link the job's end is sent to, checked, and the caller's metadata for it.
@@ -117,34 +113,17 @@ async fn create_file_job(
     caller: Caller,
     Json(input): Json<CreateJobInput>,
 ) -> ApiResult<axum::Json<CreatedJob>> {
-    // Of two ways given, the later one is named.
-    let second = if input.template_id.is_some() {
-        "templateId"
-    } else {
-        "steps"
-    };
-    let spec = match (input.job_type, input.steps, input.template_id) {
-        (Some(job_type), None, None) => JobSpec::parse(job_type, input.options).map_err(settings_error)?,
-        (None, _, _) if !input.options.is_null() => {
-            return Err(ApiError::invalid(
-                "options",
-                "a pipeline's settings are in its steps",
-            ));
-        }
-        (None, Some(steps), None) => Pipeline::parse(steps.into()).map_err(settings_error)?,
-        (None, None, Some(id)) => templates::find(&state.db, caller.user_id, id)
-            .await?
-            .ok_or_else(|| ApiError::not_found("template_not_found", "no template of yours has that id"))?
-            .spec()
-            .map_err(|e| ApiError::Machine(format!("a template that does not read back: {e}")))?,
-        (None, None, None) => return Err(ApiError::missing("jobType")),
-        _ => {
-            return Err(ApiError::invalid(
-                second,
-                "give one of jobType, steps or templateId",
-            ));
-        }
-    };
+    let spec = asked_job(
+        &state,
+        &caller,
+        AskedJob {
+            job_type: input.job_type,
+            steps: input.steps,
+            template_id: input.template_id,
+            options: input.options,
+        },
+    )
+    .await?;
     let (inputs, source_folder_id) = match (&input.file_ids, input.from_folder_id) {
         (None, None) => return Err(ApiError::missing("fileIds")),
         (Some(_), Some(_)) => {
@@ -176,13 +155,54 @@ async fn create_file_job(
         source_folder_id,
         folder: input.folder,
         folder_id: input.folder_id,
-        arrival: None,
         idempotency_key: input.idempotency_key,
         notify: notify_of(&state, input.notify_url, input.client_metadata).await?,
     };
     submit(&state, &caller, request, input.dry_run)
         .await
         .map(axum::Json)
+}
+
+/// A job as `/create-file-job` and `/create-folder-rule` ask for it: exactly one of `jobType`
+/// (with `options`), `steps` or `templateId`.
+pub(crate) struct AskedJob {
+    pub job_type: Option<JobType>,
+    pub steps: Option<List<StepInput, 1, { MAX_STEPS }>>,
+    pub template_id: Option<TemplateId>,
+    pub options: serde_json::Value,
+}
+
+/// The job asked for, checked: its type's settings, the pipeline's steps or the caller's
+/// template.
+pub(crate) async fn asked_job(state: &AppState, caller: &Caller, asked: AskedJob) -> ApiResult<JobSpec> {
+    // Of two ways given, the later one is named.
+    let second = if asked.template_id.is_some() {
+        "templateId"
+    } else {
+        "steps"
+    };
+    Ok(match (asked.job_type, asked.steps, asked.template_id) {
+        (Some(job_type), None, None) => JobSpec::parse(job_type, asked.options).map_err(settings_error)?,
+        (None, _, _) if !asked.options.is_null() => {
+            return Err(ApiError::invalid(
+                "options",
+                "a pipeline's settings are in its steps",
+            ));
+        }
+        (None, Some(steps), None) => Pipeline::parse(steps.into()).map_err(settings_error)?,
+        (None, None, Some(id)) => templates::find(&state.db, caller.user_id, id)
+            .await?
+            .ok_or_else(|| ApiError::not_found("template_not_found", "no template of yours has that id"))?
+            .spec()
+            .map_err(|e| ApiError::Machine(format!("a template that does not read back: {e}")))?,
+        (None, None, None) => return Err(ApiError::missing("jobType")),
+        _ => {
+            return Err(ApiError::invalid(
+                second,
+                "give one of jobType, steps or templateId",
+            ));
+        }
+    })
 }
 
 /// The link a job's end goes to, checked as a webhook's is, with the caller's metadata.
@@ -357,9 +377,6 @@ pub(crate) async fn submit(
         },
     )
     .await?;
-    if let Some(arrival) = request.arrival {
-        requests::arrival_job(&mut tx, arrival, row.id).await?;
-    }
     if let Some(known) = known {
         let result = serde_json::to_value(known).expect("digests are JSON");
         row = job_end::answer(&mut tx, &state.storage, row.id, result)

@@ -8,6 +8,7 @@ use axum::extract::State;
 use chrono::{DateTime, Utc};
 use drive_core::db::folders;
 use drive_core::db::requests::{self, DropListing, DroppedFile, NewRequest, RequestRow};
+use drive_core::db::rules::{self, MAX_RULES, NewRule};
 use drive_core::file::{FileKind, check_name, guess_type};
 use drive_core::folder::{FolderPath, listed};
 use drive_core::id::{DropId, FolderId, RequestId};
@@ -61,7 +62,9 @@ pub struct CreateRequestInput {
     max_files_per_sender: Option<Bounded<1, 10000>>,
     /// Extension: a job run on each file that arrives and that its type takes, under the
     /// owner's job minutes, its result beside the file: `{ jobType, options }` as
-    /// `/create-file-job` takes them (a type that works on one file at a time).
+    /// `/create-file-job` takes them (a type that works on one file at a time). It is the
+    /// folder rule on the request's folder (`/select-folder-rules`): it also takes what the
+    /// owner puts there.
     on_arrival: Option<OnArrival>,
 }
 
@@ -74,8 +77,8 @@ pub struct OnArrival {
     options: serde_json::Value,
 }
 
-/// `onArrival` checked, as the request row keeps it (the job's settings with defaults filled).
-fn on_arrival_spec(on_arrival: OnArrival) -> ApiResult<serde_json::Value> {
+/// `onArrival` checked: the job its rule runs.
+fn on_arrival_spec(on_arrival: OnArrival) -> ApiResult<JobSpec> {
     let spec = JobSpec::parse(on_arrival.job_type, on_arrival.options).map_err(|e| {
         let why = match e {
             SettingsError::Range(e) => format!("{}: {}", e.field, e.message),
@@ -90,7 +93,7 @@ fn on_arrival_spec(on_arrival: OnArrival) -> ApiResult<serde_json::Value> {
             "onArrival runs a job type that takes one file",
         ));
     }
-    serde_json::to_value(&spec).map_err(|e| ApiError::Machine(format!("writing onArrival: {e}")))
+    Ok(spec)
 }
 
 /// A request as `/create-file-request` answers it.
@@ -162,10 +165,31 @@ async fn create_file_request(
             max_bytes: input.max_bytes.map(Bounded::get),
             accept_types,
             max_files_per_sender: input.max_files_per_sender.map(|n| n.get() as i32),
-            on_arrival,
         },
     )
     .await?;
+    let row = match on_arrival {
+        None => row,
+        Some(spec) => {
+            let rule = NewRule {
+                user_id: caller.user_id,
+                folder_id: folder.id,
+                spec: &spec,
+                template_id: None,
+                request_id: Some(row.id),
+                result_folder_id: None,
+            };
+            if rules::create(&mut tx, &rule).await?.is_none() {
+                return Err(ApiError::invalid(
+                    "onArrival",
+                    format!("an account keeps at most {MAX_RULES} folder rules; delete one first"),
+                ));
+            }
+            requests::find(&mut *tx, row.id)
+                .await?
+                .expect("the request just made")
+        }
+    };
     tx.commit().await?;
     Ok(axum::Json(CreatedRequest {
         url: page_url(&state, row.id),

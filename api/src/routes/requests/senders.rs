@@ -8,7 +8,7 @@
 
 use axum::extract::State;
 use chrono::{DateTime, TimeDelta, Utc};
-use drive_core::db::files::{self, FileRow, NewFile};
+use drive_core::db::files::NewFile;
 use drive_core::db::requests::{self, ArrivalRow, DropRow, RequestRow, Shut};
 use drive_core::db::reservations::{self, ForRequest, Reserve};
 use drive_core::db::uploads::{self, UploadState};
@@ -16,7 +16,6 @@ use drive_core::db::users;
 use drive_core::file::{FileName, FileSize, guess_type};
 use drive_core::id::{ArrivalId, DropId, RequestId};
 use drive_core::input::{Bounded, Line, List, Text};
-use drive_core::job::JobSpec;
 use drive_core::multipart::{DEFAULT_PART_SIZE, MAX_PARTS, PART_URL_LIFETIME, PartPlan};
 use drive_core::storage::{Bucket, PostRules, StoredHeaders};
 use drive_core::token;
@@ -26,12 +25,10 @@ use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use crate::auth::Caller;
 use crate::client::ClientAddress;
 use crate::error::{ApiError, ApiResult};
 use crate::extract::Json;
 use crate::limits::Limited;
-use crate::routes::jobs::{self, JobRequest};
 use crate::routes::multipart::{self, SignedPart, StoredPartBody};
 use crate::routes::upload::{self, key_taken};
 use crate::state::AppState;
@@ -196,7 +193,6 @@ async fn add_request_file(
                 mime_type: mime_type.to_string(),
                 kind,
                 file_id: None,
-                job_id: None,
             };
             requests::announce(&mut tx, &arrival).await?;
             arrival
@@ -343,13 +339,7 @@ async fn finish_request_file(
         file_name: arrival.file_name.clone(),
         file_size: arrival.file_size,
     };
-    if let Some(file_id) = arrival.file_id {
-        // A repeat after a failure between recording and starting the onArrival job starts it.
-        if arrival.job_id.is_none()
-            && let Some(file) = files::find(&state.db, file_id).await?
-        {
-            start_on_arrival(&state, &request, &arrival, file).await;
-        }
+    if arrival.file_id.is_some() {
         return Ok(axum::Json(answer));
     }
     if arrival.file_size > FORM_MAX {
@@ -384,42 +374,8 @@ async fn finish_request_file(
         })?;
     requests::arrived(&mut tx, arrival.id, recorded.file.id).await?;
     tx.commit().await?;
-    recorded.push_reading(&state).await;
-    start_on_arrival(&state, &request, &arrival, recorded.file).await;
+    recorded.ring_for_queued(&state).await;
     Ok(axum::Json(answer))
-}
-
-/// Starts the request's `onArrival` job on an arrived file its type takes, for the owner and
-/// under the owner's minutes. The sender is not told how it went: a job the owner's plan or
-/// limits refuse is logged and skipped.
-async fn start_on_arrival(state: &AppState, request: &RequestRow, arrival: &ArrivalRow, file: FileRow) {
-    let Some(spec) = request
-        .on_arrival
-        .clone()
-        .and_then(|stored| serde_json::from_value::<JobSpec>(stored).ok())
-        .filter(|spec| spec.takes(file.kind, &file.file_name))
-    else {
-        return;
-    };
-    let started = async {
-        let plan = users::plan_of(&state.db, request.user_id).await?;
-        let owner = Caller::account(request.user_id, plan);
-        let job = JobRequest {
-            spec,
-            inputs: vec![file],
-            source_folder_id: None,
-            folder: None,
-            folder_id: None,
-            arrival: Some(arrival.id),
-            idempotency_key: None,
-            notify: None,
-        };
-        jobs::submit(state, &owner, job, false).await?;
-        Ok::<(), ApiError>(())
-    };
-    if let Err(cause) = started.await {
-        tracing::warn!(arrival.id = %arrival.id, %cause, "the request's onArrival job was not started");
-    }
 }
 
 #[derive(Debug, Deserialize, ToSchema)]

@@ -133,10 +133,11 @@ impl Farm {
     }
 
     /// Waits for the steward of a job whose process has exited or been killed, and rings for
-    /// the readings of the files the job made (queued in the database already).
+    /// the jobs queued for the files the job made (in the database already: their readings,
+    /// their folders' rules').
     pub(super) async fn announce(&self, steward: JoinHandle<Vec<JobId>>) {
-        let readings = steward.await.unwrap_or_default();
-        if !readings.is_empty() {
+        let queued = steward.await.unwrap_or_default();
+        if !queued.is_empty() {
             self.shared.doorbell.ring().await;
         }
     }

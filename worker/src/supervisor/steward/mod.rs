@@ -93,8 +93,9 @@ pub struct Steward {
     quota: i64,
     /// Multipart uploads opened for this job and not yet completed or aborted, by id.
     uploads: HashMap<String, Upload>,
-    /// The readings queued for the files the job made, rung for once the job has ended.
-    readings: Vec<JobId>,
+    /// The jobs queued for the files the job made (their readings, their folders' rules'),
+    /// rung for once the job has ended.
+    queued: Vec<JobId>,
     vision: Option<Vision>,
     /// Pictures described for this job so far.
     described: usize,
@@ -198,7 +199,7 @@ impl Steward {
             dir: dir.canonicalize()?,
             quota,
             uploads: HashMap::new(),
-            readings: Vec::new(),
+            queued: Vec::new(),
             vision: settings.vision.clone(),
             described: 0,
             ahead: SavesAhead::default(),
@@ -207,7 +208,7 @@ impl Steward {
     }
 
     /// Answers the job process's requests until it closes its pipe (it exited or was killed);
-    /// answers the readings to push. Uploads it left open are aborted.
+    /// answers the jobs queued for its files, to ring for. Uploads it left open are aborted.
     pub async fn serve(mut self, mut to_child: ChildStdin, from_child: ChildStdout) -> Vec<JobId> {
         let mut from_child = BufReader::new(from_child);
         let mut line = Vec::new();
@@ -241,8 +242,8 @@ impl Steward {
         // What was handed over ahead is the job's, however its process ended.
         let _ = self.ahead.wait().await;
         self.abort_uploads().await;
-        self.readings.append(&mut self.ahead.readings);
-        self.readings
+        self.queued.append(&mut self.ahead.queued);
+        self.queued
     }
 
     async fn answer(&mut self, request: Request) -> Answer {
@@ -397,7 +398,7 @@ impl Steward {
             .ok_or_else(|| refused(&format!("{} as a file of the job's work folder", path.display())))
     }
 
-    /// Records a stored result (see [`Recorder::record`]), its reading to be rung for.
+    /// Records a stored result (see [`Recorder::record`]), its jobs to be rung for.
     async fn record(
         &mut self,
         position: i32,
@@ -406,11 +407,11 @@ impl Steward {
         folder_id: Option<FolderId>,
         size: i64,
     ) -> JobResult<FileRow> {
-        let (row, reading) = self
+        let (row, queued) = self
             .recorder()
             .record(position, key, name, folder_id, size)
             .await?;
-        self.readings.extend(reading);
+        self.queued.extend(queued);
         Ok(row)
     }
 

@@ -30,8 +30,9 @@ use tokio::task::JoinHandle;
 use super::{Place, refused};
 use crate::protocol::{JobError, JobResult};
 
-/// A recorded result and the metadata reading queued for it (to push once the job ends).
-type Recorded = (FileRow, Option<JobId>);
+/// A recorded result and the jobs queued for it: its metadata reading, its folder's rules'
+/// (rung for once the job ends).
+type Recorded = (FileRow, Vec<JobId>);
 
 /// What storing and recording one job's results needs: cheap to clone into each save ahead.
 #[derive(Clone)]
@@ -166,9 +167,17 @@ impl Recorder {
             derivative_of: None,
         };
         // A result enters the drive like an upload: counted, announced, its metadata read.
-        let recorded = match entry::enter(&mut tx, &new, self.quota, Some(EventKind::File)).await? {
-            Entered::New { file, reading } => (file, reading),
-            Entered::Existing(file) => (file, None),
+        let recorded = match entry::enter(
+            &mut tx,
+            &new,
+            self.quota,
+            Some(EventKind::File),
+            Some(self.job_id),
+        )
+        .await?
+        {
+            Entered::New { file, queued } => (file, queued),
+            Entered::Existing(file) => (file, Vec::new()),
             Entered::OverQuota { used } => {
                 drop(tx);
                 // The object is not a file; remove it rather than leave bytes nobody owns.
@@ -232,7 +241,7 @@ impl Recorder {
         let recorded = runs::output_at(&self.db, at, position)
             .await?
             .ok_or_else(|| JobError::Server(format!("the intermediate {key} was not recorded")))?;
-        Ok((recorded.file, None))
+        Ok((recorded.file, Vec::new()))
     }
 
     /// A save ahead: stored at once, recorded once `turn` says the save asked before it was
@@ -273,7 +282,7 @@ impl Recorder {
             return Err(given_up());
         }
         match stored {
-            Stored::Earlier(row) => Ok((row, None)),
+            Stored::Earlier(row) => Ok((row, Vec::new())),
             Stored::Now(size) => {
                 self.record(result.position, &result.key, &result.name, result.folder_id, size)
                     .await
@@ -309,8 +318,8 @@ pub(super) struct SavesAhead {
     done: Vec<FileRow>,
     /// The first failure, in the order asked: every later save ahead is refused with it.
     failure: Option<JobError>,
-    /// The readings queued for the files saved ahead.
-    pub readings: Vec<JobId>,
+    /// The jobs queued for the files saved ahead.
+    pub queued: Vec<JobId>,
 }
 
 impl SavesAhead {
@@ -365,9 +374,9 @@ impl SavesAhead {
             return;
         };
         match oldest.await {
-            Ok(Ok((row, reading))) => {
+            Ok(Ok((row, queued))) => {
                 self.done.push(row);
-                self.readings.extend(reading);
+                self.queued.extend(queued);
             }
             Ok(Err(e)) => {
                 self.failure.get_or_insert(e);
