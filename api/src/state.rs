@@ -69,6 +69,9 @@ pub struct Settings {
     pub generators: Generators,
     /// The proxies whose forwarded headers name the client (`DRIVE_TRUSTED_PROXIES`).
     pub trusted_proxies: TrustedProxies,
+    /// How long a blocking `SendMessage` holds before it answers a task still working
+    /// (`DRIVE_AGENT_ANSWER_WITHIN_SECONDS`, default 300).
+    pub agent_answer_within: std::time::Duration,
 }
 
 impl Settings {
@@ -94,6 +97,10 @@ impl Settings {
             client_version: config::or("DRIVE_CLIENT_VERSION", env!("CARGO_PKG_VERSION")),
             generators: Generators::from_environment(fetch_allowances)?,
             trusted_proxies: TrustedProxies::from_environment()?,
+            agent_answer_within: std::time::Duration::from_secs(config::parsed_or(
+                "DRIVE_AGENT_ANSWER_WITHIN_SECONDS",
+                300,
+            )?),
         })
     }
 }

@@ -7,50 +7,71 @@ use chrono::{DateTime, SecondsFormat, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+/// Every state the protocol names (but `TASK_STATE_UNSPECIFIED`, which is unset). The drive's
+/// tasks are working from the moment they are accepted, and end completed, failed or canceled;
+/// the others are never a drive task's, but are states a client may filter by.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum TaskState {
     #[serde(rename = "TASK_STATE_SUBMITTED")]
     Submitted,
     #[serde(rename = "TASK_STATE_WORKING")]
     Working,
+    #[serde(rename = "TASK_STATE_INPUT_REQUIRED")]
+    InputRequired,
+    #[serde(rename = "TASK_STATE_AUTH_REQUIRED")]
+    AuthRequired,
     #[serde(rename = "TASK_STATE_COMPLETED")]
     Completed,
     #[serde(rename = "TASK_STATE_FAILED")]
     Failed,
     #[serde(rename = "TASK_STATE_CANCELED")]
     Canceled,
+    #[serde(rename = "TASK_STATE_REJECTED")]
+    Rejected,
 }
 
 impl TaskState {
+    const ALL: [TaskState; 8] = [
+        TaskState::Submitted,
+        TaskState::Working,
+        TaskState::InputRequired,
+        TaskState::AuthRequired,
+        TaskState::Completed,
+        TaskState::Failed,
+        TaskState::Canceled,
+        TaskState::Rejected,
+    ];
+
     pub fn as_str(self) -> &'static str {
         match self {
             TaskState::Submitted => "TASK_STATE_SUBMITTED",
             TaskState::Working => "TASK_STATE_WORKING",
+            TaskState::InputRequired => "TASK_STATE_INPUT_REQUIRED",
+            TaskState::AuthRequired => "TASK_STATE_AUTH_REQUIRED",
             TaskState::Completed => "TASK_STATE_COMPLETED",
             TaskState::Failed => "TASK_STATE_FAILED",
             TaskState::Canceled => "TASK_STATE_CANCELED",
+            TaskState::Rejected => "TASK_STATE_REJECTED",
         }
     }
 
     pub fn parse(s: &str) -> Option<TaskState> {
-        [
-            TaskState::Submitted,
-            TaskState::Working,
-            TaskState::Completed,
-            TaskState::Failed,
-            TaskState::Canceled,
-        ]
-        .into_iter()
-        .find(|state| state.as_str() == s)
+        TaskState::ALL.into_iter().find(|state| state.as_str() == s)
     }
 
-    /// Completed, failed or canceled: nothing moves it again.
+    /// Completed, failed, canceled or rejected: nothing moves it again.
     pub fn is_terminal(self) -> bool {
         matches!(
             self,
-            TaskState::Completed | TaskState::Failed | TaskState::Canceled
+            TaskState::Completed | TaskState::Failed | TaskState::Canceled | TaskState::Rejected
         )
     }
+}
+
+/// ProtoJSON's unset string: an empty string (a2a-java sends `"taskId": ""` on a new message)
+/// or null reads as absent.
+pub fn unset_if_empty<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    Ok(Option::<String>::deserialize(d)?.filter(|s| !s.is_empty()))
 }
 
 crate::column::text_column!(TaskState, "task state");
@@ -118,9 +139,19 @@ impl Part {
 pub struct Message {
     #[serde(alias = "message_id")]
     pub message_id: String,
-    #[serde(default, skip_serializing_if = "Option::is_none", alias = "context_id")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        alias = "context_id",
+        deserialize_with = "unset_if_empty"
+    )]
     pub context_id: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none", alias = "task_id")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        alias = "task_id",
+        deserialize_with = "unset_if_empty"
+    )]
     pub task_id: Option<String>,
     pub role: Role,
     pub parts: Vec<Part>,
@@ -189,9 +220,18 @@ pub struct Task {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "camelCase")]
 pub struct PushConfig {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "unset_if_empty"
+    )]
     pub id: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none", alias = "task_id")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        alias = "task_id",
+        deserialize_with = "unset_if_empty"
+    )]
     pub task_id: Option<String>,
     #[serde(default)]
     pub url: String,
@@ -211,9 +251,12 @@ pub struct PushAuthentication {
     pub credentials: Option<String>,
 }
 
-/// What a push notification carries: a `StreamResponse` holding a `TaskStatusUpdateEvent`.
-pub fn status_update(task_id: &str, context_id: &str, status: &TaskStatus) -> Value {
-    serde_json::json!({ "statusUpdate": { "taskId": task_id, "contextId": context_id, "status": status } })
+/// What a push notification carries, as the drive's contract has it: `{ task }`, the whole task
+/// without its history (a `StreamResponse` holding the task).
+pub fn pushed(task: &Task) -> Value {
+    let mut task = task.clone();
+    task.history = None;
+    serde_json::json!({ "task": task })
 }
 
 /// A time as A2A writes it: UTC, milliseconds, `Z`.

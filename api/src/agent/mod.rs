@@ -43,10 +43,16 @@ async fn card(State(state): State<AppState>) -> Response {
         .iter()
         .map(|s| (s.as_str().to_string(), Value::String(s.describe().to_string())))
         .collect();
+    let description = format!(
+        "Works your drive for you: finds files, reads their details and hands out links, acting only as \
+         the API token that asks. A blocking SendMessage answers at the task's end, or early, the task \
+         still working and its status message saying why, when the task begins to wait for something or \
+         after {} seconds: follow it with GetTask.",
+        state.settings.agent_answer_within.as_secs()
+    );
     let card = json!({
         "name": "Drive",
-        "description": "Works your drive for you: finds files, reads their details and hands out links, \
-            acting only as the API token that asks.",
+        "description": description,
         "version": env!("CARGO_PKG_VERSION"),
         "supportedInterfaces": [
             { "url": format!("{site}/a2a"), "protocolBinding": "JSONRPC", "protocolVersion": VERSION }

@@ -2,8 +2,6 @@
 //! return at once, waits for its end; `GetTask`, `ListTasks` and `CancelTask` see only the
 //! caller's own token's tasks.
 
-use std::time::Duration;
-
 use chrono::{DateTime, Utc};
 use drive_core::a2a::{Message, PushConfig, Role, TaskState};
 use drive_core::db::agent_tasks::{self, ListFilter, PageToken, TaskRow};
@@ -16,10 +14,6 @@ use serde_json::{Value, json};
 use super::{RpcError, push};
 use crate::follow::Woken;
 use crate::state::AppState;
-
-/// How long a `SendMessage` without `returnImmediately` waits for its task to end before it
-/// answers the task as it stands (still working; `GetTask` follows it).
-const LONGEST_WAIT: Duration = Duration::from_secs(300);
 
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -80,7 +74,7 @@ pub async fn send_message(state: &AppState, caller: &TokenUser, params: Value) -
         None => ContextId::random(),
         Some(given) => given
             .parse()
-            .map_err(|_| RpcError::invalid("message.contextId", "must be a contextId this agent gave"))?,
+            .map_err(|_| RpcError::invalid("message.contextId", "must be a uuid"))?,
     };
     // Checked before the task is made, and kept with it.
     let push = match configuration.task_push_notification_config {
@@ -109,10 +103,14 @@ pub async fn send_message(state: &AppState, caller: &TokenUser, params: Value) -
     Ok(json!({ "task": task.to_task(history_length, true) }))
 }
 
-/// The task once it has ended or begun waiting for something (which may take days), or as it
-/// stands after [`LONGEST_WAIT`].
+/// The task once it has ended or begun waiting for something (which may take days: its status
+/// message says what it waits for), or as it stands after the answer's time
+/// (`DRIVE_AGENT_ANSWER_WITHIN_SECONDS`), its status message then saying it is still at work.
+/// A2A wants a blocking call answered at an end or an interruption; a wait of days, or a
+/// model at work for minutes, would hold the caller's connection past any client's timeout, so
+/// these answers come early, and say so.
 async fn until_ended(state: &AppState, caller: &TokenUser, mut task: TaskRow) -> Result<TaskRow, RpcError> {
-    let deadline = tokio::time::Instant::now() + LONGEST_WAIT;
+    let deadline = tokio::time::Instant::now() + state.settings.agent_answer_within;
     // Taken before the first look: a task's change of state, or its beginning to wait,
     // notifies its account (`crate::follow`).
     let mut waiter = state.follow.subscribe();
@@ -123,6 +121,17 @@ async fn until_ended(state: &AppState, caller: &TokenUser, mut task: TaskRow) ->
         task = agent_tasks::find(&state.db, caller.token_id, task.id)
             .await?
             .ok_or_else(|| RpcError::internal("a task vanished while its sender waited"))?;
+    }
+    if !task.state.is_terminal() && task.status_message.is_none() {
+        let still = Message::from_agent(
+            format!(
+                "Still working: this answer comes before the end, which GetTask with id {} follows.",
+                task.id
+            ),
+            &task.id.to_string(),
+            &task.context_id.to_string(),
+        );
+        task.status_message = Some(serde_json::to_value(still).expect("a message is JSON"));
     }
     Ok(task)
 }

@@ -66,6 +66,22 @@ pub async fn put(pool: &PgPool, new: NewConfig<'_>) -> Result<Option<ConfigRow>,
     Ok(Some(row))
 }
 
+/// The first notice of a task whose config came with its first message: the state it starts
+/// in (working), which no change of state announces (the trigger `agent_push_notice` writes
+/// every later one).
+pub async fn notice_start(conn: &mut sqlx::PgConnection, task_id: TaskId) -> Result<(), sqlx::Error> {
+    sqlx::query(
+        "insert into agent_push_notices (task_id, config_id, state, status_message, status_time)
+         select t.id, c.id, t.state, t.status_message, t.status_time
+         from agent_tasks t join agent_push_configs c on c.task_id = t.id
+         where t.id = $1",
+    )
+    .bind(task_id)
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
 /// Writes `new` over the task's config of the same id, in the caller's transaction (also the
 /// one a task is made in, for a config sent with its first message).
 pub async fn upsert(conn: &mut sqlx::PgConnection, new: &NewConfig<'_>) -> Result<ConfigRow, sqlx::Error> {
@@ -140,6 +156,8 @@ pub struct DueNotice {
     pub state: crate::a2a::TaskState,
     pub status_message: Option<serde_json::Value>,
     pub status_time: DateTime<Utc>,
+    /// The task's artifacts as they now are (final once the notice's state is).
+    pub artifacts: serde_json::Value,
     /// Tries before this one.
     pub attempts: i32,
 }
@@ -176,7 +194,7 @@ pub async fn claim_due(
              from due where n.id = due.id
              returning n.*)
          select l.id, l.task_id, t.context_id, l.config_id, c.url, c.token_sealed, c.auth_scheme,
-                c.credentials_sealed, l.state, l.status_message, l.status_time, l.attempts
+                c.credentials_sealed, l.state, l.status_message, l.status_time, t.artifacts, l.attempts
          from leased l
          join agent_push_configs c on c.task_id = l.task_id and c.id = l.config_id
          join agent_tasks t on t.id = l.task_id

@@ -63,12 +63,12 @@ impl TaskRow {
     }
 }
 
-/// Tasks one token may have submitted or working at once: each runs a model, which costs.
+/// Tasks one token may have working at once: each runs a model, which costs.
 pub const MAX_UNFINISHED: i64 = 10;
 
-/// Records a submitted task whose conversation starts with `first`, with the push config sent
-/// with it (so it hears every change from the first); `None` when the token has
-/// [`MAX_UNFINISHED`] tasks that have not ended.
+/// Records a task, working from the start (A2A: accepted work is working), whose conversation
+/// starts with `first`, with the push config sent with it (so it hears every change from the
+/// first); `None` when the token has [`MAX_UNFINISHED`] tasks that have not ended.
 pub async fn create(
     pool: &PgPool,
     id: TaskId,
@@ -86,7 +86,7 @@ pub async fn create(
         .await?;
     let unfinished: i64 = sqlx::query_scalar(
         "select count(*) from agent_tasks
-         where token_id = $1 and state in ('TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING')",
+         where token_id = $1 and state = 'TASK_STATE_WORKING'",
     )
     .bind(token_id)
     .fetch_one(&mut *tx)
@@ -96,7 +96,7 @@ pub async fn create(
     }
     let task = sqlx::query_as(&format!(
         "insert into agent_tasks (id, context_id, user_id, token_id, state, history)
-         values ($1, $2, $3, $4, 'TASK_STATE_SUBMITTED', $5) returning {ROW}"
+         values ($1, $2, $3, $4, 'TASK_STATE_WORKING', $5) returning {ROW}"
     ))
     .bind(id)
     .bind(context_id)
@@ -107,6 +107,7 @@ pub async fn create(
     .await?;
     if let Some(push) = push {
         super::agent_push::upsert(&mut tx, &push).await?;
+        super::agent_push::notice_start(&mut tx, id).await?;
     }
     tx.commit().await?;
     Ok(Some(task))
@@ -215,7 +216,7 @@ pub async fn cancel(pool: &PgPool, token_id: TokenId, id: TaskId) -> Result<Opti
     sqlx::query_as(&format!(
         "update agent_tasks set state = 'TASK_STATE_CANCELED', status_time = now(), leased_by = null,
              leased_until = null
-         where id = $1 and token_id = $2 and state in ('TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING')
+         where id = $1 and token_id = $2 and state = 'TASK_STATE_WORKING'
          returning {ROW}"
     ))
     .bind(id)
@@ -225,7 +226,7 @@ pub async fn cancel(pool: &PgPool, token_id: TokenId, id: TaskId) -> Result<Opti
 }
 
 /// Leases to `worker` up to `limit` tasks that have not ended, are not waiting, and that no
-/// live lease holds, oldest first, marking them working.
+/// live lease holds, oldest first.
 pub async fn claim(
     pool: &PgPool,
     worker: uuid::Uuid,
@@ -235,7 +236,7 @@ pub async fn claim(
     sqlx::query_as(&format!(
         "with free as (
              select id from agent_tasks
-             where state in ('TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING')
+             where state = 'TASK_STATE_WORKING'
                and (leased_until is null or leased_until < now())
                -- A waiting task is taken up once its wait ends (agent_waits).
                and not exists (select 1 from agent_waits w
@@ -244,9 +245,7 @@ pub async fn claim(
              limit $3
              for update skip locked)
          update agent_tasks t
-         set leased_by = $1, leased_until = now() + make_interval(secs => $2),
-             status_time = case when t.state = 'TASK_STATE_SUBMITTED' then now() else t.status_time end,
-             state = 'TASK_STATE_WORKING'
+         set leased_by = $1, leased_until = now() + make_interval(secs => $2)
          from free where t.id = free.id
          returning {}",
         ROW.split(", ")

@@ -248,7 +248,7 @@ async fn each_status_change_is_posted_with_the_token_and_authorization_which_are
     let received = receiver.wait_for(2, Duration::from_secs(20)).await;
     let states: Vec<Value> = received
         .iter()
-        .map(|r| r.json()["statusUpdate"]["status"]["state"].clone())
+        .map(|r| r.json()["task"]["status"]["state"].clone())
         .collect();
     assert_eq!(states, ["TASK_STATE_WORKING", "TASK_STATE_COMPLETED"]);
     for post in &received {
@@ -256,20 +256,25 @@ async fn each_status_change_is_posted_with_the_token_and_authorization_which_are
         assert_eq!(post.headers["x-a2a-notification-token"], "notify-token-7f3a");
         assert_eq!(post.headers["authorization"], "Bearer receiver-credential-91c2");
         assert_eq!(post.headers["content-type"], "application/json");
-        let update = &post.json()["statusUpdate"];
-        assert_eq!(update["taskId"], task["id"]);
-        assert_eq!(update["contextId"], task["contextId"]);
-        assert_eq!(
-            post.json().as_object().unwrap().len(),
-            1,
-            "one StreamResponse kind"
-        );
+        // The contract's body: `{ task }`, the whole task without its history.
+        let pushed = &post.json()["task"];
+        assert_eq!(pushed["id"], task["id"]);
+        assert_eq!(pushed["contextId"], task["contextId"]);
+        assert!(pushed.get("history").is_none(), "{pushed}");
+        assert_eq!(post.json().as_object().unwrap().len(), 1, "one key, task");
     }
-    let completed = received[1].json();
-    assert_eq!(
-        completed["statusUpdate"]["status"], task["status"],
-        "the status as GetTask has it"
+    assert!(
+        received[0].json()["task"].get("artifacts").is_none(),
+        "no reply yet"
     );
+    let completed = received[1].json();
+    let mut whole = task.clone();
+    whole.as_object_mut().unwrap().remove("history");
+    assert_eq!(
+        completed["task"], whole,
+        "the task as SendMessage answered it, its Reply artifact included, without its history"
+    );
+    assert_eq!(completed["task"]["artifacts"][0]["name"], "Reply", "{completed}");
     tokio::time::sleep(Duration::from_secs(3)).await;
     assert_eq!(receiver.received().len(), 2, "each change once");
 
@@ -316,7 +321,7 @@ async fn a_refused_notification_is_retried_after_2_and_10_seconds_unless_a_newer
     assert!(
         tries
             .iter()
-            .all(|t| t.json()["statusUpdate"]["status"]["state"] == "TASK_STATE_WORKING")
+            .all(|t| t.json()["task"]["status"]["state"] == "TASK_STATE_WORKING")
     );
     assert_eq!(
         tries.iter().map(|t| t.answered).collect::<Vec<_>>(),
@@ -337,7 +342,7 @@ async fn a_refused_notification_is_retried_after_2_and_10_seconds_unless_a_newer
     );
     let canceled = receiver.wait_for(4, Duration::from_secs(10)).await;
     assert_eq!(
-        canceled[3].json()["statusUpdate"]["status"]["state"],
+        canceled[3].json()["task"]["status"]["state"],
         "TASK_STATE_CANCELED"
     );
 
@@ -350,10 +355,7 @@ async fn a_refused_notification_is_retried_after_2_and_10_seconds_unless_a_newer
     assert_eq!(refused[4].answered, 500);
     rpc(&app, token, "CancelTask", json!({ "id": second })).await;
     let after = receiver.wait_for(6, Duration::from_secs(10)).await;
-    assert_eq!(
-        after[5].json()["statusUpdate"]["status"]["state"],
-        "TASK_STATE_CANCELED"
-    );
+    assert_eq!(after[5].json()["task"]["status"]["state"], "TASK_STATE_CANCELED");
     assert_eq!(after[5].answered, 200);
     tokio::time::sleep(Duration::from_secs(12)).await;
     let all = receiver.received();

@@ -62,9 +62,7 @@ async fn ended(app: &TestApp, token: &str, id: &Value) -> Value {
     let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
     loop {
         let task = rpc(app, token, "GetTask", json!({ "id": id })).await["result"].clone();
-        if task["status"]["state"] != "TASK_STATE_WORKING"
-            && task["status"]["state"] != "TASK_STATE_SUBMITTED"
-        {
+        if task["status"]["state"] != "TASK_STATE_WORKING" {
             return task;
         }
         assert!(

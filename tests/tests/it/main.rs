@@ -2,6 +2,7 @@
 //! and linking it once instead of once per area saves minutes on two cores.
 
 mod agent;
+mod agent_interop;
 mod agent_push;
 mod agent_tools;
 mod agent_waits;

@@ -14,16 +14,16 @@
 //! events are but with the job's own secret; one not taken is tried again after 2 s, 10 s, a
 //! minute, 5 and 30 minutes, then given up on.
 //!
-//! A task's status change is sent to each of its configs as A2A has it (a `StreamResponse`
-//! holding a `statusUpdate`, with `X-A2A-Notification-Token` and `Authorization` when the config
-//! has them), in order per config; one not taken is tried again after 2 s and 10 s, unless a
+//! A task's status change is sent to each of its configs as the contract has it (`{ task }`,
+//! the whole task without its history, with `X-A2A-Notification-Token` and `Authorization`
+//! when the config has them), in order per config; one not taken is tried again after 2 s and 10 s, unless a
 //! newer status is there to be sent instead.
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use chrono::Utc;
-use drive_core::a2a::{TaskStatus, status_update, timestamp};
+use drive_core::a2a::{Artifact, Task, TaskStatus, pushed, timestamp};
 use drive_core::db::agent_push::{self, DueNotice, seal_binding};
 use drive_core::db::events::{self, Filter, Since};
 use drive_core::db::job_notices::{self, DueJobNotice};
@@ -300,11 +300,19 @@ impl Deliverer {
                 .and_then(|m| serde_json::from_value(m).ok()),
             timestamp: timestamp(notice.status_time),
         };
-        let body = status_update(
-            &notice.task_id.to_string(),
-            &notice.context_id.to_string(),
-            &status,
-        );
+        // An ended task's artifacts are final (its Reply among them); before, it has none.
+        let artifacts = notice
+            .state
+            .is_terminal()
+            .then(|| serde_json::from_value::<Vec<Artifact>>(notice.artifacts.clone()).unwrap_or_default())
+            .filter(|artifacts| !artifacts.is_empty());
+        let body = pushed(&Task {
+            id: notice.task_id.to_string(),
+            context_id: notice.context_id.to_string(),
+            status,
+            artifacts,
+            history: None,
+        });
         let mut headers = Vec::new();
         if let Some(token) = &token {
             headers.push(("X-A2A-Notification-Token", token.as_str()));
