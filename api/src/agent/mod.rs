@@ -12,13 +12,14 @@ mod tasks;
 use axum::Router;
 use axum::body::Bytes;
 use axum::extract::{Query, State};
-use axum::http::{HeaderMap, header};
+use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use drive_core::db::users::{self, TokenUser};
 use drive_core::scope::Scope;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
 
 use crate::auth::bearer;
 use crate::error::ApiError;
@@ -34,9 +35,10 @@ pub fn router() -> Router<AppState> {
 /// The protocol version this interface speaks (`A2A-Version`, major and minor).
 const VERSION: &str = "1.0";
 
-/// The agent card: who the agent is, where and how to call it. Served to anyone, uncached for
-/// at most five minutes.
-async fn card(State(state): State<AppState>) -> Response {
+/// The agent card: who the agent is, where and how to call it. Served to anyone, cached for at
+/// most five minutes, with an `ETag` (its digest): a client asking `If-None-Match` with it is
+/// answered 304.
+async fn card(State(state): State<AppState>, headers: HeaderMap) -> Response {
     let site = state.storage.site_url().trim_end_matches('/');
     let oauth = crate::oauth::Endpoints::of(&state);
     let scopes: serde_json::Map<String, Value> = Scope::ALL
@@ -88,7 +90,26 @@ async fn card(State(state): State<AppState>) -> Response {
             { "schemes": { "oauth": { "list": ["read"] } } }
         ]
     });
-    ([(header::CACHE_CONTROL, "public, max-age=300")], axum::Json(card)).into_response()
+    let body = serde_json::to_vec(&card).expect("a card is JSON");
+    let etag = format!("\"{}\"", hex::encode(&Sha256::digest(&body)[..16]));
+    // Weak comparison (RFC 9110 §13.1.2): `W/` is ignored, `*` matches.
+    let unchanged = headers
+        .get(header::IF_NONE_MATCH)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|given| {
+            given
+                .split(',')
+                .map(|tag| tag.trim().trim_start_matches("W/"))
+                .any(|tag| tag == etag || tag == "*")
+        });
+    let cache = [
+        (header::CACHE_CONTROL, "public, max-age=300".to_string()),
+        (header::ETAG, etag),
+    ];
+    if unchanged {
+        return (StatusCode::NOT_MODIFIED, cache).into_response();
+    }
+    (cache, [(header::CONTENT_TYPE, "application/json")], body).into_response()
 }
 
 /// A JSON-RPC error, with the A2A `ErrorInfo` (and, for a parameter, the `BadRequest` naming

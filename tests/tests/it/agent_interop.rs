@@ -141,12 +141,28 @@ async fn a_blocking_send_answers_early_saying_the_task_is_still_working() {
     ])
     .await;
     let token = user.api_token.as_str();
-    let card: Value = reqwest::get(format!("{}/.well-known/agent-card.json", app.url))
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let card_url = format!("{}/.well-known/agent-card.json", app.url);
+    let served = reqwest::get(&card_url).await.unwrap();
+    let etag = served.headers()["etag"].to_str().unwrap().to_string();
+    let card: Value = served.json().await.unwrap();
+    // The card's ETag: asked again with it, 304 and no body; with another, the card.
+    let http = reqwest::Client::new();
+    for (given, status) in [
+        (etag.clone(), 304),
+        (format!("W/{etag}"), 304),
+        ("\"other\"".to_string(), 200),
+    ] {
+        let again = http
+            .get(&card_url)
+            .header("If-None-Match", &given)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(again.status(), status, "{given}");
+        assert_eq!(again.headers()["etag"].to_str().unwrap(), etag);
+        let body = again.bytes().await.unwrap();
+        assert_eq!(body.is_empty(), status == 304, "{given}");
+    }
     assert!(
         card["description"]
             .as_str()

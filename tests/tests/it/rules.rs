@@ -416,3 +416,58 @@ async fn a_rule_is_refused_for_jobs_it_cannot_run_on_one_file_and_for_folders_no
     let listed = app.call(&user, "/select-folder-rules", Some(json!({}))).await;
     assert_eq!(listed.body["rules"], json!([]), "{}", listed.body);
 }
+
+/// An account's rules have at most 100 jobs waiting in the queue: the files past that are taken
+/// and wait, and start as room opens.
+#[tokio::test]
+async fn past_a_hundred_queued_rule_jobs_files_wait_and_start_as_room_opens() {
+    let mut app = TestApp::spawn().await;
+    // A worker that takes no checksum: the rule's jobs stay queued, and its upkeep runs.
+    app.start_worker_alone(&[("DRIVE_WORKER_JOB_TYPES", "zip")]).await;
+    let user = app.user(Some("Pro")).await;
+    let made = make_rule(&app, &user, json!({ "folder": "/Many", "jobType": "checksum" })).await;
+    let id = made["rule"]["id"].clone();
+    for n in 0..103 {
+        upload_into(
+            &app,
+            &user,
+            "/Many",
+            &format!("f{n:03}.txt"),
+            "text/plain",
+            vec![b'x'; 10],
+        )
+        .await;
+    }
+    let ruled = rule(&app, &user, &id).await;
+    assert_eq!(
+        (ruled["filesTaken"].as_i64(), ruled["filesWaiting"].as_i64()),
+        (Some(103), Some(3)),
+        "{ruled}"
+    );
+    let listed = app
+        .call(&user, "/select-file-jobs", Some(json!({ "limit": 100 })))
+        .await;
+    let queued: Vec<&Value> = listed.body["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|j| j["jobType"] == "checksum" && j["state"] == "queued")
+        .collect();
+    assert_eq!(queued.len(), 100, "{}", listed.body);
+    // Two leave the queue: two waiting files start.
+    for job in &queued[..2] {
+        let stopped = app
+            .call(&user, "/cancel-file-job", Some(json!({ "id": job["id"] })))
+            .await;
+        assert_eq!(stopped.status, StatusCode::OK, "{}", stopped.body);
+    }
+    let mut waiting = 3;
+    for _ in 0..100 {
+        waiting = rule(&app, &user, &id).await["filesWaiting"].as_i64().unwrap();
+        if waiting == 1 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(waiting, 1, "two of the three waiting files started");
+}
