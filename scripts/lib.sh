@@ -240,17 +240,30 @@ sys.exit((m.version('mcp'), m.version('jsonschema')) != ('$MCP_PYTHON_SDK_VERSIO
   fi
 }
 
-# The official A2A client the agent tests drive it with from outside (tests/a2a/drive_task.py):
-# PyPI's a2a-sdk (protocol 1.0) in a virtualenv under ${DRIVE_A2A_CLIENTS:-~/.cache/drive/a2a-clients}.
-# Idempotent. Exports DRIVE_A2A_PYTHON.
+# The official A2A clients the agent tests drive it with from outside, under
+# ${DRIVE_A2A_CLIENTS:-~/.cache/drive/a2a-clients}: PyPI's a2a-sdk (protocol 1.0) in a virtualenv
+# (tests/a2a/drive_task.py), and npm's @a2a-js/sdk (tests/a2a/drive_task.mjs), installed with
+# `npm ci` from tests/a2a/package-lock.json, which pins every package by version and integrity
+# (npm refuses a tarball whose sha512 differs). Idempotent. Exports DRIVE_A2A_PYTHON and
+# DRIVE_A2A_NODE_PATH (the JS SDK's node_modules).
 A2A_SDK_VERSION=1.3.0
 ensure_a2a_clients() {
   export DRIVE_A2A_CLIENTS="${DRIVE_A2A_CLIENTS:-$HOME/.cache/drive/a2a-clients}"
   export DRIVE_A2A_PYTHON="$DRIVE_A2A_CLIENTS/venv/bin/python"
+  export DRIVE_A2A_NODE_PATH="$DRIVE_A2A_CLIENTS/js/node_modules"
+  local js="$DRIVE_A2A_CLIENTS/js" tmp
   if ! "$DRIVE_A2A_PYTHON" -c "import importlib.metadata as m, sys
 sys.exit(m.version('a2a-sdk') != '$A2A_SDK_VERSION')" 2>/dev/null; then
     [ -x "$DRIVE_A2A_PYTHON" ] || python3 -m venv "$DRIVE_A2A_CLIENTS/venv"
     "$DRIVE_A2A_PYTHON" -m pip install --quiet --disable-pip-version-check "a2a-sdk==$A2A_SDK_VERSION"
+  fi
+  # Installed again whenever the lockfile changes: the copy kept beside the install says which.
+  if ! cmp -s tests/a2a/package-lock.json "$js/package-lock.json"; then
+    tmp="$DRIVE_A2A_CLIENTS/js.part"
+    rm -rf "$tmp" && mkdir -p "$tmp"
+    cp tests/a2a/package.json tests/a2a/package-lock.json "$tmp/"
+    (cd "$tmp" && npm ci --no-audit --no-fund --ignore-scripts --loglevel=error >/dev/null) || { rm -rf "$tmp"; return 1; }
+    rm -rf "$js" && mv "$tmp" "$js"
   fi
 }
 

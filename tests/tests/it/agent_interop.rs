@@ -203,3 +203,46 @@ async fn a_blocking_send_answers_early_saying_the_task_is_still_working() {
         tokio::time::sleep(Duration::from_millis(300)).await;
     }
 }
+
+/// The official JavaScript client (npm `@a2a-js/sdk`, installed by the scripts from a pinned
+/// lockfile), from outside, run by node: it resolves the card, sends its own message (whose
+/// unset `contextId` and `taskId` it writes as it will), follows the task, lists it, and maps two
+/// refusals to its own error classes.
+#[tokio::test]
+async fn the_javascript_a2a_sdk_drives_a_task_end_to_end() {
+    let mut app = TestApp::spawn().await;
+    let user = app.user(Some("Pro")).await;
+    let model = FakeChat::scripted(
+        vec![call("reply", json!({ "text": "Hello from the drive." }))],
+        Duration::ZERO,
+    )
+    .await;
+    app.start_worker(&[
+        ("DRIVE_AGENT_MODEL_URL", &model.url),
+        ("DRIVE_AGENT_MODEL", "scripted"),
+    ])
+    .await;
+    let script = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("a2a/drive_task.mjs");
+    let output = tokio::process::Command::new("node")
+        .arg(script)
+        .args([app.url.as_str(), user.api_token.as_str(), "Say hello"])
+        .env("NODE_PATH", env("DRIVE_A2A_NODE_PATH"))
+        .output()
+        .await
+        .expect("run the @a2a-js/sdk client");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let seen: Value = serde_json::from_str(stdout.trim()).expect("the script's JSON");
+    let sent = &seen["sent"];
+    assert_eq!(sent["state"], "TASK_STATE_COMPLETED", "{seen}");
+    assert_eq!(sent["reply"], "Hello from the drive.", "{seen}");
+    assert_eq!(seen["got"]["id"], sent["id"], "{seen}");
+    assert_eq!(seen["got"]["history"], 1, "{seen}");
+    assert_eq!(seen["listed"], json!([sent["id"]]), "{seen}");
+    assert_eq!(seen["unknown"], "TaskNotFoundError", "{seen}");
+    assert_eq!(seen["cancel"], "TaskNotCancelableError", "{seen}");
+}
