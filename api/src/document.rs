@@ -131,13 +131,15 @@ pub fn served(mut doc: OpenApi) -> serde_json::Value {
     doc
 }
 
-/// States in `CreateJobInput` (and `CreateRuleInput`) which `options` each `jobType` takes: one branch per type a caller
-/// may ask for, its settings struct's schema (`CutOptions`, …) with their ranges; `options` left
-/// out or null means every default. A pipeline's own `options` are null: its settings are its
-/// steps'. A step's (`StepInput`) are described alike but not branched by type: test-data
-/// generators cannot draw from a list of such choices nested in another.
+/// States in `CreateJobInput` (and `CreateRuleInput`) which `options` each `jobType` takes: one
+/// branch per type a caller may ask for, its settings struct's schema (`CutOptions`, …) with
+/// their ranges; `options` left out or null means every default. A pipeline's own `options` are
+/// null: its settings are its steps'. A step's (`StepInput`) are stated by conditions (if its
+/// `jobType` is this one, then its `options` are that schema) rather than a list of branches:
+/// test-data generators cannot draw from such a list nested in another.
 fn options_by_job_type(doc: &mut serde_json::Value) {
     let mut branches = Vec::new();
+    let mut step_conditions = Vec::new();
     for job_type in JobType::ALL.iter().filter(|t| t.started_elsewhere().is_none()) {
         let options = job_type.options_schema();
         let schemas = &mut doc["components"]["schemas"];
@@ -145,6 +147,13 @@ fn options_by_job_type(doc: &mut serde_json::Value) {
             schemas[name] = serde_json::to_value(schema).expect("a schema is JSON");
         }
         schemas[&options.name] = serde_json::to_value(options.schema).expect("a schema is JSON");
+        step_conditions.push(serde_json::json!({
+            "if": { "required": ["jobType"], "properties": { "jobType": { "const": job_type.as_str() } } },
+            "then": { "properties": { "options": { "oneOf": [
+                { "type": "null" },
+                { "$ref": format!("#/components/schemas/{}", options.name) },
+            ] } } },
+        }));
         branches.push(serde_json::json!({
             "required": ["jobType"],
             "properties": {
@@ -174,7 +183,9 @@ fn options_by_job_type(doc: &mut serde_json::Value) {
             None => input["allOf"] = serde_json::json!([rule]),
         }
     }
-    doc["components"]["schemas"]["StepInput"]["properties"]["options"] = description;
+    let step = &mut doc["components"]["schemas"]["StepInput"];
+    step["properties"]["options"] = description;
+    step["allOf"] = serde_json::json!(step_conditions);
 }
 
 /// Gives every `date` and `date-time` string a pattern besides its format: tools that check

@@ -100,4 +100,17 @@ async fn the_document_is_openapi_3_1_at_the_specs_version_and_matches_the_routes
     }
     assert!(doc["components"]["schemas"]["ErrorBody"].is_object());
     assert!(doc["components"]["schemas"]["UploadInput"].is_object());
+    // A pipeline's step states its options by its jobType, as a job's do: if cut, CutOptions.
+    let conditions = doc["components"]["schemas"]["StepInput"]["allOf"]
+        .as_array()
+        .expect("StepInput's conditions");
+    let cut = conditions
+        .iter()
+        .find(|c| c["if"]["properties"]["jobType"]["const"] == "cut")
+        .expect("a condition for cut");
+    assert_eq!(
+        cut["then"]["properties"]["options"]["oneOf"][1]["$ref"], "#/components/schemas/CutOptions",
+        "{cut}"
+    );
+    assert!(doc["components"]["schemas"]["CutOptions"]["properties"]["start"].is_object());
 }
