@@ -132,6 +132,36 @@ impl Part {
             _ => Err("a part must have only one of text, raw, url or data".into()),
         }
     }
+
+    /// Whether the agent takes a part of the media type it states (a part stating none is
+    /// taken): text as any text type, data as JSON, a file (`raw` or `url`) as any type the
+    /// drive knows ([`input_modes`]). A file of another type is refused rather than kept as
+    /// opaque bytes: a sender who means that says `application/octet-stream`.
+    pub fn takes_media_type(&self) -> bool {
+        let Some(given) = self.media_type.as_deref() else {
+            return true;
+        };
+        let essence = drive_kinds::essence(given);
+        if self.text.is_some() {
+            drive_kinds::is_text_type(&essence)
+        } else if self.data.is_some() {
+            essence == "application/json" || essence.ends_with("+json")
+        } else {
+            drive_kinds::known_media_types().contains(&essence.as_str())
+        }
+    }
+}
+
+/// The media types the agent takes, as its card's `defaultInputModes` declares them: text and
+/// JSON data to read, and files of every type the drive knows.
+pub fn input_modes() -> Vec<&'static str> {
+    let mut modes = vec!["text/plain"];
+    modes.extend(
+        drive_kinds::known_media_types()
+            .into_iter()
+            .filter(|m| *m != "text/plain"),
+    );
+    modes
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -281,6 +311,27 @@ mod tests {
             serde_json::json!({ "messageId": "m1", "contextId": "c", "role": "ROLE_USER", "parts": [{ "text": "hi" }] })
         );
         assert!(Part::text("a").check().is_ok());
+        let typed = |part: Part, media_type: &str| Part {
+            media_type: Some(media_type.into()),
+            ..part
+        };
+        let file = Part {
+            raw: Some("dGNr".into()),
+            ..Part::default()
+        };
+        let data = Part {
+            data: Some(serde_json::json!({ "a": 1 })),
+            ..Part::default()
+        };
+        assert!(file.takes_media_type() && typed(file.clone(), "Image/PNG").takes_media_type());
+        assert!(typed(file.clone(), "application/octet-stream").takes_media_type());
+        assert!(!typed(file, "application/x-unsupported-tck-type").takes_media_type());
+        assert!(typed(Part::text("a"), "text/markdown; charset=utf-8").takes_media_type());
+        assert!(!typed(Part::text("a"), "image/png").takes_media_type());
+        assert!(typed(data.clone(), "application/json").takes_media_type());
+        assert!(!typed(data, "text/csv").takes_media_type());
+        assert_eq!(input_modes()[0], "text/plain");
+        assert!(input_modes().contains(&"application/json") && input_modes().contains(&"video/mp4"));
         assert!(Part::default().check().is_err());
         let two = Part {
             url: Some("https://x".into()),

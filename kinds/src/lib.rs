@@ -125,16 +125,33 @@ const BY_EXTENSION: &[(&str, FileKind, &str)] = &[
     ("rar", FileKind::Archive, "application/vnd.rar"),
 ];
 
+/// Every media type the table above names, and [`OCTET_STREAM`] (bytes kept as they are), in
+/// the table's order without repeats: what the drive knows a file to be.
+pub fn known_media_types() -> Vec<&'static str> {
+    let mut known: Vec<&'static str> = Vec::new();
+    for &(_, _, mime) in BY_EXTENSION.iter() {
+        if !known.contains(&mime) {
+            known.push(mime);
+        }
+    }
+    known.push(OCTET_STREAM);
+    known
+}
+
+/// `mime` without its parameters, in lower case: `Text/Plain; charset=utf-8` is `text/plain`.
+pub fn essence(mime: &str) -> String {
+    mime.split(';')
+        .next()
+        .unwrap_or_default()
+        .trim()
+        .to_ascii_lowercase()
+}
+
 /// Whether a file of media type `mime` is text to read as it is stored: every `text/*`, and
 /// the structured kinds written as text (JSON, XML and SVG, YAML, TOML, subtitles). Any
 /// parameters (`; charset=utf-8`) are ignored.
 pub fn is_text_type(mime: &str) -> bool {
-    let essence = mime
-        .split(';')
-        .next()
-        .unwrap_or_default()
-        .trim()
-        .to_ascii_lowercase();
+    let essence = essence(mime);
     essence.starts_with("text/")
         || essence.ends_with("+json")
         || essence.ends_with("+xml")
@@ -177,6 +194,15 @@ mod tests {
         assert_eq!(for_name("a.tar.gz"), (FileKind::Archive, "application/gzip"));
         assert_eq!(for_name("blob.bin"), (FileKind::Other, OCTET_STREAM));
         assert_eq!(for_name("README"), (FileKind::Other, OCTET_STREAM));
+    }
+
+    #[test]
+    fn known_media_types_are_the_table_s_once_each_and_any_bytes() {
+        let known = known_media_types();
+        assert!(known.contains(&"image/jpeg") && known.contains(&"application/pdf"));
+        assert_eq!(known.iter().filter(|m| **m == "application/gzip").count(), 1);
+        assert_eq!(known.last(), Some(&OCTET_STREAM));
+        assert_eq!(essence(" Text/Plain; charset=utf-8"), "text/plain");
     }
 
     #[test]

@@ -60,7 +60,7 @@ async fn card(State(state): State<AppState>, headers: HeaderMap) -> Response {
             { "url": format!("{site}/a2a"), "protocolBinding": "JSONRPC", "protocolVersion": VERSION }
         ],
         "capabilities": { "streaming": false, "pushNotifications": true, "extendedAgentCard": false },
-        "defaultInputModes": ["text/plain"],
+        "defaultInputModes": drive_core::a2a::input_modes(),
         "defaultOutputModes": ["text/plain"],
         "skills": [{
             "id": "drive",
@@ -164,6 +164,23 @@ impl RpcError {
         error
             .metadata
             .insert("taskId".into(), Value::String(id.to_string()));
+        error
+    }
+
+    /// -32005: a part of a media type the agent does not take; says which part, and what the
+    /// agent takes (its card's `defaultInputModes`).
+    pub fn part_type_not_supported(index: usize, media_type: &str) -> RpcError {
+        let mut error = RpcError::a2a(
+            -32005,
+            "CONTENT_TYPE_NOT_SUPPORTED",
+            format!(
+                "message.parts[{index}]: this agent does not take {media_type}; it takes text, JSON data, and files \
+                 of the types its card's defaultInputModes names (application/octet-stream for any bytes)"
+            ),
+        );
+        error
+            .metadata
+            .insert("mediaType".into(), Value::String(media_type.to_string()));
         error
     }
 

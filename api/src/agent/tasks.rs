@@ -59,6 +59,10 @@ pub async fn send_message(state: &AppState, caller: &TokenUser, params: Value) -
     for (n, part) in message.parts.iter().enumerate() {
         part.check()
             .map_err(|why| RpcError::invalid(&format!("message.parts[{n}]"), why))?;
+        if !part.takes_media_type() {
+            let given = part.media_type.as_deref().unwrap_or_default();
+            return Err(RpcError::part_type_not_supported(n, given));
+        }
     }
     if let Some(task_id) = &message.task_id {
         // A finished task is not picked up again, and a running one takes no more messages.

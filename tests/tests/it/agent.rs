@@ -172,6 +172,53 @@ async fn every_error_row_answers_its_code() {
         error_code(&post(get.into(), Some("1.0"), "text/plain").await),
         -32005
     );
+    // A part of a media type the agent does not take is -32005 naming it, and the card names
+    // what it takes; a file of a type the drive knows, or stated as any bytes, is taken.
+    let card: Value = reqwest::get(format!("{}/.well-known/agent-card.json", app.url))
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let modes = card["defaultInputModes"].as_array().unwrap();
+    for taken in [
+        "text/plain",
+        "application/json",
+        "application/pdf",
+        "application/octet-stream",
+    ] {
+        assert!(modes.contains(&json!(taken)), "{taken}: {modes:?}");
+    }
+    assert!(!modes.contains(&json!("application/x-unsupported-tck-type")));
+    let odd = json!({ "message": { "messageId": "m-odd", "role": "ROLE_USER", "parts": [
+        { "text": "keep this" },
+        { "raw": "dGNr", "mediaType": "application/x-unsupported-tck-type" }
+    ] } });
+    let refused = rpc(&app, token, "SendMessage", odd).await;
+    assert_eq!(error_code(&refused), -32005, "{refused}");
+    assert_eq!(
+        refused["error"]["data"][0]["reason"],
+        "CONTENT_TYPE_NOT_SUPPORTED"
+    );
+    assert_eq!(
+        refused["error"]["data"][0]["metadata"]["mediaType"],
+        "application/x-unsupported-tck-type"
+    );
+    assert!(
+        refused["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("message.parts[1]"),
+        "{refused}"
+    );
+    let image_as_text = json!({ "message": { "messageId": "m-img", "role": "ROLE_USER",
+        "parts": [{ "text": "a", "mediaType": "image/png" }] } });
+    assert_eq!(
+        error_code(&rpc(&app, token, "SendMessage", image_as_text).await),
+        -32005
+    );
+    let listed = rpc(&app, token, "ListTasks", json!({})).await;
+    assert_eq!(listed["result"]["tasks"], json!([]), "no task was made: {listed}");
 
     assert_eq!(
         error_code(&rpc(&app, token, "NonExistentMethod", json!({})).await),
