@@ -146,7 +146,9 @@ pub fn needed_scopes(route: &str) -> Option<&'static [Scope]> {
         | "/select-file-views"
         | "/select-generations"
         | "/select-trashed-files" => Some(READ),
-        "/trash-files" | "/restore-files" | "/delete-files" | "/purge-trashed-files" => Some(DELETE),
+        "/trash-files" | "/restore-files" | "/delete-files" | "/purge-trashed-files" | "/delete-folder" => {
+            Some(DELETE)
+        }
         "/toggle-file-access"
         | "/set-video-thumbnail"
         | "/create-file-job"
@@ -180,7 +182,19 @@ pub fn needed_scopes(route: &str) -> Option<&'static [Scope]> {
         | "/set-file-request-open"
         | "/reply-to-review-note"
         | "/set-review-note-resolved"
-        | "/delete-event-subscription" => Some(WRITE),
+        | "/delete-event-subscription"
+        | "/rename-file"
+        | "/copy-files"
+        | "/move-folder"
+        | "/rename-playlist"
+        | "/rename-gallery"
+        | "/remove-from-playlist"
+        | "/remove-from-gallery"
+        | "/delete-playlist"
+        | "/delete-gallery"
+        | "/delete-tag"
+        | "/delete-file-request"
+        | "/close-file-review" => Some(WRITE),
         _ => None,
     }
 }

@@ -235,6 +235,7 @@ const CHOICES: &[(&str, Choice, &[&str])] = &[
     ),
     ("CreateRuleInput", Choice::ExactlyOne, &["folder", "folderId"]),
     ("InsertInput", Choice::AtMostOne, &["folder", "folderId"]),
+    ("CopyInput", Choice::ExactlyOne, &["folder", "folderId"]),
     (
         "ArchiveRequestInput",
         Choice::ExactlyOne,

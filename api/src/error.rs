@@ -221,6 +221,7 @@ impl From<MoveError> for ApiError {
             MoveError::NotFound => ApiError::not_found("file_not_found", e.to_string()),
             MoveError::Trashed => ApiError::bad_request("file_trashed", "id", e.to_string()),
             MoveError::Busy => ApiError::too_many("file_busy", e.to_string()),
+            MoveError::NameTaken(_) => ApiError::conflict("file_name_taken", e.to_string()),
             MoveError::Storage(e) => ApiError::Storage(e),
             MoveError::Database(e) => ApiError::Database(e),
         }

@@ -58,6 +58,8 @@ pub fn app(state: AppState) -> Router {
         .merge(routes::subscriptions::router())
         .merge(routes::connections::router())
         .merge(routes::organize::router())
+        .merge(routes::files::router())
+        .merge(routes::folders::router())
         .merge(routes::collections::router())
         .merge(routes::views::router())
         .merge(routes::search::router())

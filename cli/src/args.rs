@@ -9,7 +9,9 @@ use uuid::Uuid;
 use crate::config;
 use drive_client::search::{SearchQuery, Within};
 
+mod edits;
 mod jobs;
+pub use edits::FolderCommand;
 pub use jobs::{JobsCommand, RulesCommand, TemplatesCommand};
 
 #[derive(Parser)]
@@ -175,6 +177,22 @@ pub enum Command {
     },
     /// Set a file's description ("" clears it)
     Describe { id: Uuid, description: String },
+    /// Rename a file (no other file in its folder may have the name)
+    Rename { id: Uuid, name: String },
+    /// Copy files into a folder (made on the way; / is the top): new private files, counted
+    /// against your storage
+    Cp {
+        #[arg(required = true, value_name = "ID")]
+        ids: Vec<Uuid>,
+        /// The folder, like /Clients/Acme
+        #[arg(long)]
+        to: String,
+    },
+    /// Folders: move or rename one with all in it, or delete one (its files go to the trash)
+    #[command(subcommand)]
+    Folder(FolderCommand),
+    /// Delete a tag: it comes off every file
+    DeleteTag { tag: String },
     /// Your folders, playlists, galleries and tags
     Collections,
     /// Playlists: audio and video in order
@@ -223,7 +241,7 @@ pub enum Command {
         /// with --follow where the last follow stopped]
         #[arg(long)]
         since: Option<String>,
-        /// Only these kinds: drop, note, view, file, generation, job
+        /// Only these kinds: drop, note, view, file, generation, job (and a mirror's trashed, restored, deleted, moved, renamed, access)
         #[arg(long, value_delimiter = ',')]
         kinds: Vec<String>,
         /// Events a page, 1 to 100 [default: 50]
@@ -423,6 +441,21 @@ pub enum CollectionCommand {
         #[arg(required = true, value_name = "FILE_ID")]
         ids: Vec<Uuid>,
     },
+    /// Give it another title (galleries: and description, "" clears it)
+    Rename {
+        id: Uuid,
+        title: String,
+        #[arg(long)]
+        description: Option<String>,
+    },
+    /// Take files out of it; they stay in the drive
+    Remove {
+        id: Uuid,
+        #[arg(required = true, value_name = "FILE_ID")]
+        ids: Vec<Uuid>,
+    },
+    /// Delete it; its files stay in the drive
+    Delete { id: Uuid },
 }
 
 #[derive(Subcommand)]
@@ -466,6 +499,8 @@ pub enum RequestCommand {
     Open { id: Uuid },
     /// Stop taking files
     Close { id: Uuid },
+    /// Delete a request: its link stops working; what arrived stays
+    Delete { id: Uuid },
 }
 
 #[derive(Subcommand)]
@@ -473,7 +508,7 @@ pub enum WebhookCommand {
     /// Send events to an https endpoint on the public internet; prints the signing secret
     Add {
         url: String,
-        /// Only these kinds: drop, note, view, file, generation, job [default: every kind]
+        /// Only these kinds: drop, note, view, file, generation, job, and a mirror's trashed, restored, deleted, moved, renamed, access [default: the first six]
         #[arg(long, value_delimiter = ',')]
         kinds: Vec<String>,
     },
@@ -533,4 +568,6 @@ pub enum ReviewCommand {
         #[arg(long)]
         undo: bool,
     },
+    /// Close a review's link: it takes no more notes; you keep its notes
+    Close { id: Uuid },
 }

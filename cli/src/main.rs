@@ -8,6 +8,7 @@ mod args;
 mod artwork;
 mod commands;
 mod connections;
+mod edits;
 mod events;
 mod generate;
 mod imports;
@@ -29,8 +30,8 @@ use anyhow::Result;
 use clap::Parser;
 
 use crate::args::{
-    AgentCommand, Cli, CollectionCommand, Command, ConnectionCommand, JobsCommand, RequestCommand,
-    ReviewCommand, RulesCommand, TemplatesCommand, WebhookCommand,
+    AgentCommand, Cli, CollectionCommand, Command, ConnectionCommand, FolderCommand, JobsCommand,
+    RequestCommand, ReviewCommand, RulesCommand, TemplatesCommand, WebhookCommand,
 };
 use drive_client::files::Batch;
 use drive_client::generations::NewImage;
@@ -138,6 +139,13 @@ async fn command(
             organize::describe(&signed_in()?, id, &description, json).await
         }
         Command::Collections => organize::collections(&signed_in()?, json).await,
+        Command::Rename { id, name } => edits::rename(&signed_in()?, id, &name, json).await,
+        Command::Cp { ids, to } => edits::copy(&signed_in()?, &ids, &to, json).await,
+        Command::Folder(command) => match command {
+            FolderCommand::Mv { from, to } => edits::move_folder(&signed_in()?, &from, &to, json).await,
+            FolderCommand::Rm { path } => edits::delete_folder(&signed_in()?, &path, json).await,
+        },
+        Command::DeleteTag { tag } => edits::delete_tag(&signed_in()?, &tag, json).await,
         Command::Playlist(command) => {
             collection(&signed_in()?, CollectionKind::Playlist, command, json).await
         }
@@ -275,6 +283,7 @@ async fn command(
                 RequestCommand::List { folder } => requests::list(&client, folder.as_deref(), json).await,
                 RequestCommand::Open { id } => requests::set_open(&client, id, true, json).await,
                 RequestCommand::Close { id } => requests::set_open(&client, id, false, json).await,
+                RequestCommand::Delete { id } => edits::delete_request(&client, id, json).await,
             }
         }
         Command::Ask { text, context } => agent::ask(&signed_in()?, &text, context.as_deref(), json).await,
@@ -354,6 +363,7 @@ async fn command(
                 ReviewCommand::Resolve { note_id, undo } => {
                     reviews::resolve(&client, note_id, !undo, json).await
                 }
+                ReviewCommand::Close { id } => edits::close_review(&client, id, json).await,
             }
         }
         Command::Search(search) => reading::search(&signed_in()?, &search.query(), json).await,
@@ -387,5 +397,12 @@ async fn collection(
             organize::add(client, kind, id, &ids, &featured, json).await
         }
         CollectionCommand::Reorder { id, ids } => organize::reorder(client, kind, id, &ids, json).await,
+        CollectionCommand::Rename {
+            id,
+            title,
+            description,
+        } => edits::rename_collection(client, kind, id, &title, description.as_deref(), json).await,
+        CollectionCommand::Remove { id, ids } => edits::remove(client, kind, id, &ids, json).await,
+        CollectionCommand::Delete { id } => edits::delete_collection(client, kind, id, json).await,
     }
 }

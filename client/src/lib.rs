@@ -11,6 +11,7 @@
 mod agent;
 pub mod config;
 pub mod connections;
+pub mod edits;
 pub mod events;
 pub mod files;
 pub mod generations;

@@ -159,6 +159,7 @@ mod tests {
             download_url: None,
             insert_time: Utc::now(),
             modified_time: modified.map(|m| m.parse().unwrap()),
+            folder_id: None,
         };
         assert!(local.is_stored_as(&record("a.txt", 3, Some("2026-01-02T03:04:05.900Z"))));
         assert!(!local.is_stored_as(&record("a.txt", 3, Some("2026-01-02T03:04:06Z"))));

@@ -33,6 +33,9 @@ pub struct FileRecord {
     pub insert_time: DateTime<Utc>,
     /// When it was last modified where it came from, as the uploader said.
     pub modified_time: Option<DateTime<Utc>>,
+    /// The folder it sits in; none at the top.
+    #[serde(default)]
+    pub folder_id: Option<Uuid>,
 }
 
 /// Names one file in the bodies of `/trash-files`, `/restore-files`, `/delete-files` and

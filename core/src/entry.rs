@@ -1,7 +1,8 @@
 //! The one way a file enters the drive, whatever brings it (an upload, a job's result, an import
 //! among them, an unzipped entry, a request's arrival, a generated image): in the
 //! caller's transaction the file is recorded with its bytes counted against the account, its
-//! drive event is written, an audio, video or picture file gets its metadata reading queued,
+//! drive event is written, an audio, video or picture file gets its metadata reading queued
+//! (a copy takes what is known of its source instead),
 //! and the rules of the folder it lands in fire. The caller rings the workers' doorbell after
 //! its commit (their poll finds the jobs otherwise).
 
@@ -54,10 +55,16 @@ pub async fn enter(
         )
         .await?;
     }
-    let mut queued: Vec<JobId> = jobs::queue_metadata_reading(&mut *conn, &row)
-        .await?
-        .into_iter()
-        .collect();
+    let mut queued: Vec<JobId> = match file.copy_of {
+        Some(source) => {
+            files::carry(&mut *conn, source, row.id).await?;
+            Vec::new()
+        }
+        None => jobs::queue_metadata_reading(&mut *conn, &row)
+            .await?
+            .into_iter()
+            .collect(),
+    };
     queued.extend(rules::fire(conn, &row, made_by).await?);
     Ok(Entered::New { file: row, queued })
 }

@@ -4,10 +4,12 @@
 //! crate. No HTTP framework and no media code lives here.
 
 pub mod access;
+pub mod copies;
 pub mod db;
 pub mod entry;
 pub mod job_end;
 pub mod maintenance;
+pub mod mirror;
 pub mod multipart;
 pub mod queue;
 pub mod records;

@@ -31,6 +31,9 @@ pub struct FileRecord {
     pub modified_time: Option<DateTime<Utc>>,
     /// When the file went to the trash; null unless trashed.
     pub trash_time: Option<DateTime<Utc>>,
+    /// The folder it sits in (its path in `/select-collections`); null for the top.
+    #[schema(value_type = Option<Uuid>)]
+    pub folder_id: Option<FolderId>,
 }
 
 impl FileRecord {
@@ -46,6 +49,7 @@ impl FileRecord {
             insert_time: row.created_at,
             modified_time: row.modified_time,
             trash_time: row.trashed_at,
+            folder_id: row.folder_id,
         }
     }
 

@@ -2,6 +2,9 @@
 
 use serde::{Deserialize, Serialize};
 
+/// The contract's six kinds, then the kinds a mirror of the drive follows (a file trashed,
+/// restored, deleted, moved, renamed or switched public or private), which the feed and the
+/// webhooks send only to a caller that names them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum EventKind {
@@ -11,6 +14,12 @@ pub enum EventKind {
     File,
     Generation,
     Job,
+    Trashed,
+    Restored,
+    Deleted,
+    Moved,
+    Renamed,
+    Access,
 }
 
 impl EventKind {
@@ -22,11 +31,17 @@ impl EventKind {
             EventKind::File => "file",
             EventKind::Generation => "generation",
             EventKind::Job => "job",
+            EventKind::Trashed => "trashed",
+            EventKind::Restored => "restored",
+            EventKind::Deleted => "deleted",
+            EventKind::Moved => "moved",
+            EventKind::Renamed => "renamed",
+            EventKind::Access => "access",
         }
     }
 
-    /// Every kind, in the spec's order.
-    pub fn all() -> Vec<EventKind> {
+    /// The contract's kinds, in its order: what a caller that names none gets.
+    pub fn contract() -> Vec<EventKind> {
         vec![
             EventKind::Drop,
             EventKind::Note,
@@ -35,6 +50,20 @@ impl EventKind {
             EventKind::Generation,
             EventKind::Job,
         ]
+    }
+
+    /// Every kind: the contract's, then a mirror's.
+    pub fn all() -> Vec<EventKind> {
+        let mut all = EventKind::contract();
+        all.extend([
+            EventKind::Trashed,
+            EventKind::Restored,
+            EventKind::Deleted,
+            EventKind::Moved,
+            EventKind::Renamed,
+            EventKind::Access,
+        ]);
+        all
     }
 
     pub fn parse(s: &str) -> Option<EventKind> {

@@ -68,6 +68,21 @@ impl FolderPath {
     pub fn stored(&self) -> String {
         self.lineage().last().unwrap_or_default()
     }
+
+    /// How many levels down it is: 0 for the top.
+    pub fn depth(&self) -> usize {
+        self.0.len()
+    }
+
+    /// The folder holding it; the top for a folder at the top (and for the top itself).
+    pub fn parent(&self) -> FolderPath {
+        FolderPath(self.0[..self.0.len().saturating_sub(1)].to_vec())
+    }
+}
+
+/// How many levels down a stored path (`/a/b`) is.
+pub fn stored_depth(stored: &str) -> usize {
+    stored.matches('/').count()
 }
 
 /// How listings write a stored path: with a trailing slash (`/a/b/`).
@@ -86,6 +101,10 @@ mod tests {
     #[test]
     fn paths_are_parsed_and_bounded() {
         assert!(parse("/").unwrap().is_top());
+        assert_eq!(parse("/a/b").unwrap().depth(), 2);
+        assert_eq!(parse("/a/b").unwrap().parent().stored(), "/a");
+        assert!(parse("/a").unwrap().parent().is_top());
+        assert_eq!(stored_depth("/a/b/c"), 3);
         assert_eq!(parse("/a/b/").unwrap().stored(), "/a/b");
         assert_eq!(
             parse("/a/b").unwrap().lineage().collect::<Vec<_>>(),

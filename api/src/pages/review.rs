@@ -15,6 +15,19 @@ use crate::state::AppState;
 
 const GONE: &str = "There is no review at this link, or its file is no longer there.";
 
+/// A closed review's page: 403, saying so (its notes stay with its owner).
+fn closed(state: &AppState) -> Response {
+    let body = r#"<main class="page"><h1>This review is closed</h1><p class="message">The person who shared this link has closed it: it takes no more notes.</p></main>"#;
+    html(
+        state,
+        StatusCode::FORBIDDEN,
+        "Review closed",
+        body,
+        None,
+        "'none'",
+    )
+}
+
 pub async fn page(
     State(state): State<AppState>,
     ClientAddress(client): ClientAddress,
@@ -29,6 +42,7 @@ pub async fn page(
     let review = match reviews::available(&state, id).await {
         Ok(review) => review,
         Err(crate::error::ApiError::NotFound { .. }) => return not_found(&state, GONE),
+        Err(crate::error::ApiError::Forbidden { .. }) => return closed(&state),
         Err(e) => return e.into_response(),
     };
     let title = escape(&review.title);

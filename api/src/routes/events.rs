@@ -51,7 +51,9 @@ pub struct EventsInput {
     /// A `nextCursor` from before, or an ISO 8601 time; default 24 hours ago.
     #[schema(schema_with = since_schema)]
     since: Option<Line>,
-    /// Kinds to include (at least one).
+    /// Kinds to include (at least one); default the contract's six. The kinds a mirror
+    /// follows (`trashed`, `restored`, `deleted`, `moved`, `renamed`, `access`) come only when
+    /// named here.
     kinds: Option<List<EventKind, 1, { UNLIMITED }>>,
     /// This folder and folders inside it: events about files there.
     folder: Option<FolderPath>,
@@ -117,7 +119,7 @@ async fn select_drive_events(
     .filter_map(|(kind, id)| id.map(|id| (kind, id)))
     .collect();
     let filter = Filter {
-        kinds: input.kinds.map(Vec::from),
+        kinds: Some(input.kinds.map_or_else(EventKind::contract, Vec::from)),
         subjects,
         // The top holds everything: no filter.
         folder: input.folder.filter(|f| !f.is_top()).map(|f| f.stored()),

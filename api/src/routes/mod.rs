@@ -6,6 +6,8 @@ pub mod collections;
 pub mod connections;
 pub mod download;
 pub mod events;
+pub mod files;
+pub mod folders;
 pub mod generations;
 pub mod health;
 pub mod imports;

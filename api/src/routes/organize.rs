@@ -3,11 +3,14 @@
 //! first written.
 
 use axum::extract::State;
+use drive_core::db::events::EventKind;
+use drive_core::db::files::FileRow;
 use drive_core::db::folders::{self, MoveSource};
 use drive_core::db::tags::{self, TagRow};
 use drive_core::folder::FolderPath;
 use drive_core::id::{FileId, FolderId, TagId};
 use drive_core::input::{Line, List, Text};
+use drive_core::mirror;
 use serde::{Deserialize, Deserializer, Serialize};
 use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
@@ -25,6 +28,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(tag_files))
         .routes(routes!(update_file_tags))
         .routes(routes!(update_file_description))
+        .routes(routes!(delete_tag))
 }
 
 /// Tells a field sent as `null` (`Some(None)`) from one left out (`None`).
@@ -105,13 +109,28 @@ async fn move_files(
         // Dropping the transaction also drops any folder made on the way.
         return Err(no_files());
     }
+    let to = destination.as_ref().map(|f| f.id);
+    let arrived: Vec<(FileRow, Option<FolderId>)> = moved
+        .iter()
+        .filter(|m| m.from_folder_id != to)
+        .map(|m| (m.file.clone(), m.from_folder_id))
+        .collect();
+    let rows: Vec<FileRow> = arrived.iter().map(|(file, _)| file.clone()).collect();
+    mirror::files_changed(&mut tx, caller.user_id, EventKind::Moved, &rows, |file| {
+        let from = arrived
+            .iter()
+            .find(|(f, _)| f.id == file.id)
+            .and_then(|(_, from)| *from);
+        serde_json::Map::from_iter([("fromFolderId".to_string(), serde_json::json!(from))])
+    })
+    .await?;
     tx.commit().await?;
     if !queued.is_empty() {
         // The destination's rules started jobs on files moved in.
         state.doorbell.ring().await;
     }
     Ok(axum::Json(Moved {
-        moved,
+        moved: moved.into_iter().map(|m| m.file.id).collect(),
         folder: destination.map(FolderRef::from),
     }))
 }
@@ -263,5 +282,35 @@ async fn update_file_description(
     Ok(axum::Json(Described {
         id: input.file_id,
         description,
+    }))
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct DeleteTagInput {
+    tag_id: TagId,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct DeletedTag {
+    deleted: TagId,
+}
+
+/// Delete one of the caller's tags: it comes off every file, and the files stay.
+#[utoipa::path(post, path = "/delete-tag", tag = "organize", request_body = DeleteTagInput,
+    responses((status = 200, body = DeletedTag)))]
+async fn delete_tag(
+    State(state): State<AppState>,
+    caller: Caller,
+    Json(input): Json<DeleteTagInput>,
+) -> ApiResult<axum::Json<DeletedTag>> {
+    if !tags::delete(&state.db, caller.user_id, input.tag_id).await? {
+        return Err(ApiError::not_found(
+            "tag_not_found",
+            "no tag of yours has that id",
+        ));
+    }
+    Ok(axum::Json(DeletedTag {
+        deleted: input.tag_id,
     }))
 }

@@ -35,8 +35,9 @@ pub struct CreateSubscriptionInput {
     /// An https link on the public internet, at most 2000 characters. Each event is POSTed to
     /// it; a redirect is not followed.
     url: Line<1, 2000>,
-    /// The kinds to send; default every kind.
-    kinds: Option<List<EventKind, 1, 6>>,
+    /// The kinds to send; default the contract's six. The kinds a mirror follows are sent
+    /// only when named.
+    kinds: Option<List<EventKind, 1, 12>>,
 }
 
 /// A subscription as its owner sees it.
@@ -116,7 +117,7 @@ async fn create_event_subscription(
 ) -> ApiResult<axum::Json<CreatedSubscription>> {
     let url = checked_link(&state, &input.url, "url").await?;
     // Each kind once, in the feed's order.
-    let wanted: Vec<EventKind> = input.kinds.map_or_else(EventKind::all, Vec::from);
+    let wanted: Vec<EventKind> = input.kinds.map_or_else(EventKind::contract, Vec::from);
     let kinds: Vec<EventKind> = EventKind::all()
         .into_iter()
         .filter(|k| wanted.contains(k))

@@ -2,10 +2,12 @@
 
 use axum::extract::State;
 use drive_core::access::{self, Move};
+use drive_core::db::events::EventKind;
 use drive_core::db::files::{self, ObjectToDelete};
+use drive_core::db::folders;
 use drive_core::id::FileId;
 use drive_core::input::{List, UNLIMITED};
-use drive_core::maintenance;
+use drive_core::{maintenance, mirror};
 use serde::Serialize;
 use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
@@ -68,7 +70,18 @@ async fn trash_files(
     let ids = ids(&refs);
     // Public files first leave the public bucket: nothing anonymous reaches a trashed file.
     let mut trashed = move_where_needed(&state, &caller, &ids, Move::Trash).await?;
-    trashed.extend(files::trash(&state.db, caller.user_id, &ids).await?);
+    let mut tx = state.db.begin().await?;
+    let private = files::trash(&mut tx, caller.user_id, &ids).await?;
+    mirror::files_changed(
+        &mut tx,
+        caller.user_id,
+        EventKind::Trashed,
+        &private,
+        mirror::nothing_more,
+    )
+    .await?;
+    tx.commit().await?;
+    trashed.extend(private.iter().map(|f| f.id));
     trashed.sort_by_key(|id| ids.iter().position(|i| i == id));
     Ok(axum::Json(Trashed { trashed }))
 }
@@ -87,9 +100,24 @@ async fn restore_files(
     Json(refs): Json<AnyFiles>,
 ) -> ApiResult<axum::Json<Restored>> {
     let ids = ids(&refs);
+    // Files trashed with their deleted folder go back to its path first.
+    let mut tx = state.db.begin().await?;
+    folders::restore_paths(&mut tx, caller.user_id, &ids).await?;
+    tx.commit().await?;
     // Files that were public when trashed go back to the public bucket.
     let mut restored = move_where_needed(&state, &caller, &ids, Move::Restore).await?;
-    restored.extend(files::restore(&state.db, caller.user_id, &ids).await?);
+    let mut tx = state.db.begin().await?;
+    let private = files::restore(&mut tx, caller.user_id, &ids).await?;
+    mirror::files_changed(
+        &mut tx,
+        caller.user_id,
+        EventKind::Restored,
+        &private,
+        mirror::nothing_more,
+    )
+    .await?;
+    tx.commit().await?;
+    restored.extend(private.iter().map(|f| f.id));
     restored.sort_by_key(|id| ids.iter().position(|i| i == id));
     Ok(axum::Json(Restored { restored }))
 }
@@ -121,7 +149,7 @@ async fn purge_trashed_files(
     State(state): State<AppState>,
     caller: Caller,
 ) -> ApiResult<axum::Json<Deleted>> {
-    let gone = files::delete(&state.db, caller.user_id, None).await?;
+    let gone = delete(&state, &caller, None).await?;
     Ok(axum::Json(Deleted {
         deleted: remove_objects(&state, gone).await,
     }))
@@ -136,10 +164,25 @@ async fn delete_files(
     Json(refs): Json<HundredFiles>,
 ) -> ApiResult<axum::Json<Deleted>> {
     let ids = ids(&refs);
-    let gone = files::delete(&state.db, caller.user_id, Some(&ids)).await?;
+    let gone = delete(&state, &caller, Some(&ids)).await?;
     Ok(axum::Json(Deleted {
         deleted: remove_objects(&state, gone).await,
     }))
+}
+
+/// Deletes the records ([`files::delete`]) and tells a mirror which files went, in one
+/// transaction.
+async fn delete(state: &AppState, caller: &Caller, ids: Option<&[FileId]>) -> ApiResult<Vec<ObjectToDelete>> {
+    let mut tx = state.db.begin().await?;
+    let gone = files::delete(&mut tx, caller.user_id, ids).await?;
+    let told: Vec<_> = gone
+        .iter()
+        .filter(|o| !o.is_derivative)
+        .map(|o| (o.id.into(), o.file_name.clone(), o.folder_id))
+        .collect();
+    mirror::files_deleted(&mut tx, caller.user_id, &told).await?;
+    tx.commit().await?;
+    Ok(gone)
 }
 
 /// Removes the stored objects of deleted records and answers the deleted ids (derivatives go

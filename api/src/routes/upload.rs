@@ -113,6 +113,7 @@ pub(crate) async fn reserve_upload(
             reserved,
             wanted,
         } => Err(storage_limit_reached(
+            "fileSize",
             limit,
             used.saturating_add(reserved),
             wanted,
@@ -149,10 +150,12 @@ fn check_key(caller: &Caller, key: &ObjectKey) -> ApiResult<()> {
     Ok(())
 }
 
-fn storage_limit_reached(limit: i64, used: i64, adding: i64) -> ApiError {
+/// 400 `storage_limit_reached` on `field`: `used` of `limit` bytes are taken, `adding` more
+/// were asked for.
+pub(crate) fn storage_limit_reached(field: &str, limit: i64, used: i64, adding: i64) -> ApiError {
     ApiError::bad_request(
         "storage_limit_reached",
-        "fileSize",
+        field,
         format!(
             "the storage limit is reached: {used} of {limit} bytes used, {} left, {adding} needed",
             (limit - used).max(0)
@@ -287,6 +290,7 @@ async fn insert_file(
         modified_time: input.modified_time,
         folder_id,
         derivative_of: None,
+        copy_of: None,
     };
     let recorded = record_upload(&state, &mut tx, &new, limit, Some(EventKind::File)).await?;
     tx.commit().await?;
@@ -367,7 +371,9 @@ pub(crate) async fn record_upload(
             queued: Vec::new(),
         },
         // The caller's transaction, dropped, rolls the insert back.
-        Entered::OverQuota { used } => return Err(storage_limit_reached(limit, used, stored.size)),
+        Entered::OverQuota { used } => {
+            return Err(storage_limit_reached("fileSize", limit, used, stored.size));
+        }
     };
     reservations::release(&mut *tx, key).await?;
     // What a form issued for the key may write from now on is told by this tag.

@@ -217,3 +217,56 @@ pub async fn list(
     .fetch_all(pool)
     .await
 }
+
+/// Retitles a locked collection; a gallery's description too when `description` is given
+/// (`Some(None)` clears it).
+pub async fn rename(
+    conn: &mut PgConnection,
+    id: CollectionId,
+    title: &str,
+    description: Option<Option<&str>>,
+) -> Result<(), sqlx::Error> {
+    sqlx::query(
+        "update collections set title = $2,
+                                description = case when $3 then $4 else description end
+         where id = $1",
+    )
+    .bind(id)
+    .bind(title)
+    .bind(description.is_some())
+    .bind(description.flatten())
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
+/// Takes `file_ids` out of a locked collection; the others keep their order and featuring.
+pub async fn remove(
+    conn: &mut PgConnection,
+    id: CollectionId,
+    file_ids: &[FileId],
+) -> Result<(), sqlx::Error> {
+    sqlx::query("delete from collection_items where collection_id = $1 and file_id = any($2)")
+        .bind(id)
+        .bind(file_ids)
+        .execute(conn)
+        .await?;
+    Ok(())
+}
+
+/// Deletes one of the caller's collections of `kind` (its files stay in the drive); false
+/// when it has no such collection.
+pub async fn delete(
+    pool: &PgPool,
+    user_id: UserId,
+    kind: CollectionKind,
+    id: CollectionId,
+) -> Result<bool, sqlx::Error> {
+    let deleted = sqlx::query("delete from collections where id = $1 and user_id = $2 and kind = $3")
+        .bind(id)
+        .bind(user_id)
+        .bind(kind.as_str())
+        .execute(pool)
+        .await?;
+    Ok(deleted.rows_affected() == 1)
+}

@@ -32,6 +32,9 @@ pub struct NewFile<'a> {
     pub folder_id: Option<FolderId>,
     /// The file it was extracted from (album art, a video's poster): kept out of listings.
     pub derivative_of: Option<FileId>,
+    /// The file it is a copy of, whose metadata, description, tags, reading and digests it
+    /// takes ([`carry`]) instead of being read again.
+    pub copy_of: Option<FileId>,
 }
 
 /// What [`insert`] did.
@@ -96,6 +99,44 @@ pub async fn insert(conn: &mut PgConnection, file: &NewFile<'_>, limit: i64) -> 
         .fetch_one(conn)
         .await?;
     Ok(Insert::OverQuota { used })
+}
+
+/// Gives the file `to` what is known of `from`, the file it is a copy of: metadata and
+/// description, tags, its reading with its moments (so a search finds the copy at the same
+/// moments), and its digests.
+pub async fn carry(conn: &mut PgConnection, from: FileId, to: FileId) -> Result<(), sqlx::Error> {
+    sqlx::query(
+        "update files t set description = s.description, title = s.title, artists = s.artists,
+                            album = s.album, genre = s.genre, taken_time = s.taken_time,
+                            duration_seconds = s.duration_seconds, tempo_bpm = s.tempo_bpm,
+                            key_pitch = s.key_pitch, key_mode = s.key_mode, latitude = s.latitude,
+                            longitude = s.longitude, width = s.width, height = s.height,
+                            video_codec = s.video_codec, audio_codec = s.audio_codec,
+                            soundprint = s.soundprint, metadata_state = s.metadata_state,
+                            metadata_error = s.metadata_error, artwork_id = s.artwork_id
+         from files s where s.id = $1 and t.id = $2",
+    )
+    .bind(from)
+    .bind(to)
+    .execute(&mut *conn)
+    .await?;
+    for statement in [
+        "insert into file_tags (file_id, tag_id) select $2, tag_id from file_tags where file_id = $1",
+        "insert into file_readings (file_id, user_id, state, error, moment_count, read_at)
+         select $2, user_id, state, error, moment_count, read_at from file_readings where file_id = $1",
+        "insert into moments (file_id, user_id, entry_type, text, at, until, page, embedding)
+         select $2, user_id, entry_type, text, at, until, page, embedding from moments where file_id = $1
+         order by id",
+        "insert into file_digests (file_id, algorithm, digest)
+         select $2, algorithm, digest from file_digests where file_id = $1",
+    ] {
+        sqlx::query(statement)
+            .bind(from)
+            .bind(to)
+            .execute(&mut *conn)
+            .await?;
+    }
+    Ok(())
 }
 
 /// Shows `artwork` (or, with none, the art extracted from the file) for one of the caller's
@@ -224,33 +265,43 @@ pub async fn find_many<'e>(
     .await
 }
 
-/// Moves the caller's private recorded files to the trash; answers the ids that moved. Public
+/// Moves the caller's private recorded files to the trash; answers those that moved. Public
 /// files are trashed by [`crate::access::move_file`], which first takes their bytes out of
 /// the public bucket.
-pub async fn trash(pool: &PgPool, user_id: UserId, ids: &[FileId]) -> Result<Vec<FileId>, sqlx::Error> {
-    sqlx::query_scalar(
+pub async fn trash(
+    conn: &mut PgConnection,
+    user_id: UserId,
+    ids: &[FileId],
+) -> Result<Vec<FileRow>, sqlx::Error> {
+    sqlx::query_as(&format!(
         "update files set trashed_at = now()
          where user_id = $1 and id = any($2) and trashed_at is null and derivative_of is null
            and bucket = 'private'
-         returning id",
-    )
+         returning {COLUMNS}"
+    ))
     .bind(user_id)
     .bind(ids)
-    .fetch_all(pool)
+    .fetch_all(conn)
     .await
 }
 
-/// Brings the caller's trashed files back, those that were private when trashed; answers the
-/// ids restored. Files that were public go back through [`crate::access::move_file`].
-pub async fn restore(pool: &PgPool, user_id: UserId, ids: &[FileId]) -> Result<Vec<FileId>, sqlx::Error> {
-    sqlx::query_scalar(
+/// Brings the caller's trashed files back, those that were private when trashed; answers
+/// those restored. (A file trashed with its deleted folder is put back in that folder's path
+/// first: [`crate::db::folders::restore_paths`].) Files that were public go back through
+/// [`crate::access::move_file`].
+pub async fn restore(
+    conn: &mut PgConnection,
+    user_id: UserId,
+    ids: &[FileId],
+) -> Result<Vec<FileRow>, sqlx::Error> {
+    sqlx::query_as(&format!(
         "update files set trashed_at = null
          where user_id = $1 and id = any($2) and trashed_at is not null and not public_on_restore
-         returning id",
-    )
+         returning {COLUMNS}"
+    ))
     .bind(user_id)
     .bind(ids)
-    .fetch_all(pool)
+    .fetch_all(conn)
     .await
 }
 
@@ -284,6 +335,8 @@ pub struct ObjectToDelete {
     pub is_derivative: bool,
     pub bucket: Bucket,
     pub object_key: String,
+    pub file_name: String,
+    pub folder_id: Option<FolderId>,
 }
 
 /// Deletes file records (and their derivatives), uncounts their bytes and, in the same
@@ -291,7 +344,7 @@ pub struct ObjectToDelete {
 /// deletion rather than a record without bytes or bytes nobody can reach.
 /// `which` selects the files: `ids` of the caller's, or every trashed file when `None`.
 pub async fn delete(
-    pool: &PgPool,
+    conn: &mut PgConnection,
     user_id: UserId,
     ids: Option<&[FileId]>,
 ) -> Result<Vec<ObjectToDelete>, sqlx::Error> {
@@ -304,7 +357,8 @@ pub async fn delete(
          gone as (
              delete from files
              where user_id = $1 and (id in (select id from chosen) or derivative_of in (select id from chosen))
-             returning id, derivative_of is not null as is_derivative, bucket, object_key, file_size
+             returning id, derivative_of is not null as is_derivative, bucket, object_key, file_size,
+                       file_name, folder_id
          ),
          queued as (
              insert into object_deletions (bucket, object_key) select bucket, object_key from gone
@@ -313,11 +367,11 @@ pub async fn delete(
              update users set used_bytes = used_bytes - (select coalesce(sum(file_size), 0) from gone)
              where id = $1
          )
-         select id, is_derivative, bucket, object_key from gone",
+         select id, is_derivative, bucket, object_key, file_name, folder_id from gone",
     )
     .bind(user_id)
     .bind(ids)
-    .fetch_all(pool)
+    .fetch_all(conn)
     .await
 }
 

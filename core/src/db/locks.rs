@@ -3,8 +3,8 @@
 //! (it shows an event only once every transaction older than it has ended) for as long as the
 //! work under the lock talks to the store.
 //!
-//! Order, where one transaction takes several: a folder's names, a file's lock, then an
-//! object's, then the account's row. Two ids whose hashes collide only wait for each other.
+//! Order, where one transaction takes several: the account's folder tree, a folder's names, a
+//! file's lock, then an object's, then the account's row. Two ids whose hashes collide only wait for each other.
 
 use crate::id::{FileId, FolderId, UserId};
 use sqlx::PgConnection;
@@ -56,5 +56,15 @@ pub async fn lock_names(
     .bind(folder_id)
     .execute(conn)
     .await?;
+    Ok(())
+}
+
+/// Waits for the lock on the account's folder tree, held by a folder's move or deletion: two
+/// of them deciding on the same paths at once would otherwise both pass their checks.
+pub async fn lock_folders(conn: &mut PgConnection, user_id: UserId) -> Result<(), sqlx::Error> {
+    sqlx::query("select pg_advisory_xact_lock(hashtextextended($1::text, 8))")
+        .bind(user_id)
+        .execute(conn)
+        .await?;
     Ok(())
 }

@@ -559,3 +559,21 @@ pub async fn mark_viewed(pool: &PgPool, ids: &[DropId]) -> Result<(), sqlx::Erro
         .await?;
     Ok(())
 }
+
+/// Deletes one of the caller's file requests: its link stops working and its drops and rules
+/// go; what arrived stays as the owner's files. Uploads its senders have under way keep their
+/// reservations, now the owner's alone, which lapse as they would have (and the sweep removes
+/// what they left). False when the caller has no such request.
+pub async fn delete(conn: &mut PgConnection, user_id: UserId, id: RequestId) -> Result<bool, sqlx::Error> {
+    sqlx::query("update upload_reservations set request_id = null where request_id = $1 and user_id = $2")
+        .bind(id)
+        .bind(user_id)
+        .execute(&mut *conn)
+        .await?;
+    let deleted = sqlx::query("delete from file_requests where id = $1 and user_id = $2")
+        .bind(id)
+        .bind(user_id)
+        .execute(conn)
+        .await?;
+    Ok(deleted.rows_affected() == 1)
+}

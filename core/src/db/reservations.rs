@@ -228,6 +228,16 @@ pub async fn release_after_abort(pool: &PgPool, object_key: &str) -> Result<(), 
     Ok(())
 }
 
+/// Ends the reservations of `keys` now, for the next sweep to remove what was written under
+/// them (a copy that failed part-way).
+pub async fn lapse(pool: &PgPool, keys: &[String]) -> Result<(), sqlx::Error> {
+    sqlx::query("update upload_reservations set expires_at = now() where object_key = any($1)")
+        .bind(keys)
+        .execute(pool)
+        .await?;
+    Ok(())
+}
+
 /// Whether the reservation `r` has ended by `$now`: expired, or held for a sender of a file
 /// request that is closed or past its `expireTime` (what its senders announced is released
 /// when it stops taking files).

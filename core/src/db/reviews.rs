@@ -280,6 +280,25 @@ pub async fn set_resolved(
     .await
 }
 
+/// Closes one of the caller's reviews: its page answers that it is closed and takes no more
+/// notes; the notes stay for the owner. Answers when it closed (the first time, when closed
+/// already); `None` when the caller has no such review.
+pub async fn close(
+    pool: &PgPool,
+    user_id: UserId,
+    id: ReviewId,
+) -> Result<Option<DateTime<Utc>>, sqlx::Error> {
+    sqlx::query_scalar(
+        "update file_reviews set closed_at = coalesce(closed_at, now())
+         where id = $1 and user_id = $2
+         returning closed_at",
+    )
+    .bind(id)
+    .bind(user_id)
+    .fetch_optional(pool)
+    .await
+}
+
 #[cfg(test)]
 mod tests {
     use super::name_key;

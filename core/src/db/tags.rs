@@ -129,3 +129,13 @@ pub async fn list(pool: &PgPool, user_id: UserId) -> Result<Vec<TagListing>, sql
     .fetch_all(pool)
     .await
 }
+
+/// Deletes one of the caller's tags, taking it off every file; false when it has no such tag.
+pub async fn delete(pool: &PgPool, user_id: UserId, id: TagId) -> Result<bool, sqlx::Error> {
+    let deleted = sqlx::query("delete from tags where id = $1 and user_id = $2")
+        .bind(id)
+        .bind(user_id)
+        .execute(pool)
+        .await?;
+    Ok(deleted.rows_affected() == 1)
+}

@@ -393,12 +393,14 @@ impl Storage {
         Ok(())
     }
 
-    /// Copies an object into the other bucket under the same key, with its headers. Objects
-    /// above 5 GiB are copied part by part on the store's side; nothing passes through this
-    /// process. A copy that fails part-way is aborted, so no parts are left behind.
-    pub async fn copy_to(
+    /// Copies an object to `to_key` in `to` (the other bucket, another key, or the same object
+    /// again to store it with new headers), with `headers`. Objects above 5 GiB are copied
+    /// part by part on the store's side; nothing passes through this process. A copy that
+    /// fails part-way is aborted, so no parts are left behind.
+    pub async fn copy(
         &self,
         from: Bucket,
+        from_key: &str,
         to: Bucket,
         key: &str,
         size: i64,
@@ -407,7 +409,7 @@ impl Storage {
         let source = format!(
             "{}/{}",
             self.bucket_name(from),
-            utf8_percent_encode(key, KEY_ENCODE)
+            utf8_percent_encode(from_key, KEY_ENCODE)
         );
         let target = self.bucket_name(to);
         if size <= SINGLE_COPY_LIMIT {

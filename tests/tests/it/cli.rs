@@ -1875,3 +1875,71 @@ async fn folder_rules_are_added_listed_paused_and_removed_from_the_command_line(
     let neither = drive.run(&["rules", "add", "/Sums"]).await;
     assert!(!neither.success, "{}", neither.stdout);
 }
+
+#[tokio::test]
+async fn everyday_verbs_run_from_the_command_line() {
+    let app = TestApp::spawn().await;
+    let user = app.user(Some("Pro")).await;
+    let scratch = Scratch::new();
+    let drive = Drive::new(&scratch);
+    drive.login(&app, &user).await;
+    let file = app
+        .upload(&user, "draft.txt", "Text", "text/plain", bytes(40, 1))
+        .await
+        .to_string();
+    let song = app
+        .upload(&user, "song.mp3", "Audio", "audio/mpeg", bytes(40, 2))
+        .await
+        .to_string();
+
+    let renamed = drive.json(&["rename", &file, "final.txt"]).await;
+    assert_eq!(renamed["fileName"], "final.txt");
+    let refused = drive.run(&["rename", &file, "a/b"]).await;
+    assert!(
+        !refused.success && refused.stderr.contains("fileName"),
+        "{}",
+        refused.stderr
+    );
+    let copied = drive.run(&["cp", &file, "--to", "/Drafts/Old"]).await;
+    assert!(copied.success, "{}", copied.stderr);
+    assert!(
+        copied.stdout.contains("copied 1 file(s) to /Drafts/Old/"),
+        "{}",
+        copied.stdout
+    );
+    let moved = drive.json(&["folder", "mv", "/Drafts", "/Archive/Drafts"]).await;
+    assert_eq!(moved["folder"]["path"], "/Archive/Drafts/");
+    assert_eq!(moved["from"], "/Drafts/");
+    let deleted = drive.json(&["folder", "rm", "/Archive/Drafts/Old"]).await;
+    assert_eq!(deleted["trashed"].as_array().unwrap().len(), 1, "{deleted}");
+    assert_eq!(trash(&app, &user).await.len(), 1);
+
+    let tagged = drive.run(&["tag", &file, "--tags", "Later"]).await;
+    assert!(tagged.success, "{}", tagged.stderr);
+    assert!(drive.run(&["delete-tag", "later"]).await.success);
+    let collections = app.call(&user, "/select-collections", None).await.body;
+    assert_eq!(collections["tags"], json!([]));
+
+    let playlist = drive.json(&["playlist", "create", "Mix", &song]).await;
+    let id = playlist["id"].as_str().unwrap().to_string();
+    let renamed = drive.json(&["playlist", "rename", &id, "Mix 2"]).await;
+    assert_eq!(renamed["title"], "Mix 2");
+    let removed = drive.json(&["playlist", "remove", &id, &song]).await;
+    assert_eq!(removed["removed"], json!([song]));
+    assert!(drive.run(&["playlist", "delete", &id]).await.success);
+    let gone = drive.run(&["playlist", "delete", &id]).await;
+    assert!(
+        !gone.success && gone.stderr.contains("playlist_not_found"),
+        "{}",
+        gone.stderr
+    );
+
+    let request = drive.json(&["request", "create", "Receipts"]).await;
+    let request_id = request["id"].as_str().unwrap().to_string();
+    assert!(drive.run(&["request", "delete", &request_id]).await.success);
+    let review = drive.json(&["review", "create", &song]).await;
+    let closed = drive
+        .json(&["review", "close", review["id"].as_str().unwrap()])
+        .await;
+    assert!(closed["closeTime"].is_string(), "{closed}");
+}

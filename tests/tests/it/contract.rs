@@ -159,6 +159,30 @@ async fn seed(app: &TestApp, user: &TestUser) -> Value {
     }
     let playlist = made(app, user, "/create-playlist", json!({ "title": "Seeded" })).await;
     let gallery = made(app, user, "/create-gallery", json!({ "title": "Seeded" })).await;
+    // Folders, playlists, galleries, tags, requests and reviews for the routes that delete or
+    // close them, so the others keep theirs.
+    let (mut expendable_folders, mut expendable_playlists, mut expendable_galleries) =
+        (vec![], vec![], vec![]);
+    let (mut expendable_tags, mut expendable_requests, mut expendable_reviews) = (vec![], vec![], vec![]);
+    for n in 0..3 {
+        let folder = made(
+            app,
+            user,
+            "/move-files",
+            json!({ "fileIds": [files[5]], "folder": format!("/Spare {n}") }),
+        )
+        .await;
+        expendable_folders.push(folder["folder"]["id"].clone());
+        let title = json!({ "title": format!("Spare {n}") });
+        expendable_playlists.push(made(app, user, "/create-playlist", title.clone()).await["id"].clone());
+        expendable_galleries.push(made(app, user, "/create-gallery", title).await["id"].clone());
+        let request = json!({ "title": format!("Spare request {n}") });
+        expendable_requests.push(made(app, user, "/create-file-request", request).await["id"].clone());
+        let tag = json!({ "fileIds": [files[1]], "tags": [format!("spare {n}")] });
+        expendable_tags.push(made(app, user, "/tag-files", tag).await["tags"][0]["id"].clone());
+        let review = json!({ "fileId": video, "title": format!("Spare {n}") });
+        expendable_reviews.push(made(app, user, "/create-file-review", review).await["id"].clone());
+    }
     let upload = made(
         app,
         user,
@@ -246,7 +270,15 @@ async fn seed(app: &TestApp, user: &TestUser) -> Value {
         )
         .await;
     assert_eq!(note.status, 200, "{}", note.body);
-    json!({
+    let mut seeded = json!({
+        "expendableFolderId": expendable_folders,
+        "expendablePlaylistId": expendable_playlists,
+        "expendableGalleryId": expendable_galleries,
+        "expendableTagId": expendable_tags,
+        "expendableRequestId": expendable_requests,
+        "expendableReviewId": expendable_reviews,
+    });
+    let rest = json!({
         "userId": [user.id],
         "fileId": files,
         "expendableFileId": expendable,
@@ -283,7 +315,12 @@ async fn seed(app: &TestApp, user: &TestUser) -> Value {
         "connectionId": connections,
         "dropToken": [drop.token],
         "finishedDropToken": [other_drop.token],
-    })
+    });
+    seeded
+        .as_object_mut()
+        .unwrap()
+        .extend(rest.as_object().unwrap().clone());
+    seeded
 }
 
 #[tokio::test]
@@ -356,7 +393,7 @@ async fn schemathesis_finds_every_operation_true_to_the_document() {
     );
     // Every operation was called, and every one got past validation and the lookups at least
     // once: the seeded ids, tokens, plans and objects reach each route's success.
-    assert_eq!(reached.len(), 71, "operations called: {:?}", reached.keys());
+    assert_eq!(reached.len(), 84, "operations called: {:?}", reached.keys());
     let short: Vec<&String> = reached
         .keys()
         .filter(|op| !past_validation.contains(op))

@@ -596,7 +596,7 @@ async fn a_token_without_read_reaches_no_content_and_its_subscriptions_end_with_
     // Its review link and its file request close with it; the owner still lists the review.
     anonymous("/open-review", &open_review)
         .await
-        .assert_error(404, "review_not_found");
+        .assert_error(403, "review_closed");
     anonymous("/start-request-drop", &start_drop)
         .await
         .assert_error(403, "request_closed");

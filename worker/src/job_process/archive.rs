@@ -6,6 +6,7 @@
 use std::collections::{HashMap, HashSet};
 use std::io::{self, Read, Write};
 
+use chrono::{DateTime, Datelike, Timelike, Utc};
 use drive_domain::file::free_variant;
 use drive_domain::file::{FileKind, FileName, safe_name};
 use drive_domain::folder::FolderPath;
@@ -13,7 +14,7 @@ use drive_domain::id::FolderId;
 use drive_domain::job::Zip;
 use drive_domain::rows::FileRow;
 use serde_json::json;
-use zip::write::SimpleFileOptions;
+use zip::write::FullFileOptions;
 use zip::{CompressionMethod, ZipArchive, ZipWriter};
 
 use crate::job_process::context::JobContext;
@@ -54,9 +55,10 @@ pub fn zip(context: &JobContext, settings: &Zip) -> JobResult<serde_json::Value>
     let mut zip = ZipWriter::new_stream(writer);
     let mut done = 0u64;
     for (file, entry) in inputs.iter().zip(&entries) {
-        let options = SimpleFileOptions::default()
+        let options = FullFileOptions::default()
             .compression_method(compression_for(file.kind))
             .large_file(file.file_size as u64 >= u32::MAX as u64);
+        let options = modified(options, file.modified_time.unwrap_or(file.created_at))?;
         zip.start_file(entry.as_str(), options).map_err(zip_write_error)?;
         let copied = copy_with_progress(&mut context.read(file)?, &mut zip, |n| {
             context.progress((done + n) as f32 / total.max(1) as f32);
@@ -72,6 +74,36 @@ pub fn zip(context: &JobContext, settings: &Zip) -> JobResult<serde_json::Value>
     let writer = zip.finish().map_err(zip_write_error)?;
     let saved = writer.into_inner().finish()?;
     Ok(json!({ "entries": inputs.len(), "bytes": saved.file_size }))
+}
+
+/// An entry dated as its file: the modified time the uploader gave, else when it was recorded.
+/// Written twice, as unzippers read one or the other: the DOS date and time (UTC, to two
+/// seconds, 1980 to 2107; outside that range the zip's default) and the extended timestamp
+/// field (0x5455: the second, UTC, as a 32-bit Unix time).
+fn modified<'k, 'n>(
+    options: FullFileOptions<'k, 'n>,
+    time: DateTime<Utc>,
+) -> JobResult<FullFileOptions<'k, 'n>> {
+    let dos = zip::DateTime::from_date_and_time(
+        u16::try_from(time.year()).unwrap_or(0),
+        time.month() as u8,
+        time.day() as u8,
+        time.hour() as u8,
+        time.minute() as u8,
+        time.second() as u8,
+    );
+    let mut options = match dos {
+        Ok(dos) => options.last_modified_time(dos),
+        Err(_) => options,
+    };
+    if let Ok(unix) = u32::try_from(time.timestamp()) {
+        let mut field = vec![1u8];
+        field.extend_from_slice(&unix.to_le_bytes());
+        options
+            .add_extra_field(0x5455, field, false)
+            .map_err(zip_write_error)?;
+    }
+    Ok(options)
 }
 
 /// Pictures, audio, video and archives are compressed already: deflating them again costs

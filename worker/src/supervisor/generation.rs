@@ -169,6 +169,7 @@ impl Generation<'_> {
             modified_time: None,
             folder_id: None,
             derivative_of: None,
+            copy_of: None,
         };
         // Announced by the generation's own event, not a `file` event.
         let (file, queued) = match entry::enter(&mut tx, &new, limit, None::<EventKind>, None).await? {

@@ -22,6 +22,8 @@ use crate::error::{ApiError, ApiResult};
 use crate::extract::Json;
 use crate::state::AppState;
 
+mod edits;
+
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .routes(routes!(create_playlist))
@@ -31,6 +33,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(add_to_gallery))
         .routes(routes!(reorder_gallery))
         .routes(routes!(select_collections))
+        .merge(edits::router())
 }
 
 /// A playlist or gallery as it now stands.
@@ -54,7 +57,7 @@ pub struct Collection {
     skipped: Vec<FileId>,
 }
 
-/// The answer of the reorder routes.
+/// The answer of the reorder and rename routes.
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Reordered {
@@ -169,12 +172,18 @@ async fn reorder(
     collections::reorder(&mut tx, id, file_ids, featured).await?;
     let row = collections::summary(&mut tx, id).await?;
     tx.commit().await?;
-    Ok(Reordered {
-        id: row.id,
-        title: row.title,
-        is_public: row.is_public,
-        file_count: row.file_count,
-    })
+    Ok(row.into())
+}
+
+impl From<CollectionRow> for Reordered {
+    fn from(row: CollectionRow) -> Reordered {
+        Reordered {
+            id: row.id,
+            title: row.title,
+            is_public: row.is_public,
+            file_count: row.file_count,
+        }
+    }
 }
 
 #[derive(Debug, Deserialize, ToSchema)]

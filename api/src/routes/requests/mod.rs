@@ -31,6 +31,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(create_file_request))
         .routes(routes!(select_file_requests))
         .routes(routes!(set_file_request_open))
+        .routes(routes!(delete_file_request))
         .merge(senders::router())
 }
 
@@ -464,4 +465,34 @@ async fn set_file_request_open(
 
 fn request_not_found() -> ApiError {
     ApiError::not_found("request_not_found", "no file request of yours has that requestId")
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct DeleteRequestInput {
+    request_id: RequestId,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct DeletedRequest {
+    deleted: RequestId,
+}
+
+/// Delete a file request: its link stops working, and its drops and its `onArrival` rule go;
+/// what arrived stays as the caller's files, where it landed.
+#[utoipa::path(post, path = "/delete-file-request", tag = "requests", request_body = DeleteRequestInput,
+    responses((status = 200, body = DeletedRequest)))]
+async fn delete_file_request(
+    State(state): State<AppState>,
+    caller: Caller,
+    Json(input): Json<DeleteRequestInput>,
+) -> ApiResult<axum::Json<DeletedRequest>> {
+    let mut tx = state.db.begin().await?;
+    if !requests::delete(&mut tx, caller.user_id, input.request_id).await? {
+        return Err(request_not_found());
+    }
+    tx.commit().await?;
+    Ok(axum::Json(DeletedRequest {
+        deleted: input.request_id,
+    }))
 }

@@ -360,6 +360,7 @@ async fn finish_request_file(
         modified_time: None,
         folder_id: Some(request.folder_id),
         derivative_of: None,
+        copy_of: None,
     };
     let mut tx = state.db.begin().await?;
     // No event of its own: the drop's event announces what arrived.

@@ -32,6 +32,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(select_file_reviews))
         .routes(routes!(reply_to_review_note))
         .routes(routes!(set_review_note_resolved))
+        .routes(routes!(close_file_review))
         .merge(reviewers::router())
 }
 
@@ -97,6 +98,9 @@ pub struct Review {
     /// The page to share, `{site}/reviews/{id}`.
     url: String,
     insert_time: DateTime<Utc>,
+    /// When its link was closed (`/close-file-review`, or with the API token that made it);
+    /// null while open.
+    close_time: Option<DateTime<Utc>>,
     /// The edit list: notes in the order of the timeline (then of writing), each with its
     /// timecode and replies.
     notes: Vec<Note>,
@@ -167,6 +171,7 @@ fn review(state: &AppState, row: ReviewRow, notes: Vec<NoteRow>) -> Review {
             kind: row.kind,
         },
         insert_time: row.created_at,
+        close_time: row.closed_at,
         notes: edit_list(notes),
     }
 }
@@ -389,4 +394,35 @@ mod tests {
         assert_eq!(timecode(83.4567), "00:01:23.457");
         assert_eq!(timecode(3723.5), "01:02:03.500");
     }
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CloseReviewInput {
+    review_id: ReviewId,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ClosedReview {
+    id: ReviewId,
+    close_time: DateTime<Utc>,
+}
+
+/// Close a review's link: its page answers that it is closed and takes no more notes; its
+/// notes stay in `/select-file-reviews`. Closing a closed review answers when it closed.
+#[utoipa::path(post, path = "/close-file-review", tag = "reviews", request_body = CloseReviewInput,
+    responses((status = 200, body = ClosedReview)))]
+async fn close_file_review(
+    State(state): State<AppState>,
+    caller: Caller,
+    Json(input): Json<CloseReviewInput>,
+) -> ApiResult<axum::Json<ClosedReview>> {
+    let close_time = reviews::close(&state.db, caller.user_id, input.review_id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("review_not_found", "no review of yours has that id"))?;
+    Ok(axum::Json(ClosedReview {
+        id: input.review_id,
+        close_time,
+    }))
 }

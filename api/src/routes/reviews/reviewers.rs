@@ -100,13 +100,21 @@ async fn open_review(
     }))
 }
 
-/// A review whose file is in the library and whose token was not revoked; one of a trashed
-/// file, or closed with its token, is as gone as a deleted one.
+/// A review whose file is in the library and that is open; one of a trashed file is as gone
+/// as a deleted one, and a closed one (by its owner, or with the token that made it) is 403
+/// `review_closed`.
 pub async fn available(state: &AppState, id: ReviewId) -> ApiResult<ReviewRow> {
-    reviews::find(&state.db, id)
+    let review = reviews::find(&state.db, id)
         .await?
-        .filter(|r| r.trashed_at.is_none() && r.closed_at.is_none())
-        .ok_or_else(|| ApiError::not_found("review_not_found", "there is no review with that id"))
+        .filter(|r| r.trashed_at.is_none())
+        .ok_or_else(|| ApiError::not_found("review_not_found", "there is no review with that id"))?;
+    if review.closed_at.is_some() {
+        return Err(ApiError::forbidden(
+            "review_closed",
+            "this review is closed: its owner takes no more notes here",
+        ));
+    }
+    Ok(review)
 }
 
 #[derive(Debug, Deserialize, ToSchema)]

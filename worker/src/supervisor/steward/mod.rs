@@ -445,6 +445,7 @@ impl Steward {
             modified_time: None,
             folder_id: None,
             derivative_of: Some(of.id),
+            copy_of: None,
         };
         let mut tx = self.db.begin().await?;
         match files::insert(&mut tx, &new, self.quota).await? {

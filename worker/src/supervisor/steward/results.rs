@@ -165,6 +165,7 @@ impl Recorder {
             modified_time: None,
             folder_id,
             derivative_of: None,
+            copy_of: None,
         };
         // A result enters the drive like an upload: counted, announced, its metadata read.
         let recorded = match entry::enter(
