@@ -145,7 +145,10 @@ pub fn needed_scopes(route: &str) -> Option<&'static [Scope]> {
         | "/select-file-reviews"
         | "/select-file-views"
         | "/select-generations"
-        | "/select-trashed-files" => Some(READ),
+        | "/select-trashed-files"
+        | "/select-file-shares"
+        | "/select-shared-files"
+        | "/select-profile" => Some(READ),
         "/trash-files" | "/restore-files" | "/delete-files" | "/purge-trashed-files" | "/delete-folder" => {
             Some(DELETE)
         }
@@ -194,7 +197,10 @@ pub fn needed_scopes(route: &str) -> Option<&'static [Scope]> {
         | "/delete-gallery"
         | "/delete-tag"
         | "/delete-file-request"
-        | "/close-file-review" => Some(WRITE),
+        | "/close-file-review"
+        | "/share-files"
+        | "/unshare-files"
+        | "/update-profile" => Some(WRITE),
         _ => None,
     }
 }

@@ -166,9 +166,14 @@ fn options_by_job_type(doc: &mut serde_json::Value) {
         }));
     }
     for chain in ["steps", "templateId"] {
+        // Given and not null (a null is a field left out), so that one branch alone matches.
         branches.push(serde_json::json!({
             "required": [chain],
-            "properties": { "jobType": { "type": "null" }, "options": { "type": "null" } },
+            "properties": {
+                chain: { "not": { "type": "null" } },
+                "jobType": { "type": "null" },
+                "options": { "type": "null" },
+            },
         }));
     }
     let description = serde_json::json!({
@@ -236,6 +241,8 @@ const CHOICES: &[(&str, Choice, &[&str])] = &[
     ("CreateRuleInput", Choice::ExactlyOne, &["folder", "folderId"]),
     ("InsertInput", Choice::AtMostOne, &["folder", "folderId"]),
     ("CopyInput", Choice::ExactlyOne, &["folder", "folderId"]),
+    ("ShareInput", Choice::ExactlyOne, &["fileIds", "folderId"]),
+    ("UnshareInput", Choice::ExactlyOne, &["fileIds", "folderId"]),
     (
         "ArchiveRequestInput",
         Choice::ExactlyOne,

@@ -60,6 +60,7 @@ pub fn app(state: AppState) -> Router {
         .merge(routes::organize::router())
         .merge(routes::files::router())
         .merge(routes::folders::router())
+        .merge(routes::shares::router())
         .merge(routes::collections::router())
         .merge(routes::views::router())
         .merge(routes::search::router())

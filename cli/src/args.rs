@@ -11,7 +11,7 @@ use drive_client::search::{SearchQuery, Within};
 
 mod edits;
 mod jobs;
-pub use edits::FolderCommand;
+pub use edits::{FolderCommand, ShareArgs};
 pub use jobs::{JobsCommand, RulesCommand, TemplatesCommand};
 
 #[derive(Parser)]
@@ -193,6 +193,23 @@ pub enum Command {
     Folder(FolderCommand),
     /// Delete a tag: it comes off every file
     DeleteTag { tag: String },
+    /// Share files, or a folder (what is in it and below it, now and later), with people by
+    /// handle: they may see them, never change them
+    Share(ShareArgs),
+    /// Take back shares, from some people (--with) or from everyone
+    Unshare(ShareArgs),
+    /// What you share, and with whom
+    Shares,
+    /// The files others share with you, newest first
+    Shared,
+    /// Your display name, and whether owners see when you open their shared files
+    Profile {
+        #[arg(long)]
+        display_name: Option<String>,
+        /// true or false
+        #[arg(long)]
+        show_views: Option<bool>,
+    },
     /// Your folders, playlists, galleries and tags
     Collections,
     /// Playlists: audio and video in order
@@ -359,6 +376,9 @@ pub struct SearchArgs {
     /// newest, oldest, largest, smallest or name [default: newest]
     #[arg(long)]
     sort: Option<String>,
+    /// Files others share with you: include (beside yours) or only
+    #[arg(long)]
+    shared: Option<String>,
     /// Files (1 to 200; moments up to 50 with --query)
     #[arg(long)]
     limit: Option<u32>,
@@ -403,6 +423,7 @@ impl SearchArgs {
             key: self.key.clone(),
             within,
             sort: self.sort.clone(),
+            shared: self.shared.clone(),
             limit: self.limit,
             offset: self.offset,
         }

@@ -20,6 +20,7 @@ mod reading;
 mod requests;
 mod reviews;
 mod rules;
+mod sharing;
 mod upload;
 mod webhooks;
 
@@ -146,6 +147,14 @@ async fn command(
             FolderCommand::Rm { path } => edits::delete_folder(&signed_in()?, &path, json).await,
         },
         Command::DeleteTag { tag } => edits::delete_tag(&signed_in()?, &tag, json).await,
+        Command::Share(args) => sharing::share(&signed_in()?, &args, json).await,
+        Command::Unshare(args) => sharing::unshare(&signed_in()?, &args, json).await,
+        Command::Shares => sharing::shares(&signed_in()?, json).await,
+        Command::Shared => sharing::shared(&signed_in()?, json).await,
+        Command::Profile {
+            display_name,
+            show_views,
+        } => sharing::profile(&signed_in()?, display_name.as_deref(), show_views, json).await,
         Command::Playlist(command) => {
             collection(&signed_in()?, CollectionKind::Playlist, command, json).await
         }

@@ -24,6 +24,7 @@ pub mod requests;
 pub mod reviews;
 pub mod rules;
 pub mod search;
+pub mod sharing;
 pub mod spool;
 pub mod templates;
 #[cfg(feature = "tools")]

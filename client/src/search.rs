@@ -57,6 +57,9 @@ pub struct SearchQuery {
     /// `newest` (the service's default), `oldest`, `largest`, `smallest` or `name`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sort: Option<String>,
+    /// Files others share with the caller: `include` or `only` (left out: only the caller's).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shared: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub limit: Option<u32>,
     #[serde(skip_serializing_if = "Option::is_none")]

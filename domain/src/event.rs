@@ -3,8 +3,8 @@
 use serde::{Deserialize, Serialize};
 
 /// The contract's six kinds, then the kinds a mirror of the drive follows (a file trashed,
-/// restored, deleted, moved, renamed or switched public or private), which the feed and the
-/// webhooks send only to a caller that names them.
+/// restored, deleted, moved, renamed, switched public or private, shared or unshared), which the
+/// feed and the webhooks send only to a caller that names them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum EventKind {
@@ -20,6 +20,8 @@ pub enum EventKind {
     Moved,
     Renamed,
     Access,
+    Shared,
+    Unshared,
 }
 
 impl EventKind {
@@ -37,6 +39,8 @@ impl EventKind {
             EventKind::Moved => "moved",
             EventKind::Renamed => "renamed",
             EventKind::Access => "access",
+            EventKind::Shared => "shared",
+            EventKind::Unshared => "unshared",
         }
     }
 
@@ -62,6 +66,8 @@ impl EventKind {
             EventKind::Moved,
             EventKind::Renamed,
             EventKind::Access,
+            EventKind::Shared,
+            EventKind::Unshared,
         ]);
         all
     }

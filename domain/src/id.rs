@@ -101,4 +101,6 @@ ids! {
     TemplateId;
     /// A folder rule: a job run on every file that lands in a folder.
     RuleId;
+    /// A file or folder shared with one other account.
+    ShareId;
 }

@@ -236,7 +236,7 @@ async fn query_latency(app: &TestApp, user: &TestUser, pool: &PgPool, models: &P
                 let query = query.clone();
                 async move {
                     let ids = moments::by_words(pool, user.id, &query, None, 200).await.unwrap();
-                    let found = moments::found(pool, user.id, &ids).await.unwrap();
+                    let found = moments::found(pool, &[user.id], &ids).await.unwrap();
                     let mut files: Vec<FileId> = found.iter().map(|m| m.file_id).collect();
                     files.dedup();
                     files.truncate(50);

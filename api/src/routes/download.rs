@@ -6,7 +6,7 @@ use axum::extract::{Path, State};
 use axum::response::Redirect;
 use chrono::{TimeDelta, Utc};
 use drive_core::db::files::{self, FileRow};
-use drive_core::db::views;
+use drive_core::db::{shares, views};
 use drive_core::rewrites;
 use drive_core::storage::Bucket;
 use utoipa_axum::router::OpenApiRouter;
@@ -46,7 +46,12 @@ async fn generate_download_url(
     let file = files::find(&state.db, input.id)
         .await?
         .filter(|f| f.trashed_at.is_none());
-    let reachable = file.filter(|f| f.is_public() || caller.as_ref().is_some_and(|c| c.user_id == f.user_id));
+    let reachable = match (file, &caller) {
+        (Some(f), _) if f.is_public() || caller.as_ref().is_some_and(|c| c.user_id == f.user_id) => Some(f),
+        // Another account's private file reaches only those it is shared with.
+        (Some(_), Some(caller)) => shares::visible(&state.db, caller.user_id, input.id).await?,
+        _ => None,
+    };
     let Some(file) = reachable else {
         return Err(match caller {
             // Anonymous callers learn nothing about private files, not even that they exist.
@@ -134,6 +139,6 @@ async fn count_view(state: &AppState, file: &FileRow, caller: Option<Caller>) ->
     let mut conn = state.db.acquire().await?;
     let listed = serde_json::to_value(FileRecord::with_url(file, None)).unwrap_or_default();
     let viewer = caller.map(|c| c.user_id);
-    views::record(&mut conn, file.user_id, listed, file.id, viewer, Utc::now()).await?;
+    views::record(&mut conn, file, listed, viewer, Utc::now()).await?;
     Ok(())
 }

@@ -20,6 +20,7 @@ pub mod requests;
 pub mod reviews;
 pub mod rules;
 pub mod search;
+pub mod shares;
 pub mod subscriptions;
 pub mod templates;
 pub mod trash;

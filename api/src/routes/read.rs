@@ -9,6 +9,7 @@ use axum::extract::State;
 use drive_core::db::PgPool;
 use drive_core::db::files::{self, FileRow};
 use drive_core::db::moments::{self, Said};
+use drive_core::db::shares;
 use drive_core::file::FileKind;
 use drive_core::id::FileId;
 use drive_core::input::Bounded;
@@ -131,11 +132,18 @@ async fn read_file(
         }
     }
     let offset = input.offset.map_or(0, |n| n.get() as u64);
-    // Another account's private file, a trashed one and none at all answer alike.
-    let file = files::find(&state.db, input.file_id)
+    // Another account's private file not shared with the caller, a trashed one and none at all
+    // answer alike.
+    let file = match files::find(&state.db, input.file_id)
         .await?
-        .filter(|f| f.trashed_at.is_none() && (f.is_public() || f.user_id == caller.user_id))
-        .ok_or_else(|| ApiError::not_found("file_not_found", "no file you can open has that id"))?;
+        .filter(|f| f.trashed_at.is_none())
+    {
+        Some(f) if f.is_public() || f.user_id == caller.user_id => Some(f),
+        Some(_) => shares::visible(&state.db, caller.user_id, input.file_id).await?,
+        None => None,
+    };
+    let file =
+        file.ok_or_else(|| ApiError::not_found("file_not_found", "no file you can open has that id"))?;
     let file = download::as_stored(&state, file).await?;
     let reading = match how_to_read(&file) {
         How::Said => {

@@ -7,7 +7,7 @@ use chrono::{DateTime, Utc};
 use std::collections::HashMap;
 
 use drive_core::db::moments::{self, EntryType, Moment};
-use drive_core::db::search::{self, BoundingBox, Filters, Hit, Sort};
+use drive_core::db::search::{self, BoundingBox, Filters, Hit, Sort, Whose};
 use drive_core::file::FileKind;
 use drive_core::folder::{self, FolderPath};
 use drive_core::id::{FileId, FolderId, UserId};
@@ -87,12 +87,23 @@ pub struct SearchInput {
     key: Option<Line>,
     /// Where a photo was taken.
     within: Option<Within>,
+    /// Files others share with the caller: `include` them beside the caller's own, or look at
+    /// `only` them. Left out, only the caller's own. `tags` are the caller's own tags, which
+    /// shared files do not carry; `folder` is a path in the owner's drive.
+    shared: Option<SearchShared>,
     #[serde(default)]
     sort: SortBy,
     /// 1 to 200; default 50.
     limit: Option<Bounded<1, 200>>,
     /// Default 0.
     offset: Option<Bounded<0, { MAX_OFFSET }>>,
+}
+
+#[derive(Debug, Clone, Copy, Deserialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum SearchShared {
+    Include,
+    Only,
 }
 
 fn key_schema() -> utoipa::openapi::schema::Object {
@@ -119,8 +130,12 @@ pub struct SearchResult {
     insert_time: DateTime<Utc>,
     modified_time: Option<DateTime<Utc>>,
     description: Option<String>,
-    /// Where it sits (`/` for the top), with a trailing slash.
+    /// Where it sits (`/` for the top), with a trailing slash; for a file shared with the
+    /// caller, in its owner's drive.
     folder: String,
+    /// The handle of the account that shared it with the caller; absent for the caller's own.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    owner: Option<String>,
     tags: Vec<String>,
     title: Option<String>,
     artists: Vec<String>,
@@ -236,6 +251,11 @@ fn filters(input: &SearchInput) -> ApiResult<Filters> {
         None => None,
     };
     Ok(Filters {
+        whose: match input.shared {
+            None => Whose::Own,
+            Some(SearchShared::Include) => Whose::OwnAndShared,
+            Some(SearchShared::Only) => Whose::Shared,
+        },
         words: words(text),
         kinds: input
             .types
@@ -271,9 +291,10 @@ fn words(text: &str) -> Vec<String> {
         .collect()
 }
 
-fn result(hit: Hit, state: &AppState) -> SearchResult {
+fn result(hit: Hit, state: &AppState, caller: UserId) -> SearchResult {
     let is_public = hit.bucket == Bucket::Public;
     SearchResult {
+        owner: (hit.owner_id != caller).then_some(hit.owner_handle),
         id: hit.id,
         download_url: is_public.then(|| state.storage.public_link(hit.id)),
         file_name: hit.file_name,
@@ -369,7 +390,10 @@ async fn search_files(
         None
     };
     Ok(axum::Json(SearchAnswer {
-        files: hits.into_iter().map(|h| result(h, &state)).collect(),
+        files: hits
+            .into_iter()
+            .map(|h| result(h, &state, caller.user_id))
+            .collect(),
         next_offset: more.then_some(offset + limit),
         folders,
         moments: None,
@@ -388,8 +412,9 @@ const CANDIDATES: usize = 200;
 /// drowning what both rankings agree on.
 const RRF_K: f64 = 60.0;
 
-/// Searches inside the caller's read files for `query`: the moments whose words match
-/// (PostgreSQL full text) and those nearest in meaning (cosine of embeddings), fused by rank.
+/// Searches inside the read files the caller may look in for `query`: the moments whose words
+/// match (PostgreSQL full text) and those nearest in meaning (cosine of embeddings), fused by
+/// rank.
 async fn inside(
     state: &AppState,
     user_id: UserId,
@@ -398,24 +423,46 @@ async fn inside(
     limit: i64,
 ) -> ApiResult<SearchAnswer> {
     let narrowed = !filters.words.is_empty() || filters.folder.is_some() || filters.narrows_by_content();
-    let within = match narrowed {
-        true => Some(search::file_ids(&state.db, user_id, filters).await?),
-        false => None,
+    // Each account's moments are searched on their own, among the files of its the caller may
+    // look in: the caller's own (all of them unless narrowed), and those others share.
+    let mut accounts: Vec<(UserId, Option<Vec<FileId>>)> = Vec::new();
+    if narrowed || filters.whose != Whose::Own {
+        let mut by_owner: HashMap<UserId, Vec<FileId>> = HashMap::new();
+        for (file, owner) in search::file_ids(&state.db, user_id, filters).await? {
+            by_owner.entry(owner).or_default().push(file);
+        }
+        if filters.whose != Whose::Shared && !narrowed {
+            accounts.push((user_id, None));
+            by_owner.remove(&user_id);
+        }
+        accounts.extend(by_owner.into_iter().map(|(owner, files)| (owner, Some(files))));
+    } else {
+        accounts.push((user_id, None));
+    }
+    // Every account's two rankings at once: the words' in PostgreSQL while the model embeds the
+    // query; then the moments nearest in meaning in each account's embeddings.
+    let embedding = state.meaning.embed(query);
+    let words = async {
+        let mut rankings = Vec::new();
+        for (account, within) in &accounts {
+            let limit = CANDIDATES as i64;
+            rankings.push(moments::by_words(&state.db, *account, query, within.as_deref(), limit).await?);
+        }
+        Ok::<_, sqlx::Error>(rankings)
     };
-    // The two rankings at once: the words' in PostgreSQL while the model embeds the query.
-    let by_meaning = async {
-        let embedding = state.meaning.embed(query).await?;
+    let (embedding, by_words) = tokio::join!(embedding, words);
+    let (embedding, mut rankings) = (embedding?, by_words?);
+    for (account, within) in &accounts {
         let nearest = state
             .meaning
-            .nearest(&state.db, user_id, &embedding, within.as_deref(), CANDIDATES);
-        Ok::<_, ApiError>(nearest.await?)
-    };
-    let by_words = moments::by_words(&state.db, user_id, query, within.as_deref(), CANDIDATES as i64);
-    let (by_words, by_meaning) = tokio::join!(by_words, by_meaning);
-    let (by_words, by_meaning) = (by_words?, by_meaning?);
-    let ranked = fuse(&[by_words, by_meaning]);
+            .nearest(&state.db, *account, &embedding, within.as_deref(), CANDIDATES)
+            .await?;
+        rankings.push(nearest);
+    }
+    let ranked = fuse(&rankings);
     // Trashed files' moments drop out here.
-    let mut found: HashMap<i64, Moment> = moments::found(&state.db, user_id, &ranked)
+    let owners: Vec<UserId> = accounts.iter().map(|(account, _)| *account).collect();
+    let mut found: HashMap<i64, Moment> = moments::found(&state.db, &owners, &ranked)
         .await?
         .into_iter()
         .map(|m| (m.id, m))
@@ -448,7 +495,7 @@ async fn inside(
         files: file_ids
             .iter()
             .filter_map(|id| hits.remove(id))
-            .map(|h| result(h, state))
+            .map(|h| result(h, state, user_id))
             .collect(),
         next_offset: None,
         folders: None,

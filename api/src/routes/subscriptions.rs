@@ -37,7 +37,7 @@ pub struct CreateSubscriptionInput {
     url: Line<1, 2000>,
     /// The kinds to send; default the contract's six. The kinds a mirror follows are sent
     /// only when named.
-    kinds: Option<List<EventKind, 1, 12>>,
+    kinds: Option<List<EventKind, 1, 14>>,
 }
 
 /// A subscription as its owner sees it.

@@ -54,8 +54,8 @@ pub struct ViewEntry {
     views: i64,
     all_views: i64,
     last_view_time: Option<chrono::DateTime<Utc>>,
-    /// Named viewers, most recent first. Files cannot be shared with anyone yet, so nobody is
-    /// named: every open is counted only.
+    /// Named viewers since `since`, most recent first: people the file is shared with who let
+    /// it be known (`/update-profile`); every other open is counted only.
     viewers: Vec<Viewer>,
 }
 
@@ -88,6 +88,8 @@ async fn select_file_views(
         limit,
     )
     .await?;
+    let ids: Vec<FileId> = counts.iter().map(|c| c.id).collect();
+    let mut named = views::named(&state.db, &ids, since).await?;
     let files = counts
         .into_iter()
         .map(|c| ViewEntry {
@@ -97,7 +99,15 @@ async fn select_file_views(
             views: c.views,
             all_views: c.all_views,
             last_view_time: c.last_view_time,
-            viewers: Vec::new(),
+            viewers: named
+                .extract_if(.., |v| v.file_id == c.id)
+                .map(|v| Viewer {
+                    handle: Some(v.handle),
+                    display_name: v.display_name,
+                    last_day: v.last_day,
+                    views: v.views,
+                })
+                .collect(),
         })
         .collect();
     Ok(axum::Json(FileViews { since, files }))

@@ -1,6 +1,7 @@
-//! The arguments of `drive folder`.
+//! The arguments of `drive folder`, `drive share` and `drive unshare`.
 
-use clap::Subcommand;
+use clap::{Args, Subcommand};
+use uuid::Uuid;
 
 #[derive(Subcommand)]
 pub enum FolderCommand {
@@ -17,4 +18,17 @@ pub enum FolderCommand {
         /// The folder, like /Clients/Acme
         path: String,
     },
+}
+
+#[derive(Args)]
+pub struct ShareArgs {
+    /// The files' ids (or --folder)
+    #[arg(value_name = "ID", required_unless_present = "folder")]
+    pub ids: Vec<Uuid>,
+    /// A folder, like /Photos/2026 (instead of ids)
+    #[arg(long, conflicts_with = "ids")]
+    pub folder: Option<String>,
+    /// Handles, comma-separated (1 to 50; unshare: leave out for everyone)
+    #[arg(long = "with", value_delimiter = ',')]
+    pub handles: Vec<String>,
 }

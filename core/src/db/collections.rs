@@ -88,7 +88,8 @@ pub async fn lock_owned(
 /// Appends the admissible files among `file_ids`, in the order given, after what the
 /// collection holds; files already in stay where they are. Admissible: of the collection's
 /// kinds, not trashed, not a derivative, and the caller's own, or (while the collection is
-/// private) anyone's public file. `featured` marks which of the new files go up front.
+/// private) anyone's public file or one shared with the caller. `featured` marks which of the
+/// new files go up front.
 /// Answers the ids added.
 pub async fn append(
     conn: &mut PgConnection,
@@ -105,7 +106,8 @@ pub async fn append(
         "with locked as (
              select f.id from files f
              where f.id = any($4::uuid[]) and f.kind = any($5) and f.trashed_at is null
-               and f.derivative_of is null and (f.user_id = $2 or (not $3 and f.bucket = 'public'))
+               and f.derivative_of is null
+               and (f.user_id = $2 or (not $3 and (f.bucket = 'public' or shared_with(f.id, f.folder_id, $2))))
              for share
          ),
          wanted as (

@@ -21,6 +21,7 @@ pub mod reservations;
 pub mod reviews;
 pub mod rules;
 pub mod search;
+pub mod shares;
 pub mod subscriptions;
 pub mod tags;
 pub mod templates;

@@ -158,15 +158,15 @@ pub struct Moment {
     pub page: Option<i32>,
 }
 
-/// The account's moments `ids` that are in library files (not trashed, not derivatives), in no
-/// particular order.
-pub async fn found(pool: &PgPool, user_id: UserId, ids: &[i64]) -> Result<Vec<Moment>, sqlx::Error> {
+/// The moments `ids` of `accounts` that are in library files (not trashed, not derivatives), in
+/// no particular order.
+pub async fn found(pool: &PgPool, accounts: &[UserId], ids: &[i64]) -> Result<Vec<Moment>, sqlx::Error> {
     sqlx::query_as(
         "select m.id, m.file_id, m.entry_type, m.text, m.at, m.until, m.page
          from moments m join files f on f.id = m.file_id
-         where m.user_id = $1 and m.id = any($2) and f.trashed_at is null and f.derivative_of is null",
+         where m.user_id = any($1) and m.id = any($2) and f.trashed_at is null and f.derivative_of is null",
     )
-    .bind(user_id)
+    .bind(accounts)
     .bind(ids)
     .fetch_all(pool)
     .await

@@ -60,9 +60,20 @@ pub struct BoundingBox {
     pub east: f64,
 }
 
+/// Whose files a search looks at: the caller's own (the default), theirs and those others share
+/// with them, or only the shared ones.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Whose {
+    #[default]
+    Own,
+    OwnAndShared,
+    Shared,
+}
+
 /// Every filter is optional; each one given narrows the result.
 #[derive(Debug, Clone, Default)]
 pub struct Filters {
+    pub whose: Whose,
     /// Words (lower case) that must all appear in a file's words.
     pub words: Vec<String>,
     pub kinds: Option<Vec<String>>,
@@ -120,6 +131,8 @@ pub struct Hit {
     pub modified_time: Option<DateTime<Utc>>,
     pub description: Option<String>,
     pub folder_path: Option<String>,
+    pub owner_id: UserId,
+    pub owner_handle: String,
     pub tags: Vec<String>,
     pub title: Option<String>,
     pub artists: Option<Vec<String>>,
@@ -187,8 +200,8 @@ pub async fn files(
     // Sorted by name within a folder, each folder of the subtree gives its first page from its own
     // index in name order (`files_in_folder_by_name`), and only those are sorted together: a page
     // reads at most `limit + 1 + offset` files a folder instead of every file under the folder.
-    let by_name_in = match (&filters.folder, sort) {
-        (Some(folder), Sort::Name) => Some(folder),
+    let by_name_in = match (&filters.folder, sort, filters.whose) {
+        (Some(folder), Sort::Name, Whose::Own) => Some(folder),
         _ => None,
     };
 
@@ -228,6 +241,7 @@ pub async fn files(
 /// The columns of a [`Hit`], over `files f` and `folders d` (its folder).
 const HIT_COLUMNS: &str = "select f.id, f.file_name, f.file_size, f.mime_type, f.kind, f.bucket, f.object_key, f.created_at,
                 f.modified_time, f.description, d.path as folder_path,
+                f.user_id as owner_id, (select u.handle from users u where u.id = f.user_id) as owner_handle,
                 coalesce((select array_agg(t.text order by lower(t.text)) from file_tags ft
                           join tags t on t.id = ft.tag_id where ft.file_id = f.id), '{}') as tags,
                 f.title, f.artists, f.album, f.genre, f.taken_time, f.duration_seconds, f.tempo_bpm,
@@ -237,9 +251,9 @@ const HIT_COLUMNS: &str = "select f.id, f.file_name, f.file_size, f.mime_type, f
                          (select a.id from files a where a.derivative_of = f.id and a.file_name not like 'frame %'
                           order by a.file_name limit 1)) as artwork_id";
 
-/// The conditions every search applies after `where`: the caller's library files matching
-/// `filters` (`tag_ids` the tags asked for, rarest first). The folder is left to the caller
-/// unless `folder_in_where`.
+/// The conditions every search applies after `where`: the library files of `filters.whose`
+/// matching `filters` (`tag_ids` the tags asked for, rarest first). The folder is left to the
+/// caller unless `folder_in_where`.
 fn push_conditions(
     q: &mut QueryBuilder<'_, Postgres>,
     user_id: UserId,
@@ -247,8 +261,8 @@ fn push_conditions(
     tag_ids: &[TagId],
     folder_in_where: bool,
 ) {
-    q.push(" f.trashed_at is null and f.derivative_of is null and f.user_id = ");
-    q.push_bind(user_id);
+    q.push(" f.trashed_at is null and f.derivative_of is null and ");
+    push_whose(q, user_id, filters.whose);
     if !filters.words.is_empty() {
         // `search_text` is the file's words in lower case, kept by triggers (see its migration).
         // Each word the trigram index can narrow by is a condition of its own, which the index
@@ -336,32 +350,59 @@ fn push_conditions(
     }
 }
 
-/// The caller's files matching `filters`, unordered and unpaged: which files a search inside
-/// files may look in.
-pub async fn file_ids(pool: &PgPool, user_id: UserId, filters: &Filters) -> Result<Vec<FileId>, sqlx::Error> {
+/// Whose files: the caller's, or (only, or also) those shared with them (`shared_with`, read
+/// only among the files of accounts that share something with them).
+fn push_whose(q: &mut QueryBuilder<'_, Postgres>, user_id: UserId, whose: Whose) {
+    let shared = |q: &mut QueryBuilder<'_, Postgres>| {
+        q.push("(f.user_id in (select s.owner_id from file_shares s where s.grantee_id = ")
+            .push_bind(user_id)
+            .push(") and shared_with(f.id, f.folder_id, ")
+            .push_bind(user_id)
+            .push("))");
+    };
+    match whose {
+        Whose::Own => {
+            q.push("f.user_id = ").push_bind(user_id);
+        }
+        Whose::OwnAndShared => {
+            q.push("(f.user_id = ").push_bind(user_id).push(" or ");
+            shared(q);
+            q.push(")");
+        }
+        Whose::Shared => shared(q),
+    }
+}
+
+/// The files matching `filters`, with their owners, unordered and unpaged: which files a search
+/// inside files may look in.
+pub async fn file_ids(
+    pool: &PgPool,
+    user_id: UserId,
+    filters: &Filters,
+) -> Result<Vec<(FileId, UserId)>, sqlx::Error> {
     let mut tx = pool
         .begin_with("begin; set local plan_cache_mode = force_custom_plan; set local jit = off")
         .await?;
     let Some(tag_ids) = tags_asked(&mut tx, user_id, filters).await? else {
         return Ok(Vec::new());
     };
-    let mut q: QueryBuilder<Postgres> =
-        QueryBuilder::new("select f.id from files f left join folders d on d.id = f.folder_id where");
+    let mut q: QueryBuilder<Postgres> = QueryBuilder::new(
+        "select f.id, f.user_id from files f left join folders d on d.id = f.folder_id where",
+    );
     push_conditions(&mut q, user_id, filters, &tag_ids, true);
-    let ids = q.build_query_scalar().fetch_all(&mut *tx).await?;
+    let ids = q.build_query_as().fetch_all(&mut *tx).await?;
     tx.commit().await?;
     Ok(ids)
 }
 
-/// The caller's library files `ids` as search results, in no particular order.
+/// The library files `ids` the caller may see (theirs, or shared with them) as search results,
+/// in no particular order.
 pub async fn hits(pool: &PgPool, user_id: UserId, ids: &[FileId]) -> Result<Vec<Hit>, sqlx::Error> {
     let mut q: QueryBuilder<Postgres> = QueryBuilder::new(HIT_COLUMNS);
     q.push(" from files f left join folders d on d.id = f.folder_id")
-        .push(" where f.trashed_at is null and f.derivative_of is null and f.user_id = ")
-        .push_bind(user_id)
-        .push(" and f.id = any(")
-        .push_bind(ids.to_vec())
-        .push(")");
+        .push(" where f.trashed_at is null and f.derivative_of is null and ");
+    push_whose(&mut q, user_id, Whose::OwnAndShared);
+    q.push(" and f.id = any(").push_bind(ids.to_vec()).push(")");
     q.build_query_as().fetch_all(pool).await
 }
 

@@ -220,3 +220,49 @@ pub async fn delete_sessions_expired_before(pool: &PgPool, now: DateTime<Utc>) -
         .await?
         .rows_affected())
 }
+
+/// What an account says of itself to the people it shares with.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct Profile {
+    pub handle: String,
+    pub display_name: Option<String>,
+    /// Whether owners see when it opens their shared files.
+    pub show_views: bool,
+}
+
+pub async fn profile(db: impl sqlx::PgExecutor<'_>, user_id: UserId) -> Result<Profile, sqlx::Error> {
+    sqlx::query_as("select handle, display_name, show_views from users where id = $1")
+        .bind(user_id)
+        .fetch_one(db)
+        .await
+}
+
+/// Changes what is given: the display name (`Some(None)` clears it) and whether owners see
+/// the account's opens of their files.
+pub async fn update_profile(
+    pool: &PgPool,
+    user_id: UserId,
+    display_name: Option<Option<&str>>,
+    show_views: Option<bool>,
+) -> Result<Profile, sqlx::Error> {
+    sqlx::query_as(
+        "update users set display_name = case when $2 then $3 else display_name end,
+                          show_views = coalesce($4, show_views)
+         where id = $1
+         returning handle, display_name, show_views",
+    )
+    .bind(user_id)
+    .bind(display_name.is_some())
+    .bind(display_name.flatten())
+    .bind(show_views)
+    .fetch_one(pool)
+    .await
+}
+
+/// The accounts of `handles`, by handle.
+pub async fn by_handles(pool: &PgPool, handles: &[String]) -> Result<Vec<(String, UserId)>, sqlx::Error> {
+    sqlx::query_as("select handle, id from users where handle = any($1)")
+        .bind(handles)
+        .fetch_all(pool)
+        .await
+}

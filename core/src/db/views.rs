@@ -9,17 +9,21 @@ use crate::id::{FileId, UserId};
 use crate::storage::Bucket;
 
 use crate::db::events::{self, EventKind};
+use crate::db::files::FileRow;
+use crate::db::shares;
 
-/// Records one open of `file` (owned by `owner`) by `viewer` (`None`: someone not signed in).
-/// Opens by the owner are not views and record nothing.
+/// Records one open of `file` (its record as events show it) by `viewer` (`None`: someone not
+/// signed in). Opens by the owner are not views and record nothing. The day's first open by a
+/// viewer makes a `view` event, naming the viewer only when the file is shared with them and
+/// they let it be known.
 pub async fn record(
     conn: &mut PgConnection,
-    owner: UserId,
-    file: serde_json::Value,
-    file_id: FileId,
+    file: &FileRow,
+    record: serde_json::Value,
     viewer: Option<UserId>,
     now: DateTime<Utc>,
 ) -> Result<(), sqlx::Error> {
+    let (owner, file_id) = (file.user_id, file.id);
     if viewer == Some(owner) {
         return Ok(());
     }
@@ -37,8 +41,14 @@ pub async fn record(
     .fetch_one(&mut *conn)
     .await?;
     if first_today {
-        // Nobody is named until a file can be shared with someone: viewers are counted only.
-        let fields = serde_json::json!({ "viewer": null, "file": file });
+        let named = match viewer {
+            Some(viewer) => shares::named_viewer(&mut *conn, file, viewer).await?,
+            None => None,
+        };
+        let viewer = named.map(
+            |(handle, display_name)| serde_json::json!({ "handle": handle, "displayName": display_name }),
+        );
+        let fields = serde_json::json!({ "viewer": viewer, "file": record });
         events::record(conn, owner, EventKind::View, file_id, fields).await?;
     }
     Ok(())
@@ -85,6 +95,38 @@ pub async fn counts(
     .bind(since)
     .bind(folder)
     .bind(limit)
+    .fetch_all(pool)
+    .await
+}
+
+/// A viewer named to the owner: someone a file is shared with, who lets it be known.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct NamedViewer {
+    pub file_id: FileId,
+    pub handle: String,
+    pub display_name: Option<String>,
+    pub last_day: NaiveDate,
+    pub views: i64,
+}
+
+/// The named viewers of `file_ids` since `since`, most recent first: those the file is shared
+/// with now and who let it be known now (one who turns it off is no longer named).
+pub async fn named(
+    pool: &PgPool,
+    file_ids: &[FileId],
+    since: NaiveDate,
+) -> Result<Vec<NamedViewer>, sqlx::Error> {
+    sqlx::query_as(
+        "select v.file_id, u.handle, u.display_name, max(v.day) as last_day, sum(v.opens)::bigint as views
+         from file_views v
+         join files f on f.id = v.file_id
+         join users u on u.id = v.viewer
+         where v.file_id = any($1) and v.day >= $2 and u.show_views and shared_with(f.id, f.folder_id, u.id)
+         group by v.file_id, u.id
+         order by max(v.last_time) desc",
+    )
+    .bind(file_ids)
+    .bind(since)
     .fetch_all(pool)
     .await
 }

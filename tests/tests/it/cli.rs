@@ -1943,3 +1943,59 @@ async fn everyday_verbs_run_from_the_command_line() {
         .await;
     assert!(closed["closeTime"].is_string(), "{closed}");
 }
+
+#[tokio::test]
+async fn files_are_shared_listed_and_taken_back_from_the_command_line() {
+    let app = TestApp::spawn().await;
+    let (owner, friend) = (app.user(Some("Pro")).await, app.user(Some("Pro")).await);
+    let (scratch, other_scratch) = (Scratch::new(), Scratch::new());
+    let (mine, theirs) = (Drive::new(&scratch), Drive::new(&other_scratch));
+    mine.login(&app, &owner).await;
+    theirs.login(&app, &friend).await;
+    let file = app
+        .upload(&owner, "plan.txt", "Text", "text/plain", bytes(30, 1))
+        .await
+        .to_string();
+    let shared = mine.run(&["share", &file, "--with", &friend.handle]).await;
+    assert!(shared.success, "{}", shared.stderr);
+    assert!(
+        shared.stdout.contains(&format!("with {}", friend.handle)),
+        "{}",
+        shared.stdout
+    );
+    let listed = mine.json(&["shares"]).await;
+    assert_eq!(listed["shares"][0]["file"]["id"], file.as_str());
+    let with_me = theirs.run(&["shared"]).await;
+    assert!(
+        with_me.success && with_me.stdout.contains("plan.txt"),
+        "{}",
+        with_me.stdout
+    );
+    assert!(
+        with_me.stdout.contains(&format!("from {}", owner.handle)),
+        "{}",
+        with_me.stdout
+    );
+    let found = theirs.json(&["search", "--shared", "only"]).await;
+    assert_eq!(found["files"][0]["id"], file.as_str(), "{found}");
+    let profile = theirs
+        .json(&["profile", "--display-name", "Fern", "--show-views", "false"])
+        .await;
+    assert_eq!(
+        (profile["displayName"].clone(), profile["showViews"].clone()),
+        (json!("Fern"), json!(false))
+    );
+    let taken = mine.run(&["unshare", &file]).await;
+    assert!(
+        taken.success && taken.stdout.contains("took back 1 share(s)"),
+        "{}",
+        taken.stdout
+    );
+    assert_eq!(theirs.json(&["shared"]).await, json!([]));
+    let nobody = mine.run(&["share", &file, "--with", "no-such-handle"]).await;
+    assert!(
+        !nobody.success && nobody.stderr.contains("handle_not_found"),
+        "{}",
+        nobody.stderr
+    );
+}

@@ -270,7 +270,10 @@ async fn seed(app: &TestApp, user: &TestUser) -> Value {
         )
         .await;
     assert_eq!(note.status, 200, "{}", note.body);
+    // Someone to share with.
+    let friend = app.user(Some("Pro")).await;
     let mut seeded = json!({
+        "shareHandle": [friend.handle],
         "expendableFolderId": expendable_folders,
         "expendablePlaylistId": expendable_playlists,
         "expendableGalleryId": expendable_galleries,
@@ -393,7 +396,7 @@ async fn schemathesis_finds_every_operation_true_to_the_document() {
     );
     // Every operation was called, and every one got past validation and the lookups at least
     // once: the seeded ids, tokens, plans and objects reach each route's success.
-    assert_eq!(reached.len(), 84, "operations called: {:?}", reached.keys());
+    assert_eq!(reached.len(), 90, "operations called: {:?}", reached.keys());
     let short: Vec<&String> = reached
         .keys()
         .filter(|op| !past_validation.contains(op))

@@ -42,6 +42,7 @@ mod requests;
 mod reviews;
 mod rules;
 mod search;
+mod sharing;
 mod sweep;
 mod tags;
 mod upload_form;

@@ -1,8 +1,8 @@
 //! Playlists (audio and video) and galleries (images), and `/select-collections`.
 //!
 //! Admission: while a collection is private any audio or video (for a gallery, image) the
-//! caller can see goes in, their own or anyone's public file; once public only the caller's
-//! own. Anything else is skipped and named in `skipped`.
+//! caller can see goes in, their own, anyone's public file or one shared with them; once public
+//! only the caller's own. Anything else is skipped and named in `skipped`.
 
 use std::collections::HashSet;
 
