@@ -14,9 +14,9 @@ use serde_json::{Map, Value, json};
 use sqlx::PgConnection;
 use uuid::Uuid;
 
-use crate::db::events::EventKind;
+use crate::db::events::{self, EventKind};
 use crate::db::files::FileRow;
-use crate::id::{EventId, FolderId, UserId};
+use crate::id::{FolderId, UserId};
 use crate::records::FileRecord;
 
 /// One event of `kind` per file of `files`, each `{ file }` and the fields `more` adds for it.
@@ -35,7 +35,7 @@ pub async fn files_changed(
             (Uuid::from(file.id), Value::Object(fields))
         })
         .collect();
-    record(conn, user_id, kind, events).await
+    events::record_many(conn, user_id, kind, events).await
 }
 
 /// Nothing but the file record: `trashed`, `restored`, `access`.
@@ -59,7 +59,7 @@ pub async fn folder_changed(
         }
         None => EventKind::Deleted,
     };
-    record(conn, user_id, kind, vec![(Uuid::from(folder), fields)]).await
+    events::record_many(conn, user_id, kind, vec![(Uuid::from(folder), fields)]).await
 }
 
 /// Files deleted for good: `(id, fileName, folderId)` of each.
@@ -77,33 +77,5 @@ pub async fn files_deleted(
             )
         })
         .collect();
-    record(conn, user_id, EventKind::Deleted, events).await
-}
-
-/// The events in one statement, in the order given.
-async fn record(
-    conn: &mut PgConnection,
-    user_id: UserId,
-    kind: EventKind,
-    events: Vec<(Uuid, Value)>,
-) -> Result<(), sqlx::Error> {
-    if events.is_empty() {
-        return Ok(());
-    }
-    let ids: Vec<Uuid> = events.iter().map(|_| EventId::random().into()).collect();
-    let (subjects, fields): (Vec<Uuid>, Vec<Value>) = events.into_iter().unzip();
-    sqlx::query(
-        "insert into drive_events (id, user_id, kind, subject_id, fields)
-         select id, $2, $3, subject, fields
-         from unnest($1::uuid[], $4::uuid[], $5::jsonb[]) with ordinality as e(id, subject, fields, n)
-         order by n",
-    )
-    .bind(ids)
-    .bind(user_id)
-    .bind(kind.as_str())
-    .bind(subjects)
-    .bind(fields)
-    .execute(conn)
-    .await?;
-    Ok(())
+    events::record_many(conn, user_id, EventKind::Deleted, events).await
 }

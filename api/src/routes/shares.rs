@@ -2,6 +2,8 @@
 //! viewers (they list, search, read and download; never change, move, share on or delete), and
 //! takes it back; each side lists its shares. And the profile those people see.
 
+use std::collections::HashMap;
+
 use axum::extract::State;
 use chrono::{DateTime, Utc};
 use drive_core::db::events::{self, EventKind};
@@ -132,8 +134,8 @@ async fn accounts(state: &AppState, caller: &Caller, handles: &[Line<1, 100>]) -
     Ok(found.into_iter().map(|(_, id)| id).collect())
 }
 
-/// Tells both sides' feeds of shares made or taken back: the owner's names who, the other's
-/// names whose.
+/// Tells both sides' feeds of shares made or taken back: the owner's names who, each other's
+/// names whose. One statement a feed, however many shares (up to 500 files for 50 people).
 async fn tell(
     conn: &mut sqlx::PgConnection,
     owner: &Caller,
@@ -141,6 +143,8 @@ async fn tell(
     rows: &[ShareRow],
 ) -> Result<(), sqlx::Error> {
     let me = users::profile(&mut *conn, owner.user_id).await?;
+    let mut owners_feed = Vec::new();
+    let mut feeds: HashMap<UserId, Vec<(uuid::Uuid, serde_json::Value)>> = HashMap::new();
     for row in rows {
         let what = json!({
             "file": row.file_id.map(|id| json!({ "id": id, "fileName": row.file_name })),
@@ -153,10 +157,14 @@ async fn tell(
         };
         let mut told = what.clone();
         told["with"] = json!({ "handle": row.handle, "displayName": row.display_name });
-        events::record(&mut *conn, owner.user_id, kind, subject, told).await?;
+        owners_feed.push((subject, told));
         let mut told = what;
         told["owner"] = json!({ "handle": me.handle, "displayName": me.display_name });
-        events::record(&mut *conn, row.grantee_id, kind, subject, told).await?;
+        feeds.entry(row.grantee_id).or_default().push((subject, told));
+    }
+    events::record_many(&mut *conn, owner.user_id, kind, owners_feed).await?;
+    for (grantee, told) in feeds {
+        events::record_many(&mut *conn, grantee, kind, told).await?;
     }
     Ok(())
 }

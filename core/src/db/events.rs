@@ -10,7 +10,8 @@ pub use drive_domain::event::EventKind;
 
 /// Records one event for `user_id`: `subject` is what it is about (see the migration), and
 /// `fields` are the kind's added fields exactly as the feed shows them (for a `file` event,
-/// `{ "file": … }`). Every feature emits its events through this one function.
+/// `{ "file": … }`). Every feature emits its events through this one function, or through
+/// [`record_many`] for many of one kind at once.
 pub async fn record(
     conn: &mut sqlx::PgConnection,
     user_id: UserId,
@@ -29,6 +30,35 @@ pub async fn record(
     .bind(fields)
     .fetch_one(conn)
     .await
+}
+
+/// Records events of one `kind` for `user_id` in one statement, in the order given: each its
+/// subject and fields, as [`record`] takes them.
+pub async fn record_many(
+    conn: &mut sqlx::PgConnection,
+    user_id: UserId,
+    kind: EventKind,
+    events: Vec<(Uuid, serde_json::Value)>,
+) -> Result<(), sqlx::Error> {
+    if events.is_empty() {
+        return Ok(());
+    }
+    let ids: Vec<Uuid> = events.iter().map(|_| EventId::random().into()).collect();
+    let (subjects, fields): (Vec<Uuid>, Vec<serde_json::Value>) = events.into_iter().unzip();
+    sqlx::query(
+        "insert into drive_events (id, user_id, kind, subject_id, fields)
+         select id, $2, $3, subject, fields
+         from unnest($1::uuid[], $4::uuid[], $5::jsonb[]) with ordinality as e(id, subject, fields, n)
+         order by n",
+    )
+    .bind(ids)
+    .bind(user_id)
+    .bind(kind.as_str())
+    .bind(subjects)
+    .bind(fields)
+    .execute(conn)
+    .await?;
+    Ok(())
 }
 
 /// A position in the feed: every event at or before it has been handed out.

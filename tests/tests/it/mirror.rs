@@ -253,14 +253,14 @@ async fn a_follower_of_the_feed_keeps_a_tree_identical_to_the_drive_s_through_20
     }
     let tree = listed(&app, &user).await;
     assert_eq!(mirror.tree(), tree, "{done:#?}");
-    // The run did what it is meant to: files in folders, in the trash, renamed and moved.
-    assert!(
-        tree.values().any(|(_, path, _)| path.matches('/').count() >= 2),
-        "{tree:?}"
-    );
-    assert!(tree.values().any(|(_, _, trashed)| *trashed), "{tree:?}");
+    // The run did what it is meant to: every kind of change happened (the operations are drawn
+    // from a fixed seed, but which file each takes depends on the listing, so the end state varies).
     for route in [
         "/rename-file",
+        "/move-files",
+        "/trash-files",
+        "/delete-files",
+        "/toggle-file-access",
         "/move-folder",
         "/delete-folder",
         "/copy-files",
