@@ -3,22 +3,12 @@
 //! route; with `--json` the route's answer is printed as it came.
 
 use anyhow::Result;
-use serde::Serialize;
 use uuid::Uuid;
 
-use crate::output;
+use crate::output::show;
 use drive_client::Client;
 use drive_client::edits::Edited;
 use drive_client::organize::CollectionKind;
-
-/// Prints `answer` as JSON, or `said` for people.
-fn show<T: Serialize>(answer: &T, json: bool, said: impl FnOnce(&T) -> String) -> Result<()> {
-    if json {
-        return output::print_json(answer);
-    }
-    println!("{}", said(answer));
-    Ok(())
-}
 
 /// `drive rename ID NAME`: `/rename-file`.
 pub async fn rename(client: &Client, id: Uuid, name: &str, json: bool) -> Result<()> {

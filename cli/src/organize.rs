@@ -3,21 +3,11 @@
 //! the route's answer is printed as it came.
 
 use anyhow::Result;
-use serde::Serialize;
 use uuid::Uuid;
 
-use crate::output;
+use crate::output::{self, show};
 use drive_client::Client;
 use drive_client::organize::{ArchiveOf, Collection, CollectionKind, NewCollection, ViewsQuery};
-
-/// Prints `answer` as JSON, or `said` for people.
-fn show<T: Serialize>(answer: &T, json: bool, said: impl FnOnce(&T) -> String) -> Result<()> {
-    if json {
-        return output::print_json(answer);
-    }
-    println!("{}", said(answer));
-    Ok(())
-}
 
 /// `drive mv ID... --to PATH`: `/move-files` (`/` is the top).
 pub async fn move_files(client: &Client, ids: &[Uuid], to: &str, json: bool) -> Result<()> {

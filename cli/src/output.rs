@@ -53,3 +53,12 @@ pub fn print_table(columns: &[(&str, Align)], rows: &[Vec<String>]) {
         println!("{}", line.trim_end());
     }
 }
+
+/// Prints `answer` as JSON, or `said` for people: what a command that makes one call prints.
+pub fn show<T: Serialize>(answer: &T, json: bool, said: impl FnOnce(&T) -> String) -> Result<()> {
+    if json {
+        return print_json(answer);
+    }
+    println!("{}", said(answer));
+    Ok(())
+}
