@@ -54,6 +54,34 @@ async fn move_where_needed(
     Ok(moving)
 }
 
+/// Trashes or restores (`how`) those of `ids` that are the caller's: first those whose bytes
+/// change bucket, each on its own, then the rest in one transaction with their events. Answers
+/// the ids acted on, in the order given.
+async fn trash_or_restore(
+    state: &AppState,
+    caller: &Caller,
+    ids: &[FileId],
+    how: Move,
+) -> ApiResult<Vec<FileId>> {
+    let mut done = move_where_needed(state, caller, ids, how).await?;
+    let mut tx = state.db.begin().await?;
+    let (private, told) = match how {
+        Move::Restore => (
+            files::restore(&mut tx, caller.user_id, ids).await?,
+            EventKind::Restored,
+        ),
+        _ => (
+            files::trash(&mut tx, caller.user_id, ids).await?,
+            EventKind::Trashed,
+        ),
+    };
+    mirror::files_changed(&mut tx, caller.user_id, told, &private, mirror::nothing_more).await?;
+    tx.commit().await?;
+    done.extend(private.iter().map(|f| f.id));
+    done.sort_by_key(|id| ids.iter().position(|i| i == id));
+    Ok(done)
+}
+
 #[derive(Debug, Serialize, ToSchema)]
 pub struct Trashed {
     trashed: Vec<FileId>,
@@ -69,20 +97,7 @@ async fn trash_files(
 ) -> ApiResult<axum::Json<Trashed>> {
     let ids = ids(&refs);
     // Public files first leave the public bucket: nothing anonymous reaches a trashed file.
-    let mut trashed = move_where_needed(&state, &caller, &ids, Move::Trash).await?;
-    let mut tx = state.db.begin().await?;
-    let private = files::trash(&mut tx, caller.user_id, &ids).await?;
-    mirror::files_changed(
-        &mut tx,
-        caller.user_id,
-        EventKind::Trashed,
-        &private,
-        mirror::nothing_more,
-    )
-    .await?;
-    tx.commit().await?;
-    trashed.extend(private.iter().map(|f| f.id));
-    trashed.sort_by_key(|id| ids.iter().position(|i| i == id));
+    let trashed = trash_or_restore(&state, &caller, &ids, Move::Trash).await?;
     Ok(axum::Json(Trashed { trashed }))
 }
 
@@ -105,20 +120,7 @@ async fn restore_files(
     folders::restore_paths(&mut tx, caller.user_id, &ids).await?;
     tx.commit().await?;
     // Files that were public when trashed go back to the public bucket.
-    let mut restored = move_where_needed(&state, &caller, &ids, Move::Restore).await?;
-    let mut tx = state.db.begin().await?;
-    let private = files::restore(&mut tx, caller.user_id, &ids).await?;
-    mirror::files_changed(
-        &mut tx,
-        caller.user_id,
-        EventKind::Restored,
-        &private,
-        mirror::nothing_more,
-    )
-    .await?;
-    tx.commit().await?;
-    restored.extend(private.iter().map(|f| f.id));
-    restored.sort_by_key(|id| ids.iter().position(|i| i == id));
+    let restored = trash_or_restore(&state, &caller, &ids, Move::Restore).await?;
     Ok(axum::Json(Restored { restored }))
 }
 
