@@ -267,6 +267,28 @@ sys.exit(m.version('a2a-sdk') != '$A2A_SDK_VERSION')" 2>/dev/null; then
   fi
 }
 
+# axe-core, the accessibility checker the app's browser tests run inside each page
+# (tests/tests/it/app.rs), under ${DRIVE_AXE:-~/.cache/drive/axe}: npm's tarball of a pinned
+# version, refused unless its sha512 is the one pinned here (npm's own `dist.integrity`), and
+# only its axe.min.js kept. Idempotent. Exports DRIVE_AXE_SCRIPT.
+AXE_VERSION=4.14.1
+AXE_INTEGRITY=sha512-FHfa+lmNjQZfJz1q8wKqIDwC6DExcHt/pkjNQb09a3NPjCKg2rhu5qb2S4r76ASyFNNtuFooJpZe37OgudVGtQ==
+ensure_axe() {
+  local folder="${DRIVE_AXE:-$HOME/.cache/drive/axe}" tmp
+  export DRIVE_AXE_SCRIPT="$folder/axe-$AXE_VERSION.min.js"
+  [ -s "$DRIVE_AXE_SCRIPT" ] && return 0
+  tmp=$(mktemp -d)
+  (cd "$tmp" && npm pack --silent "axe-core@$AXE_VERSION" >/dev/null) || { rm -rf "$tmp"; return 1; }
+  if [ "sha512-$(openssl dgst -sha512 -binary "$tmp/axe-core-$AXE_VERSION.tgz" | base64 -w0)" != "$AXE_INTEGRITY" ]; then
+    echo "axe-core $AXE_VERSION from npm is not the tarball pinned in scripts/lib.sh" >&2
+    rm -rf "$tmp"
+    return 1
+  fi
+  tar -xzf "$tmp/axe-core-$AXE_VERSION.tgz" -C "$tmp" package/axe.min.js
+  mkdir -p "$folder" && mv "$tmp/package/axe.min.js" "$DRIVE_AXE_SCRIPT"
+  rm -rf "$tmp"
+}
+
 # The tools that check the served OpenAPI document from outside (tests/tests/it/contract.rs), in a
 # virtualenv under ${DRIVE_CONTRACT_TOOLS:-~/.cache/drive/contract-tools}: Schemathesis, which fuzzes
 # every operation against the document, and openapi-python-client, which generates a client from it.

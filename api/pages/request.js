@@ -1,8 +1,10 @@
 // The file request page: a sender names themself, picks or drops files and sends them straight
 // to the object store (one form up to 64 MiB, parts above), each with its progress. The drop's
 // token is kept in this browser until the drop is finished, so reopening the page and picking
-// the same files again resumes what was sent in parts.
-"use strict";
+// the same files again resumes what was sent in parts. The bytes go as the app sends them
+// (`/app/store.js`).
+import { sendForm, sendParts } from "/app/store.js";
+
 (() => {
   const main = document.getElementById("request");
   const form = document.getElementById("send");
@@ -81,79 +83,17 @@
     return json;
   }
 
-  // One request to the store with upload progress; fetch has none.
-  function send(method, url, body, progress) {
-    return new Promise((resolve, reject) => {
-      const x = new XMLHttpRequest();
-      x.open(method, url);
-      x.upload.onprogress = (e) => progress(e.loaded);
-      x.onload = () => (x.status < 300 ? resolve() : reject(new Error("the store answered " + x.status)));
-      x.onerror = () => reject(new Error("the connection was cut"));
-      x.send(body);
-    });
-  }
-
-  async function retried(attempt) {
-    for (let n = 1; ; n += 1) {
-      try {
-        return await attempt();
-      } catch (e) {
-        if (n === 4 || e instanceof Refused) throw e;
-        await new Promise((r) => setTimeout(r, 1000 * n));
-      }
-    }
-  }
-
-  async function sendForm(target, item) {
-    const body = new FormData();
-    for (const [k, v] of Object.entries(target.uploadForm)) body.append(k, v);
-    body.append("file", item.file);
-    await retried(() => send("POST", target.uploadUrl, body, (n) => item.progress(n)));
-  }
-
-  // Parts go four at a time, as the command-line client sends them: the store takes them
-  // side by side, and a part that fails is tried again alone.
-  const PARTS_IN_FLIGHT = 4;
-
-  async function sendParts(token, arrivalId, plan, item) {
-    const stored = new Set(plan.stored.map((p) => p.partNumber));
-    const urls = new Map(plan.signedParts.map((p) => [p.partNumber, p]));
-    const missing = [];
-    for (let n = 1; n <= plan.partCount; n += 1) if (!stored.has(n)) missing.push(n);
-    let done = plan.stored.reduce((sum, p) => sum + p.size, 0);
-    const sending = new Map();
-    const shown = () => item.progress(done + [...sending.values()].reduce((a, b) => a + b, 0));
-    shown();
-    async function sign(n) {
-      if (urls.has(n)) return urls.get(n);
-      const wanted = missing.filter((m) => m >= n && !urls.has(m)).slice(0, 100);
-      const more = await call("/sign-request-parts", { token, arrivalId, partNumbers: wanted });
-      for (const p of more.parts) urls.set(p.partNumber, p);
-      return urls.get(n);
-    }
-    let next = 0;
-    async function worker() {
-      while (next < missing.length) {
-        const n = missing[next];
-        next += 1;
-        const part = await sign(n);
-        const start = (n - 1) * plan.partSize;
-        const bytes = item.file.slice(start, start + part.size);
-        sending.set(n, 0);
-        await retried(() => send("PUT", part.url, bytes, (loaded) => { sending.set(n, loaded); shown(); }));
-        sending.delete(n);
-        done += part.size;
-        shown();
-      }
-    }
-    await Promise.all(Array.from({ length: Math.min(PARTS_IN_FLIGHT, missing.length) }, worker));
-  }
-
   async function sendFile(token, item) {
     item.progress(0);
     const added = await call("/add-request-file", { token, fileName: item.file.name, fileSize: item.file.size });
-    if (added.form) await sendForm(added.form, item);
-    else await sendParts(token, added.arrivalId, added.parts, item);
+    const progress = (n) => item.progress(n);
+    if (added.form) {
+      await sendForm(added.form, item.file, progress);
+    } else {
+      const sign = async (partNumbers) =>
+        (await call("/sign-request-parts", { token, arrivalId: added.arrivalId, partNumbers })).parts;
+      await sendParts({ ...added.parts, parts: added.parts.stored }, item.file, sign, progress);
+    }
     await call("/finish-request-file", { token, arrivalId: added.arrivalId });
     item.finish();
   }

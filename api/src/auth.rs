@@ -56,6 +56,20 @@ pub fn bearer(headers: &HeaderMap) -> Option<&str> {
         .map(str::trim)
 }
 
+/// The application header every file-service call carries, naming this drive's app. The
+/// cookie routes of people's sign-ins need it too: a page of another site cannot send it
+/// without asking first (CORS), and the drive answers no such asking.
+pub fn check_app(headers: &HeaderMap, state: &AppState) -> Result<(), ApiError> {
+    match headers.get(APP_HEADER).and_then(|v| v.to_str().ok()) {
+        None => Err(ApiError::missing(APP_HEADER)),
+        Some(app) if app != state.settings.app_id => Err(ApiError::forbidden(
+            "app_not_allowed",
+            format!("{APP_HEADER} names an unknown application"),
+        )),
+        Some(_) => Ok(()),
+    }
+}
+
 impl FromRequestParts<AppState> for Caller {
     type Rejection = ApiError;
 
@@ -75,16 +89,7 @@ impl FromRequestParts<AppState> for Caller {
                 "the session has expired; exchange the API token again",
             ));
         }
-        match parts.headers.get(APP_HEADER).and_then(|v| v.to_str().ok()) {
-            None => return Err(ApiError::missing(APP_HEADER)),
-            Some(app) if app != state.settings.app_id => {
-                return Err(ApiError::forbidden(
-                    "app_not_allowed",
-                    format!("{APP_HEADER} names an unknown application"),
-                ));
-            }
-            Some(_) => {}
-        }
+        check_app(&parts.headers, state)?;
         let route = parts
             .extensions
             .get::<MatchedPath>()

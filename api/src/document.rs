@@ -29,12 +29,18 @@ enum Access {
     Anyone,
     /// Anyone for a public file; a session for one's own private file.
     AnyoneOrSession,
+    /// A person's browser: `X-Drive-App`, no bearer (signing in with a password, signing out).
+    Browser,
+    /// A person's browser with its sign-in cookie and `X-Drive-App` (`/renew-session`).
+    SignedInBrowser,
 }
 
 fn access(path: &str) -> Access {
     match path {
         "/exchange-token" => Access::ApiToken,
         "/generate-download-url" => Access::AnyoneOrSession,
+        "/sign-in" | "/accept-invitation" | "/sign-out" => Access::Browser,
+        "/renew-session" => Access::SignedInBrowser,
         "/healthz"
         | "/readyz"
         | "/version"
@@ -67,7 +73,8 @@ fn submits_jobs(path: &str) -> bool {
 /// and what anyone may call without an account (health and version are not counted).
 fn rate_limited(path: &str) -> bool {
     match access(path) {
-        Access::ApiToken | Access::AnyoneOrSession => true,
+        Access::ApiToken | Access::AnyoneOrSession | Access::SignedInBrowser => true,
+        Access::Browser => path != "/sign-out",
         Access::Anyone => !matches!(path, "/healthz" | "/readyz" | "/version"),
         Access::Session => false,
     }
@@ -283,6 +290,13 @@ impl Modify for Contract {
             ))),
         );
         components.add_security_scheme(
+            "signInCookie",
+            SecurityScheme::ApiKey(ApiKey::Cookie(ApiKeyValue::with_description(
+                "drive_sign_in",
+                "A browser's sign-in, set HttpOnly by `/sign-in` and `/accept-invitation`.",
+            ))),
+        );
+        components.add_security_scheme(
             "apiToken",
             SecurityScheme::Http(
                 HttpBuilder::new()
@@ -321,6 +335,10 @@ fn security(path: &str) -> Vec<SecurityRequirement> {
         Access::ApiToken => vec![SecurityRequirement::new("apiToken", Vec::<String>::new())],
         Access::Anyone => vec![SecurityRequirement::default()],
         Access::AnyoneOrSession => vec![SecurityRequirement::default(), session],
+        Access::Browser => vec![SecurityRequirement::new("app", Vec::<String>::new())],
+        Access::SignedInBrowser => vec![
+            SecurityRequirement::new("signInCookie", Vec::<String>::new()).add("app", Vec::<String>::new()),
+        ],
     }
 }
 
@@ -333,13 +351,23 @@ fn statuses(
     let access = access(path);
     let takes_input = op.request_body.is_some() || op.parameters.as_ref().is_some_and(|p| !p.is_empty());
     let mut statuses = Vec::new();
-    if takes_input || access == Access::Session {
+    if takes_input
+        || matches!(
+            access,
+            Access::Session | Access::Browser | Access::SignedInBrowser
+        )
+    {
         statuses.push((400, "A field (or header) is missing or wrong; `field` names it."));
     }
-    if access != Access::Anyone {
+    if access != Access::Anyone && path != "/sign-out" {
         statuses.push((401, "No valid credential: sign in again (`/exchange-token`)."));
     }
-    if matches!(access, Access::Session | Access::AnyoneOrSession) {
+    if matches!(access, Access::Browser | Access::SignedInBrowser) {
+        statuses.push((
+            403,
+            "`X-Drive-App` names an unknown application (`app_not_allowed`).",
+        ));
+    } else if matches!(access, Access::Session | Access::AnyoneOrSession) {
         statuses.push((
             403,
             "Signed in but not allowed: no plan, the plan does not allow it, or the token's scopes \

@@ -2,6 +2,7 @@
 //! enqueues work. It never touches file bytes.
 
 pub mod agent;
+pub mod app;
 pub mod auth;
 pub mod client;
 pub mod document;
@@ -48,6 +49,7 @@ struct ApiDoc;
 pub fn app(state: AppState) -> Router {
     let (router, doc) = OpenApiRouter::with_openapi(ApiDoc::openapi())
         .merge(routes::auth::router())
+        .merge(routes::people::router())
         .merge(routes::upload::router())
         .merge(routes::multipart::router())
         .merge(routes::download::router())
@@ -79,6 +81,7 @@ pub fn app(state: AppState) -> Router {
     let router = router
         .route("/openapi.json", get(move || async move { axum::Json(doc) }))
         .merge(pages::router())
+        .merge(app::router())
         .merge(oauth::router())
         .merge(agent::router());
     with_error_bodies(router)

@@ -17,7 +17,7 @@ use drive_api::limits::RateLimits;
 use drive_api::meaning::Meaning;
 use drive_api::reader::Reader;
 use drive_api::state::{AppState, Settings};
-use drive_core::db::{self, users};
+use drive_core::db::{self, sign_ins, users};
 use drive_core::id::{TokenId, UserId};
 use drive_core::plan::Plan;
 use drive_core::queue::{Doorbell, QueueConfig};
@@ -71,6 +71,17 @@ enum Admin {
         /// token with every scope.
         #[arg(long = "scope", value_parser = parse_scope)]
         scopes: Vec<Scope>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print a link that lets its holder set the account's password (once, within `--days`)
+    /// and sign in to the app.
+    Invite {
+        #[arg(long)]
+        handle: String,
+        #[arg(long, default_value_t = 7)]
+        days: u16,
+        /// Print JSON: { userId, invitation, link }.
         #[arg(long)]
         json: bool,
     },
@@ -249,6 +260,25 @@ async fn run_admin(pool: &db::PgPool, admin: Admin) -> Result<()> {
             };
             let token = users::create_api_token(pool, user_id, &label, &scopes, None).await?;
             print_token(json, user_id, token);
+        }
+        Admin::Invite { handle, days, json } => {
+            let user_id = users::user_id_by_handle(pool, &handle)
+                .await?
+                .with_context(|| format!("no user has the handle {handle:?}"))?;
+            let invitation = sign_ins::create_invitation(pool, user_id, TimeDelta::days(days.into())).await?;
+            let site = config::or("DRIVE_SITE_URL", DEFAULT_SITE_URL);
+            // In the fragment: a browser sends no fragment to the drive or in a Referer.
+            let link = format!("{}/app/#invite={invitation}", site.trim_end_matches('/'));
+            if json {
+                println!(
+                    "{}",
+                    serde_json::json!({ "userId": user_id, "invitation": invitation, "link": link })
+                );
+            } else {
+                println!(
+                    "{link}\n(good once, for {days} days: the person sets a password there and signs in)"
+                );
+            }
         }
         Admin::RevokeToken { token_id } => {
             if !users::revoke_api_token(pool, token_id).await? {

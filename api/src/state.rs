@@ -72,6 +72,8 @@ pub struct Settings {
     /// How long a blocking `SendMessage` holds before it answers a task still working
     /// (`DRIVE_AGENT_ANSWER_WITHIN_SECONDS`, default 300).
     pub agent_answer_within: std::time::Duration,
+    /// How many wrong guesses lock an account's sign-in, and for how long.
+    pub guessing: drive_core::people::Guessing,
 }
 
 impl Settings {
@@ -101,6 +103,7 @@ impl Settings {
                 "DRIVE_AGENT_ANSWER_WITHIN_SECONDS",
                 300,
             )?),
+            guessing: drive_core::people::Guessing::from_environment()?,
         })
     }
 }

@@ -210,6 +210,15 @@ pub enum Command {
         #[arg(long)]
         show_views: Option<bool>,
     },
+    /// Where you are signed in to the app (browsers that signed in with your password)
+    SignIns {
+        /// End this sign-in (its id from the list)
+        #[arg(long, conflicts_with = "end_all")]
+        end: Option<uuid::Uuid>,
+        /// End every one: sign out everywhere
+        #[arg(long)]
+        end_all: bool,
+    },
     /// Your folders, playlists, galleries and tags
     Collections,
     /// Playlists: audio and video in order

@@ -21,6 +21,7 @@ mod requests;
 mod reviews;
 mod rules;
 mod sharing;
+mod sign_ins;
 mod upload;
 mod webhooks;
 
@@ -155,6 +156,7 @@ async fn command(
             display_name,
             show_views,
         } => sharing::profile(&signed_in()?, display_name.as_deref(), show_views, json).await,
+        Command::SignIns { end, end_all } => sign_ins::sign_ins(&signed_in()?, end, end_all, json).await,
         Command::Playlist(command) => {
             collection(&signed_in()?, CollectionKind::Playlist, command, json).await
         }

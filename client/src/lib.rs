@@ -25,6 +25,7 @@ pub mod reviews;
 pub mod rules;
 pub mod search;
 pub mod sharing;
+pub mod sign_ins;
 pub mod spool;
 pub mod templates;
 #[cfg(feature = "tools")]

@@ -11,12 +11,14 @@ pub mod job_end;
 pub mod maintenance;
 pub mod mirror;
 pub mod multipart;
+pub mod people;
 pub mod queue;
 pub mod records;
 pub mod rewrites;
 pub mod sealed;
 pub mod storage;
 pub mod token;
+pub mod totp;
 
 pub use drive_domain::{
     ConfigError, a2a, config, event, file, folder, generation, id, input, job, metadata, moment, plan, read,

@@ -125,6 +125,11 @@ const BY_EXTENSION: &[(&str, FileKind, &str)] = &[
     ("rar", FileKind::Archive, "application/vnd.rar"),
 ];
 
+/// The table itself: extension, kind, media type (the app's uploads name files by it too).
+pub fn by_extension() -> impl Iterator<Item = (&'static str, FileKind, &'static str)> {
+    BY_EXTENSION.iter().copied()
+}
+
 /// Every media type the table above names, and [`OCTET_STREAM`] (bytes kept as they are), in
 /// the table's order without repeats: what the drive knows a file to be.
 pub fn known_media_types() -> Vec<&'static str> {

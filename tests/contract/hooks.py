@@ -12,9 +12,14 @@ After each call, the operation and the status are appended to DRIVE_CONTRACT_CAL
 lines, so the test can count the operations that got past validation.
 """
 
+import base64
+import hashlib
+import hmac
 import json
 import os
 import random
+import struct
+import time
 import uuid
 
 import schemathesis
@@ -115,6 +120,21 @@ BODY_CREDENTIALS = {
 }
 
 
+# People's sign-in: which credentials are live is the drive's state, like ids. Invitations are
+# good once, and each /end-sign-ins ends a sign-in: both are handed out one a call.
+ONE_A_CALL = {"/accept-invitation": ("invitation", "invitation"), "/end-sign-ins": ("signInId", "expendableSignInId")}
+# The key the last /begin-totp answered: /confirm-totp is sent its code now.
+TOTP = {"secret": None}
+
+
+def totp_code(secret):
+    """RFC 6238's six digits of the base32 `secret` now."""
+    key = base64.b32decode(secret + "=" * (-len(secret) % 8))
+    digest = hmac.new(key, struct.pack(">q", int(time.time()) // 30), hashlib.sha1).digest()
+    offset = digest[19] & 0x0F
+    return "%06d" % ((struct.unpack(">I", digest[offset : offset + 4])[0] & 0x7FFFFFFF) % 1_000_000)
+
+
 def meant_valid(case):
     meta = getattr(case, "meta", None)
     return meta is not None and meta.generation.mode.is_positive
@@ -130,6 +150,9 @@ def before_call(context, case, kwargs):
         # Any string is a valid id in a link's path (one that names no file is a 404), so the
         # fuzzer seldom makes one shaped like a UUID: valid cases get the public file's.
         case.path_parameters["id"] = SEED["publicFileId"][0]
+    if path == "/renew-session" and meant_valid(case):
+        # The browser's cookie, which no schema's example can hold (a case without it stays so).
+        case.headers = {**(case.headers or {}), "Cookie": SEED["signInCookie"][0]}
     if not meant_valid(case) or not isinstance(case.body, dict):
         return
     if isinstance(case.body.get("wait"), (int, float)) and case.body["wait"] > 1:
@@ -159,6 +182,22 @@ def before_call(context, case, kwargs):
     if path in ("/share-files", "/unshare-files") and isinstance(case.body.get("handles"), list):
         # Accounts that exist, other than the caller: which handles there are is the drive's.
         case.body["handles"] = SEED["shareHandle"][: max(1, len(case.body["handles"]))]
+    if path in ONE_A_CALL:
+        field, kind = ONE_A_CALL[path]
+        left = SEED[kind]
+        case.body[field] = left.pop() if left else case.body.get(field, str(uuid.uuid4()))
+    if path in ("/sign-in", "/accept-invitation"):
+        case.body["password"] = SEED["password"][0]
+        if path == "/sign-in":
+            case.body["handle"] = SEED["signInHandle"][0]
+            case.body.pop("code", None)
+    if path in ("/update-password", "/remove-totp"):
+        # The password stays the same: the routes above sign in with it.
+        case.body["password"] = SEED["password"][0]
+        if path == "/update-password":
+            case.body["newPassword"] = SEED["password"][0]
+    if path == "/confirm-totp" and TOTP["secret"]:
+        case.body["code"] = totp_code(TOTP["secret"])
     if path == "/import-from-url":
         # A link that answers: the drive's own permanent link to a public file.
         case.body["url"] = SEED["importUrl"][0]
@@ -170,5 +209,7 @@ def before_call(context, case, kwargs):
 
 @schemathesis.hook
 def after_call(context, case, response):
+    if case.operation.path == "/begin-totp" and response.status_code == 200:
+        TOTP["secret"] = response.json()["secret"]
     with open(CALLS, "a") as calls:
         calls.write(json.dumps({"operation": case.operation.label, "status": response.status_code}) + "\n")

@@ -110,6 +110,24 @@ impl Browser {
         }
     }
 
+    /// Runs axe-core (npm's, pinned and checksummed by `scripts/lib.sh`'s `ensure_axe`) in the
+    /// page as it stands and fails on any serious or critical violation, naming each rule, its
+    /// help and the elements. `what` says which page, for the message.
+    pub async fn assert_accessible(&self, what: &str) {
+        let axe = std::fs::read_to_string(crate::env("DRIVE_AXE_SCRIPT"))
+            .expect("axe-core (scripts/test installs it)");
+        let script = format!(
+            "{axe}\nconst done = arguments[arguments.length - 1];\n\
+             axe.run(document, {{ resultTypes: ['violations'] }}).then((r) => done(r.violations\n\
+               .filter((v) => v.impact === 'serious' || v.impact === 'critical')\n\
+               .map((v) => `${{v.impact}} ${{v.id}}: ${{v.help}} at ${{v.nodes.map((n) => n.target.join(' ')).join(', ')}}`)),\n\
+             (e) => done([`axe failed: ${{e}}`]));"
+        );
+        let found = self.client.execute_async(&script, vec![]).await.expect("axe ran");
+        let violations: Vec<String> = serde_json::from_value(found).expect("a list of violations");
+        assert!(violations.is_empty(), "{what}: {}", violations.join("\n"));
+    }
+
     /// Saves a screenshot of the page as `name`.png in the screenshots folder; answers its path.
     pub async fn screenshot(&self, name: &str) -> PathBuf {
         let png = self.client.screenshot().await.expect("a screenshot");

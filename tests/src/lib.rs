@@ -956,6 +956,22 @@ impl Reply {
     }
 }
 
+/// The key of an authenticator app from the base32 `/begin-totp` answers (RFC 4648), as a
+/// person's phone reads it, for the tests to make codes with.
+pub fn totp_key(secret: &str) -> Vec<u8> {
+    const ALPHABET: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
+    let (mut buffer, mut bits, mut key) = (0u32, 0, Vec::new());
+    for c in secret.chars() {
+        buffer = (buffer << 5) | ALPHABET.find(c).expect("base32") as u32;
+        bits += 5;
+        if bits >= 8 {
+            bits -= 8;
+            key.push((buffer >> bits) as u8);
+        }
+    }
+    key
+}
+
 /// POSTs bytes through a presigned form (`uploadUrl`, `uploadForm`) the way the spec says:
 /// every form field unchanged, then the file.
 pub async fn post_form(urls: &Value, bytes: Vec<u8>, content_type: &str) -> StatusCode {

@@ -1,5 +1,5 @@
 //! `/oauth/authorize`: the consent page. `GET` checks the client's request and shows who asks
-//! for what; the person ticks what to allow and signs in with their API token; `POST` answers
+//! for what; the person ticks what to allow and signs in (handle and password, or an API token); `POST` answers
 //! the client's redirect URI with a code (or `access_denied`). What the client gets is never
 //! more than the token that signed in may do.
 //!
@@ -15,10 +15,13 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use drive_core::db::oauth::{self, ClientRow, NewCode};
 use drive_core::db::users;
+use drive_core::id::UserId;
+use drive_core::people;
 use drive_core::scope::Scope;
 
 use super::{Endpoints, check_redirect, form, one};
 use crate::client::ClientAddress;
+use crate::error::ApiError;
 use crate::limits::Limited;
 use crate::pages::{escape, html};
 use crate::state::AppState;
@@ -182,25 +185,15 @@ pub async fn decide(
             .append_pair("error_description", "the person did not allow it");
         return back_to(&state, to, &asked);
     }
-    let secret = one(&fields, "api_token").unwrap_or("").trim();
-    let signed_in = match users::api_token_user(&state.db, secret).await {
+    let (user_id, held) = match signed_in(&state, &fields).await {
         Ok(found) => found,
-        Err(e) => return crate::error::ApiError::from(e).into_response(),
+        Err(Err(e)) => return e.into_response(),
+        Err(Ok((status, why))) => return consent(&state, &asked, &ticked, status, &why),
     };
-    let Some(signed_in) = signed_in.filter(|_| !secret.is_empty()) else {
-        let why = "That is not a live API token of this drive.";
-        return consent(&state, &asked, &ticked, StatusCode::UNAUTHORIZED, why);
-    };
-    // An app's token lets in no other app: what it let in would outlive its own revocation.
-    if signed_in.app {
-        let why = "That token is one an app got: sign in with your own API token.";
-        return consent(&state, &asked, &ticked, StatusCode::FORBIDDEN, why);
-    }
     if ticked.is_empty() {
         let why = "Tick at least one thing to allow, or deny.";
         return consent(&state, &asked, &ticked, StatusCode::BAD_REQUEST, why);
     }
-    let held = Scope::from_column(&signed_in.scopes);
     let granted: Vec<Scope> = ticked.iter().copied().filter(|s| held.contains(s)).collect();
     if granted.is_empty() {
         let why = "Your API token may not do any of what you ticked: sign in with a token that may.";
@@ -208,18 +201,69 @@ pub async fn decide(
     }
     let new = NewCode {
         client_id: asked.client.id,
-        user_id: signed_in.user_id,
+        user_id,
         redirect_uri: &asked.redirect_uri,
         code_challenge: &asked.code_challenge,
         scopes: &granted,
     };
     let code = match oauth::create_code(&state.db, new).await {
         Ok(code) => code,
-        Err(e) => return crate::error::ApiError::from(e).into_response(),
+        Err(e) => return ApiError::from(e).into_response(),
     };
     let mut to = asked.redirect.clone();
     to.query_pairs_mut().append_pair("code", &code);
     back_to(&state, to, &asked)
+}
+
+/// Who answers the consent and what they may grant: a person by handle and password (and
+/// code), who may grant everything, or an API token of their own, which grants what it may.
+/// The refusal is the page's status and sentence, or a failure of the drive's.
+async fn signed_in(
+    state: &AppState,
+    fields: &HashMap<String, Vec<String>>,
+) -> Result<(UserId, Vec<Scope>), Result<(StatusCode, String), ApiError>> {
+    let handle = one(fields, "handle").unwrap_or("").trim();
+    if !handle.is_empty() {
+        let password = one(fields, "password").unwrap_or("");
+        let signed_in = people::sign_in(
+            &state.db,
+            &state.settings.sealer,
+            state.settings.guessing,
+            handle,
+            password,
+            one(fields, "code"),
+        )
+        .await
+        .map_err(|e| Err(ApiError::from(e)))?;
+        return match signed_in {
+            Ok(user_id) => Ok((user_id, Scope::ALL.to_vec())),
+            Err(refusal) => {
+                let status = match refusal {
+                    people::Refusal::Locked(_) => StatusCode::TOO_MANY_REQUESTS,
+                    _ => StatusCode::UNAUTHORIZED,
+                };
+                Err(Ok((status, crate::routes::people::refused(refusal).to_string())))
+            }
+        };
+    }
+    let secret = one(fields, "api_token").unwrap_or("").trim();
+    let found = users::api_token_user(&state.db, secret)
+        .await
+        .map_err(|e| Err(ApiError::from(e)))?;
+    let Some(token) = found.filter(|_| !secret.is_empty()) else {
+        let why = if secret.is_empty() {
+            "Sign in with your handle and password, or an API token of this drive."
+        } else {
+            "That is not a live API token of this drive."
+        };
+        return Err(Ok((StatusCode::UNAUTHORIZED, why.to_string())));
+    };
+    // An app's token lets in no other app: what it let in would outlive its own revocation.
+    if token.app {
+        let why = "That token is one an app got: sign in with your own API token.";
+        return Err(Ok((StatusCode::FORBIDDEN, why.to_string())));
+    }
+    Ok((token.user_id, Scope::from_column(&token.scopes)))
 }
 
 /// Sends the person back to the client, with the request's `state` and who answers (`iss`,
@@ -305,8 +349,16 @@ fn consent(state: &AppState, asked: &Asked, ticked: &[Scope], status: StatusCode
 <fieldset><legend>It may</legend>
 {choices}
 </fieldset>
-<label for="apiToken">Sign in with your drive API token</label>
-<input type="password" id="apiToken" name="api_token" autocomplete="current-password" spellcheck="false">
+<fieldset><legend>Sign in</legend>
+<label for="handle">Handle</label>
+<input id="handle" name="handle" autocomplete="username" spellcheck="false">
+<label for="password">Password</label>
+<input type="password" id="password" name="password" autocomplete="current-password">
+<label for="code">Code from your authenticator app, if you use one</label>
+<input id="code" name="code" inputmode="numeric" autocomplete="one-time-code">
+<label for="apiToken">Or, instead, your drive API token</label>
+<input type="password" id="apiToken" name="api_token" autocomplete="off" spellcheck="false">
+</fieldset>
 <p id="status" role="alert">{why}</p>
 <button type="submit" name="decision" value="allow" id="allow">Allow</button>
 <button type="submit" name="decision" value="deny" id="deny">Deny</button>

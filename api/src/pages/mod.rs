@@ -34,11 +34,11 @@ pub fn router() -> Router<AppState> {
         )
 }
 
-async fn script(body: &'static str) -> Response {
+pub(crate) async fn script(body: &'static str) -> Response {
     asset("text/javascript; charset=utf-8", body).await
 }
 
-async fn asset(content_type: &'static str, body: &'static str) -> Response {
+pub(crate) async fn asset(content_type: &'static str, body: &'static str) -> Response {
     (
         [
             (header::CONTENT_TYPE, content_type),
@@ -67,7 +67,7 @@ pub(crate) fn html(
     forms: &str,
 ) -> Response {
     let script = script
-        .map(|s| format!(r#"<script src="/pages/{s}" defer></script>"#))
+        .map(|s| format!(r#"<script type="module" src="/pages/{s}"></script>"#))
         .unwrap_or_default();
     let page = format!(
         r#"<!doctype html>
@@ -86,13 +86,23 @@ pub(crate) fn html(
 </html>
 "#
     );
+    let mut response = (status, page).into_response();
+    secure_page(state, &mut response, forms);
+    response
+}
+
+/// The headers every page of the drive's is served with (the app's too): HTML never cached nor
+/// sniffed, no referrer, and a policy under which scripts and styles come from this site only,
+/// bytes go to and come from the store's origins and nowhere else, forms go where `forms` says,
+/// and no other site may frame it.
+pub(crate) fn secure_page(state: &AppState, response: &mut Response, forms: &str) {
     let store = origin(state.storage.endpoint());
+    let public = origin(state.storage.public_base_url());
     let policy = format!(
-        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: {store}; \
-         media-src 'self' {store}; connect-src 'self' {store}; form-action {forms}; \
+        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: blob: {store} {public}; \
+         media-src 'self' blob: {store} {public}; connect-src 'self' {store}; form-action {forms}; \
          frame-ancestors 'none'; base-uri 'none'"
     );
-    let mut response = (status, page).into_response();
     let headers = response.headers_mut();
     headers.insert(
         header::CONTENT_TYPE,
@@ -107,7 +117,6 @@ pub(crate) fn html(
     if let Ok(policy) = HeaderValue::from_str(&policy) {
         headers.insert(header::CONTENT_SECURITY_POLICY, policy);
     }
-    response
 }
 
 /// `scheme://host:port` of a URL (the whole of it when it has no path).

@@ -31,6 +31,16 @@ pub struct SessionGrant {
     user_id: UserId,
 }
 
+impl SessionGrant {
+    pub fn new(session: users::Session) -> SessionGrant {
+        SessionGrant {
+            gel_token: session.token,
+            expires_in: SESSION_LIFETIME.num_seconds(),
+            user_id: session.user_id,
+        }
+    }
+}
+
 /// Exchange an API token (as bearer) for a session token.
 #[utoipa::path(post, path = "/exchange-token", tag = "auth", responses((status = 200, body = SessionGrant)))]
 async fn exchange_token(
@@ -45,9 +55,5 @@ async fn exchange_token(
     let session = users::exchange(&state.db, api_token)
         .await?
         .ok_or_else(|| ApiError::unauthorized("unauthorized", "the API token is unknown or revoked"))?;
-    Ok(Json(SessionGrant {
-        gel_token: session.token,
-        expires_in: SESSION_LIFETIME.num_seconds(),
-        user_id: session.user_id,
-    }))
+    Ok(Json(SessionGrant::new(session)))
 }

@@ -15,6 +15,7 @@ pub mod jobs;
 pub mod library;
 pub mod multipart;
 pub mod organize;
+pub mod people;
 pub mod read;
 pub mod requests;
 pub mod reviews;

@@ -67,6 +67,9 @@ pub struct SearchInput {
     tags: Option<Vec<Line>>,
     /// A folder path; includes folders inside it.
     folder: Option<FolderPath>,
+    /// False: only the files directly in `folder` (at the top when `folder` is left out or
+    /// `/`), not in the folders inside it, as a folder's view lists them. Default true.
+    subfolders: Option<bool>,
     is_public: Option<bool>,
     uploaded_after: Option<DateTime<Utc>>,
     uploaded_before: Option<DateTime<Utc>>,
@@ -267,6 +270,7 @@ fn filters(input: &SearchInput) -> ApiResult<Filters> {
             .as_ref()
             .filter(|f| !f.is_top())
             .map(FolderPath::stored),
+        folder_only: input.subfolders == Some(false),
         is_public: input.is_public,
         uploaded_after: input.uploaded_after,
         uploaded_before: input.uploaded_before,
@@ -422,7 +426,10 @@ async fn inside(
     filters: &Filters,
     limit: i64,
 ) -> ApiResult<SearchAnswer> {
-    let narrowed = !filters.words.is_empty() || filters.folder.is_some() || filters.narrows_by_content();
+    let narrowed = !filters.words.is_empty()
+        || filters.folder.is_some()
+        || filters.folder_only
+        || filters.narrows_by_content();
     // Each account's moments are searched on their own, among the files of its the caller may
     // look in: the caller's own (all of them unless narrowed), and those others share.
     let mut accounts: Vec<(UserId, Option<Vec<FileId>>)> = Vec::new();

@@ -22,6 +22,7 @@ pub mod reviews;
 pub mod rules;
 pub mod search;
 pub mod shares;
+pub mod sign_ins;
 pub mod subscriptions;
 pub mod tags;
 pub mod templates;

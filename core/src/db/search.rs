@@ -79,8 +79,10 @@ pub struct Filters {
     pub kinds: Option<Vec<String>>,
     /// Tag names, all of which a file must carry (case-insensitive).
     pub tags: Vec<String>,
-    /// A folder's stored path: files in it or below.
+    /// A folder's stored path (`None`: the top): files in it or below.
     pub folder: Option<String>,
+    /// Only the files directly in `folder` (at the top, when it is `None`), not below it.
+    pub folder_only: bool,
     pub is_public: Option<bool>,
     pub uploaded_after: Option<DateTime<Utc>>,
     pub uploaded_before: Option<DateTime<Utc>>,
@@ -200,8 +202,8 @@ pub async fn files(
     // Sorted by name within a folder, each folder of the subtree gives its first page from its own
     // index in name order (`files_in_folder_by_name`), and only those are sorted together: a page
     // reads at most `limit + 1 + offset` files a folder instead of every file under the folder.
-    let by_name_in = match (&filters.folder, sort, filters.whose) {
-        (Some(folder), Sort::Name, Whose::Own) => Some(folder),
+    let by_name_in = match (&filters.folder, sort, filters.whose, filters.folder_only) {
+        (Some(folder), Sort::Name, Whose::Own, false) => Some(folder),
         _ => None,
     };
 
@@ -303,10 +305,19 @@ fn push_conditions(
                 .push("))");
         }
     }
-    if let (Some(folder), true) = (&filters.folder, folder_in_where) {
-        q.push(" and path_within(d.path, ")
-            .push_bind(folder.clone())
-            .push(")");
+    match (&filters.folder, filters.folder_only, folder_in_where) {
+        (Some(folder), false, true) => {
+            q.push(" and path_within(d.path, ")
+                .push_bind(folder.clone())
+                .push(")");
+        }
+        (Some(folder), true, _) => {
+            q.push(" and d.path = ").push_bind(folder.clone());
+        }
+        (None, true, _) => {
+            q.push(" and f.folder_id is null");
+        }
+        (None, false, _) | (Some(_), false, false) => {}
     }
     if let Some(public) = filters.is_public {
         q.push(" and (f.bucket = 'public') = ").push_bind(public);

@@ -84,7 +84,8 @@ pub struct Session {
     pub expires_at: DateTime<Utc>,
 }
 
-/// Exchanges a live API token for a new session; `None` when the token is unknown or revoked.
+/// Exchanges a live API token for a new session; `None` when the token is unknown or revoked,
+/// or a sign-in's (which only its cookie renews, at `/renew-session`).
 pub async fn exchange(pool: &PgPool, api_secret: &str) -> Result<Option<Session>, sqlx::Error> {
     open_session(pool, Some(token::digest(api_secret)), None, SESSION_LIFETIME).await
 }
@@ -104,7 +105,7 @@ pub struct TokenUser {
 pub async fn api_token_user(pool: &PgPool, api_secret: &str) -> Result<Option<TokenUser>, sqlx::Error> {
     sqlx::query_as(
         "select user_id, id as token_id, scopes, oauth_client_id is not null as app from api_tokens
-         where token_hash = $1 and revoked_at is null",
+         where token_hash = $1 and revoked_at is null and not sign_in",
     )
     .bind(token::digest(api_secret))
     .fetch_optional(pool)
@@ -134,7 +135,7 @@ async fn open_session(
     let user_id: Option<UserId> = sqlx::query_scalar(
         "insert into sessions (token_hash, user_id, api_token_id, expires_at)
          select $3, user_id, id, $4 from api_tokens
-         where (token_hash = $1 or id = $2) and revoked_at is null
+         where ((token_hash = $1 and not sign_in) or id = $2) and revoked_at is null
          returning user_id",
     )
     .bind(digest)

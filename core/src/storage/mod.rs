@@ -217,6 +217,12 @@ impl Storage {
         format!("{}/p/{file_id}", self.config.site_url)
     }
 
+    /// The base of public objects' addresses (`DRIVE_PUBLIC_BASE_URL`): a page shows public
+    /// files from its origin.
+    pub fn public_base_url(&self) -> &str {
+        &self.config.public_base_url
+    }
+
     /// Where an object in the public bucket is read anonymously.
     pub fn public_object_url(&self, key: &str) -> String {
         format!(

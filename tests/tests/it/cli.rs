@@ -1999,3 +1999,64 @@ async fn files_are_shared_listed_and_taken_back_from_the_command_line() {
         nobody.stderr
     );
 }
+
+#[tokio::test]
+async fn sign_ins_to_the_app_are_listed_and_ended_from_the_command_line() {
+    let app = TestApp::spawn().await;
+    let user = app.user(Some("Pro")).await;
+    let scratch = Scratch::new();
+    let drive = Drive::new(&scratch);
+    drive.login(&app, &user).await;
+    let none = drive.run(&["sign-ins"]).await;
+    assert!(
+        none.success && none.stdout.contains("not signed in to the app anywhere"),
+        "{}",
+        none.stdout
+    );
+
+    // Two browsers sign in with the password an invitation set.
+    let made: Value =
+        serde_json::from_str(&app.admin(&["invite", "--handle", &user.handle, "--json"])).unwrap();
+    let password = json!({ "invitation": made["invitation"], "password": "correct horse battery" });
+    let accepted = app
+        .send(None, Some(APP_ID), "/accept-invitation", Some(password))
+        .await;
+    assert_eq!(accepted.status, reqwest::StatusCode::OK, "{}", accepted.body);
+    let again = json!({ "handle": user.handle, "password": "correct horse battery" });
+    let second = app.send(None, Some(APP_ID), "/sign-in", Some(again)).await;
+    assert_eq!(second.status, reqwest::StatusCode::OK, "{}", second.body);
+
+    let listed = drive.json(&["sign-ins"]).await;
+    let ids: Vec<&str> = listed["signIns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["signInId"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids.len(), 2, "{listed}");
+    let table = drive.run(&["sign-ins"]).await;
+    assert!(
+        table.stdout.contains(ids[0]) && table.stdout.contains("127.0.0.1"),
+        "{}",
+        table.stdout
+    );
+    let one = drive.run(&["sign-ins", "--end", ids[0]]).await;
+    assert!(
+        one.success && one.stdout.contains("ended 1 sign-in(s)"),
+        "{} {}",
+        one.stdout,
+        one.stderr
+    );
+    let all = drive.json(&["sign-ins", "--end-all"]).await;
+    assert_eq!(all["ended"], 1, "{all}");
+    let gone = drive.run(&["sign-ins", "--end", ids[1]]).await;
+    assert!(
+        !gone.success && gone.stderr.contains("no live sign-in"),
+        "{}",
+        gone.stderr
+    );
+    let session = second.body["gelToken"].as_str().unwrap();
+    app.send(Some(session), Some(APP_ID), "/select-profile", None)
+        .await
+        .assert_error(401, "unauthorized");
+}

@@ -272,8 +272,53 @@ async fn seed(app: &TestApp, user: &TestUser) -> Value {
     assert_eq!(note.status, 200, "{}", note.body);
     // Someone to share with.
     let friend = app.user(Some("Pro")).await;
+    // People's sign-in: the friend signs in with a password (invitations for /accept-invitation
+    // set the same one), a cookie of theirs renews sessions; the caller has sign-ins of its own
+    // for /end-sign-ins to end, one a call.
+    let invite = |handle: &str| -> String {
+        let made: Value =
+            serde_json::from_str(&app.admin(&["invite", "--handle", handle, "--json"])).unwrap();
+        made["invitation"].as_str().unwrap().to_string()
+    };
+    let sign_in = |handle: String| async move {
+        let body = json!({ "invitation": invite(&handle), "password": CONTRACT_PASSWORD });
+        let response = app
+            .http
+            .post(format!("{}/accept-invitation", app.url))
+            .header("X-Drive-App", APP_ID)
+            .json(&body)
+            .send()
+            .await
+            .unwrap();
+        let cookie = response.headers()["set-cookie"]
+            .to_str()
+            .unwrap()
+            .split(';')
+            .next()
+            .unwrap()
+            .to_string();
+        assert_eq!(response.status(), 200, "{}", response.text().await.unwrap());
+        cookie
+    };
+    let friend_cookie = sign_in(friend.handle.clone()).await;
+    let invitations: Vec<String> = (0..10).map(|_| invite(&friend.handle)).collect();
+    for _ in 0..10 {
+        sign_in(user.handle.clone()).await;
+    }
+    let own = made(app, user, "/select-sign-ins", json!({})).await;
+    let sign_ins: Vec<Value> = own["signIns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["signInId"].clone())
+        .collect();
     let mut seeded = json!({
         "shareHandle": [friend.handle],
+        "signInHandle": [friend.handle],
+        "password": [CONTRACT_PASSWORD],
+        "signInCookie": [friend_cookie],
+        "invitation": invitations,
+        "expendableSignInId": sign_ins,
         "expendableFolderId": expendable_folders,
         "expendablePlaylistId": expendable_playlists,
         "expendableGalleryId": expendable_galleries,
@@ -326,6 +371,9 @@ async fn seed(app: &TestApp, user: &TestUser) -> Value {
     seeded
 }
 
+/// The password the contract run's accounts sign in with.
+const CONTRACT_PASSWORD: &str = "contract run password";
+
 #[tokio::test]
 async fn schemathesis_finds_every_operation_true_to_the_document() {
     // Every image model answers (a stand-in for each provider), so /generate-image can succeed.
@@ -334,6 +382,8 @@ async fn schemathesis_finds_every_operation_true_to_the_document() {
     let providers = FakeProviders::start().await;
     let mut environment = providers.environment();
     environment.push(("DRIVE_MAX_ACTIVE_JOBS".into(), "100000".into()));
+    // Every sign-in route is tried many times a minute from one address.
+    environment.push(("DRIVE_RATE_SIGN_IN_PER_MINUTE".into(), "100000".into()));
     let environment: Vec<(&str, &str)> = environment
         .iter()
         .map(|(k, v)| (k.as_str(), v.as_str()))
@@ -396,7 +446,7 @@ async fn schemathesis_finds_every_operation_true_to_the_document() {
     );
     // Every operation was called, and every one got past validation and the lookups at least
     // once: the seeded ids, tokens, plans and objects reach each route's success.
-    assert_eq!(reached.len(), 90, "operations called: {:?}", reached.keys());
+    assert_eq!(reached.len(), 100, "operations called: {:?}", reached.keys());
     let short: Vec<&String> = reached
         .keys()
         .filter(|op| !past_validation.contains(op))

@@ -1,0 +1,323 @@
+//! The app in a real browser (headless Chromium through WebDriver): signing in by invitation,
+//! password and code, wrong guesses limited; a folder listed and uploaded into, a whole folder
+//! too, a file stored already not sent twice; hostile names shown as text. axe-core checks every
+//! page for serious or critical violations.
+
+use chrono::Utc;
+use drive_core::totp;
+use drive_tests::browser::Browser;
+use drive_tests::{APP_ID, TestApp, TestUser, totp_key};
+use fantoccini::Locator;
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+
+const PASSWORD: &str = "correct horse battery";
+
+fn invitation(app: &TestApp, user: &TestUser) -> String {
+    let made: Value =
+        serde_json::from_str(&app.admin(&["invite", "--handle", &user.handle, "--json"])).unwrap();
+    made["invitation"].as_str().unwrap().to_string()
+}
+
+/// Gives the account a password through the API (as the app does); answers a session.
+async fn with_password(app: &TestApp, user: &TestUser) -> String {
+    let accepted = app
+        .send(
+            None,
+            Some(APP_ID),
+            "/accept-invitation",
+            Some(json!({ "invitation": invitation(app, user), "password": PASSWORD })),
+        )
+        .await;
+    assert_eq!(accepted.status, StatusCode::OK, "{}", accepted.body);
+    accepted.body["gelToken"].as_str().unwrap().to_string()
+}
+
+async fn type_into(browser: &Browser, css: &str, text: &str) {
+    let input = browser.client.find(Locator::Css(css)).await.unwrap();
+    input.clear().await.unwrap();
+    input.send_keys(text).await.unwrap();
+}
+
+async fn click(browser: &Browser, css: &str) {
+    browser
+        .client
+        .find(Locator::Css(css))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+}
+
+/// Fills the sign-in form and sends it, its last answer cleared first so the next is waited for.
+async fn sign_in(browser: &Browser, handle: &str, password: &str) {
+    browser
+        .client
+        .execute("document.getElementById('status').textContent = ''", vec![])
+        .await
+        .unwrap();
+    type_into(browser, "#handle", handle).await;
+    type_into(browser, "#password", password).await;
+    click(browser, "#signInButton").await;
+}
+
+#[tokio::test]
+async fn people_sign_in_to_the_app_by_invitation_password_and_code_and_wrong_guesses_are_limited() {
+    let app = TestApp::spawn_with(&[
+        ("DRIVE_RATE_SIGN_IN_PER_MINUTE", "1000"),
+        ("DRIVE_SIGN_IN_GUESSES", "3"),
+    ])
+    .await;
+    let ada = app.user(Some("Pro")).await;
+    let browser = Browser::start().await;
+    let page = &browser.client;
+
+    // The invitation link sets the password and signs in; the address forgets the secret.
+    page.goto(&format!("{}/app/#invite={}", app.url, invitation(&app, &ada)))
+        .await
+        .unwrap();
+    browser.wait_for_text("h1", "Choose your password", 10).await;
+    browser.assert_accessible("the invitation page").await;
+    type_into(&browser, "#newPassword", PASSWORD).await;
+    click(&browser, "#invitation button[type=submit]").await;
+    browser.wait_for_text("#signOut", "Sign out", 10).await;
+    assert!(!page.current_url().await.unwrap().as_str().contains("invite"));
+    browser.wait_for_text("#files", "No files here yet.", 10).await;
+    browser.assert_accessible("the files page").await;
+
+    // A reload keeps the sign-in (the cookie renews the session), and nothing readable by the
+    // page holds more than a session.
+    page.refresh().await.unwrap();
+    browser.wait_for_text("#signOut", "Sign out", 10).await;
+    let cookies = page.execute("return document.cookie", vec![]).await.unwrap();
+    assert_eq!(cookies, json!(""), "the sign-in cookie is HttpOnly");
+
+    // The account page lists this sign-in; signing out everywhere comes back to the sign-in form.
+    page.goto(&format!("{}/app/#/account/", app.url)).await.unwrap();
+    browser.wait_for_text("#signIns", "(this browser)", 10).await;
+    browser.assert_accessible("the account page").await;
+    click(&browser, "#signOutEverywhere").await;
+    browser.wait_for_text("h1", "Sign in to your drive", 10).await;
+    browser.assert_accessible("the sign-in page").await;
+    let stored = page
+        .execute("return [localStorage.length, sessionStorage.length]", vec![])
+        .await
+        .unwrap();
+    assert_eq!(stored, json!([0, 0]), "nothing the app kept survives signing out");
+
+    // Wrong passwords are said as the API says them; the third locks the account.
+    sign_in(&browser, &ada.handle, "not the password").await;
+    browser
+        .wait_for_text("#status", "the handle or the password is not right", 10)
+        .await;
+    sign_in(&browser, &ada.handle, "still not it").await;
+    browser
+        .wait_for_text("#status", "the handle or the password is not right", 10)
+        .await;
+    sign_in(&browser, &ada.handle, "nor this").await;
+    browser
+        .wait_for_text("#status", "too many wrong guesses", 10)
+        .await;
+    sign_in(&browser, &ada.handle, PASSWORD).await;
+    browser
+        .wait_for_text("#status", "too many wrong guesses", 10)
+        .await;
+
+    // Grace has a second factor: the password brings up the code's field, the code signs in.
+    let grace = app.user(Some("Pro")).await;
+    let session = with_password(&app, &grace).await;
+    let begun = app.send(Some(&session), Some(APP_ID), "/begin-totp", None).await;
+    let secret = begun.body["secret"].as_str().unwrap();
+    assert!(
+        begun.body["link"]
+            .as_str()
+            .unwrap()
+            .contains(&format!("secret={secret}&")),
+        "{}",
+        begun.body
+    );
+    let key = totp_key(secret);
+    let step = totp::step_of(Utc::now().timestamp());
+    let confirmed = app
+        .send(
+            Some(&session),
+            Some(APP_ID),
+            "/confirm-totp",
+            Some(json!({ "code": totp::code_at(&key, step) })),
+        )
+        .await;
+    assert_eq!(confirmed.status, StatusCode::NO_CONTENT, "{}", confirmed.body);
+    page.goto(&format!("{}/app/", app.url)).await.unwrap();
+    browser.wait_for_text("h1", "Sign in to your drive", 10).await;
+    sign_in(&browser, &grace.handle, PASSWORD).await;
+    browser
+        .wait_for_text("#status", "asks for the code of its authenticator app", 10)
+        .await;
+    browser
+        .assert_accessible("the sign-in page asking for a code")
+        .await;
+    type_into(&browser, "#code", &totp::code_at(&key, step + 1)).await;
+    click(&browser, "#signInButton").await;
+    browser.wait_for_text("#signOut", "Sign out", 10).await;
+    browser.close().await;
+}
+
+#[tokio::test]
+async fn the_app_lists_a_folder_uploads_files_and_folders_into_it_and_shows_hostile_names_as_text() {
+    let app = TestApp::spawn().await;
+    let user = app.user(Some("Pro")).await;
+    with_password(&app, &user).await;
+    let hostile = "<img src=x onerror=alert(1)>.png";
+    let hostile_id = app
+        .upload(&user, hostile, "Image", "image/png", b"not really a png".to_vec())
+        .await;
+    let docs = app
+        .upload(&user, "plan.txt", "Text", "text/plain", b"the plan".to_vec())
+        .await;
+    let moved = app
+        .call(
+            &user,
+            "/move-files",
+            Some(json!({ "fileIds": [docs], "folder": "/Docs" })),
+        )
+        .await;
+    assert_eq!(moved.status, StatusCode::OK, "{}", moved.body);
+
+    let browser = Browser::start().await;
+    let page = &browser.client;
+    page.goto(&format!("{}/app/", app.url)).await.unwrap();
+    browser.wait_for_text("h1", "Sign in to your drive", 10).await;
+    sign_in(&browser, &user.handle, PASSWORD).await;
+
+    // The hostile name is the row's text, and no element came of it.
+    let row = format!("#files tr[data-id='{hostile_id}'] td.name");
+    browser.wait_for_text(&row, hostile, 10).await;
+    let made = page
+        .execute("return document.querySelectorAll('#files img').length", vec![])
+        .await
+        .unwrap();
+    assert_eq!(made, json!(0));
+    assert!(page.get_alert_text().await.is_err(), "an alert opened");
+    // Only the top's own files: the one in /Docs is not listed here.
+    let listed = page
+        .find(Locator::Css("#files"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(!listed.contains("plan.txt"), "{listed}");
+
+    // Into /Docs by its folder link; the breadcrumbs say where.
+    click(&browser, "a.folder").await;
+    browser.wait_for_text("#files", "plan.txt", 10).await;
+    browser
+        .wait_for_text("nav[aria-label=Breadcrumbs]", "Docs", 10)
+        .await;
+    browser.assert_accessible("a folder").await;
+
+    // Three files picked at once, then a whole folder of mixed files.
+    let scratch = tempfile::tempdir().unwrap();
+    let mut picked = Vec::new();
+    for (name, bytes) in [
+        ("a.txt", b"alpha".to_vec()),
+        ("b.csv", b"x,y\n1,2\n".to_vec()),
+        ("c.bin", vec![7u8; 70_000]),
+    ] {
+        let path = scratch.path().join(name);
+        std::fs::write(&path, bytes).unwrap();
+        picked.push(path.display().to_string());
+    }
+    page.find(Locator::Css("#pickFiles"))
+        .await
+        .unwrap()
+        .send_keys(&picked.join("\n"))
+        .await
+        .unwrap();
+    browser.wait_for_text("#uploadStatus", "3 uploaded.", 30).await;
+    browser.wait_for_text("#files", "c.bin", 10).await;
+    let trip = scratch.path().join("Trip");
+    std::fs::create_dir_all(trip.join("Day 1")).unwrap();
+    std::fs::write(trip.join("notes.md"), "# Trip").unwrap();
+    std::fs::write(trip.join("Day 1").join("route.json"), "{}").unwrap();
+    page.find(Locator::Css("#pickFolder"))
+        .await
+        .unwrap()
+        .send_keys(&trip.display().to_string())
+        .await
+        .unwrap();
+    browser.wait_for_text("#uploadStatus", "2 uploaded.", 30).await;
+
+    // The drive has them where they were picked, with their sizes, kinds and times.
+    let found = app
+        .call(
+            &user,
+            "/search-files",
+            Some(json!({ "folder": "/Docs", "sort": "name", "limit": 50 })),
+        )
+        .await;
+    let files: Vec<(String, String, i64, String)> = found.body["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["folder"].as_str().unwrap().to_string(),
+                f["fileName"].as_str().unwrap().to_string(),
+                f["fileSize"].as_i64().unwrap(),
+                f["type"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    let expected = [
+        ("/Docs/", "a.txt", 5, "Text"),
+        ("/Docs/", "b.csv", 8, "Text"),
+        ("/Docs/", "c.bin", 70_000, "Other"),
+        ("/Docs/Trip/", "notes.md", 6, "Text"),
+        ("/Docs/", "plan.txt", 8, "Text"),
+        ("/Docs/Trip/Day 1/", "route.json", 2, "Text"),
+    ];
+    let expected: Vec<(String, String, i64, String)> = expected
+        .iter()
+        .map(|(d, n, s, k)| (d.to_string(), n.to_string(), *s, k.to_string()))
+        .collect();
+    assert_eq!(files, expected, "{}", found.body);
+    assert!(
+        found.body["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|f| f["modifiedTime"].is_string() || f["fileName"] == "plan.txt")
+    );
+
+    // The same files picked again are found stored, not sent twice.
+    page.find(Locator::Css("#pickFiles"))
+        .await
+        .unwrap()
+        .send_keys(&picked.join("\n"))
+        .await
+        .unwrap();
+    browser.wait_for_text("#uploadStatus", "3 uploaded.", 30).await;
+    browser.wait_for_text("ul.uploads", "already stored", 10).await;
+    let again = page
+        .execute(
+            "return [...document.querySelectorAll('ul.uploads .said')].map((s) => s.textContent)",
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        again,
+        json!(["already stored", "already stored", "already stored"])
+    );
+    let count = app
+        .call(
+            &user,
+            "/search-files",
+            Some(json!({ "folder": "/Docs", "limit": 50 })),
+        )
+        .await;
+    assert_eq!(count.body["files"].as_array().unwrap().len(), 6);
+    browser.close().await;
+}
