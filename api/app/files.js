@@ -15,6 +15,7 @@ export function filesView(path) {
   const rows = h('tbody', { id: 'files' });
   const more = h('button', { type: 'button', id: 'more', hidden: true }, 'Show more');
   const selected = new Set();
+  const shareWith = h('input', { id: 'shareWith', 'aria-label': 'People to share with: handles, comma-separated', placeholder: 'handles, comma-separated' });
   const actions = h('div', { class: 'actions', role: 'toolbar', 'aria-label': 'With the selected files' });
   const sort = h(
     'select',
@@ -73,6 +74,8 @@ export function filesView(path) {
       act('Download', download),
       act('Make public or private', toggle),
       act('Move to trash', trash),
+      shareWith,
+      act('Share', share),
     );
   }
 
@@ -88,6 +91,21 @@ export function filesView(path) {
     try {
       for (const id of ids) await api.call('/toggle-file-access', { id });
       reload(`${ids.length} changed`);
+    } catch (e) {
+      say(status, e);
+    }
+  }
+
+  async function share(ids) {
+    const handles = shareWith.value.split(',').map((s) => s.trim()).filter(Boolean);
+    if (!handles.length) {
+      say(status, { message: 'Say with whom: their handles, comma-separated.' });
+      shareWith.focus();
+      return;
+    }
+    try {
+      await api.call('/share-files', { fileIds: ids, handles });
+      status.textContent = `Shared ${ids.length} file(s) with ${handles.join(', ')}.`;
     } catch (e) {
       say(status, e);
     }

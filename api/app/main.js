@@ -6,6 +6,7 @@ import { h, fill } from './dom.js';
 import { signInView, invitationView } from './signin.js';
 import { filesView } from './files.js';
 import { accountView } from './account.js';
+import { sharedView } from './shared.js';
 
 const root = document.getElementById('app');
 
@@ -26,7 +27,8 @@ async function show() {
   const [, section = 'files', ...rest] = location.hash.replace(/^#/, '').split('/');
   const main = h('main', { id: 'main', tabindex: '-1' });
   fill(root, header(section), main);
-  const view = section === 'account' ? accountView() : filesView(decodeURIComponent(rest.join('/')));
+  const views = { account: accountView, shared: sharedView };
+  const view = views[section]?.() ?? filesView(decodeURIComponent(rest.join('/')));
   fill(main, view);
 }
 
@@ -37,7 +39,7 @@ function header(section) {
     'header',
     { class: 'bar' },
     h('a', { class: 'brand', href: '#/files/' }, 'Drive'),
-    h('nav', { 'aria-label': 'Sections' }, link('files', 'Files'), link('account', 'Account')),
+    h('nav', { 'aria-label': 'Sections' }, link('files', 'Files'), link('shared', 'Shared with me'), link('account', 'Account')),
     h('button', { type: 'button', id: 'signOut', onclick: signOut }, 'Sign out'),
   );
 }

@@ -23,6 +23,7 @@ const ASSETS: &[(&str, &str, &str)] = &[
     ("upload.js", JS, include_str!("../app/upload.js")),
     ("store.js", JS, include_str!("../app/store.js")),
     ("account.js", JS, include_str!("../app/account.js")),
+    ("shared.js", JS, include_str!("../app/shared.js")),
 ];
 const CSS: &str = "text/css; charset=utf-8";
 const JS: &str = "text/javascript; charset=utf-8";

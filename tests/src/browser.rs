@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
+use fantoccini::wd::WebDriverCompatibleCommand;
 use fantoccini::{Client, ClientBuilder, Locator};
 use hyper_util::client::legacy::connect::HttpConnector;
 use serde_json::json;
@@ -128,6 +129,17 @@ impl Browser {
         assert!(violations.is_empty(), "{what}: {}", violations.join("\n"));
     }
 
+    /// Lets the browser send at most `bytes_per_second` (ChromeDriver's network conditions, kept
+    /// across reloads): a test that must catch an upload part-way slows it down.
+    pub async fn limit_upload(&self, bytes_per_second: u64) {
+        self.client
+            .issue_cmd(NetworkConditions {
+                upload_bytes_per_second: bytes_per_second,
+            })
+            .await
+            .expect("ChromeDriver sets network conditions");
+    }
+
     /// Saves a screenshot of the page as `name`.png in the screenshots folder; answers its path.
     pub async fn screenshot(&self, name: &str) -> PathBuf {
         let png = self.client.screenshot().await.expect("a screenshot");
@@ -136,6 +148,29 @@ impl Browser {
         let path = folder.join(format!("{name}.png"));
         std::fs::write(&path, png).unwrap();
         path
+    }
+}
+
+/// `POST /session/{id}/chromium/network_conditions`, ChromeDriver's own command.
+#[derive(Debug)]
+struct NetworkConditions {
+    upload_bytes_per_second: u64,
+}
+
+impl WebDriverCompatibleCommand for NetworkConditions {
+    fn endpoint(&self, base: &url::Url, session: Option<&str>) -> Result<url::Url, url::ParseError> {
+        base.join(&format!(
+            "session/{}/chromium/network_conditions",
+            session.unwrap_or_default()
+        ))
+    }
+
+    fn method_and_body(&self, _: &url::Url) -> (http::Method, Option<String>) {
+        let conditions = json!({ "network_conditions": {
+            "offline": false, "latency": 0,
+            "download_throughput": 1_000_000_000u64, "upload_throughput": self.upload_bytes_per_second,
+        }});
+        (http::Method::POST, Some(conditions.to_string()))
     }
 }
 

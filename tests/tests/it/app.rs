@@ -10,6 +10,7 @@ use drive_tests::{APP_ID, TestApp, TestUser, totp_key};
 use fantoccini::Locator;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
 
 const PASSWORD: &str = "correct horse battery";
 
@@ -319,5 +320,142 @@ async fn the_app_lists_a_folder_uploads_files_and_folders_into_it_and_shows_host
         )
         .await;
     assert_eq!(count.body["files"].as_array().unwrap().len(), 6);
+    browser.close().await;
+}
+
+#[tokio::test]
+async fn a_large_upload_cut_by_a_reload_resumes_from_the_parts_the_store_holds() {
+    let app = TestApp::spawn().await;
+    let user = app.user(Some("Pro")).await;
+    with_password(&app, &user).await;
+    // 200 MiB: parts of 64, 64, 64 and 8 MiB, written a mebibyte at a time.
+    let scratch = tempfile::tempdir().unwrap();
+    let path = scratch.path().join("big.bin");
+    let mut digest = Sha256::new();
+    {
+        use std::io::Write;
+        let mut file = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
+        for n in 0..200u32 {
+            let chunk: Vec<u8> = (0..1 << 20)
+                .map(|i: u32| (i.wrapping_mul(31) ^ n) as u8)
+                .collect();
+            digest.update(&chunk);
+            file.write_all(&chunk).unwrap();
+        }
+    }
+    let browser = Browser::start().await;
+    let page = &browser.client;
+    page.goto(&format!("{}/app/", app.url)).await.unwrap();
+    browser.wait_for_text("h1", "Sign in to your drive", 10).await;
+    sign_in(&browser, &user.handle, PASSWORD).await;
+    browser.wait_for_text("#files", "No files here yet.", 10).await;
+
+    // Slowed down, the four parts go side by side; the small last one is stored first, and the
+    // page is reloaded then, the others part-way.
+    browser.limit_upload(16_000_000).await;
+    let pick = path.display().to_string();
+    page.find(Locator::Css("#pickFiles"))
+        .await
+        .unwrap()
+        .send_keys(&pick)
+        .await
+        .unwrap();
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(60);
+    let stored_last =
+        "return performance.getEntriesByType('resource').some((e) => e.name.includes('partNumber=4&'))";
+    while page.execute(stored_last, vec![]).await.unwrap() != json!(true) {
+        assert!(tokio::time::Instant::now() < deadline, "part 4 was never stored");
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    page.refresh().await.unwrap();
+    browser.limit_upload(1_000_000_000).await;
+
+    // After the reload the app says what did not finish; picked again, it goes on.
+    browser
+        .wait_for_text("#uploadStatus", "did not finish (big.bin)", 10)
+        .await;
+    page.find(Locator::Css("#pickFiles"))
+        .await
+        .unwrap()
+        .send_keys(&pick)
+        .await
+        .unwrap();
+    browser.wait_for_text("#uploadStatus", "1 uploaded.", 120).await;
+    browser
+        .wait_for_text("ul.uploads", "resumed after 1 stored part(s)", 5)
+        .await;
+    browser.wait_for_text("#files", "big.bin", 10).await;
+
+    let found = app
+        .call(&user, "/search-files", Some(json!({ "text": "big" })))
+        .await;
+    let file = &found.body["files"][0];
+    assert_eq!(
+        (file["fileName"].clone(), file["fileSize"].clone()),
+        (json!("big.bin"), json!(200u64 << 20))
+    );
+    let stored = app.download(&user, file["id"].as_str().unwrap()).await;
+    assert!(
+        Sha256::digest(&stored) == digest.finalize(),
+        "the bytes stored are the file's"
+    );
+    browser.close().await;
+}
+
+#[tokio::test]
+async fn a_file_shared_in_the_app_is_seen_by_the_other_account_in_its_app() {
+    let app = TestApp::spawn().await;
+    let (ada, bob) = (app.user(Some("Pro")).await, app.user(Some("Pro")).await);
+    with_password(&app, &ada).await;
+    with_password(&app, &bob).await;
+    let file = app
+        .upload(&ada, "minutes.txt", "Text", "text/plain", b"we met".to_vec())
+        .await;
+    let browser = Browser::start().await;
+    let page = &browser.client;
+    page.goto(&format!("{}/app/", app.url)).await.unwrap();
+    browser.wait_for_text("h1", "Sign in to your drive", 10).await;
+    sign_in(&browser, &ada.handle, PASSWORD).await;
+    browser.wait_for_text("#files", "minutes.txt", 10).await;
+
+    // Ada selects the file and shares it with Bob by handle.
+    click(
+        &browser,
+        &format!("#files tr[data-id='{file}'] input[type=checkbox]"),
+    )
+    .await;
+    type_into(&browser, "#shareWith", &bob.handle).await;
+    page.find(Locator::XPath("//button[text()='Share']"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    browser
+        .wait_for_text("#status", &format!("Shared 1 file(s) with {}.", bob.handle), 10)
+        .await;
+    click(&browser, "#signOut").await;
+
+    // Bob sees it under "Shared with me", from Ada.
+    browser.wait_for_text("h1", "Sign in to your drive", 10).await;
+    sign_in(&browser, &bob.handle, PASSWORD).await;
+    browser.wait_for_text("#signOut", "Sign out", 10).await;
+    page.find(Locator::LinkText("Shared with me"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    let row = browser.wait_for_text("#sharedFiles", "minutes.txt", 10).await;
+    assert!(row.contains(&ada.handle), "{row}");
+    browser.assert_accessible("the shared page").await;
+    // Ada's own files are not Bob's: his drive's top lists nothing.
+    page.find(Locator::LinkText("Files"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    browser.wait_for_text("#files", "No files here yet.", 10).await;
     browser.close().await;
 }
