@@ -57,7 +57,7 @@ export function filesView(path) {
       'tr',
       { dataset: { id: file.id } },
       h('td', {}, box),
-      h('td', { class: 'name' }, h('span', { class: `kind kind-${file.type}`, 'aria-hidden': 'true' }), file.fileName),
+      h('td', { class: 'name' }, h('a', { href: `#/file/${file.id}` }, file.fileName)),
       h('td', { class: 'size' }, size(file.fileSize)),
       h('td', { class: 'time' }, when(file.modifiedTime ?? file.insertTime)),
       h('td', {}, file.isPublic ? 'Public' : 'Private'),
@@ -74,6 +74,7 @@ export function filesView(path) {
       act('Download', download),
       act('Make public or private', toggle),
       act('Move to trash', trash),
+      act('Run a job', (ids) => { location.hash = `#/jobs/?files=${ids.join(',')}`; }),
       shareWith,
       act('Share', share),
     );

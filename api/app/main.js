@@ -7,6 +7,9 @@ import { signInView, invitationView } from './signin.js';
 import { filesView } from './files.js';
 import { accountView } from './account.js';
 import { sharedView } from './shared.js';
+import { searchView } from './search.js';
+import { previewView } from './preview.js';
+import { jobsView } from './jobs.js';
 
 const root = document.getElementById('app');
 
@@ -24,10 +27,17 @@ async function show() {
     return fill(root, h('main', { id: 'main', class: 'center' }, h('p', { role: 'alert' }, e.message)));
   }
   if (!signedIn) return fill(root, signInView(() => show()));
-  const [, section = 'files', ...rest] = location.hash.replace(/^#/, '').split('/');
+  const [path, query = ''] = location.hash.replace(/^#/, '').split('?');
+  const [, section = 'files', ...rest] = path.split('/');
   const main = h('main', { id: 'main', tabindex: '-1' });
   fill(root, header(section), main);
-  const views = { account: accountView, shared: sharedView };
+  const views = {
+    account: accountView,
+    shared: sharedView,
+    search: searchView,
+    file: () => previewView(rest[0], new URLSearchParams(query)),
+    jobs: () => jobsView(new URLSearchParams(query)),
+  };
   const view = views[section]?.() ?? filesView(decodeURIComponent(rest.join('/')));
   fill(main, view);
 }
@@ -39,7 +49,7 @@ function header(section) {
     'header',
     { class: 'bar' },
     h('a', { class: 'brand', href: '#/files/' }, 'Drive'),
-    h('nav', { 'aria-label': 'Sections' }, link('files', 'Files'), link('shared', 'Shared with me'), link('account', 'Account')),
+    h('nav', { 'aria-label': 'Sections' }, link('files', 'Files'), link('search', 'Search'), link('jobs', 'Jobs'), link('shared', 'Shared with me'), link('account', 'Account')),
     h('button', { type: 'button', id: 'signOut', onclick: signOut }, 'Sign out'),
   );
 }

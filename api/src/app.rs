@@ -24,6 +24,9 @@ const ASSETS: &[(&str, &str, &str)] = &[
     ("store.js", JS, include_str!("../app/store.js")),
     ("account.js", JS, include_str!("../app/account.js")),
     ("shared.js", JS, include_str!("../app/shared.js")),
+    ("preview.js", JS, include_str!("../app/preview.js")),
+    ("search.js", JS, include_str!("../app/search.js")),
+    ("jobs.js", JS, include_str!("../app/jobs.js")),
 ];
 const CSS: &str = "text/css; charset=utf-8";
 const JS: &str = "text/javascript; charset=utf-8";

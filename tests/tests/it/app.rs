@@ -6,7 +6,7 @@
 use chrono::Utc;
 use drive_core::totp;
 use drive_tests::browser::Browser;
-use drive_tests::{APP_ID, TestApp, TestUser, totp_key};
+use drive_tests::{APP_ID, TestApp, TestUser, media, totp_key};
 use fantoccini::Locator;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
@@ -457,5 +457,264 @@ async fn a_file_shared_in_the_app_is_seen_by_the_other_account_in_its_app() {
         .await
         .unwrap();
     browser.wait_for_text("#files", "No files here yet.", 10).await;
+    browser.close().await;
+}
+
+/// A number the page answers to `script`.
+async fn number(browser: &Browser, script: &str) -> f64 {
+    browser
+        .client
+        .execute(script, vec![])
+        .await
+        .unwrap()
+        .as_f64()
+        .unwrap_or(f64::NAN)
+}
+
+/// Waits until the player has its metadata (it can seek), up to 20 s.
+async fn player_ready(browser: &Browser) {
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(20);
+    while number(
+        browser,
+        "const p = document.getElementById('player'); return p ? p.readyState : 0",
+    )
+    .await
+        < 1.0
+    {
+        assert!(tokio::time::Instant::now() < deadline, "the player never loaded");
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+}
+
+#[tokio::test]
+async fn files_preview_and_a_said_line_or_a_search_moment_opens_the_player_there() {
+    let mut app = TestApp::spawn().await;
+    app.start_worker(&[]).await;
+    let user = app.user(Some("Pro")).await;
+    with_password(&app, &user).await;
+    // A video whose sound is two spoken sentences, read for search.
+    let scratch = tempfile::tempdir().unwrap();
+    let wav = scratch.path().join("talk.wav");
+    std::fs::write(
+        &wav,
+        media::speak("The garage replaced the worn brake pads on my car this morning. Tomorrow we will bake a chocolate cake for the birthday party."),
+    )
+    .unwrap();
+    let wav = wav.display().to_string();
+    let video = media::ffmpeg(
+        &[
+            "-f",
+            "lavfi",
+            "-i",
+            "testsrc2=size=320x240:rate=25",
+            "-i",
+            &wav,
+            "-shortest",
+            "-c:v",
+            "libx264",
+            "-preset",
+            "ultrafast",
+            "-pix_fmt",
+            "yuv420p",
+            "-c:a",
+            "aac",
+        ],
+        "mp4",
+    );
+    let talk = app.upload(&user, "talk.mp4", "Video", "video/mp4", video).await;
+    let read = app
+        .run_job(&user, json!({ "jobType": "readForSearch", "fileIds": [talk] }))
+        .await;
+    assert_eq!(read["state"], "done", "{read}");
+    let png = media::ffmpeg(
+        &["-f", "lavfi", "-i", "testsrc2=size=320x240", "-frames:v", "1"],
+        "png",
+    );
+    let heic = app
+        .upload(
+            &user,
+            "photo.heic",
+            "Image",
+            "image/heic",
+            media::heif(&png, false),
+        )
+        .await;
+    let pdf = media::text_pdf(&[
+        vec!["The first page speaks of apples.".into()],
+        vec!["The second of pears.".into()],
+    ]);
+    let pdf = app
+        .upload(&user, "fruit.pdf", "Pdf", "application/pdf", pdf)
+        .await;
+    let text = app
+        .upload(
+            &user,
+            "notes.txt",
+            "Text",
+            "text/plain",
+            b"Remember the milk.".to_vec(),
+        )
+        .await;
+
+    let browser = Browser::start().await;
+    let page = &browser.client;
+    page.goto(&format!("{}/app/", app.url)).await.unwrap();
+    browser.wait_for_text("h1", "Sign in to your drive", 10).await;
+    sign_in(&browser, &user.handle, PASSWORD).await;
+    browser.wait_for_text("#files", "notes.txt", 10).await;
+
+    // A HEIC picture, as the drive reads it; a PDF's pages; a text file.
+    click(&browser, &format!("#files tr[data-id='{heic}'] td.name a")).await;
+    browser.wait_for_text("#fileName", "photo.heic", 10).await;
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(20);
+    while number(
+        &browser,
+        "const p = document.getElementById('picture'); return p && p.complete ? p.naturalWidth : 0",
+    )
+    .await
+        < 1.0
+    {
+        assert!(tokio::time::Instant::now() < deadline, "the picture never showed");
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert_eq!(
+        number(&browser, "return document.getElementById('picture').naturalWidth").await,
+        320.0
+    );
+    page.goto(&format!("{}/app/#/file/{pdf}", app.url)).await.unwrap();
+    browser.wait_for_text("#pageRange", "Pages 1–2 of 2", 10).await;
+    browser.wait_for_text("#text", "The second of pears.", 10).await;
+    page.goto(&format!("{}/app/#/file/{text}", app.url))
+        .await
+        .unwrap();
+    browser.wait_for_text("#text", "Remember the milk.", 10).await;
+
+    // The video with what is said beside it: a line clicked seeks the player to it.
+    page.goto(&format!("{}/app/#/file/{talk}", app.url))
+        .await
+        .unwrap();
+    browser.wait_for_text("#said", "cake", 20).await;
+    player_ready(&browser).await;
+    browser.assert_accessible("a video's preview").await;
+    let line = page
+        .find(Locator::XPath("//ol[@id='said']//button[contains(., 'cake')]"))
+        .await
+        .unwrap();
+    let at: f64 = line.attr("data-at").await.unwrap().unwrap().parse().unwrap();
+    assert!(at > 1.0, "the second sentence starts after the first: {at}");
+    line.click().await.unwrap();
+    let now = number(&browser, "return document.getElementById('player').currentTime").await;
+    assert!(
+        (now - at).abs() < 0.75,
+        "the player is at {now}, the line at {at}"
+    );
+
+    // A search inside files: its moment opens the player at its second.
+    page.goto(&format!("{}/app/#/search/", app.url)).await.unwrap();
+    type_into(&browser, "#query", "chocolate cake").await;
+    click(&browser, "#searchButton").await;
+    browser.wait_for_text("#results", "talk.mp4", 20).await;
+    browser.assert_accessible("the search page").await;
+    let moment = page.find(Locator::Css("#results a.moment")).await.unwrap();
+    let href = moment.attr("href").await.unwrap().unwrap();
+    let second: f64 = href
+        .split("?at=")
+        .nth(1)
+        .expect("a moment at a second")
+        .parse()
+        .unwrap();
+    moment.click().await.unwrap();
+    browser.wait_for_text("#fileName", "talk.mp4", 10).await;
+    player_ready(&browser).await;
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(10);
+    while (number(&browser, "return document.getElementById('player').currentTime").await - second).abs()
+        > 0.75
+    {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the player never went to {second}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    browser.close().await;
+}
+
+#[tokio::test]
+async fn a_job_made_from_the_form_the_document_describes_is_estimated_started_and_followed_to_its_end() {
+    let mut app = TestApp::spawn().await;
+    app.start_worker(&[]).await;
+    let user = app.user(Some("Pro")).await;
+    with_password(&app, &user).await;
+    let a = app
+        .upload(&user, "a.txt", "Text", "text/plain", b"alpha".to_vec())
+        .await;
+    let b = app
+        .upload(&user, "b.txt", "Text", "text/plain", b"beta".to_vec())
+        .await;
+    let browser = Browser::start().await;
+    let page = &browser.client;
+    page.goto(&format!("{}/app/", app.url)).await.unwrap();
+    browser.wait_for_text("h1", "Sign in to your drive", 10).await;
+    sign_in(&browser, &user.handle, PASSWORD).await;
+    browser.wait_for_text("#files", "b.txt", 10).await;
+    for id in [a, b] {
+        click(
+            &browser,
+            &format!("#files tr[data-id='{id}'] input[type=checkbox]"),
+        )
+        .await;
+    }
+    page.find(Locator::XPath("//button[text()='Run a job']"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    browser
+        .wait_for_text("#newJob h2", "A job on 2 file(s)", 10)
+        .await;
+
+    // The form is the document's: checksum's algorithm is a choice of the values it lists.
+    let listed: Value = reqwest::get(format!("{}/openapi.json", app.url))
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let algorithms = listed["components"]["schemas"]["DigestAlgorithm"]["enum"].clone();
+    assert!(algorithms.as_array().is_some_and(|a| a.len() > 1), "{algorithms}");
+    page.find(Locator::Css("#jobType"))
+        .await
+        .unwrap()
+        .select_by_value("checksum")
+        .await
+        .unwrap();
+    let offered = page
+        .execute("return [...document.querySelectorAll('#opt-algorithm option')].map((o) => o.value).filter((v) => v)", vec![])
+        .await
+        .unwrap();
+    assert_eq!(offered, algorithms);
+    browser.assert_accessible("the job form").await;
+
+    // A zip of the two: estimated first, then started, followed until it made its file.
+    page.find(Locator::Css("#jobType"))
+        .await
+        .unwrap()
+        .select_by_value("zip")
+        .await
+        .unwrap();
+    click(&browser, "#estimateJob").await;
+    browser.wait_for_text("#estimate", "once it starts", 10).await;
+    click(&browser, "#startJob").await;
+    let done = browser.wait_for_text("#jobs", "done", 60).await;
+    assert!(done.contains("zip"), "{done}");
+    let made = page.find(Locator::Css("#jobs ul.made a")).await.unwrap();
+    let name = made.text().await.unwrap();
+    assert!(name.ends_with(".zip"), "{name}");
+    browser
+        .wait_for_text("#minutes", "Job minutes this month", 5)
+        .await;
+    made.click().await.unwrap();
+    browser.wait_for_text("#fileName", &name, 10).await;
     browser.close().await;
 }
