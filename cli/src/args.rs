@@ -11,7 +11,7 @@ use drive_client::search::{SearchQuery, Within};
 
 mod edits;
 mod jobs;
-pub use edits::{FolderCommand, ShareArgs};
+pub use edits::{FolderCommand, ShareArgs, SignInsArgs};
 pub use jobs::{JobsCommand, RulesCommand, TemplatesCommand};
 
 #[derive(Parser)]
@@ -211,14 +211,7 @@ pub enum Command {
         show_views: Option<bool>,
     },
     /// Where you are signed in to the app (browsers that signed in with your password)
-    SignIns {
-        /// End this sign-in (its id from the list)
-        #[arg(long, conflicts_with = "end_all")]
-        end: Option<uuid::Uuid>,
-        /// End every one: sign out everywhere
-        #[arg(long)]
-        end_all: bool,
-    },
+    SignIns(SignInsArgs),
     /// Your folders, playlists, galleries and tags
     Collections,
     /// Playlists: audio and video in order

@@ -156,7 +156,7 @@ async fn command(
             display_name,
             show_views,
         } => sharing::profile(&signed_in()?, display_name.as_deref(), show_views, json).await,
-        Command::SignIns { end, end_all } => sign_ins::sign_ins(&signed_in()?, end, end_all, json).await,
+        Command::SignIns(args) => sign_ins::sign_ins(&signed_in()?, args.end, args.end_all, json).await,
         Command::Playlist(command) => {
             collection(&signed_in()?, CollectionKind::Playlist, command, json).await
         }

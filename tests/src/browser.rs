@@ -111,6 +111,29 @@ impl Browser {
         }
     }
 
+    /// Waits up to `seconds` until `script` (a function body) answers something truthy; answers
+    /// it. `what` says what was waited for, for the message.
+    pub async fn wait_until(&self, script: &str, seconds: u64, what: &str) -> serde_json::Value {
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(seconds);
+        loop {
+            let answer = self
+                .client
+                .execute(script, vec![])
+                .await
+                .expect("the script runs");
+            if !matches!(&answer, serde_json::Value::Null | serde_json::Value::Bool(false))
+                && answer != serde_json::json!(0)
+            {
+                return answer;
+            }
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "{what} did not happen within {seconds} s"
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
     /// Runs axe-core (npm's, pinned and checksummed by `scripts/lib.sh`'s `ensure_axe`) in the
     /// page as it stands and fails on any serious or critical violation, naming each rule, its
     /// help and the elements. `what` says which page, for the message.

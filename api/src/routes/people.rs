@@ -65,8 +65,7 @@ async fn sign_in(
     headers: HeaderMap,
     Json(input): Json<SignInInput>,
 ) -> ApiResult<Response> {
-    check_app(&headers, &state)?;
-    state.limits.check(Limited::SignIn, client).await?;
+    from_the_app(&state, &headers, client).await?;
     let code = input.code.as_deref();
     let signed_in = people::sign_in(
         &state.db,
@@ -99,8 +98,7 @@ async fn accept_invitation(
     headers: HeaderMap,
     Json(input): Json<InvitationInput>,
 ) -> ApiResult<Response> {
-    check_app(&headers, &state)?;
-    state.limits.check(Limited::SignIn, client).await?;
+    from_the_app(&state, &headers, client).await?;
     people::check_new_password(&input.password).map_err(|why| ApiError::invalid("password", why))?;
     let hash = people::hash(&input.password).await;
     let mut tx = state.db.begin().await?;
@@ -115,6 +113,13 @@ async fn accept_invitation(
     sign_ins::set_password(&mut *tx, user_id, &hash).await?;
     tx.commit().await?;
     open_sign_in(&state, user_id, &headers, client).await
+}
+
+/// What every route that signs a browser in checks first: the application header, which no page
+/// of another site can send, and the address's count of sign-in attempts.
+async fn from_the_app(state: &AppState, headers: &HeaderMap, client: std::net::IpAddr) -> ApiResult<()> {
+    check_app(headers, state)?;
+    state.limits.check(Limited::SignIn, client).await
 }
 
 /// Opens a sign-in for this browser and answers its first session, with the cookie set.
@@ -151,8 +156,7 @@ async fn renew_session(
     ClientAddress(client): ClientAddress,
     headers: HeaderMap,
 ) -> ApiResult<Response> {
-    check_app(&headers, &state)?;
-    state.limits.check(Limited::SignIn, client).await?;
+    from_the_app(&state, &headers, client).await?;
     let id = match cookie(&headers) {
         Some(secret) => sign_ins::touch(&state.db, secret, sign_ins::IDLE).await?,
         None => None,

@@ -1,4 +1,4 @@
-//! The arguments of `drive folder`, `drive share` and `drive unshare`.
+//! The arguments of `drive folder`, `drive share`, `drive unshare` and `drive sign-ins`.
 
 use clap::{Args, Subcommand};
 use uuid::Uuid;
@@ -31,4 +31,14 @@ pub struct ShareArgs {
     /// Handles, comma-separated (1 to 50; unshare: leave out for everyone)
     #[arg(long = "with", value_delimiter = ',')]
     pub handles: Vec<String>,
+}
+
+#[derive(Args)]
+pub struct SignInsArgs {
+    /// End this sign-in (its id from the list)
+    #[arg(long, conflicts_with = "end_all")]
+    pub end: Option<Uuid>,
+    /// End every one: sign out everywhere
+    #[arg(long)]
+    pub end_all: bool,
 }

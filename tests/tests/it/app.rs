@@ -360,13 +360,9 @@ async fn a_large_upload_cut_by_a_reload_resumes_from_the_parts_the_store_holds()
         .send_keys(&pick)
         .await
         .unwrap();
-    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(60);
     let stored_last =
         "return performance.getEntriesByType('resource').some((e) => e.name.includes('partNumber=4&'))";
-    while page.execute(stored_last, vec![]).await.unwrap() != json!(true) {
-        assert!(tokio::time::Instant::now() < deadline, "part 4 was never stored");
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    }
+    browser.wait_until(stored_last, 60, "part 4 stored").await;
     page.refresh().await.unwrap();
     browser.limit_upload(1_000_000_000).await;
 
@@ -473,17 +469,8 @@ async fn number(browser: &Browser, script: &str) -> f64 {
 
 /// Waits until the player has its metadata (it can seek), up to 20 s.
 async fn player_ready(browser: &Browser) {
-    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(20);
-    while number(
-        browser,
-        "const p = document.getElementById('player'); return p ? p.readyState : 0",
-    )
-    .await
-        < 1.0
-    {
-        assert!(tokio::time::Instant::now() < deadline, "the player never loaded");
-        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-    }
+    let ready = "const p = document.getElementById('player'); return p !== null && p.readyState >= 1";
+    browser.wait_until(ready, 20, "the player loading").await;
 }
 
 #[tokio::test]
@@ -566,17 +553,9 @@ async fn files_preview_and_a_said_line_or_a_search_moment_opens_the_player_there
     // A HEIC picture, as the drive reads it; a PDF's pages; a text file.
     click(&browser, &format!("#files tr[data-id='{heic}'] td.name a")).await;
     browser.wait_for_text("#fileName", "photo.heic", 10).await;
-    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(20);
-    while number(
-        &browser,
-        "const p = document.getElementById('picture'); return p && p.complete ? p.naturalWidth : 0",
-    )
-    .await
-        < 1.0
-    {
-        assert!(tokio::time::Instant::now() < deadline, "the picture never showed");
-        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-    }
+    let shown =
+        "const p = document.getElementById('picture'); return p !== null && p.complete && p.naturalWidth > 0";
+    browser.wait_until(shown, 20, "the picture showing").await;
     assert_eq!(
         number(&browser, "return document.getElementById('picture').naturalWidth").await,
         320.0
@@ -626,16 +605,10 @@ async fn files_preview_and_a_said_line_or_a_search_moment_opens_the_player_there
     moment.click().await.unwrap();
     browser.wait_for_text("#fileName", "talk.mp4", 10).await;
     player_ready(&browser).await;
-    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(10);
-    while (number(&browser, "return document.getElementById('player').currentTime").await - second).abs()
-        > 0.75
-    {
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "the player never went to {second}"
-        );
-        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-    }
+    let there = format!("return Math.abs(document.getElementById('player').currentTime - {second}) < 0.75");
+    browser
+        .wait_until(&there, 10, &format!("the player going to {second}"))
+        .await;
     browser.close().await;
 }
 
