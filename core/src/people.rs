@@ -77,14 +77,20 @@ pub async fn hash(password: &str) -> String {
 }
 
 /// Whether `password` is the one `stored` was hashed from. With nothing stored (no such
-/// account, or no password yet) a hash is still computed, so the answer takes as long.
+/// account, or no password yet) a hash is still computed, so the answer takes as long. A guess
+/// longer than any password can be is hashed only as far as one can be (a body of megabytes
+/// costs no more than a password), and is wrong.
 async fn verify(password: &str, stored: Option<&str>) -> bool {
-    let password = password.to_string();
+    let too_long = password.len() > LONGEST_PASSWORD;
+    let password = password[..password.floor_char_boundary(LONGEST_PASSWORD)].to_string();
     let stored = stored.map(str::to_string);
     tokio::task::spawn_blocking(move || match stored.as_deref().map(PasswordHash::new) {
-        Some(Ok(parsed)) => Argon2::default()
-            .verify_password(password.as_bytes(), &parsed)
-            .is_ok(),
+        Some(Ok(parsed)) => {
+            Argon2::default()
+                .verify_password(password.as_bytes(), &parsed)
+                .is_ok()
+                && !too_long
+        }
         _ => {
             let salt = SaltString::generate(&mut argon2::password_hash::rand_core::OsRng);
             let _ = Argon2::default().hash_password(password.as_bytes(), &salt);

@@ -517,6 +517,16 @@ impl TestApp {
             .expect("run drive-api admin")
     }
 
+    /// A new invitation to set the password of the account `handle` (`drive-api admin invite`):
+    /// its token, its link checked to lead to the app.
+    pub fn invitation(&self, handle: &str) -> String {
+        let made: Value =
+            serde_json::from_str(&self.admin(&["invite", "--handle", handle, "--json"])).unwrap();
+        let link = made["link"].as_str().unwrap();
+        assert!(link.contains("/app/#invite=drive_invite_"), "{made}");
+        made["invitation"].as_str().unwrap().to_string()
+    }
+
     /// A new account on `plan` (`None`: no plan), signed in.
     pub async fn user(&self, plan: Option<&str>) -> TestUser {
         let handle = format!("user-{}", Uuid::new_v4().simple());

@@ -14,12 +14,6 @@ use sha2::{Digest, Sha256};
 
 const PASSWORD: &str = "correct horse battery";
 
-fn invitation(app: &TestApp, user: &TestUser) -> String {
-    let made: Value =
-        serde_json::from_str(&app.admin(&["invite", "--handle", &user.handle, "--json"])).unwrap();
-    made["invitation"].as_str().unwrap().to_string()
-}
-
 /// Gives the account a password through the API (as the app does); answers a session.
 async fn with_password(app: &TestApp, user: &TestUser) -> String {
     let accepted = app
@@ -27,7 +21,7 @@ async fn with_password(app: &TestApp, user: &TestUser) -> String {
             None,
             Some(APP_ID),
             "/accept-invitation",
-            Some(json!({ "invitation": invitation(app, user), "password": PASSWORD })),
+            Some(json!({ "invitation": app.invitation(&user.handle), "password": PASSWORD })),
         )
         .await;
     assert_eq!(accepted.status, StatusCode::OK, "{}", accepted.body);
@@ -75,9 +69,13 @@ async fn people_sign_in_to_the_app_by_invitation_password_and_code_and_wrong_gue
     let page = &browser.client;
 
     // The invitation link sets the password and signs in; the address forgets the secret.
-    page.goto(&format!("{}/app/#invite={}", app.url, invitation(&app, &ada)))
-        .await
-        .unwrap();
+    page.goto(&format!(
+        "{}/app/#invite={}",
+        app.url,
+        app.invitation(&ada.handle)
+    ))
+    .await
+    .unwrap();
     browser.wait_for_text("h1", "Choose your password", 10).await;
     browser.assert_accessible("the invitation page").await;
     type_into(&browser, "#newPassword", PASSWORD).await;

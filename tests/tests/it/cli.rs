@@ -2015,9 +2015,7 @@ async fn sign_ins_to_the_app_are_listed_and_ended_from_the_command_line() {
     );
 
     // Two browsers sign in with the password an invitation set.
-    let made: Value =
-        serde_json::from_str(&app.admin(&["invite", "--handle", &user.handle, "--json"])).unwrap();
-    let password = json!({ "invitation": made["invitation"], "password": "correct horse battery" });
+    let password = json!({ "invitation": app.invitation(&user.handle), "password": "correct horse battery" });
     let accepted = app
         .send(None, Some(APP_ID), "/accept-invitation", Some(password))
         .await;

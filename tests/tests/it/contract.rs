@@ -275,13 +275,8 @@ async fn seed(app: &TestApp, user: &TestUser) -> Value {
     // People's sign-in: the friend signs in with a password (invitations for /accept-invitation
     // set the same one), a cookie of theirs renews sessions; the caller has sign-ins of its own
     // for /end-sign-ins to end, one a call.
-    let invite = |handle: &str| -> String {
-        let made: Value =
-            serde_json::from_str(&app.admin(&["invite", "--handle", handle, "--json"])).unwrap();
-        made["invitation"].as_str().unwrap().to_string()
-    };
     let sign_in = |handle: String| async move {
-        let body = json!({ "invitation": invite(&handle), "password": CONTRACT_PASSWORD });
+        let body = json!({ "invitation": app.invitation(&handle), "password": CONTRACT_PASSWORD });
         let response = app
             .http
             .post(format!("{}/accept-invitation", app.url))
@@ -301,7 +296,7 @@ async fn seed(app: &TestApp, user: &TestUser) -> Value {
         cookie
     };
     let friend_cookie = sign_in(friend.handle.clone()).await;
-    let invitations: Vec<String> = (0..10).map(|_| invite(&friend.handle)).collect();
+    let invitations: Vec<String> = (0..10).map(|_| app.invitation(&friend.handle)).collect();
     for _ in 0..10 {
         sign_in(user.handle.clone()).await;
     }

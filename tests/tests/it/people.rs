@@ -54,19 +54,6 @@ fn cookie_value(set: &str) -> String {
     value.to_string()
 }
 
-fn invitation(app: &TestApp, user: &TestUser) -> String {
-    let made: Value =
-        serde_json::from_str(&app.admin(&["invite", "--handle", &user.handle, "--json"])).unwrap();
-    assert!(
-        made["link"]
-            .as_str()
-            .unwrap()
-            .contains("/app/#invite=drive_invite_"),
-        "{made}"
-    );
-    made["invitation"].as_str().unwrap().to_string()
-}
-
 const PASSWORD: &str = "correct horse battery";
 
 /// `/update-password` from `password` to "a new long password".
@@ -78,7 +65,7 @@ async fn change_password(app: &TestApp, session: &str, password: &str) -> Reply 
 
 /// Sets the account's password from a new invitation; answers the sign-in cookie and session.
 async fn with_password(app: &TestApp, user: &TestUser) -> (String, String) {
-    let invitation = invitation(app, user);
+    let invitation = app.invitation(&user.handle);
     let (reply, set) = browser(
         app,
         "/accept-invitation",
@@ -98,7 +85,7 @@ async fn with_password(app: &TestApp, user: &TestUser) -> (String, String) {
 async fn a_person_signs_in_with_a_password_a_cookie_and_a_second_factor() {
     let app = TestApp::spawn_with(&[("DRIVE_RATE_SIGN_IN_PER_MINUTE", "1000")]).await;
     let user = app.user(Some("Pro")).await;
-    let invitation = invitation(&app, &user);
+    let invitation = app.invitation(&user.handle);
 
     // Refusals before anything is set: the header, the password's length, the invitation.
     let bare = app
@@ -187,6 +174,17 @@ async fn a_person_signs_in_with_a_password_a_cookie_and_a_second_factor() {
     )
     .await;
     nobody.assert_error(401, "wrong_password");
+    // A guess of a megabyte is no password, and costs the drive no more than one.
+    let huge = "x".repeat(1 << 20);
+    let (long, _) = browser(
+        &app,
+        "/sign-in",
+        json!({ "handle": user.handle, "password": huge }),
+        None,
+        None,
+    )
+    .await;
+    long.assert_error(401, "wrong_password");
     let (signed_in, set) = browser(
         &app,
         "/sign-in",
