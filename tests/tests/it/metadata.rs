@@ -392,6 +392,9 @@ async fn readings_past_an_accounts_cap_wait_outside_the_queue_and_all_run() {
         let file = app.reading(&user, *id).await;
         assert_eq!(file["metadataState"], "read", "{file}");
         assert_eq!(file["width"].as_u64().map(|w| w >= 16), Some(true), "{file}");
+        // The metadata is stored while its job runs; the job's row ends a moment later.
+        let job = app.reading_job(*id, Duration::from_secs(20)).await;
+        assert_eq!(job, ("done".to_string(), 1), "{id}");
     }
     let (jobs, left): (i64, i64) = sqlx::query_as(
         "select (select count(*) from file_jobs where user_id = $1 and job_type = 'readMetadata' and state = 'done'),
