@@ -1,8 +1,10 @@
 // The account: where it is signed in (each sign-in ended on its own, or all at once), its
-// password, and its second factor (an authenticator app's codes).
+// password, its second factor (an authenticator app's codes), and what reaches it from outside
+// (apps let in, webhooks).
 
 import * as api from './api.js';
 import { h, fill, field, when, say } from './dom.js';
+import { connectionsCard, webhooksCard } from './connections.js';
 
 export function accountView() {
   const status = h('p', { id: 'status', role: 'status' });
@@ -125,5 +127,7 @@ export function accountView() {
     ),
     password,
     h('section', { class: 'card', 'aria-labelledby': 'factorTitle' }, h('h2', { id: 'factorTitle' }, 'Second factor'), begin, factor, remove, factorStatus),
+    connectionsCard(),
+    webhooksCard(),
   );
 }

@@ -15,8 +15,8 @@ export class ApiError extends Error {
   }
 }
 
-async function post(path, body, token) {
-  const headers = { 'Content-Type': 'application/json', 'X-Drive-App': appId };
+async function post(path, body, token, extra = {}) {
+  const headers = { 'Content-Type': 'application/json', 'X-Drive-App': appId, ...extra };
   if (token) headers.Authorization = `Bearer ${token}`;
   let response;
   try {
@@ -93,14 +93,22 @@ export function userId() {
 }
 
 /** Calls a route of the file service; an ended session is renewed once from the cookie. */
-export async function call(path, body) {
+export async function call(path, body, extra) {
   if (!session) throw new ApiError({ code: 'signed_out', error: 'sign in first' }, 401);
   if (session.how === 'password' && Date.now() > session.until) keep(await post('/renew-session'), 'password');
   try {
-    return await post(path, body, session.token);
+    return await post(path, body, session.token, extra);
   } catch (e) {
     if (e.status !== 401 || session?.how !== 'password') throw e;
     keep(await post('/renew-session'), 'password');
-    return post(path, body, session.token);
+    return post(path, body, session.token, extra);
   }
+}
+
+/** Calls the agent (A2A 1.0 over JSON-RPC at /a2a) as this sign-in; answers the `result`, or
+ * throws the agent's error as the page shows errors. */
+export async function agent(method, params) {
+  const answer = await call('/a2a', { jsonrpc: '2.0', id: 1, method, params }, { 'A2A-Version': '1.0' });
+  if (answer?.error) throw new ApiError({ error: answer.error.message, code: String(answer.error.code) }, 200);
+  return answer?.result;
 }

@@ -1,6 +1,8 @@
 // A folder of the drive: where it sits (breadcrumbs), the folders in it, and its files, paged
 // from /search-files as the list scrolls (a library of any size is never loaded whole);
-// several selected at once are downloaded, made public or private, or moved to the trash.
+// several selected at once are downloaded, linked, made public or private, moved to the trash,
+// or given to one of the verbs of `VERBS` (move, copy, tag, rename, a playlist or gallery,
+// share, unshare, zip) with the word it needs.
 
 import * as api from './api.js';
 import { h, fill, size, when, say } from './dom.js';
@@ -8,14 +10,99 @@ import { uploader } from './upload.js';
 
 const PAGE = 100;
 
+const list = (text) => text.split(',').map((s) => s.trim()).filter(Boolean);
+
+/** A collection of `kind` titled `title`: the account's one of that title, else a new one. */
+async function collection(kind, title, ids) {
+  const all = await api.call('/select-collections');
+  const found = all[kind === 'gallery' ? 'galleries' : 'playlists'].find((c) => c.title === title);
+  const label = kind === 'playlist' ? 'Playlist' : 'Gallery';
+  if (!found) {
+    await api.call(`/create-${kind}`, { title, fileIds: ids });
+    return `${label} “${title}” made with the files it takes.`;
+  }
+  const added = await api.call(`/add-to-${kind}`, { [`${kind}Id`]: found.id, fileIds: ids });
+  return `Added to ${label.toLowerCase()} “${title}”${added.skipped?.length ? ` (${added.skipped.length} it does not take)` : ''}.`;
+}
+
+/** What can be done to the selected files with one word: its label, what the word is, and the
+ * call, answering what the page says after. */
+const VERBS = {
+  move: ['Move to folder', 'a folder path, like /Photos/2026', async (ids, v) => {
+    await api.call('/move-files', { fileIds: ids, folder: v });
+    return `Moved ${ids.length} file(s) to ${v}.`;
+  }],
+  copy: ['Copy to folder', 'a folder path', async (ids, v) => {
+    const made = await api.call('/copy-files', { fileIds: ids, folder: v });
+    return `Copied ${made.copies.length} file(s) to ${v}.`;
+  }],
+  tag: ['Tag', 'tags, comma-separated', async (ids, v) => {
+    await api.call('/tag-files', { fileIds: ids, tags: list(v) });
+    return `Tagged ${ids.length} file(s) ${list(v).join(', ')}.`;
+  }],
+  untag: ['Take tags off', 'tags, comma-separated', async (ids, v) => {
+    await api.call('/tag-files', { fileIds: ids, tags: list(v), action: 'remove' });
+    return `Took ${list(v).join(', ')} off ${ids.length} file(s).`;
+  }],
+  rename: ['Rename', 'the new name (one file selected)', async (ids, v) => {
+    if (ids.length !== 1) throw new Error('Select one file to rename it.');
+    const file = await api.call('/rename-file', { fileId: ids[0], fileName: v });
+    return `Renamed to ${file.fileName}.`;
+  }],
+  playlist: ['Add to playlist', 'a playlist’s title (a new one is made)', (ids, v) => collection('playlist', v, ids)],
+  gallery: ['Add to gallery', 'a gallery’s title (a new one is made)', (ids, v) => collection('gallery', v, ids)],
+  share: ['Share with', 'handles, comma-separated', async (ids, v) => {
+    await api.call('/share-files', { fileIds: ids, handles: list(v) });
+    return `Shared ${ids.length} file(s) with ${list(v).join(', ')}.`;
+  }],
+  unshare: ['Stop sharing with', 'handles, comma-separated', async (ids, v) => {
+    await api.call('/unshare-files', { fileIds: ids, handles: list(v) });
+    return `Stopped sharing ${ids.length} file(s) with ${list(v).join(', ')}.`;
+  }],
+  zip: ['Zip as', 'the archive’s name', async (ids, v) => {
+    await api.call('/create-archive-request', { fileIds: ids, title: v });
+    return `Zipping ${ids.length} file(s): ${v}.zip lands beside the first (see Jobs).`;
+  }],
+};
+
 export function filesView(path) {
   const folder = '/' + path.split('/').filter(Boolean).join('/');
   const status = h('p', { id: 'status', role: 'status' });
   const folders = h('ul', { class: 'folders', 'aria-label': 'Folders here' });
-  const rows = h('tbody', { id: 'files' });
+  // A list (a table) or a grid of cards with each file's artwork: a picture's thumbnail, a
+  // video's poster, a track's cover, made once by the farm when the file came in.
+  let grid = localStorage.getItem('drive.layout') === 'grid';
+  let rows = null;
+  const shown = h('div', { id: 'shown' });
+  const layout = h('button', { type: 'button', id: 'layout', 'aria-pressed': String(grid), onclick: () => {
+    grid = !grid;
+    localStorage.setItem('drive.layout', grid ? 'grid' : 'list');
+    layout.setAttribute('aria-pressed', String(grid));
+    reload();
+  } }, 'Grid');
+  function holder() {
+    rows = grid ? h('ul', { id: 'files', class: 'grid' }) : h('tbody', { id: 'files' });
+    fill(shown, grid ? rows : h(
+      'table',
+      {},
+      h('caption', { class: 'visually-hidden' }, `Files in ${folder}`),
+      h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, h('span', { class: 'visually-hidden' }, 'Selected')),
+        h('th', { scope: 'col' }, 'Name'), h('th', { scope: 'col' }, 'Size'),
+        h('th', { scope: 'col' }, 'Modified'), h('th', { scope: 'col' }, 'Access'))),
+      rows,
+    ));
+  }
+  holder();
   const more = h('button', { type: 'button', id: 'more', hidden: true }, 'Show more');
   const selected = new Set();
-  const shareWith = h('input', { id: 'shareWith', 'aria-label': 'People to share with: handles, comma-separated', placeholder: 'handles, comma-separated' });
+  const verb = h('select', { id: 'verb', 'aria-label': 'What to do with the selected files' },
+    Object.entries(VERBS).map(([name, [label]]) => h('option', { value: name }, label)));
+  const word = h('input', { id: 'verbWord', 'aria-label': VERBS.move[1], placeholder: VERBS.move[1] });
+  verb.addEventListener('change', () => {
+    word.placeholder = VERBS[verb.value][1];
+    word.setAttribute('aria-label', VERBS[verb.value][1]);
+  });
+  const links = h('ul', { id: 'links', class: 'links' });
   const actions = h('div', { class: 'actions', role: 'toolbar', 'aria-label': 'With the selected files' });
   const sort = h(
     'select',
@@ -36,7 +123,9 @@ export function filesView(path) {
       const first = offset === 0;
       offset = found.nextOffset ?? offset + found.files.length;
       more.hidden = found.nextOffset === null;
-      if (first && found.files.length === 0) rows.append(h('tr', {}, h('td', { colspan: '5', class: 'empty' }, 'No files here yet.')));
+      if (first && found.files.length === 0) {
+        rows.append(grid ? h('li', { class: 'empty' }, 'No files here yet.') : h('tr', {}, h('td', { colspan: '5', class: 'empty' }, 'No files here yet.')));
+      }
     } catch (e) {
       say(status, e);
     } finally {
@@ -53,6 +142,17 @@ export function filesView(path) {
         drawActions();
       },
     });
+    if (grid) {
+      return h(
+        'li',
+        { dataset: { id: file.id }, class: 'card' },
+        h('a', { href: `#/file/${file.id}`, class: 'thumb', tabindex: '-1', 'aria-hidden': 'true' }, file.artworkUrl
+          ? h('img', { src: file.artworkUrl, alt: '', loading: 'lazy' })
+          : h('span', { class: 'kind' }, file.type)),
+        h('label', { class: 'check' }, box, h('a', { href: `#/file/${file.id}`, class: 'name' }, file.fileName)),
+        h('span', { class: 'hint' }, size(file.fileSize)),
+      );
+    }
     return h(
       'tr',
       { dataset: { id: file.id } },
@@ -74,10 +174,42 @@ export function filesView(path) {
       act('Download', download),
       act('Make public or private', toggle),
       act('Move to trash', trash),
+      act('Copy links', copyLinks),
       act('Run a job', (ids) => { location.hash = `#/jobs/?files=${ids.join(',')}`; }),
-      shareWith,
-      act('Share', share),
+      verb,
+      word,
+      act('Apply', apply),
     );
+  }
+
+  async function apply(ids) {
+    if (!word.value.trim()) {
+      say(status, { message: `Say ${VERBS[verb.value][1]}.` });
+      word.focus();
+      return;
+    }
+    try {
+      const said = await VERBS[verb.value][2](ids, word.value.trim());
+      word.value = '';
+      if (['move', 'copy', 'rename'].includes(verb.value)) reload(said);
+      else status.textContent = said;
+    } catch (e) {
+      say(status, e);
+    }
+  }
+
+  /** Each file's link (a public one's permanent link, a private one's for 6 hours), listed and
+   * put on the clipboard where the browser allows it. */
+  async function copyLinks(ids) {
+    try {
+      const made = [];
+      for (const id of ids) made.push(await api.call('/generate-download-url', { id }));
+      fill(links, made.map((f) => h('li', {}, `${f.fileName}: `, h('a', { href: f.downloadUrl, rel: 'noopener' }, f.downloadUrl))));
+      const copied = await navigator.clipboard?.writeText(made.map((f) => f.downloadUrl).join('\n')).then(() => true, () => false);
+      status.textContent = `${made.length} link(s) ${copied ? 'copied' : 'below'}.`;
+    } catch (e) {
+      say(status, e);
+    }
   }
 
   async function download(ids) {
@@ -97,21 +229,6 @@ export function filesView(path) {
     }
   }
 
-  async function share(ids) {
-    const handles = shareWith.value.split(',').map((s) => s.trim()).filter(Boolean);
-    if (!handles.length) {
-      say(status, { message: 'Say with whom: their handles, comma-separated.' });
-      shareWith.focus();
-      return;
-    }
-    try {
-      await api.call('/share-files', { fileIds: ids, handles });
-      status.textContent = `Shared ${ids.length} file(s) with ${handles.join(', ')}.`;
-    } catch (e) {
-      say(status, e);
-    }
-  }
-
   async function trash(ids) {
     try {
       const answer = await api.call('/trash-files', ids.map((id) => ({ id })));
@@ -124,10 +241,11 @@ export function filesView(path) {
   function reload(message) {
     selected.clear();
     offset = 0;
-    rows.replaceChildren();
+    holder();
     drawActions();
     status.textContent = message ?? '';
     page();
+    drawFolders().catch((e) => say(status, e));
   }
 
   async function drawFolders() {
@@ -154,19 +272,12 @@ export function filesView(path) {
     'section',
     { class: 'files' },
     breadcrumbs(folder),
-    h('div', { class: 'tools' }, uploader(folder, () => reload('Uploaded')), sort),
+    h('div', { class: 'tools' }, uploader(folder, () => reload('Uploaded')), sort, layout),
     folders,
     actions,
     status,
-    h(
-      'table',
-      {},
-      h('caption', { class: 'visually-hidden' }, `Files in ${folder}`),
-      h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, h('span', { class: 'visually-hidden' }, 'Selected')),
-        h('th', { scope: 'col' }, 'Name'), h('th', { scope: 'col' }, 'Size'),
-        h('th', { scope: 'col' }, 'Modified'), h('th', { scope: 'col' }, 'Access'))),
-      rows,
-    ),
+    links,
+    shown,
     more,
   );
 }

@@ -1,5 +1,5 @@
 // The app's shell: who is signed in, the header, and which view the address names
-// (`#/files/Some/Folder`, `#/account`; `#invite=…` from an invitation link).
+// (`#/files/Some/Folder`, `#/agents/`, `#/account`; `#invite=…` from an invitation link).
 
 import * as api from './api.js';
 import { h, fill } from './dom.js';
@@ -10,6 +10,13 @@ import { sharedView } from './shared.js';
 import { searchView } from './search.js';
 import { previewView } from './preview.js';
 import { jobsView } from './jobs.js';
+import { agentsView } from './agents.js';
+import { generateView } from './generate.js';
+import { activityView } from './activity.js';
+import { requestsView } from './requests.js';
+import { reviewsView } from './reviews.js';
+import { collectionsView } from './collections.js';
+import { trashView } from './trash.js';
 
 const root = document.getElementById('app');
 
@@ -37,6 +44,13 @@ async function show() {
     search: searchView,
     file: () => previewView(rest[0], new URLSearchParams(query)),
     jobs: () => jobsView(new URLSearchParams(query)),
+    agents: agentsView,
+    images: generateView,
+    activity: activityView,
+    requests: requestsView,
+    reviews: reviewsView,
+    collections: () => collectionsView(rest),
+    trash: trashView,
   };
   const view = views[section]?.() ?? filesView(decodeURIComponent(rest.join('/')));
   fill(main, view);
@@ -49,7 +63,7 @@ function header(section) {
     'header',
     { class: 'bar' },
     h('a', { class: 'brand', href: '#/files/' }, 'Drive'),
-    h('nav', { 'aria-label': 'Sections' }, link('files', 'Files'), link('search', 'Search'), link('jobs', 'Jobs'), link('shared', 'Shared with me'), link('account', 'Account')),
+    h('nav', { 'aria-label': 'Sections' }, link('files', 'Files'), link('search', 'Search'), link('jobs', 'Jobs'), link('images', 'Images'), link('agents', 'Agents'), link('activity', 'Activity'), link('collections', 'Playlists'), link('requests', 'Requests'), link('reviews', 'Reviews'), link('shared', 'Shared with me'), link('trash', 'Trash'), link('account', 'Account')),
     h('button', { type: 'button', id: 'signOut', onclick: signOut }, 'Sign out'),
   );
 }

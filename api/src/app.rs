@@ -27,6 +27,15 @@ const ASSETS: &[(&str, &str, &str)] = &[
     ("preview.js", JS, include_str!("../app/preview.js")),
     ("search.js", JS, include_str!("../app/search.js")),
     ("jobs.js", JS, include_str!("../app/jobs.js")),
+    ("agents.js", JS, include_str!("../app/agents.js")),
+    ("schema.js", JS, include_str!("../app/schema.js")),
+    ("generate.js", JS, include_str!("../app/generate.js")),
+    ("connections.js", JS, include_str!("../app/connections.js")),
+    ("activity.js", JS, include_str!("../app/activity.js")),
+    ("requests.js", JS, include_str!("../app/requests.js")),
+    ("reviews.js", JS, include_str!("../app/reviews.js")),
+    ("collections.js", JS, include_str!("../app/collections.js")),
+    ("trash.js", JS, include_str!("../app/trash.js")),
 ];
 const CSS: &str = "text/css; charset=utf-8";
 const JS: &str = "text/javascript; charset=utf-8";

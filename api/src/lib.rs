@@ -59,6 +59,7 @@ pub fn app(state: AppState) -> Router {
         .merge(routes::events::router())
         .merge(routes::subscriptions::router())
         .merge(routes::connections::router())
+        .merge(routes::agent_tasks::router())
         .merge(routes::organize::router())
         .merge(routes::files::router())
         .merge(routes::folders::router())

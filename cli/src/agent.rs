@@ -1,7 +1,8 @@
 //! `drive ask TEXT`: a task for the drive's agent (A2A `SendMessage`), waited for, its reply
 //! printed (with the links it made) and the conversation's id; `--context ID` goes on with an earlier conversation.
-//! `drive agents list` shows the token's tasks (`ListTasks`), a waiting one with what it waits
-//! for; `drive agents stop ID` cancels one (`CancelTask`).
+//! `drive agents list` shows the account's tasks, whichever token or app started them, a waiting
+//! one with what it waits for (`/select-agent-tasks`); `drive agents stop ID` cancels one
+//! (`/stop-agent-task`).
 
 use anyhow::{Result, bail};
 use serde_json::{Value, json};
@@ -59,37 +60,38 @@ pub async fn ask(client: &Client, text: &str, context: Option<&str>, json: bool)
     }
 }
 
-pub async fn list(client: &Client, working: bool, json: bool) -> Result<()> {
-    let mut params = json!({ "pageSize": 100 });
-    if working {
-        params["status"] = json!("TASK_STATE_WORKING");
+pub async fn list(client: &Client, state: Option<&str>, json: bool) -> Result<()> {
+    let mut tasks = Vec::new();
+    let mut cursor = None;
+    loop {
+        let page = client.agent_tasks(state, cursor.as_deref()).await?;
+        tasks.extend(page.tasks);
+        match page.next_cursor {
+            Some(next) => cursor = Some(next),
+            None => break,
+        }
     }
-    let result = client.a2a("ListTasks", params).await?;
     if json {
-        return output::print_json(&result);
+        return output::print_json(&json!({ "tasks": tasks }));
     }
-    let tasks = result["tasks"].as_array().cloned().unwrap_or_default();
     if tasks.is_empty() {
         println!("No agent tasks: `drive ask TEXT` starts one.");
         return Ok(());
     }
-    let text = |v: &Value| v.as_str().unwrap_or("").to_string();
     let rows: Vec<Vec<String>> = tasks
         .iter()
         .map(|task| {
-            let status = &task["status"];
-            let said: Vec<String> = status["message"]["parts"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter_map(|p| p["text"].as_str().map(str::to_string))
-                .collect();
-            let state = text(&status["state"]);
+            // A waiting task says what for and until when; another, the agent's latest word.
+            let stands = match (&task.waiting_for, task.wait_until) {
+                (Some(what), Some(until)) => format!("{what} (until {})", output::time(until)),
+                _ => task.said.clone().unwrap_or_default(),
+            };
             vec![
-                text(&task["id"]),
-                state.strip_prefix("TASK_STATE_").unwrap_or(&state).to_lowercase(),
-                text(&status["timestamp"]),
-                said.join(" ").chars().take(100).collect(),
+                task.task_id.to_string(),
+                task.state.clone(),
+                output::time(task.status_time),
+                task.started_by.clone(),
+                stands.chars().take(100).collect(),
             ]
         })
         .collect();
@@ -98,6 +100,7 @@ pub async fn list(client: &Client, working: bool, json: bool) -> Result<()> {
             ("ID", Align::Left),
             ("STATE", Align::Left),
             ("SINCE", Align::Left),
+            ("STARTED BY", Align::Left),
             ("WHERE IT STANDS", Align::Left),
         ],
         &rows,
@@ -106,10 +109,6 @@ pub async fn list(client: &Client, working: bool, json: bool) -> Result<()> {
 }
 
 pub async fn stop(client: &Client, id: uuid::Uuid, json: bool) -> Result<()> {
-    let task = client.a2a("CancelTask", json!({ "id": id })).await?;
-    if json {
-        return output::print_json(&task);
-    }
-    println!("task {id} stopped");
-    Ok(())
+    let stopped = client.stop_agent_task(id).await?;
+    output::show(&stopped, json, |_| format!("task {id} stopped"))
 }

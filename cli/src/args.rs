@@ -543,11 +543,11 @@ pub enum WebhookCommand {
 
 #[derive(Subcommand)]
 pub enum AgentCommand {
-    /// The tasks newest first, each with where it stands (what a waiting one waits for)
+    /// The account's tasks, the latest change first, each with where it stands (what a waiting one waits for)
     List {
-        /// Only the tasks still working (waiting ones included)
-        #[arg(long)]
-        working: bool,
+        /// Only the tasks standing so
+        #[arg(long, value_parser = ["working", "waiting", "completed", "failed", "canceled"])]
+        state: Option<String>,
     },
     /// Stop a working or waiting task (A2A CancelTask)
     Stop {

@@ -301,7 +301,7 @@ async fn command(
         Command::Agents(command) => {
             let client = signed_in()?;
             match command {
-                AgentCommand::List { working } => agent::list(&client, working, json).await,
+                AgentCommand::List { state } => agent::list(&client, state.as_deref(), json).await,
                 AgentCommand::Stop { id } => agent::stop(&client, id, json).await,
             }
         }

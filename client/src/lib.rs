@@ -8,7 +8,7 @@
 //! disk that resume ([`upload`]); behind the `tools` feature, the one catalogue of tools for
 //! models ([`tools`]). No route is named outside this crate.
 
-mod agent;
+pub mod agent;
 pub mod config;
 pub mod connections;
 pub mod edits;

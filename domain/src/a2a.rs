@@ -7,6 +7,21 @@ use chrono::{DateTime, SecondsFormat, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+/// Where a task stands as its account's owner sees it (`/select-agent-tasks`, the app's
+/// Agents): A2A's working split in two, since a task waiting for something to happen is
+/// working to the protocol but idle to a person.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum TaskStanding {
+    /// Held by a worker, or due to be.
+    Working,
+    /// Waiting for something to happen on the account; no worker holds it meanwhile.
+    Waiting,
+    Completed,
+    Failed,
+    Canceled,
+}
+
 /// Every state the protocol names (but `TASK_STATE_UNSPECIFIED`, which is unset). The drive's
 /// tasks are working from the moment they are accepted, and end completed, failed or canceled;
 /// the others are never a drive task's, but are states a client may filter by.

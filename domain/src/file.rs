@@ -16,6 +16,13 @@ pub const MAX_FORM_UPLOAD_SIZE: i64 = 5 * 1024 * 1024 * 1024;
 
 pub use drive_kinds::FileKind;
 
+/// Whether a picture is its own thumbnail: small, and of a type every browser shows. The farm
+/// makes a thumbnail of any other picture as it reads it; a listing links a small one itself.
+pub fn is_own_thumbnail(mime_type: &str, file_size: i64) -> bool {
+    const SMALL: i64 = 100 * 1024;
+    file_size <= SMALL && matches!(mime_type, "image/jpeg" | "image/png" | "image/webp" | "image/gif")
+}
+
 /// A file name without its extension (`a.tar` of `a.tar.gz`, `.hidden` of `.hidden`): what
 /// results named after an input, and numbered variants of a taken name, are built on.
 pub fn stem(name: &str) -> &str {

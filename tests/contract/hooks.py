@@ -121,8 +121,13 @@ BODY_CREDENTIALS = {
 
 
 # People's sign-in: which credentials are live is the drive's state, like ids. Invitations are
-# good once, and each /end-sign-ins ends a sign-in: both are handed out one a call.
-ONE_A_CALL = {"/accept-invitation": ("invitation", "invitation"), "/end-sign-ins": ("signInId", "expendableSignInId")}
+# good once, each /end-sign-ins ends a sign-in, and each /stop-agent-task ends a task: all are
+# handed out one a call.
+ONE_A_CALL = {
+    "/accept-invitation": ("invitation", "invitation"),
+    "/end-sign-ins": ("signInId", "expendableSignInId"),
+    "/stop-agent-task": ("taskId", "stoppableTaskId"),
+}
 # The key the last /begin-totp answered: /confirm-totp is sent its code now.
 TOTP = {"secret": None}
 

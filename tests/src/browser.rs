@@ -134,6 +134,33 @@ impl Browser {
         }
     }
 
+    /// Narrows the window to 360 px (a small phone) and fails when the page is then wider than
+    /// the window (it scrolls sideways) or axe-core finds a serious violation; then widens it
+    /// again. `what` says which page, for the message.
+    pub async fn assert_usable_narrow(&self, what: &str) {
+        self.client
+            .set_window_size(360, 800)
+            .await
+            .expect("narrow the window");
+        let widths = self
+            .wait_until(
+                "return innerWidth === 360 && [innerWidth, document.documentElement.scrollWidth <= document.documentElement.clientWidth]",
+                10,
+                "the window narrowing to 360 px",
+            )
+            .await;
+        assert_eq!(
+            widths,
+            serde_json::json!([360, true]),
+            "{what} scrolls sideways at 360 px"
+        );
+        self.assert_accessible(&format!("{what} at 360 px")).await;
+        self.client
+            .set_window_size(900, 1100)
+            .await
+            .expect("widen the window");
+    }
+
     /// Runs axe-core (npm's, pinned and checksummed by `scripts/lib.sh`'s `ensure_axe`) in the
     /// page as it stands and fails on any serious or critical violation, naming each rule, its
     /// help and the elements. `what` says which page, for the message.

@@ -1,6 +1,7 @@
 //! The agent interface: A2A 1.0 over JSON-RPC 2.0 at `/a2a` (and `/a2a/`), and the agent card
 //! at `/.well-known/agent-card.json`. A caller signs in with an API token as bearer (its own,
-//! or one an app got through OAuth, `crate::oauth`); every task it starts is that token's, and
+//! or one an app got through OAuth, `crate::oauth`), or, from the drive's own app (with
+//! `X-Drive-App`), with the app's session; every task it starts is that token's, and
 //! its tools can do only what the token's scopes allow. Tasks are run by the worker farm (`drive-worker`'s `agent`): the
 //! API only records them, answers about them, and cancels them. The wire rules (ProtoJSON,
 //! errors with their `ErrorInfo`, the version header) are those `docs/a2a-1.0-brief.md`
@@ -15,13 +16,14 @@ use axum::extract::{Query, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
+use chrono::Utc;
 use drive_core::db::users::{self, TokenUser};
 use drive_core::scope::Scope;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
-use crate::auth::bearer;
+use crate::auth::{APP_HEADER, bearer, check_app};
 use crate::error::ApiError;
 use crate::state::AppState;
 
@@ -358,9 +360,28 @@ async fn signed_in(state: &AppState, headers: &HeaderMap) -> Result<TokenUser, A
             "sign in: send an API token as Authorization: Bearer",
         )
     })?;
-    users::api_token_user(&state.db, secret)
-        .await?
-        .ok_or_else(|| ApiError::unauthorized("unauthorized", "the API token is not valid"))
+    if let Some(token) = users::api_token_user(&state.db, secret).await? {
+        return Ok(token);
+    }
+    // The drive's own app asks with the short session it holds (it never sees its sign-in's
+    // secret): the task is then the sign-in's, or the API token's the tab signed in with.
+    if headers.contains_key(APP_HEADER) {
+        check_app(headers, state)?;
+        if let Some(session) = users::session_user(&state.db, secret).await?
+            && session.expires_at > Utc::now()
+        {
+            return Ok(TokenUser {
+                user_id: session.user_id,
+                token_id: session.token_id,
+                scopes: session.scopes,
+                app: session.app,
+            });
+        }
+    }
+    Err(ApiError::unauthorized(
+        "unauthorized",
+        "the API token is not valid",
+    ))
 }
 
 /// A method's params as `T`; what does not fit is -32602 naming where.

@@ -4,7 +4,7 @@
 
 use chrono::{DateTime, Utc};
 use drive_core::a2a::{Message, PushConfig, Role, TaskState};
-use drive_core::db::agent_tasks::{self, ListFilter, PageToken, TaskRow};
+use drive_core::db::agent_tasks::{self, Holder, ListFilter, PageToken, TaskRow};
 use drive_core::db::agent_waits;
 use drive_core::db::users::TokenUser;
 use drive_core::id::{ContextId, TaskId};
@@ -252,7 +252,7 @@ pub async fn cancel_task(state: &AppState, caller: &TokenUser, params: Value) ->
     let Ok(task_id) = id.parse::<TaskId>() else {
         return Err(RpcError::task_not_found(&id));
     };
-    match agent_tasks::cancel(&state.db, caller.token_id, task_id).await? {
+    match agent_tasks::cancel(&state.db, Holder::Credential(caller.token_id), task_id).await? {
         Some(task) => Ok(serde_json::to_value(task.to_task(None, true)).expect("a task is JSON")),
         None => Err(
             match agent_tasks::find(&state.db, caller.token_id, task_id).await? {

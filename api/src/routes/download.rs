@@ -28,7 +28,7 @@ pub fn router() -> OpenApiRouter<AppState> {
 }
 
 /// How long a private download link works.
-const DOWNLOAD_LINK_LIFETIME: TimeDelta = TimeDelta::hours(6);
+pub(crate) const DOWNLOAD_LINK_LIFETIME: TimeDelta = TimeDelta::hours(6);
 
 /// A link to a file: its permanent public link, or a 6-hour link for a private file. Public
 /// files need no token.

@@ -6,7 +6,7 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use drive_core::access::{self, Move};
 use drive_core::db::collections::{self, CollectionKind};
-use drive_core::db::files;
+use drive_core::db::{files, generations};
 use drive_core::file::FileKind;
 use drive_core::id::{CollectionId, FileId};
 use drive_core::input::{Line, List};
@@ -85,6 +85,15 @@ pub struct StorageUsage {
     buckets: BTreeMap<String, Tally>,
     /// By file type.
     kinds: BTreeMap<String, Tally>,
+    /// Extension: images generated this calendar month (UTC, failed ones aside) against the
+    /// plan's monthly allowance (0 without a plan).
+    images: ImageUsage,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ImageUsage {
+    used: i64,
+    limit: i64,
 }
 
 /// Bytes and object counts, by bucket and by kind, against the plan's limit.
@@ -115,6 +124,10 @@ async fn get_user_storage_usage(
     let used_bytes = rows.iter().map(|r| r.bytes).sum();
     let plan = caller.plan().ok();
     let limit_bytes = plan.map_or(0, |p| state.settings.quotas.for_plan(p));
+    let images = ImageUsage {
+        used: generations::count_this_month(&mut *state.db.acquire().await?, caller.user_id).await?,
+        limit: plan.map_or(0, |p| state.settings.image_allowance.for_plan(p)),
+    };
     Ok(axum::Json(StorageUsage {
         plan,
         used_bytes,
@@ -123,6 +136,7 @@ async fn get_user_storage_usage(
         objects: rows.iter().map(|r| r.objects).sum(),
         buckets,
         kinds,
+        images,
     }))
 }
 

@@ -1,5 +1,6 @@
 //! One module per section of the spec, each with its own `router()`.
 
+pub mod agent_tasks;
 pub mod artwork;
 pub mod auth;
 pub mod collections;

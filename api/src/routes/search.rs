@@ -6,12 +6,13 @@ use axum::extract::State;
 use chrono::{DateTime, Utc};
 use std::collections::HashMap;
 
+use drive_core::db::files;
 use drive_core::db::moments::{self, EntryType, Moment};
 use drive_core::db::search::{self, BoundingBox, Filters, Hit, Sort, Whose};
-use drive_core::file::FileKind;
+use drive_core::file::{FileKind, is_own_thumbnail};
 use drive_core::folder::{self, FolderPath};
 use drive_core::id::{FileId, FolderId, UserId};
-use drive_core::input::{Bounded, Line, MAX_OFFSET};
+use drive_core::input::{Bounded, Line, List, MAX_OFFSET};
 use drive_core::metadata::{Location, MetadataState, MusicalKey};
 use drive_core::storage::Bucket;
 use serde::{Deserialize, Serialize};
@@ -22,6 +23,7 @@ use utoipa_axum::routes;
 use crate::auth::Caller;
 use crate::error::{ApiError, ApiResult};
 use crate::extract::Json;
+use crate::routes::download::DOWNLOAD_LINK_LIFETIME;
 use crate::state::AppState;
 
 pub fn router() -> OpenApiRouter<AppState> {
@@ -63,6 +65,8 @@ pub struct SearchInput {
     /// genre; also finds folders by name.
     text: Option<Line<0, 500>>,
     types: Option<Vec<FileKind>>,
+    /// Only these files (1 to 200): a file's whole record, as the app's preview shows it.
+    file_ids: Option<List<FileId, 1, 200>>,
     /// Tag names (case-insensitive); files must carry every one.
     tags: Option<Vec<Line>>,
     /// A folder path; includes folders inside it.
@@ -159,9 +163,12 @@ pub struct SearchResult {
     metadata_state: Option<MetadataState>,
     metadata_error: Option<String>,
     /// The picture chosen for it (`/set-cover`, `/set-video-thumbnail`), else a video's poster
-    /// or a track's cover art extracted as a file of its own (reached with
-    /// `/generate-download-url`, never listed).
+    /// or a track's cover art or a picture's thumbnail extracted as a file of its own (reached
+    /// with `/generate-download-url`, never listed).
     artwork_id: Option<FileId>,
+    /// A 6-hour link to `artworkId`'s bytes, to show it (a grid of files) without asking for
+    /// each.
+    artwork_url: Option<String>,
 }
 
 /// A folder found by name.
@@ -284,6 +291,7 @@ fn filters(input: &SearchInput) -> ApiResult<Filters> {
         max_tempo: non_negative("maxTempo", input.max_tempo)?,
         key,
         within: input.within.as_ref().map(bounding_box).transpose()?,
+        ids: input.file_ids.as_ref().map(|ids| ids.to_vec()),
     })
 }
 
@@ -293,6 +301,40 @@ fn words(text: &str) -> Vec<String> {
         .filter(|w| !w.is_empty())
         .map(str::to_lowercase)
         .collect()
+}
+
+/// The answers for `hits`, each with a link to its artwork (a small picture is its own): the
+/// artworks' rows are read in one query and their links signed here (no call to the store), so
+/// a page of a grid costs one call.
+async fn results(hits: Vec<Hit>, state: &AppState, caller: UserId) -> ApiResult<Vec<SearchResult>> {
+    let link = |bucket, key: &str, name: &str| {
+        let (key, name) = (key.to_string(), name.to_string());
+        async move {
+            state
+                .storage
+                .presign_get(bucket, &key, &name, DOWNLOAD_LINK_LIFETIME)
+                .await
+        }
+    };
+    let artwork: Vec<FileId> = hits.iter().filter_map(|h| h.artwork_id).collect();
+    let mut links = HashMap::new();
+    for row in files::rows(&state.db, &artwork).await? {
+        links.insert(row.id, link(row.bucket, &row.object_key, &row.file_name).await?);
+    }
+    let mut answers = Vec::with_capacity(hits.len());
+    for hit in hits {
+        let own = hit.kind == FileKind::Image && is_own_thumbnail(&hit.mime_type, hit.file_size);
+        let artwork_url = match hit.artwork_id {
+            Some(id) => links.get(&id).cloned(),
+            None if own => Some(link(hit.bucket, &hit.object_key, &hit.file_name).await?),
+            None => None,
+        };
+        answers.push(SearchResult {
+            artwork_url,
+            ..result(hit, state, caller)
+        });
+    }
+    Ok(answers)
 }
 
 fn result(hit: Hit, state: &AppState, caller: UserId) -> SearchResult {
@@ -338,6 +380,7 @@ fn result(hit: Hit, state: &AppState, caller: UserId) -> SearchResult {
         metadata_state: hit.metadata_state,
         metadata_error: hit.metadata_error,
         artwork_id: hit.artwork_id,
+        artwork_url: None,
     }
 }
 
@@ -394,10 +437,7 @@ async fn search_files(
         None
     };
     Ok(axum::Json(SearchAnswer {
-        files: hits
-            .into_iter()
-            .map(|h| result(h, &state, caller.user_id))
-            .collect(),
+        files: results(hits, &state, caller.user_id).await?,
         next_offset: more.then_some(offset + limit),
         folders,
         moments: None,
@@ -499,11 +539,12 @@ async fn inside(
         .map(|h| (h.id, h))
         .collect();
     Ok(SearchAnswer {
-        files: file_ids
-            .iter()
-            .filter_map(|id| hits.remove(id))
-            .map(|h| result(h, state, user_id))
-            .collect(),
+        files: results(
+            file_ids.iter().filter_map(|id| hits.remove(id)).collect(),
+            state,
+            user_id,
+        )
+        .await?,
         next_offset: None,
         folders: None,
         moments: Some(

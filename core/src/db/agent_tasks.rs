@@ -6,7 +6,7 @@ use chrono::{DateTime, Utc};
 use sqlx::{PgPool, Postgres, QueryBuilder};
 
 use super::agent_push::NewConfig;
-use crate::a2a::{Artifact, Message, Task, TaskState, TaskStatus, timestamp};
+use crate::a2a::{Artifact, Message, Task, TaskStanding, TaskState, TaskStatus, timestamp};
 use crate::id::{ContextId, TaskId, TokenId, UserId};
 
 #[derive(Debug, Clone, sqlx::FromRow)]
@@ -210,19 +210,123 @@ pub async fn list(
     Ok((rows, total))
 }
 
-/// Cancels one of the credential's tasks that has not ended; `None` when it has none such
-/// (the caller tells "no such task" from "already ended" with [`find`]).
-pub async fn cancel(pool: &PgPool, token_id: TokenId, id: TaskId) -> Result<Option<TaskRow>, sqlx::Error> {
+/// Whose tasks a call reaches: through A2A, the credential's that started them; in the app,
+/// every task of the account (its owner's view).
+#[derive(Debug, Clone, Copy)]
+pub enum Holder {
+    Credential(TokenId),
+    Account(UserId),
+}
+
+impl Holder {
+    /// The column of `agent_tasks` that names the holder, and the holder's id.
+    fn column(self) -> (&'static str, uuid::Uuid) {
+        match self {
+            Holder::Credential(token) => ("token_id", token.into()),
+            Holder::Account(user) => ("user_id", user.into()),
+        }
+    }
+}
+
+/// Cancels one of the holder's tasks that has not ended; `None` when it has none such (the
+/// caller tells "no such task" from "already ended" with [`find`] or [`account_has`]).
+pub async fn cancel(pool: &PgPool, holder: Holder, id: TaskId) -> Result<Option<TaskRow>, sqlx::Error> {
+    let (column, holder) = holder.column();
     sqlx::query_as(&format!(
         "update agent_tasks set state = 'TASK_STATE_CANCELED', status_time = now(), leased_by = null,
              leased_until = null
-         where id = $1 and token_id = $2 and state = 'TASK_STATE_WORKING'
+         where id = $1 and {column} = $2 and state = 'TASK_STATE_WORKING'
          returning {ROW}"
     ))
     .bind(id)
-    .bind(token_id)
+    .bind(holder)
     .fetch_optional(pool)
     .await
+}
+
+/// One of the account's tasks with what its owner needs to tell it apart: what it waits for and
+/// until when, and the credential that started it (a token's label, or the app's name).
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct AccountTask {
+    #[sqlx(flatten)]
+    pub task: TaskRow,
+    pub started_by: String,
+    /// Whether an app let in through OAuth started it (`started_by` is then the app's name).
+    pub by_app: bool,
+    /// Whether a person's sign-in (the app in a browser) started it.
+    pub by_sign_in: bool,
+    pub waiting_for: Option<String>,
+    pub waiting_until: Option<DateTime<Utc>>,
+}
+
+impl AccountTask {
+    pub fn standing(&self) -> TaskStanding {
+        match self.task.state {
+            TaskState::Completed => TaskStanding::Completed,
+            TaskState::Failed => TaskStanding::Failed,
+            TaskState::Canceled => TaskStanding::Canceled,
+            _ if self.waiting_for.is_some() => TaskStanding::Waiting,
+            _ => TaskStanding::Working,
+        }
+    }
+}
+
+/// A page of every task of the account, whichever credential started it, the latest status
+/// change first; only those in `standing` when given.
+pub async fn of_account(
+    pool: &PgPool,
+    user_id: UserId,
+    standing: Option<TaskStanding>,
+    after: Option<PageToken>,
+    limit: i64,
+) -> Result<Vec<AccountTask>, sqlx::Error> {
+    let mut q = QueryBuilder::new(
+        "select t.*, coalesce(c.name, k.label) as started_by, c.id is not null as by_app,
+                k.sign_in as by_sign_in, w.what as waiting_for, w.until as waiting_until
+         from agent_tasks t
+         join api_tokens k on k.id = t.token_id
+         left join oauth_clients c on c.id = k.oauth_client_id
+         left join agent_waits w on w.task_id = t.id and w.happened is null
+                                and t.state = 'TASK_STATE_WORKING'
+         where t.user_id = ",
+    );
+    q.push_bind(user_id);
+    match standing {
+        None => {}
+        Some(TaskStanding::Working) => {
+            q.push(" and t.state = 'TASK_STATE_WORKING' and w.task_id is null");
+        }
+        Some(TaskStanding::Waiting) => {
+            q.push(" and w.task_id is not null");
+        }
+        Some(ended) => {
+            let state = match ended {
+                TaskStanding::Completed => TaskState::Completed,
+                TaskStanding::Failed => TaskState::Failed,
+                _ => TaskState::Canceled,
+            };
+            q.push(" and t.state = ").push_bind(state.as_str());
+        }
+    }
+    if let Some(after) = after {
+        q.push(" and (t.status_time, t.id) < (")
+            .push_bind(after.status_time)
+            .push(", ")
+            .push_bind(after.id)
+            .push(")");
+    }
+    q.push(" order by t.status_time desc, t.id desc limit ")
+        .push_bind(limit);
+    q.build_query_as().fetch_all(pool).await
+}
+
+/// Whether the account has a task `id`, in any state.
+pub async fn account_has(pool: &PgPool, user_id: UserId, id: TaskId) -> Result<bool, sqlx::Error> {
+    sqlx::query_scalar("select exists (select 1 from agent_tasks where id = $1 and user_id = $2)")
+        .bind(id)
+        .bind(user_id)
+        .fetch_one(pool)
+        .await
 }
 
 /// Leases to `worker` up to `limit` tasks that have not ended, are not waiting, and that no

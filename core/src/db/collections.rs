@@ -37,10 +37,14 @@ pub struct CollectionRow {
     pub featured_count: i64,
     /// A playlist's cover, chosen with `/set-cover`.
     pub cover_id: Option<FileId>,
+    /// Every file in it, in order (a gallery's featured ones first).
+    pub file_ids: Vec<FileId>,
 }
 
 const SUMMARY: &str = "select c.id, c.title, c.description, c.is_public, c.cover_id,
         (select count(*) from collection_items i where i.collection_id = c.id) as file_count,
+        coalesce((select array_agg(i.file_id order by i.featured desc, i.position)
+                  from collection_items i where i.collection_id = c.id), '{}') as file_ids,
         (select count(*) from collection_items i where i.collection_id = c.id and i.featured) as featured_count
     from collections c";
 

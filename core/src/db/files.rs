@@ -265,6 +265,15 @@ pub async fn find_many<'e>(
     .await
 }
 
+/// The rows of `ids`, whoever's they are and whatever they are (derivatives included): for
+/// ids the caller was already let see, like the artwork of files a search found.
+pub async fn rows(pool: &PgPool, ids: &[FileId]) -> Result<Vec<FileRow>, sqlx::Error> {
+    sqlx::query_as(&format!("select {COLUMNS} from files where id = any($1)"))
+        .bind(ids)
+        .fetch_all(pool)
+        .await
+}
+
 /// Moves the caller's private recorded files to the trash; answers those that moved. Public
 /// files are trashed by [`crate::access::move_file`], which first takes their bytes out of
 /// the public bucket.

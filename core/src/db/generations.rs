@@ -53,6 +53,12 @@ pub async fn lock_and_count_this_month(conn: &mut PgConnection, user_id: UserId)
         .bind(user_id)
         .execute(&mut *conn)
         .await?;
+    count_this_month(conn, user_id).await
+}
+
+/// Images the account has asked for this calendar month (UTC), failed ones aside: what its
+/// plan's monthly allowance counts.
+pub async fn count_this_month(conn: &mut PgConnection, user_id: UserId) -> Result<i64, sqlx::Error> {
     sqlx::query_scalar(
         "select count(*) from image_generations
          where user_id = $1 and status <> 'failed'

@@ -96,12 +96,15 @@ pub struct Filters {
     pub max_tempo: Option<f64>,
     pub key: Option<MusicalKey>,
     pub within: Option<BoundingBox>,
+    /// Only these files.
+    pub ids: Option<Vec<FileId>>,
 }
 
 impl Filters {
     /// Whether anything but words and folder narrows files by what they are.
     pub fn narrows_by_content(&self) -> bool {
         self.kinds.is_some()
+            || self.ids.is_some()
             || !self.tags.is_empty()
             || self.is_public.is_some()
             || self.uploaded_after.is_some()
@@ -286,6 +289,9 @@ fn push_conditions(
     }
     if let Some(kinds) = &filters.kinds {
         q.push(" and f.kind = any(").push_bind(kinds.clone()).push(")");
+    }
+    if let Some(ids) = &filters.ids {
+        q.push(" and f.id = any(").push_bind(ids.clone()).push(")");
     }
     if let Some((rarest, others)) = tag_ids.split_first() {
         // Driven by the rarest tag, with its id known to the planner: its statistics say how many

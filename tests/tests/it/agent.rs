@@ -2,10 +2,11 @@
 //! the agent card, every error row, tasks run by the farm with a scripted model (a local server
 //! speaking OpenAI's chat completions with tool calls, the drive's real adapter under test)
 //! calling the drive's routes as the task's token; paging, conversations, per-token visibility
-//! and cancel.
+//! and cancel; the account owner's view of every task (`/select-agent-tasks`, `/stop-agent-task`).
 
 use std::time::Duration;
 
+use drive_tests::oauth::OAuthClient;
 use drive_tests::provider::FakeChat;
 use drive_tests::*;
 use serde_json::{Value, json};
@@ -708,6 +709,154 @@ async fn a_token_has_at_most_ten_tasks_under_way() {
         "{canceled}"
     );
     task_of(&send().await);
+}
+
+/// Through A2A a task is its token's alone; the account's owner sees them all, whichever token
+/// or app started them, each saying what started it, and stops any that has not ended. An app's
+/// token may not, and another account's task is one that does not exist.
+#[tokio::test]
+async fn the_owner_sees_and_stops_every_task_of_the_account_and_an_app_cannot() {
+    let app = TestApp::spawn().await;
+    let user = app.user(Some("Pro")).await;
+    let stranger = app.user(Some("Pro")).await;
+    let made: Value =
+        serde_json::from_str(&app.admin(&["create-token", "--handle", &user.handle, "--json"])).unwrap();
+    let second = made["apiToken"].as_str().unwrap().to_string();
+    let client = OAuthClient::register(&app, "Helper app", "https://app.example/cb").await;
+    let app_token = client
+        .connect(&app, &user.api_token, &["read", "write", "delete"])
+        .await;
+    // No worker runs: every task stays working.
+    let ask = |token: String, text: &'static str| {
+        let app = &app;
+        async move {
+            let answer = rpc(
+                app,
+                &token,
+                "SendMessage",
+                json!({ "message": text_message(text), "configuration": { "returnImmediately": true } }),
+            )
+            .await;
+            task_of(&answer)["id"].as_str().unwrap().to_string()
+        }
+    };
+    let own = ask(user.api_token.clone(), "first, from the account's token").await;
+    let by_second = ask(second.clone(), "second, from another token").await;
+    let by_app = ask(app_token.clone(), "third, from an app").await;
+    let theirs = ask(stranger.api_token.clone(), "someone else's").await;
+
+    let listed = app.call(&user, "/select-agent-tasks", None).await;
+    assert_eq!(listed.status, 200, "{}", listed.body);
+    let tasks = listed.body["tasks"].as_array().unwrap();
+    let ids: Vec<&str> = tasks.iter().map(|t| t["taskId"].as_str().unwrap()).collect();
+    assert_eq!(
+        ids,
+        [&by_app, &by_second, &own],
+        "the latest first, none of another account's"
+    );
+    assert_eq!(tasks[0]["startedWith"], "app", "{}", listed.body);
+    assert_eq!(tasks[0]["startedBy"], "Helper app");
+    assert_eq!(tasks[1]["startedWith"], "token");
+    assert_eq!(tasks[2]["asked"], "first, from the account's token");
+    assert!(
+        tasks
+            .iter()
+            .all(|t| t["state"] == "working" && t["waitingFor"].is_null()),
+        "{}",
+        listed.body
+    );
+    assert_eq!(listed.body["nextCursor"], Value::Null);
+
+    // A page at a time, nothing repeated or skipped.
+    let first = app
+        .call(&user, "/select-agent-tasks", Some(json!({ "limit": 2 })))
+        .await;
+    let cursor = first.body["nextCursor"].as_str().unwrap().to_string();
+    let rest = app
+        .call(
+            &user,
+            "/select-agent-tasks",
+            Some(json!({ "limit": 2, "cursor": cursor })),
+        )
+        .await;
+    assert_eq!(rest.body["tasks"][0]["taskId"], own, "{}", rest.body);
+    assert_eq!(rest.body["tasks"].as_array().unwrap().len(), 1);
+    assert_eq!(rest.body["nextCursor"], Value::Null);
+    let waiting = app
+        .call(&user, "/select-agent-tasks", Some(json!({ "state": "waiting" })))
+        .await;
+    assert_eq!(waiting.body["tasks"], json!([]), "{}", waiting.body);
+    for (body, field) in [
+        (json!({ "state": "asleep" }), "state"),
+        (json!({ "cursor": "not a cursor" }), "cursor"),
+        (json!({ "limit": 0 }), "limit"),
+    ] {
+        let refused = app.call(&user, "/select-agent-tasks", Some(body)).await;
+        assert_eq!(refused.status, 400, "{}", refused.body);
+        assert_eq!(refused.body["field"], field, "{}", refused.body);
+    }
+
+    // An app, even with every scope, sees and stops none of them.
+    let app_session = app.exchange(&app_token).await.body["gelToken"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    for (route, body) in [
+        ("/select-agent-tasks", json!({})),
+        ("/stop-agent-task", json!({ "taskId": own })),
+    ] {
+        app.send(Some(&app_session), Some(APP_ID), route, Some(body))
+            .await
+            .assert_error(403, "insufficient_scope");
+    }
+
+    // The owner stops the other token's task: canceled for that token too.
+    for missing in [theirs.clone(), uuid::Uuid::new_v4().to_string()] {
+        app.call(&user, "/stop-agent-task", Some(json!({ "taskId": missing })))
+            .await
+            .assert_error(404, "task_not_found");
+    }
+    let stopped = app
+        .call(&user, "/stop-agent-task", Some(json!({ "taskId": by_second })))
+        .await;
+    assert_eq!(stopped.status, 200, "{}", stopped.body);
+    assert_eq!(stopped.body["state"], "canceled");
+    let seen = rpc(&app, &second, "GetTask", json!({ "id": by_second })).await;
+    assert_eq!(seen["result"]["status"]["state"], "TASK_STATE_CANCELED", "{seen}");
+    app.call(&user, "/stop-agent-task", Some(json!({ "taskId": by_second })))
+        .await
+        .assert_error(409, "task_ended");
+    let canceled = app
+        .call(&user, "/select-agent-tasks", Some(json!({ "state": "canceled" })))
+        .await;
+    assert_eq!(
+        canceled.body["tasks"][0]["taskId"], by_second,
+        "{}",
+        canceled.body
+    );
+    assert_eq!(canceled.body["tasks"].as_array().unwrap().len(), 1);
+    // The stranger's task was not touched.
+    let untouched = rpc(&app, &stranger.api_token, "GetTask", json!({ "id": theirs })).await;
+    assert_eq!(untouched["result"]["status"]["state"], "TASK_STATE_WORKING");
+
+    // A session is taken at /a2a only from the drive's app, as the token it was exchanged for.
+    let list_as_session = |app_header: bool| {
+        let mut request = reqwest::Client::new()
+            .post(format!("{}/a2a", app.url))
+            .bearer_auth(&user.session)
+            .header("A2A-Version", "1.0")
+            .json(&json!({ "jsonrpc": "2.0", "id": 1, "method": "ListTasks", "params": {} }));
+        if app_header {
+            request = request.header("X-Drive-App", APP_ID);
+        }
+        request.send()
+    };
+    let refused = list_as_session(false).await.unwrap();
+    assert_eq!(refused.status(), 401);
+    let listed: Value = list_as_session(true).await.unwrap().json().await.unwrap();
+    let tasks = listed["result"]["tasks"].as_array().unwrap();
+    assert_eq!(tasks.len(), 1, "{listed}");
+    assert_eq!(tasks[0]["id"], own, "the session's token's own task");
 }
 
 #[tokio::test]

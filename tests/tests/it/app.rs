@@ -1,7 +1,15 @@
 //! The app in a real browser (headless Chromium through WebDriver): signing in by invitation,
 //! password and code, wrong guesses limited; a folder listed and uploaded into, a whole folder
-//! too, a file stored already not sent twice; hostile names shown as text. axe-core checks every
-//! page for serious or critical violations.
+//! too, a file stored already not sent twice; hostile names shown as text; a large upload resumed
+//! after a reload; sharing; previews and moments; a job from the generated form; the selection's
+//! verbs; the agent asked, and its waiting task stopped under Agents. axe-core checks every page
+//! for serious or critical violations.
+
+mod activity;
+mod collections;
+mod requests;
+mod reviews;
+mod trash;
 
 use chrono::Utc;
 use drive_core::totp;
@@ -12,10 +20,10 @@ use reqwest::StatusCode;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
-const PASSWORD: &str = "correct horse battery";
+pub(crate) const PASSWORD: &str = "correct horse battery";
 
 /// Gives the account a password through the API (as the app does); answers a session.
-async fn with_password(app: &TestApp, user: &TestUser) -> String {
+pub(crate) async fn with_password(app: &TestApp, user: &TestUser) -> String {
     let accepted = app
         .send(
             None,
@@ -28,13 +36,13 @@ async fn with_password(app: &TestApp, user: &TestUser) -> String {
     accepted.body["gelToken"].as_str().unwrap().to_string()
 }
 
-async fn type_into(browser: &Browser, css: &str, text: &str) {
+pub(crate) async fn type_into(browser: &Browser, css: &str, text: &str) {
     let input = browser.client.find(Locator::Css(css)).await.unwrap();
     input.clear().await.unwrap();
     input.send_keys(text).await.unwrap();
 }
 
-async fn click(browser: &Browser, css: &str) {
+pub(crate) async fn click(browser: &Browser, css: &str) {
     browser
         .client
         .find(Locator::Css(css))
@@ -45,8 +53,51 @@ async fn click(browser: &Browser, css: &str) {
         .unwrap();
 }
 
+/// Gives the selected files to the verb `verb` (its value in the list) with the word `word`.
+pub(crate) async fn apply(browser: &Browser, verb: &str, word: &str) {
+    browser
+        .client
+        .find(Locator::Css("#verb"))
+        .await
+        .unwrap()
+        .select_by_value(verb)
+        .await
+        .unwrap();
+    type_into(browser, "#verbWord", word).await;
+    browser
+        .client
+        .find(Locator::XPath("//button[text()='Apply']"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+}
+
+/// A browser signed in to the app as `user`, whose password is [`PASSWORD`].
+pub(crate) async fn signed_in(app: &TestApp, user: &TestUser) -> Browser {
+    let browser = Browser::start().await;
+    browser.client.goto(&format!("{}/app/", app.url)).await.unwrap();
+    browser.wait_for_text("h1", "Sign in to your drive", 10).await;
+    sign_in(&browser, &user.handle, PASSWORD).await;
+    browser.wait_for_text("#signOut", "Sign out", 10).await;
+    browser
+}
+
+/// Follows the link that says `text` (a section in the header).
+pub(crate) async fn follow(browser: &Browser, text: &str) {
+    browser
+        .client
+        .find(Locator::LinkText(text))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+}
+
 /// Fills the sign-in form and sends it, its last answer cleared first so the next is waited for.
-async fn sign_in(browser: &Browser, handle: &str, password: &str) {
+pub(crate) async fn sign_in(browser: &Browser, handle: &str, password: &str) {
     browser
         .client
         .execute("document.getElementById('status').textContent = ''", vec![])
@@ -96,6 +147,7 @@ async fn people_sign_in_to_the_app_by_invitation_password_and_code_and_wrong_gue
     page.goto(&format!("{}/app/#/account/", app.url)).await.unwrap();
     browser.wait_for_text("#signIns", "(this browser)", 10).await;
     browser.assert_accessible("the account page").await;
+    browser.assert_usable_narrow("the account page").await;
     click(&browser, "#signOutEverywhere").await;
     browser.wait_for_text("h1", "Sign in to your drive", 10).await;
     browser.assert_accessible("the sign-in page").await;
@@ -183,11 +235,8 @@ async fn the_app_lists_a_folder_uploads_files_and_folders_into_it_and_shows_host
         .await;
     assert_eq!(moved.status, StatusCode::OK, "{}", moved.body);
 
-    let browser = Browser::start().await;
+    let browser = signed_in(&app, &user).await;
     let page = &browser.client;
-    page.goto(&format!("{}/app/", app.url)).await.unwrap();
-    browser.wait_for_text("h1", "Sign in to your drive", 10).await;
-    sign_in(&browser, &user.handle, PASSWORD).await;
 
     // The hostile name is the row's text, and no element came of it.
     let row = format!("#files tr[data-id='{hostile_id}'] td.name");
@@ -341,11 +390,8 @@ async fn a_large_upload_cut_by_a_reload_resumes_from_the_parts_the_store_holds()
             file.write_all(&chunk).unwrap();
         }
     }
-    let browser = Browser::start().await;
+    let browser = signed_in(&app, &user).await;
     let page = &browser.client;
-    page.goto(&format!("{}/app/", app.url)).await.unwrap();
-    browser.wait_for_text("h1", "Sign in to your drive", 10).await;
-    sign_in(&browser, &user.handle, PASSWORD).await;
     browser.wait_for_text("#files", "No files here yet.", 10).await;
 
     // Slowed down, the four parts go side by side; the small last one is stored first, and the
@@ -405,11 +451,7 @@ async fn a_file_shared_in_the_app_is_seen_by_the_other_account_in_its_app() {
     let file = app
         .upload(&ada, "minutes.txt", "Text", "text/plain", b"we met".to_vec())
         .await;
-    let browser = Browser::start().await;
-    let page = &browser.client;
-    page.goto(&format!("{}/app/", app.url)).await.unwrap();
-    browser.wait_for_text("h1", "Sign in to your drive", 10).await;
-    sign_in(&browser, &ada.handle, PASSWORD).await;
+    let browser = signed_in(&app, &ada).await;
     browser.wait_for_text("#files", "minutes.txt", 10).await;
 
     // Ada selects the file and shares it with Bob by handle.
@@ -418,13 +460,7 @@ async fn a_file_shared_in_the_app_is_seen_by_the_other_account_in_its_app() {
         &format!("#files tr[data-id='{file}'] input[type=checkbox]"),
     )
     .await;
-    type_into(&browser, "#shareWith", &bob.handle).await;
-    page.find(Locator::XPath("//button[text()='Share']"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    apply(&browser, "share", &bob.handle).await;
     browser
         .wait_for_text("#status", &format!("Shared 1 file(s) with {}.", bob.handle), 10)
         .await;
@@ -434,24 +470,232 @@ async fn a_file_shared_in_the_app_is_seen_by_the_other_account_in_its_app() {
     browser.wait_for_text("h1", "Sign in to your drive", 10).await;
     sign_in(&browser, &bob.handle, PASSWORD).await;
     browser.wait_for_text("#signOut", "Sign out", 10).await;
-    page.find(Locator::LinkText("Shared with me"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    follow(&browser, "Shared with me").await;
     let row = browser.wait_for_text("#sharedFiles", "minutes.txt", 10).await;
     assert!(row.contains(&ada.handle), "{row}");
     browser.assert_accessible("the shared page").await;
     // Ada's own files are not Bob's: his drive's top lists nothing.
-    page.find(Locator::LinkText("Files"))
+    follow(&browser, "Files").await;
+    browser.wait_for_text("#files", "No files here yet.", 10).await;
+    browser.close().await;
+}
+
+/// Ticks the row of `id` in the file list.
+pub(crate) async fn select(browser: &Browser, id: impl std::fmt::Display) {
+    click(
+        browser,
+        &format!("#files tr[data-id='{id}'] input[type=checkbox]"),
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn selected_files_are_tagged_copied_renamed_moved_collected_linked_and_zipped() {
+    let app = TestApp::spawn().await;
+    let user = app.user(Some("Pro")).await;
+    with_password(&app, &user).await;
+    let a = app
+        .upload(&user, "a.txt", "Text", "text/plain", b"alpha".to_vec())
+        .await;
+    let b = app
+        .upload(&user, "b.txt", "Text", "text/plain", b"beta".to_vec())
+        .await;
+    let png = media::ffmpeg(
+        &["-f", "lavfi", "-i", "testsrc=size=64x48", "-frames:v", "1"],
+        "png",
+    );
+    let picture = app.upload(&user, "p.png", "Image", "image/png", png).await;
+    let browser = signed_in(&app, &user).await;
+    let page = &browser.client;
+    browser.wait_for_text("#files", "p.png", 10).await;
+
+    select(&browser, a).await;
+    select(&browser, b).await;
+    apply(&browser, "tag", "work, 2026").await;
+    browser
+        .wait_for_text("#status", "Tagged 2 file(s) work, 2026.", 10)
+        .await;
+    apply(&browser, "copy", "/Backup").await;
+    browser
+        .wait_for_text("#status", "Copied 2 file(s) to /Backup.", 10)
+        .await;
+    browser.wait_for_text(".folders", "Backup", 10).await;
+
+    select(&browser, a).await;
+    apply(&browser, "rename", "renamed.txt").await;
+    browser
+        .wait_for_text("#status", "Renamed to renamed.txt.", 10)
+        .await;
+    browser
+        .wait_for_text(&format!("#files tr[data-id='{a}']"), "renamed.txt", 10)
+        .await;
+    select(&browser, a).await;
+    apply(&browser, "move", "/Moved").await;
+    browser
+        .wait_for_text("#status", "Moved 1 file(s) to /Moved.", 10)
+        .await;
+    browser.wait_for_text(".folders", "Moved", 10).await;
+    let listed = page
+        .find(Locator::Css("#files"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(!listed.contains("renamed.txt"), "moved away: {listed}");
+
+    select(&browser, picture).await;
+    apply(&browser, "gallery", "Holiday").await;
+    browser
+        .wait_for_text("#status", "Gallery “Holiday” made with the files it takes.", 10)
+        .await;
+    page.find(Locator::XPath("//button[text()='Copy links']"))
         .await
         .unwrap()
         .click()
         .await
         .unwrap();
-    browser.wait_for_text("#files", "No files here yet.", 10).await;
+    browser.wait_for_text("#links", "p.png: http", 10).await;
+    select(&browser, b).await;
+    apply(&browser, "zip", "bundle").await;
+    browser
+        .wait_for_text("#status", "Zipping 2 file(s): bundle.zip", 10)
+        .await;
+    browser.assert_accessible("the files with their verbs").await;
+    browser.assert_usable_narrow("the files with their verbs").await;
     browser.close().await;
+
+    // What the API says now.
+    let collections = app.call(&user, "/select-collections", None).await.body;
+    let tags: Vec<&str> = collections["tags"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["text"].as_str().unwrap())
+        .collect();
+    assert!(tags.contains(&"work") && tags.contains(&"2026"), "{collections}");
+    assert_eq!(collections["galleries"][0]["title"], "Holiday", "{collections}");
+    assert_eq!(collections["galleries"][0]["fileCount"], 1, "{collections}");
+    let backup = app
+        .call(&user, "/search-files", Some(json!({ "folder": "/Backup" })))
+        .await
+        .body;
+    let mut copies: Vec<&str> = backup["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["fileName"].as_str().unwrap())
+        .collect();
+    copies.sort_unstable();
+    assert_eq!(copies, ["a.txt", "b.txt"], "{backup}");
+    let moved = app
+        .call(&user, "/search-files", Some(json!({ "folder": "/Moved" })))
+        .await
+        .body;
+    assert_eq!(moved["files"][0]["id"], a.to_string(), "{moved}");
+    assert_eq!(moved["files"][0]["fileName"], "renamed.txt", "{moved}");
+    let jobs = app.call(&user, "/select-file-jobs", None).await.body;
+    let zip = jobs["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|j| j["jobType"] == "zip")
+        .unwrap_or_else(|| panic!("no zip job: {jobs}"));
+    let mut inputs: Vec<&str> = zip["fileIds"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i.as_str().unwrap())
+        .collect();
+    inputs.sort_unstable();
+    let mut expected = [b.to_string(), picture.to_string()];
+    expected.sort_unstable();
+    assert_eq!(inputs, expected, "{zip}");
+}
+
+#[tokio::test]
+async fn a_files_tags_and_description_are_edited_in_its_preview_beside_its_opens_and_jobs() {
+    let app = TestApp::spawn().await;
+    let user = app.user(Some("Pro")).await;
+    with_password(&app, &user).await;
+    let id = app
+        .upload(&user, "letter.txt", "Text", "text/plain", b"Dear all".to_vec())
+        .await;
+    let tagged = app
+        .call(
+            &user,
+            "/tag-files",
+            Some(json!({ "fileIds": [id], "tags": ["draft", "old"] })),
+        )
+        .await;
+    assert_eq!(tagged.status, StatusCode::OK, "{}", tagged.body);
+    // Opened once by someone without an account, through its permanent link.
+    let public = app
+        .call(&user, "/toggle-file-access", Some(json!({ "id": id })))
+        .await;
+    let link = public.body["downloadUrl"].as_str().unwrap().to_string();
+    let (opened, _) = drive_tests::get(&link).await;
+    assert_eq!(opened, StatusCode::OK);
+    // A job on it, queued (no worker runs), and one on another file, which is not its.
+    app.create_job(&user, json!({ "jobType": "checksum", "fileIds": [id] }))
+        .await;
+    let other = app
+        .upload(&user, "other.txt", "Text", "text/plain", b"other".to_vec())
+        .await;
+    app.create_job(&user, json!({ "jobType": "checksum", "fileIds": [other] }))
+        .await;
+
+    let browser = signed_in(&app, &user).await;
+    let page = &browser.client;
+    page.goto(&format!("{}/app/#/file/{id}", app.url)).await.unwrap();
+    browser.wait_for_text("#tags", "draft", 10).await;
+    browser
+        .wait_for_text("#views", "1 open(s) in the last 30 days, 1 in all.", 10)
+        .await;
+    browser.wait_for_text("#fileJobs", "checksum queued", 10).await;
+    assert_eq!(
+        number(
+            &browser,
+            "return document.querySelectorAll('#fileJobs li').length"
+        )
+        .await,
+        1.0,
+        "only the jobs that took this file"
+    );
+
+    click(&browser, "button[aria-label='Take the tag old off']").await;
+    browser.wait_for_text("#status", "Took old off.", 10).await;
+    type_into(&browser, "#newTag", "final, ok").await;
+    page.find(Locator::XPath("//button[text()='Add tags']"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    browser.wait_for_text("#status", "Tagged final, ok.", 10).await;
+    let hostile = "<b>Ready</b> to send <img src=x onerror=alert(1)>";
+    type_into(&browser, "#description", hostile).await;
+    click(&browser, "#saveDescription").await;
+    browser.wait_for_text("#status", "Description saved.", 10).await;
+    browser.assert_accessible("a file's preview with its edits").await;
+    browser
+        .assert_usable_narrow("a file's preview with its edits")
+        .await;
+    browser.close().await;
+
+    let found = app
+        .call(&user, "/search-files", Some(json!({ "fileIds": [id] })))
+        .await
+        .body;
+    let mut tags: Vec<&str> = found["files"][0]["tags"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t.as_str().unwrap())
+        .collect();
+    tags.sort_unstable();
+    assert_eq!(tags, ["draft", "final", "ok"], "{found}");
+    assert_eq!(found["files"][0]["description"], hostile, "{found}");
 }
 
 /// A number the page answers to `script`.
@@ -541,11 +785,8 @@ async fn files_preview_and_a_said_line_or_a_search_moment_opens_the_player_there
         )
         .await;
 
-    let browser = Browser::start().await;
+    let browser = signed_in(&app, &user).await;
     let page = &browser.client;
-    page.goto(&format!("{}/app/", app.url)).await.unwrap();
-    browser.wait_for_text("h1", "Sign in to your drive", 10).await;
-    sign_in(&browser, &user.handle, PASSWORD).await;
     browser.wait_for_text("#files", "notes.txt", 10).await;
 
     // A HEIC picture, as the drive reads it; a PDF's pages; a text file.
@@ -622,11 +863,8 @@ async fn a_job_made_from_the_form_the_document_describes_is_estimated_started_an
     let b = app
         .upload(&user, "b.txt", "Text", "text/plain", b"beta".to_vec())
         .await;
-    let browser = Browser::start().await;
+    let browser = signed_in(&app, &user).await;
     let page = &browser.client;
-    page.goto(&format!("{}/app/", app.url)).await.unwrap();
-    browser.wait_for_text("h1", "Sign in to your drive", 10).await;
-    sign_in(&browser, &user.handle, PASSWORD).await;
     browser.wait_for_text("#files", "b.txt", 10).await;
     for id in [a, b] {
         click(
@@ -687,5 +925,367 @@ async fn a_job_made_from_the_form_the_document_describes_is_estimated_started_an
         .await;
     made.click().await.unwrap();
     browser.wait_for_text("#fileName", &name, 10).await;
+    browser.close().await;
+}
+
+/// "Waiting tasks appear under Agents in the app; stopping one there cancels its task": a task
+/// the account's API token started waits for files in /inbox; the person signed in to the app
+/// asks the agent something there and reads its reply, then finds the waiting task under Agents
+/// with what it waits for and until when, and stops it there.
+#[tokio::test]
+async fn the_agent_is_asked_in_the_app_and_a_waiting_task_is_listed_under_agents_and_stopped_there() {
+    let model = drive_tests::provider::FakeChat::scripted(
+        vec![
+            crate::agent::call(
+                "wait_for",
+                json!({ "for": "files_in_folder", "folder": "/inbox" }),
+            ),
+            crate::agent::call("reply", json!({ "text": "<b>One</b> file is in your inbox." })),
+        ],
+        std::time::Duration::ZERO,
+    )
+    .await;
+    let mut app = TestApp::spawn().await;
+    app.start_worker(&[("DRIVE_AGENT_MODEL_URL", &model.url)]).await;
+    let user = app.user(Some("Pro")).await;
+    with_password(&app, &user).await;
+    let placed = app
+        .upload(&user, "readme.txt", "Text", "text/plain", b"hello".to_vec())
+        .await;
+    let moved = app
+        .call(
+            &user,
+            "/move-files",
+            Some(json!({ "fileIds": [placed], "folder": "/inbox" })),
+        )
+        .await;
+    assert_eq!(moved.status, StatusCode::OK, "{}", moved.body);
+    let answer = crate::agent::rpc(
+        &app,
+        &user.api_token,
+        "SendMessage",
+        json!({
+            "message": crate::agent::text_message("Tell me when files land in /inbox"),
+            "configuration": { "returnImmediately": true },
+        }),
+    )
+    .await;
+    let id = crate::agent::task_of(&answer)["id"].as_str().unwrap().to_string();
+    // Waiting, as the API says it, before the page is opened.
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(30);
+    loop {
+        let waiting = app
+            .call(&user, "/select-agent-tasks", Some(json!({ "state": "waiting" })))
+            .await;
+        if waiting.body["tasks"][0]["taskId"] == id.as_str() {
+            break;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the task never waited: {}\n{}",
+            waiting.body,
+            app.worker_logs()
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    }
+
+    let browser = signed_in(&app, &user).await;
+    follow(&browser, "Agents").await;
+    // Asked here, the agent replies; the reply's markup stays text.
+    type_into(&browser, "#question", "What is in my inbox?").await;
+    click(&browser, "#askButton").await;
+    browser
+        .wait_for_text("#agentReply", "<b>One</b> file is in your inbox.", 30)
+        .await;
+    let mine = browser
+        .wait_for_text("#agentTasks", "What is in my inbox?", 10)
+        .await;
+    assert!(mine.contains("signed in"), "{mine}");
+    let task = format!("#agentTasks li[data-id='{id}']");
+    let shown = browser
+        .wait_for_text(&task, "Waits for files landing in /inbox, until", 10)
+        .await;
+    assert!(shown.contains("Tell me when files land in /inbox"), "{shown}");
+    assert!(shown.contains("waiting"), "{shown}");
+    browser.assert_accessible("the Agents page").await;
+    browser.assert_usable_narrow("the Agents page").await;
+
+    click(&browser, &format!("{task} button.stop")).await;
+    browser.wait_for_text("#status", "Task stopped.", 10).await;
+    browser
+        .wait_until(
+            &format!("return document.querySelector(\"{task}\")?.dataset.state === 'canceled'"),
+            10,
+            "the list showing the task stopped",
+        )
+        .await;
+    let seen = crate::agent::rpc(&app, &user.api_token, "GetTask", json!({ "id": id })).await;
+    assert_eq!(seen["result"]["status"]["state"], "TASK_STATE_CANCELED", "{seen}");
+    browser.close().await;
+}
+
+#[tokio::test]
+async fn an_image_is_drawn_from_a_form_the_document_describes_with_the_plans_allowance_said() {
+    let providers = drive_tests::image_providers::FakeProviders::start().await;
+    let mut environment = providers.environment();
+    environment.push(("DRIVE_IMAGES_PRO".into(), "3".into()));
+    let pairs: Vec<(&str, &str)> = environment
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.as_str()))
+        .collect();
+    let mut app = TestApp::spawn_with(&pairs).await;
+    app.start_worker(&[]).await;
+    let user = app.user(Some("Pro")).await;
+    with_password(&app, &user).await;
+    let browser = signed_in(&app, &user).await;
+    let page = &browser.client;
+    follow(&browser, "Images").await;
+    browser
+        .wait_for_text("#allowance", "0 of 3 images used this month", 10)
+        .await;
+    // The choices are the document's: every model of the schema is offered.
+    browser.wait_for_text("#opt-model", "flux2Pro", 10).await;
+    let choose = |css: &'static str, value: &'static str| async move {
+        page.find(Locator::Css(css))
+            .await
+            .unwrap()
+            .select_by_value(value)
+            .await
+            .unwrap();
+    };
+
+    // A choice the model does not take is refused with the API's sentence.
+    choose("#opt-model", "gptImage2").await;
+    choose("#opt-aspectRatio", "16:9").await;
+    type_into(&browser, "#prompt", "a lighthouse").await;
+    click(&browser, "#drawButton").await;
+    browser.wait_for_text("#status", "gptImage2 draws at", 10).await;
+
+    let prompt = "<script>alert(1)</script> a lighthouse at dusk";
+    choose("#opt-model", "flux2Pro").await;
+    type_into(&browser, "#prompt", prompt).await;
+    click(&browser, "#drawButton").await;
+    browser
+        .wait_for_text("#status", "Image saved to your drive.", 60)
+        .await;
+    let drawn = "const i = document.querySelector(\"#generations li[data-status='done'] img\"); \
+                 return i !== null && i.complete && i.naturalWidth > 0";
+    browser.wait_until(drawn, 20, "the image showing").await;
+    browser
+        .wait_for_text(
+            "#generations",
+            "<script>alert(1)</script> a lighthouse at dusk",
+            10,
+        )
+        .await;
+    browser
+        .wait_for_text("#allowance", "1 of 3 images used this month", 10)
+        .await;
+    browser.assert_accessible("the images page").await;
+    browser.assert_usable_narrow("the images page").await;
+    let id = page
+        .execute(
+            "return document.querySelector('#generations li').dataset.id",
+            vec![],
+        )
+        .await
+        .unwrap();
+    browser.close().await;
+
+    let seen = app
+        .call(&user, "/select-generations", Some(json!({ "ids": [id] })))
+        .await;
+    let generation = &seen.body["generations"][0];
+    assert_eq!(generation["status"], "done", "{}", seen.body);
+    assert_eq!(generation["model"], "flux2Pro", "{}", seen.body);
+    assert_eq!(generation["prompt"], prompt, "{}", seen.body);
+}
+
+#[tokio::test]
+async fn apps_let_in_are_revoked_and_webhooks_added_and_removed_on_the_account_page() {
+    // The webhook's link is on loopback, which this drive is told to allow (nothing listens).
+    let app = TestApp::spawn_with(&[("DRIVE_FETCH_ALLOW_HOSTS", "127.0.0.1")]).await;
+    let user = app.user(Some("Pro")).await;
+    with_password(&app, &user).await;
+    let client =
+        drive_tests::oauth::OAuthClient::register(&app, "Notes <b>App</b>", "https://app.example/cb").await;
+    let app_token = client.connect(&app, &user.api_token, &["read"]).await;
+    let browser = signed_in(&app, &user).await;
+    let page = &browser.client;
+    page.goto(&format!("{}/app/#/account/", app.url)).await.unwrap();
+    let shown = browser
+        .wait_for_text("#connections", "Notes <b>App</b>", 10)
+        .await;
+    assert!(shown.contains("may read"), "{shown}");
+    browser.wait_for_text("#webhookKinds", "trashed", 10).await;
+    browser.assert_accessible("the account page").await;
+    browser.assert_usable_narrow("the account page").await;
+
+    page.find(Locator::XPath("//ul[@id='connections']//button[text()='Revoke']"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    browser
+        .wait_for_text(
+            "#connectionsStatus",
+            "Notes <b>App</b> can no longer reach your drive.",
+            10,
+        )
+        .await;
+    let left = app.call(&user, "/select-connections", None).await;
+    assert_eq!(left.body["connections"], json!([]), "{}", left.body);
+    assert_eq!(app.exchange(&app_token).await.status, StatusCode::UNAUTHORIZED);
+
+    type_into(&browser, "#webhookUrl", "https://127.0.0.1:9/hook").await;
+    click(&browser, "#webhookKinds input[value='job']").await;
+    click(&browser, "#webhookKinds input[value='trashed']").await;
+    click(&browser, "#addWebhook").await;
+    browser
+        .wait_for_text("#webhookSecret", "shown only now", 10)
+        .await;
+    browser
+        .wait_for_text("#webhooks", "job, trashed; active", 10)
+        .await;
+    let made = app.call(&user, "/select-event-subscriptions", None).await;
+    let subscription = &made.body["subscriptions"][0];
+    assert_eq!(subscription["url"], "https://127.0.0.1:9/hook", "{}", made.body);
+    assert_eq!(subscription["kinds"], json!(["job", "trashed"]), "{}", made.body);
+    let secret = page
+        .find(Locator::Css("#webhookSecret code"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(secret.len() >= 32, "a secret: {secret}");
+
+    page.find(Locator::XPath("//ul[@id='webhooks']//button[text()='Remove']"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    browser
+        .wait_for_text(
+            "#webhooksStatus",
+            "Nothing more goes to https://127.0.0.1:9/hook",
+            10,
+        )
+        .await;
+    let gone = app.call(&user, "/select-event-subscriptions", None).await;
+    assert_eq!(gone.body["subscriptions"], json!([]), "{}", gone.body);
+    browser.close().await;
+}
+
+/// The farm makes each picture's thumbnail once, as it reads the picture (a HEIC one too); the
+/// listing links it, and the grid shows it instead of the picture.
+#[tokio::test]
+async fn pictures_get_a_thumbnail_once_and_the_grid_shows_them() {
+    let mut app = TestApp::spawn().await;
+    app.start_worker(&[]).await;
+    let user = app.user(Some("Pro")).await;
+    with_password(&app, &user).await;
+    // Noise: no small file, so a thumbnail is worth making.
+    let large = media::ffmpeg(
+        &[
+            "-f",
+            "lavfi",
+            "-i",
+            "nullsrc=s=1600x1200,geq=lum='random(1)*255':cb=128:cr=128",
+            "-frames:v",
+            "1",
+        ],
+        "png",
+    );
+    assert!(large.len() > 100 * 1024, "{} bytes", large.len());
+    let png = app
+        .upload(&user, "large.png", "Image", "image/png", large.clone())
+        .await;
+    // A small picture a browser shows is its own thumbnail.
+    let icon_bytes = media::ffmpeg(
+        &["-f", "lavfi", "-i", "testsrc=size=64x48", "-frames:v", "1"],
+        "png",
+    );
+    let icon = app
+        .upload(&user, "icon.png", "Image", "image/png", icon_bytes.clone())
+        .await;
+    let heic = app
+        .upload(
+            &user,
+            "phone.heic",
+            "Image",
+            "image/heic",
+            media::heif(&large, false),
+        )
+        .await;
+    let notes = app
+        .upload(&user, "notes.txt", "Text", "text/plain", b"no picture".to_vec())
+        .await;
+    for id in [png, heic, icon] {
+        app.reading(&user, id).await;
+    }
+    let found = app
+        .call(
+            &user,
+            "/search-files",
+            Some(json!({ "fileIds": [png, heic, notes, icon] })),
+        )
+        .await
+        .body;
+    let of = |id: drive_core::id::FileId| {
+        found["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["id"] == id.to_string())
+            .unwrap_or_else(|| panic!("{id}: {found}"))
+            .clone()
+    };
+    for (id, name) in [(png, "large.png"), (heic, "phone.heic")] {
+        let file = of(id);
+        let (status, jpeg) = drive_tests::get(
+            file["artworkUrl"]
+                .as_str()
+                .unwrap_or_else(|| panic!("{name} has no thumbnail: {file}")),
+        )
+        .await;
+        assert_eq!(status, StatusCode::OK, "{name}");
+        let thumbnail = image::load_from_memory(&jpeg).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!((thumbnail.width(), thumbnail.height()), (320, 240), "{name}");
+    }
+    assert!(of(notes)["artworkUrl"].is_null(), "{}", of(notes));
+    let (status, own) = drive_tests::get(of(icon)["artworkUrl"].as_str().unwrap()).await;
+    assert_eq!(
+        (status, own),
+        (StatusCode::OK, icon_bytes),
+        "the small picture links itself"
+    );
+    // Made once: one derivative a picture, and none is listed.
+    let derivatives: i64 = sqlx::query_scalar("select count(*) from files where derivative_of = any($1)")
+        .bind(vec![png, heic, icon])
+        .fetch_one(&mut app.db().await)
+        .await
+        .unwrap();
+    assert_eq!(derivatives, 2);
+
+    let browser = signed_in(&app, &user).await;
+    let page = &browser.client;
+    browser.wait_for_text("#files", "large.png", 10).await;
+    click(&browser, "#layout").await;
+    let shown = format!(
+        "const i = document.querySelector(\"#files li[data-id='{png}'] img\"); \
+         return i !== null && i.complete && i.naturalWidth === 320"
+    );
+    browser.wait_until(&shown, 20, "the thumbnail in the grid").await;
+    browser
+        .wait_for_text(&format!("#files li[data-id='{notes}']"), "Text", 10)
+        .await;
+    browser.assert_accessible("the grid").await;
+    browser.assert_usable_narrow("the grid").await;
+    // The grid is kept across a reload, until sign-out.
+    page.refresh().await.unwrap();
+    browser.wait_until(&shown, 20, "the grid after a reload").await;
     browser.close().await;
 }

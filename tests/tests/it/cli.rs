@@ -1711,9 +1711,9 @@ async fn waiting_agent_tasks_are_listed_and_stopped_from_the_command_line() {
     let asked = drive.json(&["ask", "Tell me when files land in /inbox"]).await;
     let id = asked["task"]["id"].as_str().unwrap().to_string();
     assert_eq!(asked["task"]["status"]["state"], "TASK_STATE_WORKING", "{asked}");
-    let table = drive.run(&["agents", "list", "--working"]).await;
+    let table = drive.run(&["agents", "list", "--state", "waiting"]).await;
     assert!(
-        table.success && table.stdout.contains(&id) && table.stdout.contains("Waiting for"),
+        table.success && table.stdout.contains(&id) && table.stdout.contains("/inbox (until "),
         "{}{}",
         table.stdout,
         table.stderr
@@ -1725,12 +1725,11 @@ async fn waiting_agent_tasks_are_listed_and_stopped_from_the_command_line() {
         stopped.stderr
     );
     let listed = drive.json(&["agents", "list"]).await;
-    assert_eq!(
-        listed["tasks"][0]["status"]["state"], "TASK_STATE_CANCELED",
-        "{listed}"
-    );
-    let working = drive.json(&["agents", "list", "--working"]).await;
-    assert_eq!(working["tasks"], json!([]), "{working}");
+    assert_eq!(listed["tasks"][0]["taskId"], id, "{listed}");
+    assert_eq!(listed["tasks"][0]["state"], "canceled", "{listed}");
+    assert_eq!(listed["tasks"][0]["waitingFor"], Value::Null, "{listed}");
+    let waiting = drive.json(&["agents", "list", "--state", "waiting"]).await;
+    assert_eq!(waiting["tasks"], json!([]), "{waiting}");
     let again = drive.run(&["agents", "stop", &id]).await;
     assert!(
         !again.success && again.stderr.contains("ended"),

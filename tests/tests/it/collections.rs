@@ -294,11 +294,11 @@ async fn collections_list_folders_playlists_galleries_and_tags_with_counts() {
     assert_eq!(all["folders"][1]["fileCount"], 1, "trashed files are not counted");
     assert_eq!(
         all["playlists"],
-        json!([{ "id": playlist["id"], "title": "P", "isPublic": true, "fileCount": 1, "coverId": null }])
+        json!([{ "id": playlist["id"], "title": "P", "isPublic": true, "fileCount": 1, "coverId": null, "fileIds": [song] }])
     );
     assert_eq!(
         all["galleries"],
-        json!([{ "id": gallery["id"], "title": "G", "description": null, "isPublic": false, "fileCount": 1, "featuredCount": 1 }])
+        json!([{ "id": gallery["id"], "title": "G", "description": null, "isPublic": false, "fileCount": 1, "featuredCount": 1, "fileIds": [photo] }])
     );
     assert_eq!(
         all["tags"],

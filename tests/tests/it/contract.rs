@@ -307,6 +307,16 @@ async fn seed(app: &TestApp, user: &TestUser) -> Value {
         .iter()
         .map(|s| s["signInId"].clone())
         .collect();
+    // Agent tasks for /stop-agent-task to stop, one a call (no worker runs: they stay working).
+    let mut tasks = Vec::new();
+    for n in 0..10 {
+        let asked = json!({
+            "message": crate::agent::text_message(&format!("task {n}")),
+            "configuration": { "returnImmediately": true },
+        });
+        let answer = crate::agent::rpc(app, &user.api_token, "SendMessage", asked).await;
+        tasks.push(crate::agent::task_of(&answer)["id"].clone());
+    }
     let mut seeded = json!({
         "shareHandle": [friend.handle],
         "signInHandle": [friend.handle],
@@ -314,6 +324,7 @@ async fn seed(app: &TestApp, user: &TestUser) -> Value {
         "signInCookie": [friend_cookie],
         "invitation": invitations,
         "expendableSignInId": sign_ins,
+        "stoppableTaskId": tasks,
         "expendableFolderId": expendable_folders,
         "expendablePlaylistId": expendable_playlists,
         "expendableGalleryId": expendable_galleries,
@@ -441,7 +452,7 @@ async fn schemathesis_finds_every_operation_true_to_the_document() {
     );
     // Every operation was called, and every one got past validation and the lookups at least
     // once: the seeded ids, tokens, plans and objects reach each route's success.
-    assert_eq!(reached.len(), 100, "operations called: {:?}", reached.keys());
+    assert_eq!(reached.len(), 102, "operations called: {:?}", reached.keys());
     let short: Vec<&String> = reached
         .keys()
         .filter(|op| !past_validation.contains(op))

@@ -1,13 +1,13 @@
 //! readMetadata: what a new audio, video or picture file is, read by FFmpeg from the store
 //! (and a photo's EXIF from its first megabyte), stored (by the supervisor) where
-//! `/search-files` filters on it.
+//! `/search-files` filters on it; with its artwork (a poster, cover art, a picture's thumbnail).
 //! A file that cannot be read gets its failure recorded and the job ends done: nothing to
 //! retry. The machine's failures are retried like any job's.
 
 use std::path::Path;
 
 use chrono::{DateTime, NaiveDateTime, Utc};
-use drive_domain::file::FileKind;
+use drive_domain::file::{FileKind, is_own_thumbnail};
 use drive_domain::id::FileId;
 use drive_domain::metadata::{Location, Metadata, Mode, MusicalKey};
 use drive_domain::rows::FileRow;
@@ -15,8 +15,8 @@ use drive_media::analysis::Analyzer;
 use drive_media::av::Input;
 use drive_media::av::sound::mono_samples;
 use drive_media::av::{AvError, pictures};
-use drive_media::picture::PictureFormat;
 use drive_media::picture::taken;
+use drive_media::picture::{Convert, PictureFormat, convert};
 use serde_json::json;
 
 use crate::job_process::context::JobContext;
@@ -40,40 +40,74 @@ pub fn read(context: &JobContext) -> JobResult<serde_json::Value> {
     let kind = file.kind;
     match facts(kind, &location, &head) {
         Ok(metadata) => {
-            let artwork = artwork(context, file, &location, &metadata)?;
+            let artwork = artwork(context, file, &location, Some(&metadata))?;
             context.store_metadata(metadata)?;
             Ok(json!({ "read": true, "artworkId": artwork }))
         }
         Err(AvError::Input(why)) => {
+            // A picture FFmpeg cannot read may still decode as picture jobs decode it (HEIC).
+            let artwork = artwork(context, file, &location, None)?;
             context.metadata_unreadable(&why)?;
-            Ok(json!({ "read": false, "error": why }))
+            Ok(json!({ "read": false, "error": why, "artworkId": artwork }))
         }
         Err(machine) => Err(machine.into()),
     }
 }
 
-/// A video's poster (its frame at a tenth of the way in, at most a second) or the cover art
-/// an audio file carries, saved as a derivative of the file.
+/// A video's poster (its frame at a tenth of the way in, at most a second), the cover art an
+/// audio file carries, or a picture's thumbnail, saved as a derivative of the file: made once
+/// here, so a grid of a library shows small pictures without ever sending the large ones.
 fn artwork(
     context: &JobContext,
     file: &FileRow,
     location: &str,
-    metadata: &Metadata,
+    metadata: Option<&Metadata>,
 ) -> JobResult<Option<FileId>> {
     let path = context.dir.join("artwork");
-    let name = match make_artwork(file.kind, location, metadata, &path) {
-        Ok(Some(name)) => name,
-        Ok(None) => return Ok(None),
-        // A poster that cannot be made (no frame decodes) is no reason to fail the reading.
-        Err(AvError::Input(_)) => return Ok(None),
-        Err(machine) => return Err(machine.into()),
+    let made = match (file.kind, metadata) {
+        (FileKind::Image, _) => thumbnail(context, file, &path)?,
+        (kind, Some(metadata)) => match make_artwork(kind, location, metadata, &path) {
+            Ok(made) => made,
+            // A poster that cannot be made (no frame decodes) is no reason to fail the reading.
+            Err(AvError::Input(_)) => None,
+            Err(machine) => return Err(machine.into()),
+        },
+        (_, None) => None,
+    };
+    let Some(name) = made else {
+        return Ok(None);
     };
     let saved = context.save_derivative(file, &path, name)?;
     let _ = std::fs::remove_file(&path);
     Ok(saved.map(|row| row.id))
 }
 
-/// Writes the artwork to `path`; answers the name it is saved under.
+/// The longer edge of a picture's thumbnail, in pixels: a grid cell on a dense screen.
+const THUMBNAIL_EDGE: u32 = 320;
+
+/// Writes a picture's thumbnail to `path` (decoded as every picture job decodes: HEIC, AVIF and
+/// camera RAW too, turned upright, never enlarged); answers the name it is saved under. A small
+/// picture a browser shows is its own thumbnail; one that cannot be decoded, or is past what a
+/// job may download, has none.
+fn thumbnail(context: &JobContext, file: &FileRow, path: &Path) -> JobResult<Option<&'static str>> {
+    if is_own_thumbnail(&file.mime_type, file.file_size) {
+        return Ok(None);
+    }
+    let source = match context.download(file, 0) {
+        Ok(source) => source,
+        Err(JobError::Input(_)) => return Ok(None),
+        Err(machine) => return Err(machine),
+    };
+    let shrunk = Convert {
+        format: PictureFormat::Jpg,
+        max_edge: Some(THUMBNAIL_EDGE),
+    };
+    let made = convert(&source, path, &shrunk);
+    let _ = std::fs::remove_file(&source);
+    Ok(made.ok().map(|_| "thumbnail.jpg"))
+}
+
+/// Writes the artwork of a video or a track to `path`; answers the name it is saved under.
 fn make_artwork(
     kind: FileKind,
     location: &str,

@@ -90,7 +90,7 @@ async fn append_and_answer(
 ) -> ApiResult<Collection> {
     collections::append(conn, caller.user_id, kind, id, is_public, file_ids, featured).await?;
     let row: CollectionRow = collections::summary(conn, id).await?;
-    let held = collections::file_ids(conn, id).await?;
+    let held = row.file_ids;
     let mut seen = HashSet::new();
     let skipped = file_ids
         .iter()
@@ -392,6 +392,8 @@ pub struct PlaylistSummary {
     file_count: i64,
     /// The picture put on it with `/set-cover`; null when none.
     cover_id: Option<FileId>,
+    /// Its files in order.
+    file_ids: Vec<FileId>,
 }
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -403,6 +405,8 @@ pub struct GallerySummary {
     is_public: bool,
     file_count: i64,
     featured_count: i64,
+    /// Its images in order, the featured ones first.
+    file_ids: Vec<FileId>,
 }
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -450,6 +454,7 @@ async fn select_collections(
                 is_public: p.is_public,
                 file_count: p.file_count,
                 cover_id: p.cover_id,
+                file_ids: p.file_ids,
             })
             .collect(),
         galleries: galleries
@@ -461,6 +466,7 @@ async fn select_collections(
                 is_public: g.is_public,
                 file_count: g.file_count,
                 featured_count: g.featured_count,
+                file_ids: g.file_ids,
             })
             .collect(),
         tags: tags

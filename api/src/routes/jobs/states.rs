@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use axum::extract::State;
 use drive_core::db::jobs::{self, JobRecord, JobRow, JobState, runs};
-use drive_core::id::JobId;
+use drive_core::id::{FileId, JobId};
 use drive_core::input::{Bounded, List, MAX_OFFSET};
 use drive_core::job_end;
 use serde::{Deserialize, Serialize};
@@ -31,6 +31,8 @@ pub fn router() -> OpenApiRouter<AppState> {
 pub struct SelectJobsInput {
     /// 1 to 100 job ids; default all the caller's jobs.
     ids: Option<List<JobId, 1, 100>>,
+    /// Extension: only the jobs that took this file as an input.
+    file_id: Option<FileId>,
     /// 1 to 100, default 25.
     limit: Option<Bounded<1, 100>>,
     /// Default 0.
@@ -79,7 +81,7 @@ async fn select_file_jobs(
     let mut waiter = (!wait.is_zero()).then(|| state.follow.subscribe());
     let (rows, more) = loop {
         // One more than asked tells whether another page follows.
-        let mut rows = jobs::list(&state.db, caller.user_id, ids, limit + 1, offset).await?;
+        let mut rows = jobs::list(&state.db, caller.user_id, ids, input.file_id, limit + 1, offset).await?;
         let more = rows.len() as i64 > limit;
         rows.truncate(limit as usize);
         let under_way = !rows.is_empty() && rows.iter().all(|job| !job.state.has_ended());

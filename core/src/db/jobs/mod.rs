@@ -237,12 +237,14 @@ pub async fn list(
     pool: &PgPool,
     user_id: UserId,
     ids: Option<&[JobId]>,
+    on_file: Option<FileId>,
     limit: i64,
     offset: i64,
 ) -> Result<Vec<JobRow>, sqlx::Error> {
     sqlx::query_as(&format!(
         "select {COLUMNS} from file_jobs
          where user_id = $1 and ($2::uuid[] is null or id = any($2)) and job_type not in {DRIVES_OWN}
+           and ($5::uuid is null or $5 = any(input_ids))
          order by created_at desc, id desc
          limit $3 offset $4"
     ))
@@ -250,6 +252,7 @@ pub async fn list(
     .bind(ids)
     .bind(limit)
     .bind(offset)
+    .bind(on_file)
     .fetch_all(pool)
     .await
 }
