@@ -289,6 +289,24 @@ ensure_axe() {
   rm -rf "$tmp"
 }
 
+# Firefox, the app's second browser (tests/tests/it/app/firefox.rs): Debian's firefox-esr, and
+# geckodriver, Mozilla's WebDriver server, built from crates.io at a pinned version with the
+# lock file it is published with (`--locked`: every dependency by version and checksum) under
+# ${DRIVE_GECKODRIVER_ROOT:-~/.cache/drive/geckodriver}. Idempotent. Exports DRIVE_GECKODRIVER.
+GECKODRIVER_VERSION=0.37.1
+ensure_firefox() {
+  local root="${DRIVE_GECKODRIVER_ROOT:-$HOME/.cache/drive/geckodriver}"
+  export DRIVE_GECKODRIVER="$root/bin/geckodriver"
+  if ! command -v firefox-esr >/dev/null 2>&1; then
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq firefox-esr >/dev/null
+  fi
+  if ! "$DRIVE_GECKODRIVER" --version 2>/dev/null | grep -q "^geckodriver $GECKODRIVER_VERSION"; then
+    CARGO_TARGET_DIR="$root/target" cargo install --quiet --locked --root "$root" \
+      geckodriver --version "$GECKODRIVER_VERSION"
+    rm -rf "$root/target"
+  fi
+}
+
 # The tools that check the served OpenAPI document from outside (tests/tests/it/contract.rs), in a
 # virtualenv under ${DRIVE_CONTRACT_TOOLS:-~/.cache/drive/contract-tools}: Schemathesis, which fuzzes
 # every operation against the document, and openapi-python-client, which generates a client from it.

@@ -7,6 +7,7 @@
 import * as api from './api.js';
 import { h, fill, size, when, say } from './dom.js';
 import { uploader } from './upload.js';
+import { folderHref, folderTree } from './tree.js';
 
 const PAGE = 100;
 
@@ -69,6 +70,7 @@ export function filesView(path) {
   const folder = '/' + path.split('/').filter(Boolean).join('/');
   const status = h('p', { id: 'status', role: 'status' });
   const folders = h('ul', { class: 'folders', 'aria-label': 'Folders here' });
+  const tree = h('details', { class: 'card', id: 'treeBox' });
   // A list (a table) or a grid of cards with each file's artwork: a picture's thumbnail, a
   // video's poster, a track's cover, made once by the farm when the file came in.
   let grid = localStorage.getItem('drive.layout') === 'grid';
@@ -255,9 +257,10 @@ export function filesView(path) {
     fill(
       folders,
       inside.map((f) =>
-        h('li', {}, h('a', { href: `#/files${f.path.replace(/\/$/, '')}`, class: 'folder' }, f.path.slice(here.length, -1))),
+        h('li', {}, h('a', { href: folderHref(f.path), class: 'folder' }, f.path.slice(here.length, -1))),
       ),
     );
+    fill(tree, h('summary', {}, 'All folders'), folderTree(all.map((f) => f.path), folder));
   }
 
   sort.addEventListener('change', () => reload());
@@ -273,6 +276,7 @@ export function filesView(path) {
     { class: 'files' },
     breadcrumbs(folder),
     h('div', { class: 'tools' }, uploader(folder, () => reload('Uploaded')), sort, layout),
+    tree,
     folders,
     actions,
     status,
@@ -287,7 +291,7 @@ function breadcrumbs(folder) {
   const crumbs = [h('li', {}, h('a', { href: '#/files/' }, 'Drive'))];
   parts.forEach((part, i) => {
     const here = i === parts.length - 1;
-    crumbs.push(h('li', {}, h('a', { href: `#/files/${parts.slice(0, i + 1).join('/')}`, 'aria-current': here ? 'page' : null }, part)));
+    crumbs.push(h('li', {}, h('a', { href: folderHref(parts.slice(0, i + 1).join('/')), 'aria-current': here ? 'page' : null }, part)));
   });
   return h('nav', { 'aria-label': 'Breadcrumbs' }, h('h1', { class: 'visually-hidden' }, folder === '/' ? 'Drive' : parts.at(-1)), h('ol', { class: 'crumbs' }, crumbs));
 }

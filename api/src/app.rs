@@ -20,6 +20,7 @@ const ASSETS: &[(&str, &str, &str)] = &[
     ("dom.js", JS, include_str!("../app/dom.js")),
     ("signin.js", JS, include_str!("../app/signin.js")),
     ("files.js", JS, include_str!("../app/files.js")),
+    ("tree.js", JS, include_str!("../app/tree.js")),
     ("upload.js", JS, include_str!("../app/upload.js")),
     ("store.js", JS, include_str!("../app/store.js")),
     ("account.js", JS, include_str!("../app/account.js")),

@@ -155,6 +155,10 @@ pub async fn usage(client: &Client, json: bool) -> Result<()> {
         usage.objects
     );
     println!("Remaining  {}", output::size(usage.remaining_bytes));
+    println!(
+        "Images     {} of {} this month",
+        usage.images.used, usage.images.limit
+    );
     if let Some(public) = usage.buckets.get("public").filter(|t| t.objects > 0) {
         println!(
             "Public     {} ({} objects)",

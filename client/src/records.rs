@@ -56,6 +56,14 @@ pub struct StorageUsage {
     pub objects: u64,
     pub buckets: BTreeMap<String, Tally>,
     pub kinds: BTreeMap<String, Tally>,
+    /// Images generated this month against the plan's allowance.
+    pub images: ImageUsage,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+pub struct ImageUsage {
+    pub used: u64,
+    pub limit: u64,
 }
 
 #[derive(Debug, Serialize, Deserialize)]

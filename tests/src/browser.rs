@@ -1,8 +1,8 @@
 //! A real browser for the page tests: Debian's headless Chromium driven through ChromeDriver
-//! (WebDriver, with `fantoccini`). ChromeDriver runs on a free loopback port with a profile
-//! folder of its own and is killed by its PID when the [`Browser`] is dropped (Chromium dies
-//! with it). Chromium is kept off the network beyond what a page asks for: no background
-//! traffic, no component updates, no sync.
+//! (WebDriver, with `fantoccini`), or Firefox through geckodriver ([`Browser::firefox`]). The
+//! driver runs on a free loopback port with a profile folder of its own and is killed by its PID
+//! when the [`Browser`] is dropped (the browser dies with it). The browser is kept off the
+//! network beyond what a page asks for: no background traffic, no updates, no sync.
 
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
@@ -20,7 +20,7 @@ pub struct Browser {
     _profile: tempfile::TempDir,
 }
 
-/// ChromeDriver's process, in a group of its own with the Chromium it starts: stopped when
+/// The driver's process, in a group of its own with the browser it starts: stopped when
 /// dropped, even when the browser never came up.
 struct Driver(Child);
 
@@ -33,12 +33,35 @@ impl Drop for Driver {
     }
 }
 
+/// A free loopback port for a WebDriver server.
+fn free_port() -> u16 {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a free port");
+    listener.local_addr().unwrap().port()
+}
+
+/// A WebDriver session with `capabilities` on the server at `port`, once it answers (20 s at
+/// most); `what` names the browser for the message.
+async fn connect(port: u16, capabilities: serde_json::Map<String, serde_json::Value>, what: &str) -> Client {
+    let url = format!("http://127.0.0.1:{port}");
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+    loop {
+        let connected = ClientBuilder::new(HttpConnector::new())
+            .capabilities(capabilities.clone())
+            .connect(&url)
+            .await;
+        match connected {
+            Ok(client) => return client,
+            Err(_) if tokio::time::Instant::now() < deadline => {
+                tokio::time::sleep(Duration::from_millis(200)).await;
+            }
+            Err(e) => panic!("{what} did not start: {e}"),
+        }
+    }
+}
+
 impl Browser {
     pub async fn start() -> Browser {
-        let port = {
-            let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a free port");
-            listener.local_addr().unwrap().port()
-        };
+        let port = free_port();
         let driver = Driver(
             Command::new("chromedriver")
                 // A group of its own, so that dropping the browser stops Chromium's processes too.
@@ -65,21 +88,7 @@ impl Browser {
                 ],
             }),
         );
-        let url = format!("http://127.0.0.1:{port}");
-        let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
-        let client = loop {
-            let connected = ClientBuilder::new(HttpConnector::new())
-                .capabilities(capabilities.clone())
-                .connect(&url)
-                .await;
-            match connected {
-                Ok(client) => break client,
-                Err(_) if tokio::time::Instant::now() < deadline => {
-                    tokio::time::sleep(Duration::from_millis(200)).await;
-                }
-                Err(e) => panic!("Chromium did not start through chromedriver: {e}"),
-            }
-        };
+        let client = connect(port, capabilities, "Chromium, through chromedriver").await;
         Browser {
             client,
             _driver: driver,
@@ -87,7 +96,50 @@ impl Browser {
         }
     }
 
-    /// Ends the session (Chromium quits) and stops ChromeDriver.
+    /// Firefox (Debian's ESR, headless) through geckodriver (`DRIVE_GECKODRIVER`, which
+    /// `ensure_firefox` builds), in a profile of its own kept off the network beyond what a page
+    /// asks for: no updates, telemetry, safe-browsing lists or captive-portal checks.
+    pub async fn firefox() -> Browser {
+        let port = free_port();
+        let driver = Driver(
+            Command::new(crate::env("DRIVE_GECKODRIVER"))
+                .process_group(0)
+                .args(["--host", "127.0.0.1", "--port", &port.to_string()])
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .expect("geckodriver (scripts/test builds it: ensure_firefox)"),
+        );
+        let profile = tempfile::tempdir().unwrap();
+        let mut capabilities = serde_json::Map::new();
+        capabilities.insert(
+            "moz:firefoxOptions".to_string(),
+            json!({
+                "binary": "/usr/bin/firefox-esr",
+                "args": ["-headless", "-profile", profile.path().display().to_string()],
+                "prefs": {
+                    "app.update.auto": false,
+                    "app.update.enabled": false,
+                    "datareporting.policy.dataSubmissionEnabled": false,
+                    "toolkit.telemetry.enabled": false,
+                    "browser.safebrowsing.malware.enabled": false,
+                    "browser.safebrowsing.phishing.enabled": false,
+                    "network.captive-portal-service.enabled": false,
+                    "network.connectivity-service.enabled": false,
+                    "media.autoplay.default": 0,
+                },
+            }),
+        );
+        let client = connect(port, capabilities, "Firefox, through geckodriver").await;
+        client.set_window_size(900, 1100).await.expect("size the window");
+        Browser {
+            client,
+            _driver: driver,
+            _profile: profile,
+        }
+    }
+
+    /// Ends the session (the browser quits) and stops its driver.
     pub async fn close(self) {
         let _ = self.client.clone().close().await;
     }
@@ -190,6 +242,18 @@ impl Browser {
             .expect("ChromeDriver sets network conditions");
     }
 
+    /// Makes the page see `prefers-color-scheme: dark` (Chromium's DevTools emulation, through
+    /// ChromeDriver), as a system set to dark does.
+    pub async fn prefer_dark(&self) {
+        self.client
+            .issue_cmd(DevTools {
+                cmd: "Emulation.setEmulatedMedia",
+                params: json!({ "features": [{ "name": "prefers-color-scheme", "value": "dark" }] }),
+            })
+            .await
+            .expect("ChromeDriver runs the DevTools command");
+    }
+
     /// Saves a screenshot of the page as `name`.png in the screenshots folder; answers its path.
     pub async fn screenshot(&self, name: &str) -> PathBuf {
         let png = self.client.screenshot().await.expect("a screenshot");
@@ -221,6 +285,27 @@ impl WebDriverCompatibleCommand for NetworkConditions {
             "download_throughput": 1_000_000_000u64, "upload_throughput": self.upload_bytes_per_second,
         }});
         (http::Method::POST, Some(conditions.to_string()))
+    }
+}
+
+/// `POST /session/{id}/goog/cdp/execute`: a DevTools command, through ChromeDriver.
+#[derive(Debug)]
+struct DevTools {
+    cmd: &'static str,
+    params: serde_json::Value,
+}
+
+impl WebDriverCompatibleCommand for DevTools {
+    fn endpoint(&self, base: &url::Url, session: Option<&str>) -> Result<url::Url, url::ParseError> {
+        base.join(&format!(
+            "session/{}/goog/cdp/execute",
+            session.unwrap_or_default()
+        ))
+    }
+
+    fn method_and_body(&self, _: &url::Url) -> (http::Method, Option<String>) {
+        let body = json!({ "cmd": self.cmd, "params": self.params });
+        (http::Method::POST, Some(body.to_string()))
     }
 }
 

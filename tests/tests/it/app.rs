@@ -7,6 +7,7 @@
 
 mod activity;
 mod collections;
+mod firefox;
 mod requests;
 mod reviews;
 mod trash;
@@ -74,9 +75,13 @@ pub(crate) async fn apply(browser: &Browser, verb: &str, word: &str) {
         .unwrap();
 }
 
-/// A browser signed in to the app as `user`, whose password is [`PASSWORD`].
+/// A browser (Chromium) signed in to the app as `user`, whose password is [`PASSWORD`].
 pub(crate) async fn signed_in(app: &TestApp, user: &TestUser) -> Browser {
-    let browser = Browser::start().await;
+    sign_in_with(Browser::start().await, app, user).await
+}
+
+/// `browser`, signed in to the app as `user`, whose password is [`PASSWORD`].
+pub(crate) async fn sign_in_with(browser: Browser, app: &TestApp, user: &TestUser) -> Browser {
     browser.client.goto(&format!("{}/app/", app.url)).await.unwrap();
     browser.wait_for_text("h1", "Sign in to your drive", 10).await;
     sign_in(&browser, &user.handle, PASSWORD).await;
@@ -234,6 +239,18 @@ async fn the_app_lists_a_folder_uploads_files_and_folders_into_it_and_shows_host
         )
         .await;
     assert_eq!(moved.status, StatusCode::OK, "{}", moved.body);
+    // A folder whose name holds what an address would read as its end.
+    let odd = app
+        .upload(&user, "odd.txt", "Text", "text/plain", b"odd".to_vec())
+        .await;
+    let moved = app
+        .call(
+            &user,
+            "/move-files",
+            Some(json!({ "fileIds": [odd], "folder": "/Docs/Q#1?" })),
+        )
+        .await;
+    assert_eq!(moved.status, StatusCode::OK, "{}", moved.body);
 
     let browser = signed_in(&app, &user).await;
     let page = &browser.client;
@@ -264,6 +281,36 @@ async fn the_app_lists_a_folder_uploads_files_and_folders_into_it_and_shows_host
         .wait_for_text("nav[aria-label=Breadcrumbs]", "Docs", 10)
         .await;
     browser.assert_accessible("a folder").await;
+
+    // Every folder in the tree, the one shown marked; a name with # and ? is a name.
+    click(&browser, "#treeBox > summary").await;
+    let marked = browser
+        .wait_until(
+            "return document.querySelector('nav.tree a[aria-current=page]')?.textContent ?? null",
+            10,
+            "the tree marking the folder shown",
+        )
+        .await;
+    assert_eq!(marked, json!("Docs"));
+    page.find(Locator::XPath("//nav[@class='tree']//a[text()='Q#1?']"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    browser.wait_for_text("#files", "odd.txt", 10).await;
+    browser
+        .wait_for_text("nav[aria-label=Breadcrumbs]", "Q#1?", 10)
+        .await;
+    page.find(Locator::XPath(
+        "//nav[@aria-label='Breadcrumbs']//a[text()='Docs']",
+    ))
+    .await
+    .unwrap()
+    .click()
+    .await
+    .unwrap();
+    browser.wait_for_text("#files", "plan.txt", 10).await;
 
     // Three files picked at once, then a whole folder of mixed files.
     let scratch = tempfile::tempdir().unwrap();
@@ -323,6 +370,7 @@ async fn the_app_lists_a_folder_uploads_files_and_folders_into_it_and_shows_host
         ("/Docs/", "b.csv", 8, "Text"),
         ("/Docs/", "c.bin", 70_000, "Other"),
         ("/Docs/Trip/", "notes.md", 6, "Text"),
+        ("/Docs/Q#1?/", "odd.txt", 3, "Text"),
         ("/Docs/", "plan.txt", 8, "Text"),
         ("/Docs/Trip/Day 1/", "route.json", 2, "Text"),
     ];
@@ -336,7 +384,8 @@ async fn the_app_lists_a_folder_uploads_files_and_folders_into_it_and_shows_host
             .as_array()
             .unwrap()
             .iter()
-            .all(|f| f["modifiedTime"].is_string() || f["fileName"] == "plan.txt")
+            .all(|f| f["modifiedTime"].is_string()
+                || ["plan.txt", "odd.txt"].contains(&f["fileName"].as_str().unwrap()))
     );
 
     // The same files picked again are found stored, not sent twice.
@@ -366,7 +415,7 @@ async fn the_app_lists_a_folder_uploads_files_and_folders_into_it_and_shows_host
             Some(json!({ "folder": "/Docs", "limit": 50 })),
         )
         .await;
-    assert_eq!(count.body["files"].as_array().unwrap().len(), 6);
+    assert_eq!(count.body["files"].as_array().unwrap().len(), 7);
     browser.close().await;
 }
 
@@ -1119,6 +1168,17 @@ async fn apps_let_in_are_revoked_and_webhooks_added_and_removed_on_the_account_p
     assert!(shown.contains("may read"), "{shown}");
     browser.wait_for_text("#webhookKinds", "trashed", 10).await;
     browser.assert_accessible("the account page").await;
+    // Dark, as the system says: the page's own colours, still readable (axe checks contrast).
+    browser.prefer_dark().await;
+    let background = browser
+        .wait_until(
+            "const c = getComputedStyle(document.body).backgroundColor; return c === 'rgb(21, 23, 27)' ? c : null",
+            10,
+            "the page turning dark",
+        )
+        .await;
+    assert_eq!(background, json!("rgb(21, 23, 27)"));
+    browser.assert_accessible("the account page, dark").await;
     browser.assert_usable_narrow("the account page").await;
 
     page.find(Locator::XPath("//ul[@id='connections']//button[text()='Revoke']"))
