@@ -863,6 +863,15 @@ async fn files_preview_and_a_said_line_or_a_search_moment_opens_the_player_there
     browser.wait_for_text("#said", "cake", 20).await;
     player_ready(&browser).await;
     browser.assert_accessible("a video's preview").await;
+    browser.screenshot("app-preview").await;
+    browser
+        .wait_until(
+            "return document.documentElement.scrollWidth <= document.documentElement.clientWidth",
+            5,
+            "the preview fitting its window, beside the file's facts",
+        )
+        .await;
+
     let line = page
         .find(Locator::XPath("//ol[@id='said']//button[contains(., 'cake')]"))
         .await
@@ -882,6 +891,7 @@ async fn files_preview_and_a_said_line_or_a_search_moment_opens_the_player_there
     click(&browser, "#searchButton").await;
     browser.wait_for_text("#results", "talk.mp4", 20).await;
     browser.assert_accessible("the search page").await;
+    browser.screenshot("app-search").await;
     let moment = page.find(Locator::Css("#results a.moment")).await.unwrap();
     let href = moment.attr("href").await.unwrap().unwrap();
     let second: f64 = href
@@ -953,6 +963,7 @@ async fn a_job_made_from_the_form_the_document_describes_is_estimated_started_an
         .unwrap();
     assert_eq!(offered, algorithms);
     browser.assert_accessible("the job form").await;
+    browser.screenshot("app-jobs").await;
 
     // A zip of the two: estimated first, then started, followed until it made its file.
     page.find(Locator::Css("#jobType"))
@@ -1057,6 +1068,7 @@ async fn the_agent_is_asked_in_the_app_and_a_waiting_task_is_listed_under_agents
     assert!(shown.contains("Tell me when files land in /inbox"), "{shown}");
     assert!(shown.contains("waiting"), "{shown}");
     browser.assert_accessible("the Agents page").await;
+    browser.screenshot("app-agents").await;
     browser.assert_usable_narrow("the Agents page").await;
 
     click(&browser, &format!("{task} button.stop")).await;
@@ -1131,6 +1143,7 @@ async fn an_image_is_drawn_from_a_form_the_document_describes_with_the_plans_all
         .wait_for_text("#allowance", "1 of 3 images used this month", 10)
         .await;
     browser.assert_accessible("the images page").await;
+    browser.screenshot("app-images").await;
     browser.assert_usable_narrow("the images page").await;
     let id = page
         .execute(
@@ -1343,6 +1356,7 @@ async fn pictures_get_a_thumbnail_once_and_the_grid_shows_them() {
         .wait_for_text(&format!("#files li[data-id='{notes}']"), "Text", 10)
         .await;
     browser.assert_accessible("the grid").await;
+    browser.screenshot("app-grid").await;
     browser.assert_usable_narrow("the grid").await;
     // The grid is kept across a reload, until sign-out.
     page.refresh().await.unwrap();
