@@ -155,6 +155,7 @@ async fn the_activity_page_follows_the_feed_live_and_shows_usage_and_views() {
         .unwrap();
     assert_eq!(said, "", "the page said an error");
     browser.assert_accessible("the activity page").await;
+    browser.screenshot("app-activity").await;
 
     // Narrowed to changes to files, the feed is read again with only those.
     page.find(Locator::Css("#eventKinds"))
