@@ -330,6 +330,9 @@ pub struct SearchArgs {
     /// Words in names, descriptions, tags, titles, artists, albums, genres (also finds folders)
     #[arg(long)]
     text: Option<String>,
+    /// Only files of exactly this name
+    #[arg(long)]
+    name: Option<String>,
     /// Kinds, comma-separated: Video, Audio, Image, Pdf, Text, Archive, Other
     #[arg(long, value_delimiter = ',')]
     types: Vec<String>,
@@ -404,6 +407,8 @@ impl SearchArgs {
         SearchQuery {
             query: self.query.clone(),
             text: self.text.clone(),
+            file_name: self.name.clone(),
+            file_ids: None,
             types: listed(&self.types),
             tags: listed(&self.tags),
             folder: self.folder.clone(),

@@ -55,15 +55,23 @@ pub async fn run(client: &Client, paths: &[PathBuf], json: bool) -> Result<()> {
         bail!("nothing to upload: no files in {}", paths.join(", "));
     }
     let user_id = client.user_id().await?;
-    let library = client.library().await?;
+    // Each file looked up by its name and size, a few at once: the library is never listed.
+    let stored: Vec<Option<Uuid>> = stream::iter(&files)
+        .map(|file| async move { Ok(client.stored_copy(file).await?.map(|r| r.id)) })
+        .buffered(FILES_AT_ONCE)
+        .collect::<Vec<Result<_>>>()
+        .await
+        .into_iter()
+        .collect::<Result<_>>()?;
 
     let mut first_with_key = HashMap::new();
     let plans: Vec<Plan> = files
         .iter()
+        .zip(stored)
         .enumerate()
-        .map(|(index, file)| {
-            if let Some(stored) = library.iter().find(|r| file.is_stored_as(r)) {
-                return Plan::AlreadyStored(stored.id);
+        .map(|(index, (file, stored))| {
+            if let Some(id) = stored {
+                return Plan::AlreadyStored(id);
             }
             match first_with_key.entry(file.object_key(user_id)) {
                 Entry::Occupied(first) => Plan::SameAs(*first.get()),

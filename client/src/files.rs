@@ -72,7 +72,7 @@ impl Client {
     /// route toggles, so it is called only when the file is not already as wanted; otherwise
     /// asking twice would undo it. `None` when the library has no such file.
     pub async fn set_access(&self, id: Uuid, public: bool) -> Result<Option<(bool, FileRecord)>> {
-        let Some(file) = self.library().await?.into_iter().find(|f| f.id == id) else {
+        let Some(file) = self.library_file(id).await? else {
             return Ok(None);
         };
         if file.is_public == public {

@@ -7,7 +7,8 @@ use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
 use crate::Client;
-use crate::records::Rest;
+use crate::local::LocalFile;
+use crate::records::{FileRecord, Rest};
 
 /// The body of `/search-files`: only the filters given go.
 #[derive(Debug, Clone, Default, Serialize)]
@@ -19,6 +20,12 @@ pub struct SearchQuery {
     /// Words in the file's name, tags or description.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub text: Option<String>,
+    /// Only files of exactly this name.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub file_name: Option<String>,
+    /// Only these files (1 to 200).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub file_ids: Option<Vec<Uuid>>,
     /// Kinds like `Video`, `Pdf`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub types: Option<Vec<String>>,
@@ -117,14 +124,39 @@ pub struct FoundFile {
     pub id: Uuid,
     pub file_name: String,
     pub file_size: u64,
+    pub mime_type: String,
     /// Video, Audio, Image, Pdf, Text, Archive, Other.
     #[serde(rename = "type")]
     pub kind: String,
+    pub is_public: bool,
+    /// A public file's permanent link.
+    pub download_url: Option<String>,
     /// Its folder's path.
     pub folder: String,
+    /// Its folder; none at the top, and for a file shared with the caller.
+    #[serde(default)]
+    pub folder_id: Option<Uuid>,
     pub insert_time: DateTime<Utc>,
+    pub modified_time: Option<DateTime<Utc>>,
     #[serde(flatten)]
     pub rest: Rest,
+}
+
+impl From<FoundFile> for FileRecord {
+    fn from(found: FoundFile) -> FileRecord {
+        FileRecord {
+            id: found.id,
+            file_name: found.file_name,
+            file_size: found.file_size,
+            mime_type: found.mime_type,
+            kind: found.kind,
+            is_public: found.is_public,
+            download_url: found.download_url,
+            insert_time: found.insert_time,
+            modified_time: found.modified_time,
+            folder_id: found.folder_id,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -152,5 +184,45 @@ impl Client {
     /// `/search-files`.
     pub async fn search(&self, query: &SearchQuery) -> Result<Found> {
         self.post("/search-files", query).await
+    }
+
+    /// The library's file `id` (not one in the trash, nor one shared with the caller): one
+    /// file asked for, not the library listed.
+    pub async fn library_file(&self, id: Uuid) -> Result<Option<FileRecord>> {
+        let query = SearchQuery {
+            file_ids: Some(vec![id]),
+            ..SearchQuery::default()
+        };
+        Ok(self
+            .search(&query)
+            .await?
+            .files
+            .into_iter()
+            .next()
+            .map(FileRecord::from))
+    }
+
+    /// The library's file stored from `file` (the same name, size and modified time), found by
+    /// its name and size rather than by listing the library.
+    pub async fn stored_copy(&self, file: &LocalFile) -> Result<Option<FileRecord>> {
+        let size = i64::try_from(file.size)?;
+        let mut query = SearchQuery {
+            file_name: Some(file.name.clone()),
+            min_size: Some(size),
+            max_size: Some(size),
+            limit: Some(200),
+            ..SearchQuery::default()
+        };
+        loop {
+            let found = self.search(&query).await?;
+            let mut records = found.files.into_iter().map(FileRecord::from);
+            if let Some(stored) = records.find(|r| file.is_stored_as(r)) {
+                return Ok(Some(stored));
+            }
+            match found.next_offset {
+                Some(next) => query.offset = Some(u32::try_from(next)?),
+                None => return Ok(None),
+            }
+        }
     }
 }

@@ -8,7 +8,7 @@ use uuid::Uuid;
 
 use crate::Client;
 use crate::local::LocalFile;
-use crate::records::{self, FileRecord};
+use crate::records;
 use crate::transfer::{self, Sent};
 
 pub use crate::transfer::Progress;
@@ -65,8 +65,7 @@ impl Uploaded {
 /// One file, start to end: the stored file when the library has it already, otherwise the
 /// storage left checked, then the bytes sent and the file recorded.
 pub async fn upload(client: &Client, file: &LocalFile, progress: &Progress) -> Result<Uploaded> {
-    let library = client.library().await?;
-    if let Some(stored) = library.iter().find(|r| file.is_stored_as(r)) {
+    if let Some(stored) = client.stored_copy(file).await? {
         return Ok(Uploaded::found(UploadStatus::AlreadyStored, stored.id));
     }
     check_room(client, 1, file.size).await?;
@@ -97,7 +96,7 @@ pub async fn check_room(client: &Client, count: usize, bytes: u64) -> Result<()>
     Ok(())
 }
 
-/// Sends a file the library listing did not show, and records it.
+/// Sends a file the library did not show, and records it.
 pub async fn send(client: &Client, file: &LocalFile, user_id: Uuid, progress: &Progress) -> Result<Uploaded> {
     match transfer::send(client, file, user_id, progress).await? {
         Sent::Recorded { id, resumed_parts } => Ok(Uploaded {
@@ -114,8 +113,8 @@ pub async fn send(client: &Client, file: &LocalFile, user_id: Uuid, progress: &P
     }
 }
 
-/// `/insert-file` answers the file already recorded under a key too, and the library listing
-/// showed none: a recovered file is one of those only if it is in the trash. (One another run
+/// `/insert-file` answers the file already recorded under a key too, and the library showed
+/// none: a recovered file is one of those only if it is in the trash. (One another run
 /// recorded meanwhile is reported recovered.)
 async fn recovered(client: &Client, id: Uuid) -> Result<Uploaded> {
     let trash = client.trash_listing().await?;
@@ -127,14 +126,14 @@ async fn recovered(client: &Client, id: Uuid) -> Result<Uploaded> {
     Ok(Uploaded::found(status, id))
 }
 
-/// The file recorded under this file's key, which the library listing did not show: recorded
+/// The file recorded under this file's key, which the library did not show: recorded
 /// since by another run, or in the trash.
 async fn find_recorded(client: &Client, file: &LocalFile) -> Result<Uploaded> {
-    let found = |records: Vec<FileRecord>| records.into_iter().find(|r| file.is_stored_as(r));
-    if let Some(stored) = found(client.library().await?) {
+    if let Some(stored) = client.stored_copy(file).await? {
         return Ok(Uploaded::found(UploadStatus::AlreadyStored, stored.id));
     }
-    if let Some(trashed) = found(client.trash_listing().await?) {
+    let trash = client.trash_listing().await?;
+    if let Some(trashed) = trash.into_iter().find(|r| file.is_stored_as(r)) {
         return Ok(Uploaded::found(UploadStatus::InTrash, trashed.id));
     }
     Err(anyhow!(

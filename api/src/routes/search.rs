@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use drive_core::db::files;
 use drive_core::db::moments::{self, EntryType, Moment};
 use drive_core::db::search::{self, BoundingBox, Filters, Hit, Sort, Whose};
-use drive_core::file::{FileKind, is_own_thumbnail};
+use drive_core::file::{FileKind, FileName, is_own_thumbnail};
 use drive_core::folder::{self, FolderPath};
 use drive_core::id::{FileId, FolderId, UserId};
 use drive_core::input::{Bounded, Line, List, MAX_OFFSET};
@@ -67,6 +67,9 @@ pub struct SearchInput {
     types: Option<Vec<FileKind>>,
     /// Only these files (1 to 200): a file's whole record, as the app's preview shows it.
     file_ids: Option<List<FileId, 1, 200>>,
+    /// Only files of exactly this name (case counts). With `minSize` and `maxSize`, how a
+    /// client finds a file it stored already without listing the library.
+    file_name: Option<FileName>,
     /// Tag names (case-insensitive); files must carry every one.
     tags: Option<Vec<Line>>,
     /// A folder path; includes folders inside it.
@@ -140,6 +143,8 @@ pub struct SearchResult {
     /// Where it sits (`/` for the top), with a trailing slash; for a file shared with the
     /// caller, in its owner's drive.
     folder: String,
+    /// The caller's folder it sits in; null at the top and for a file shared with the caller.
+    folder_id: Option<FolderId>,
     /// The handle of the account that shared it with the caller; absent for the caller's own.
     #[serde(skip_serializing_if = "Option::is_none")]
     owner: Option<String>,
@@ -292,6 +297,7 @@ fn filters(input: &SearchInput) -> ApiResult<Filters> {
         key,
         within: input.within.as_ref().map(bounding_box).transpose()?,
         ids: input.file_ids.as_ref().map(|ids| ids.to_vec()),
+        file_name: input.file_name.as_ref().map(|name| name.as_str().to_string()),
     })
 }
 
@@ -339,8 +345,10 @@ async fn results(hits: Vec<Hit>, state: &AppState, caller: UserId) -> ApiResult<
 
 fn result(hit: Hit, state: &AppState, caller: UserId) -> SearchResult {
     let is_public = hit.bucket == Bucket::Public;
+    let own = hit.owner_id == caller;
     SearchResult {
-        owner: (hit.owner_id != caller).then_some(hit.owner_handle),
+        owner: (!own).then_some(hit.owner_handle),
+        folder_id: hit.folder_id.filter(|_| own),
         id: hit.id,
         download_url: is_public.then(|| state.storage.public_link(hit.id)),
         file_name: hit.file_name,

@@ -16,6 +16,7 @@ use crate::Client;
 use crate::files::Batch;
 use crate::local::LocalFile;
 use crate::records::{FileRecord, StorageUsage};
+use crate::search::SearchQuery;
 use crate::spool::{self, SpoolError};
 use crate::upload::{self, Progress, UploadStatus};
 
@@ -232,12 +233,32 @@ pub(super) async fn list_library(client: &Client, input: Page) -> Result<Listing
         Some(cursor) => Some(Cursor::parse(cursor)?),
         None => None,
     };
-    let library = client.library().await?;
-    let from = start.map_or(0, |cursor| cursor.position_in(&library));
-    let page: Vec<FileRecord> = library.iter().skip(from).take(limit).cloned().collect();
-    let next_cursor = (from + page.len() < library.len())
-        .then(|| page.last().map(Cursor::after))
-        .flatten();
+    // Newest first from the cursor's time on, a page of `/search-files` at a time, one more
+    // file than asked for to know whether there are more. Files uploaded at that very time
+    // (copied together) that come before the cursor's are passed over.
+    let mut query = SearchQuery {
+        sort: Some("newest".to_string()),
+        uploaded_before: start
+            .as_ref()
+            .map(|c| c.insert_time.to_rfc3339_opts(SecondsFormat::Micros, true)),
+        limit: Some((limit + 1).min(LARGEST_PAGE) as u32),
+        ..SearchQuery::default()
+    };
+    let mut page: Vec<FileRecord> = Vec::new();
+    let more = loop {
+        let found = client.search(&query).await?;
+        let after_start = |f: &FileRecord| start.as_ref().is_none_or(|c| c.is_followed_by(f));
+        page.extend(found.files.into_iter().map(FileRecord::from).filter(after_start));
+        if page.len() > limit {
+            break true;
+        }
+        match found.next_offset {
+            Some(next) => query.offset = Some(u32::try_from(next)?),
+            None => break false,
+        }
+    };
+    page.truncate(limit);
+    let next_cursor = more.then(|| page.last().map(Cursor::after)).flatten();
     Ok(Listing {
         files: page.into_iter().map(File::from_record).collect(),
         next_cursor,
@@ -294,7 +315,7 @@ fn check_ids(ids: &[Uuid]) -> Result<(), Failure> {
 }
 
 /// Where a page of list_files ended: the last file's upload time and id. The next page starts
-/// after that file, or, when it has left the library since, at the first file older than it.
+/// after that file, whether or not it has left the library since.
 struct Cursor {
     insert_time: DateTime<Utc>,
     id: Uuid,
@@ -318,13 +339,8 @@ impl Cursor {
         })
     }
 
-    fn position_in(&self, library: &[FileRecord]) -> usize {
-        match library.iter().position(|f| f.id == self.id) {
-            Some(index) => index + 1,
-            None => library
-                .iter()
-                .position(|f| f.insert_time < self.insert_time)
-                .unwrap_or(library.len()),
-        }
+    /// Whether `file` comes after the cursor in the library, newest first.
+    fn is_followed_by(&self, file: &FileRecord) -> bool {
+        (file.insert_time, file.id) < (self.insert_time, self.id)
     }
 }

@@ -98,6 +98,8 @@ pub struct Filters {
     pub within: Option<BoundingBox>,
     /// Only these files.
     pub ids: Option<Vec<FileId>>,
+    /// Only files of exactly this name.
+    pub file_name: Option<String>,
 }
 
 impl Filters {
@@ -105,6 +107,7 @@ impl Filters {
     pub fn narrows_by_content(&self) -> bool {
         self.kinds.is_some()
             || self.ids.is_some()
+            || self.file_name.is_some()
             || !self.tags.is_empty()
             || self.is_public.is_some()
             || self.uploaded_after.is_some()
@@ -135,6 +138,7 @@ pub struct Hit {
     pub created_at: DateTime<Utc>,
     pub modified_time: Option<DateTime<Utc>>,
     pub description: Option<String>,
+    pub folder_id: Option<FolderId>,
     pub folder_path: Option<String>,
     pub owner_id: UserId,
     pub owner_handle: String,
@@ -245,7 +249,7 @@ pub async fn files(
 
 /// The columns of a [`Hit`], over `files f` and `folders d` (its folder).
 const HIT_COLUMNS: &str = "select f.id, f.file_name, f.file_size, f.mime_type, f.kind, f.bucket, f.object_key, f.created_at,
-                f.modified_time, f.description, d.path as folder_path,
+                f.modified_time, f.description, f.folder_id, d.path as folder_path,
                 f.user_id as owner_id, (select u.handle from users u where u.id = f.user_id) as owner_handle,
                 coalesce((select array_agg(t.text order by lower(t.text)) from file_tags ft
                           join tags t on t.id = ft.tag_id where ft.file_id = f.id), '{}') as tags,
@@ -292,6 +296,13 @@ fn push_conditions(
     }
     if let Some(ids) = &filters.ids {
         q.push(" and f.id = any(").push_bind(ids.clone()).push(")");
+    }
+    if let Some(name) = &filters.file_name {
+        // The lower-case comparison lets the name index (`files_by_name`) find it.
+        q.push(" and lower(f.file_name) = lower(")
+            .push_bind(name.clone())
+            .push(") and f.file_name = ")
+            .push_bind(name.clone());
     }
     if let Some((rarest, others)) = tag_ids.split_first() {
         // Driven by the rarest tag, with its id known to the planner: its statistics say how many

@@ -111,6 +111,16 @@ async fn library(app: &TestApp, user: &TestUser) -> Vec<Value> {
     files.body.as_array().expect("array").clone()
 }
 
+/// How many times the library was listed whole (`/select-user-files`), from the API's metrics.
+async fn library_listings(app: &TestApp) -> usize {
+    let metrics = app.metrics_url.as_deref().expect("the test app serves its metrics");
+    let text = reqwest::get(format!("{metrics}/metrics")).await.unwrap().text().await.unwrap();
+    text.lines()
+        .filter(|l| l.starts_with(r#"drive_http_requests_total{route="/select-user-files""#))
+        .map(|l| l.rsplit(' ').next().unwrap().parse::<usize>().unwrap())
+        .sum()
+}
+
 async fn trash(app: &TestApp, user: &TestUser) -> Vec<Value> {
     let files = app.call(user, "/select-trashed-files", None).await;
     assert_eq!(files.status, 200, "{}", files.body);
@@ -268,8 +278,11 @@ async fn uploads_a_folder_in_parts_and_forms_then_sends_nothing_twice() {
         local[24].2
     );
 
-    // Again: every file is found stored by name, size and modified time; nothing is sent.
+    // Again: every file is found stored by name, size and modified time, each looked up by
+    // its name and size, the library never listed; nothing is sent.
+    let listed_before = library_listings(&app).await;
     let again = drive.json(&["upload", path_str(&folder)]).await;
+    assert_eq!(library_listings(&app).await, listed_before, "drive upload listed the library");
     let again = again.as_array().unwrap();
     assert_eq!(again.len(), 26);
     for (first, second) in reports.iter().zip(again) {
@@ -542,7 +555,9 @@ async fn library_commands_act_through_the_api() {
         (200, 1000),
         "the permanent link works with no token"
     );
+    let listed_before = library_listings(&app).await;
     let public_again = drive.json(&["public", &a]).await;
+    assert_eq!(library_listings(&app).await, listed_before, "drive public listed the library");
     assert_eq!(public_again["changed"], false);
     assert_eq!(
         is_public(&app, &user, &a).await,

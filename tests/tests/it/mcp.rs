@@ -402,3 +402,97 @@ async fn the_python_sdk_finds_the_drives_sign_in_by_itself_and_gets_only_what_wa
         "the remove was refused: the file is still there"
     );
 }
+
+#[tokio::test]
+async fn list_files_walks_the_library_a_page_at_a_time_without_listing_it_whole() {
+    let app = TestApp::spawn().await;
+    let user = app.user(Some("Pro")).await;
+    let mut sources = Vec::new();
+    for n in 0..3 {
+        let bytes = format!("file {n}").into_bytes();
+        sources.push(
+            app.upload(&user, &format!("page-{n}.txt"), "Text", "text/plain", bytes)
+                .await,
+        );
+    }
+    // Copied together: three files recorded at the very same time, which a page cuts between.
+    let copied = app
+        .call(
+            &user,
+            "/copy-files",
+            Some(json!({ "fileIds": sources, "folder": "/Copies" })),
+        )
+        .await;
+    assert_eq!(copied.status, StatusCode::OK, "{}", copied.body);
+    let times: Vec<&Value> = copied.body["copies"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| &c["file"]["insertTime"])
+        .collect();
+    assert!(
+        times.windows(2).all(|w| w[0] == w[1]),
+        "copies made together share their time: {times:?}"
+    );
+    let server = HttpToolServer::start(&app).await;
+
+    let mut walked: Vec<String> = Vec::new();
+    let mut cursor = Value::Null;
+    loop {
+        let mut args = json!({ "limit": 2 });
+        if !cursor.is_null() {
+            args["cursor"] = cursor.clone();
+        }
+        let page = run(inspector(&[
+            "--transport",
+            "http",
+            "--server-url",
+            &server.url,
+            "--header",
+            &format!("Authorization: Bearer {}", user.api_token),
+            "--method",
+            "tools/call",
+            "--tool-name",
+            "list_files",
+            "--tool-args-json",
+            &args.to_string(),
+        ]))
+        .await
+        .json();
+        let listing = &page["result"]["structuredContent"];
+        let files = listing["files"].as_array().unwrap_or_else(|| panic!("{page}"));
+        assert!(files.len() <= 2, "{page}");
+        walked.extend(files.iter().map(|f| f["id"].as_str().unwrap().to_string()));
+        cursor = listing["nextCursor"].clone();
+        if cursor.is_null() {
+            break;
+        }
+        assert!(walked.len() < 6, "a page came after the last file: {walked:?}");
+    }
+    let metrics = reqwest::get(format!("{}/metrics", app.metrics_url.as_deref().unwrap()))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        !metrics.contains(r#"route="/select-user-files""#),
+        "list_files listed the whole library"
+    );
+    // Every file once, newest first (as `/search-files` sorts them, ties by id).
+    let newest = app
+        .call(
+            &user,
+            "/search-files",
+            Some(json!({ "sort": "newest", "limit": 200 })),
+        )
+        .await;
+    let order: Vec<String> = newest.body["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["id"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(walked, order);
+    assert_eq!(walked.len(), 6);
+}

@@ -485,6 +485,8 @@ async fn bad_filters_are_refused_naming_the_field_and_others_files_never_show() 
             "within.east",
         ),
         (json!({ "query": "x".repeat(501) }), "query"),
+        (json!({ "fileName": "" }), "fileName"),
+        (json!({ "fileName": "a/b.txt" }), "fileName"),
     ] {
         app.call(&user, "/search-files", Some(body))
             .await
@@ -608,4 +610,76 @@ async fn a_folder_in_name_order_pages_across_its_subfolders_and_tags_and_short_w
         [lib.track]
     );
     assert!(found(&app, &user, json!({ "text": "blue 02" })).await.is_empty());
+}
+
+#[tokio::test]
+async fn a_file_is_found_by_its_exact_name_and_size_as_a_client_looks_for_one_it_stored() {
+    let app = TestApp::spawn().await;
+    let user = app.user(Some("Pro")).await;
+    let stranger = app.user(Some("Pro")).await;
+    let name = "Report (final) ü #2.pdf";
+    let wanted = app
+        .upload(&user, name, "Pdf", "application/pdf", bytes(120, 1))
+        .await;
+    let bigger = app
+        .upload(&user, name, "Pdf", "application/pdf", bytes(121, 2))
+        .await;
+    app.upload(
+        &user,
+        "report (final) ü #2.pdf",
+        "Pdf",
+        "application/pdf",
+        bytes(120, 3),
+    )
+    .await;
+    app.upload(
+        &user,
+        "Report (final) ü #2.pdf.bak",
+        "Other",
+        "application/octet-stream",
+        bytes(120, 4),
+    )
+    .await;
+    app.upload(&stranger, name, "Pdf", "application/pdf", bytes(120, 5))
+        .await;
+
+    // The whole name, case and all: not a word of it, not another case, not a longer name.
+    assert_eq!(
+        sorted(&app, &user, json!({ "fileName": name })).await,
+        set(&[wanted, bigger])
+    );
+    let exact = json!({ "fileName": name, "minSize": 120, "maxSize": 120 });
+    let answer = search(&app, &user, exact.clone()).await;
+    assert_eq!(answer["files"].as_array().unwrap().len(), 1, "{answer}");
+    let file = &answer["files"][0];
+    assert_eq!(file["id"], wanted.to_string());
+    assert_eq!(file["fileName"], name);
+    assert!(file["modifiedTime"].is_string() || file["modifiedTime"].is_null());
+    assert_eq!(file["folder"], "/");
+    assert_eq!(file["folderId"], Value::Null, "at the top");
+    assert_eq!(
+        found(&app, &stranger, json!({ "fileName": "nothing.pdf" })).await,
+        []
+    );
+
+    // A file in a folder carries its folder's id, as the file's own record does.
+    let moved = app
+        .call(
+            &user,
+            "/move-files",
+            Some(json!({ "fileIds": [wanted], "folder": "/Reports" })),
+        )
+        .await;
+    assert_eq!(moved.status, 200, "{}", moved.body);
+    let record = app
+        .call(&user, "/generate-download-url", Some(json!({ "id": wanted })))
+        .await;
+    let answer = search(&app, &user, exact).await;
+    assert_eq!(answer["files"][0]["folder"], "/Reports/");
+    assert_eq!(
+        answer["files"][0]["folderId"], record.body["folderId"],
+        "{}",
+        record.body
+    );
+    assert!(answer["files"][0]["folderId"].is_string());
 }
