@@ -10,6 +10,9 @@ import { uploader } from './upload.js';
 import { folderHref, folderTree } from './tree.js';
 
 const PAGE = 100;
+/** Pages kept in the list at once: as one more comes in at one end, one goes at the other, and
+ * a spacer holds its place, so scrolling a library of any size keeps the page small. */
+const KEPT = 5;
 
 const list = (text) => text.split(',').map((s) => s.trim()).filter(Boolean);
 
@@ -75,6 +78,7 @@ export function filesView(path) {
   // video's poster, a track's cover, made once by the farm when the file came in.
   let grid = localStorage.getItem('drive.layout') === 'grid';
   let rows = null;
+  let spacer = null;
   const shown = h('div', { id: 'shown' });
   const layout = h('button', { type: 'button', id: 'layout', 'aria-pressed': String(grid), onclick: () => {
     grid = !grid;
@@ -83,7 +87,9 @@ export function filesView(path) {
     reload();
   } }, 'Grid');
   function holder() {
-    rows = grid ? h('ul', { id: 'files', class: 'grid' }) : h('tbody', { id: 'files' });
+    spacer = grid ? h('li', { class: 'spacer', 'aria-hidden': 'true', hidden: true })
+      : h('tr', { class: 'spacer', 'aria-hidden': 'true', hidden: true }, h('td', { colspan: '5' }));
+    rows = grid ? h('ul', { id: 'files', class: 'grid' }, spacer) : h('tbody', { id: 'files' }, spacer);
     fill(shown, grid ? rows : h(
       'table',
       {},
@@ -111,23 +117,73 @@ export function filesView(path) {
     { id: 'sort', 'aria-label': 'Sort by' },
     ['name', 'newest', 'oldest', 'largest', 'smallest'].map((s) => h('option', { value: s }, `Sort: ${s}`)),
   );
+  // `listed`: the pages in the list, first to last, each with its offset and its rows; `offset`
+  // is the next page's below them, and `spacer` stands for the pages let go above them.
   let offset = 0;
+  let listed = [];
   let loading = false;
+
+  /** Asks for the page at `at`; its rows, and whether another follows. */
+  async function fetchPage(at) {
+    const found = await api.call('/search-files', {
+      folder, subfolders: false, sort: sort.value, limit: PAGE, offset: at,
+    });
+    return { at, nodes: found.files.map(row), last: found.nextOffset === null };
+  }
+
+  /** The height the rows of a page take in the list. */
+  const height = ({ nodes }) => nodes.length
+    ? nodes.at(-1).getBoundingClientRect().bottom - nodes[0].getBoundingClientRect().top : 0;
 
   async function page() {
     if (loading) return;
     loading = true;
     try {
-      const found = await api.call('/search-files', {
-        folder, subfolders: false, sort: sort.value, limit: PAGE, offset,
-      });
-      for (const file of found.files) rows.append(row(file));
-      const first = offset === 0;
-      offset = found.nextOffset ?? offset + found.files.length;
-      more.hidden = found.nextOffset === null;
-      if (first && found.files.length === 0) {
+      const next = await fetchPage(offset);
+      rows.append(...next.nodes);
+      listed.push(next);
+      offset = next.at + next.nodes.length;
+      more.hidden = next.last;
+      if (next.at === 0 && next.nodes.length === 0) {
         rows.append(grid ? h('li', { class: 'empty' }, 'No files here yet.') : h('tr', {}, h('td', { colspan: '5', class: 'empty' }, 'No files here yet.')));
       }
+      if (listed.length > KEPT) {
+        const gone = listed.shift();
+        spacer.style.height = `${spacer.offsetHeight + height(gone)}px`;
+        spacer.hidden = false;
+        for (const node of gone.nodes) node.remove();
+      }
+      // Observed afresh, each end of the list says once more whether it is in sight: still in
+      // sight (a tall window) the next page comes, as it would not from an observer that only
+      // speaks when an end comes into sight.
+      end.unobserve(more);
+      end.observe(more);
+    } catch (e) {
+      say(status, e);
+    } finally {
+      loading = false;
+    }
+  }
+
+  /** The page before the first one in the list, as the spacer above them comes into sight. */
+  async function pageBefore() {
+    if (loading || !listed.length || listed[0].at === 0) return;
+    loading = true;
+    try {
+      const before = await fetchPage(Math.max(0, listed[0].at - PAGE));
+      spacer.after(...before.nodes);
+      listed.unshift(before);
+      const left = spacer.offsetHeight - height(before);
+      spacer.style.height = `${Math.max(0, left)}px`;
+      spacer.hidden = before.at === 0;
+      if (listed.length > KEPT) {
+        const gone = listed.pop();
+        for (const node of gone.nodes) node.remove();
+        offset = gone.at;
+        more.hidden = false;
+      }
+      start.unobserve(spacer);
+      start.observe(spacer);
     } catch (e) {
       say(status, e);
     } finally {
@@ -138,6 +194,7 @@ export function filesView(path) {
   function row(file) {
     const box = h('input', {
       type: 'checkbox', 'aria-label': `Select ${file.fileName}`,
+      checked: selected.has(file.id),
       onchange: (event) => {
         if (event.target.checked) selected.add(file.id);
         else selected.delete(file.id);
@@ -243,7 +300,10 @@ export function filesView(path) {
   function reload(message) {
     selected.clear();
     offset = 0;
+    listed = [];
+    start.disconnect();
     holder();
+    start.observe(spacer);
     drawActions();
     status.textContent = message ?? '';
     page();
@@ -266,7 +326,11 @@ export function filesView(path) {
   sort.addEventListener('change', () => reload());
   more.addEventListener('click', page);
   // The next page comes as the end of the list scrolls into sight.
-  new IntersectionObserver((seen) => seen.some((s) => s.isIntersecting) && !more.hidden && page()).observe(more);
+  const end = new IntersectionObserver((seen) => seen.some((s) => s.isIntersecting) && !more.hidden && page());
+  end.observe(more);
+  // And the one before as the place of those let go above comes back into sight.
+  const start = new IntersectionObserver((seen) => seen.some((s) => s.isIntersecting) && pageBefore());
+  start.observe(spacer);
   drawActions();
   page();
   drawFolders().catch((e) => say(status, e));

@@ -8,6 +8,7 @@ use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
+use tower_http::compression::CompressionLayer;
 
 use crate::pages::{asset, escape, secure_page};
 use crate::state::AppState;
@@ -43,10 +44,13 @@ const JS: &str = "text/javascript; charset=utf-8";
 
 pub fn router() -> Router<AppState> {
     Router::new()
-        .route("/app", get(page))
-        .route("/app/", get(page))
         .route("/app/kinds.js", get(kinds))
         .route("/app/{name}", get(file))
+        // The style and modules go compressed to a browser that takes it (the first view is
+        // mostly them); the page is not, being small.
+        .layer(CompressionLayer::new())
+        .route("/app", get(page))
+        .route("/app/", get(page))
 }
 
 /// The drive's table of extensions as a module, so an upload from the app names its kind and
@@ -87,7 +91,7 @@ async fn page(State(state): State<AppState>) -> Response {
 <meta name="drive-app" content="{app}">
 <title>Drive</title>
 <link rel="stylesheet" href="/app/app.css">
-<script type="module" src="/app/main.js"></script>
+{preloads}<script type="module" src="/app/main.js"></script>
 </head>
 <body>
 <a class="skip" href="#main">Skip to the content</a>
@@ -95,7 +99,8 @@ async fn page(State(state): State<AppState>) -> Response {
 </body>
 </html>
 "##,
-        app = escape(&state.settings.app_id)
+        app = escape(&state.settings.app_id),
+        preloads = preloads(),
     );
     let mut response = (StatusCode::OK, body).into_response();
     response.headers_mut().insert(
@@ -104,6 +109,19 @@ async fn page(State(state): State<AppState>) -> Response {
     );
     secure_page(&state, &mut response, "'none'");
     response
+}
+
+/// Every module named up front, so the browser asks for them all at once rather than a level
+/// of imports at a time as it reads each one.
+fn preloads() -> String {
+    ASSETS
+        .iter()
+        .filter(|(_, content_type, _)| *content_type == JS)
+        .map(|(name, _, _)| format!("<link rel=\"modulepreload\" href=\"/app/{name}\">\n"))
+        .chain(std::iter::once(
+            "<link rel=\"modulepreload\" href=\"/app/kinds.js\">\n".to_string(),
+        ))
+        .collect()
 }
 
 async fn file(Path(name): Path<String>) -> Response {

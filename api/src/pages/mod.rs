@@ -11,6 +11,7 @@ use axum::Router;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
+use tower_http::compression::CompressionLayer;
 
 use crate::error::ApiResult;
 use crate::limits::Limited;
@@ -18,8 +19,6 @@ use crate::state::AppState;
 
 pub fn router() -> Router<AppState> {
     Router::new()
-        .route("/requests/{id}", get(request::page))
-        .route("/reviews/{id}", get(review::page))
         .route(
             "/pages/pages.css",
             get(|| asset("text/css; charset=utf-8", include_str!("../../pages/pages.css"))),
@@ -32,6 +31,11 @@ pub fn router() -> Router<AppState> {
             "/pages/review.js",
             get(|| script(include_str!("../../pages/review.js"))),
         )
+        // Style and scripts go compressed to a browser that takes it; the pages themselves are
+        // small, and hold what visitors wrote.
+        .layer(CompressionLayer::new())
+        .route("/requests/{id}", get(request::page))
+        .route("/reviews/{id}", get(review::page))
 }
 
 pub(crate) async fn script(body: &'static str) -> Response {

@@ -1363,3 +1363,201 @@ async fn pictures_get_a_thumbnail_once_and_the_grid_shows_them() {
     browser.wait_until(&shown, 20, "the grid after a reload").await;
     browser.close().await;
 }
+
+#[tokio::test]
+async fn the_apps_style_and_modules_go_compressed_to_a_browser_that_takes_it_and_whole_to_one_that_does_not()
+{
+    use std::io::Read;
+    let app = TestApp::spawn().await;
+    let http = reqwest::Client::new();
+    for name in ["main.js", "app.css", "files.js", "kinds.js"] {
+        let url = format!("{}/app/{name}", app.url);
+        let whole = http.get(&url).send().await.unwrap();
+        assert_eq!(whole.status(), StatusCode::OK, "{name}");
+        assert!(whole.headers().get("content-encoding").is_none(), "{name}");
+        let whole = whole.bytes().await.unwrap();
+        let packed = http
+            .get(&url)
+            .header("Accept-Encoding", "gzip")
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(packed.headers()["content-encoding"], "gzip", "{name}");
+        assert_eq!(packed.headers()["x-content-type-options"], "nosniff", "{name}");
+        assert!(
+            packed.headers()["vary"]
+                .to_str()
+                .unwrap()
+                .to_lowercase()
+                .contains("accept-encoding"),
+            "{name}: a cache must keep the two apart"
+        );
+        let packed = packed.bytes().await.unwrap();
+        assert!(
+            packed.len() * 2 < whole.len(),
+            "{name}: {} of {} bytes",
+            packed.len(),
+            whole.len()
+        );
+        let mut unpacked = Vec::new();
+        flate2::read::GzDecoder::new(&packed[..])
+            .read_to_end(&mut unpacked)
+            .unwrap();
+        assert_eq!(unpacked, whole, "{name} decompresses to what was sent whole");
+    }
+    // The page itself is sent as it is, under its policy.
+    let page = http
+        .get(format!("{}/app/", app.url))
+        .header("Accept-Encoding", "gzip")
+        .send()
+        .await
+        .unwrap();
+    assert!(page.headers().get("content-encoding").is_none());
+    let policy = page.headers()["content-security-policy"]
+        .to_str()
+        .unwrap()
+        .to_string();
+    // Every module named up front, so the browser asks for them all at once.
+    let html = page.text().await.unwrap();
+    for name in ["main.js", "files.js", "store.js", "schema.js", "kinds.js"] {
+        assert!(
+            html.contains(&format!(r#"<link rel="modulepreload" href="/app/{name}">"#)),
+            "{html}"
+        );
+    }
+    assert!(policy.contains("script-src 'self'"), "{policy}");
+    let script = http
+        .get(format!("{}/pages/request.js", app.url))
+        .header("Accept-Encoding", "gzip")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        script.headers()["content-encoding"],
+        "gzip",
+        "the request page's script too"
+    );
+}
+
+#[tokio::test]
+async fn a_long_folder_keeps_five_pages_in_the_list_scrolling_down_to_its_end_and_back_up() {
+    let app = TestApp::spawn().await;
+    let user = app.user(Some("Pro")).await;
+    with_password(&app, &user).await;
+    // 13 files, doubled by copies six times: 832, so the list pages 9 times.
+    let mut ids: Vec<String> = Vec::new();
+    for n in 0..13 {
+        let id = app
+            .upload(
+                &user,
+                &format!("n-{n:02}.txt"),
+                "Text",
+                "text/plain",
+                vec![b'x'; n + 1],
+            )
+            .await;
+        ids.push(id.to_string());
+    }
+    while ids.len() < 800 {
+        let copied = app
+            .call(
+                &user,
+                "/copy-files",
+                Some(json!({ "fileIds": ids, "folder": "/" })),
+            )
+            .await;
+        assert_eq!(copied.status, StatusCode::OK, "{}", copied.body);
+        for copy in copied.body["copies"].as_array().unwrap() {
+            ids.push(copy["file"]["id"].as_str().unwrap().to_string());
+        }
+    }
+    let name_at = |offset: usize| {
+        let app = &app;
+        let user = &user;
+        async move {
+            let found = app
+                .call(
+                    user,
+                    "/search-files",
+                    Some(json!({ "folder": "/", "subfolders": false, "sort": "name", "limit": 1, "offset": offset })),
+                )
+                .await;
+            found.body["files"][0]["fileName"].as_str().unwrap().to_string()
+        }
+    };
+    let (first, last) = (name_at(0).await, name_at(ids.len() - 1).await);
+
+    let browser = signed_in(&app, &user).await;
+    let page = &browser.client;
+    browser
+        .wait_for_text("#files tr:not(.spacer) td.name", &first, 10)
+        .await;
+    let first_box = "#files tr:not(.spacer) input[type=checkbox]";
+    click(&browser, first_box).await;
+    let state = "const rows = document.querySelectorAll('#files tr:not(.spacer)');
+                 const spacer = document.querySelector('#files .spacer');
+                 return [rows.length, rows[0].querySelector('.name').textContent,
+                         rows[rows.length - 1].querySelector('.name').textContent,
+                         spacer.hidden ? 0 : spacer.getBoundingClientRect().height,
+                         document.getElementById('more').hidden];";
+    // Down to the end: never more than five pages in the list, the ones above held by the spacer.
+    let mut seen_spacer = false;
+    for _ in 0..20 {
+        page.execute("document.getElementById('more').scrollIntoView()", vec![])
+            .await
+            .unwrap();
+        tokio::time::sleep(std::time::Duration::from_millis(400)).await;
+        let now = page.execute(state, vec![]).await.unwrap();
+        assert!(now[0].as_u64().unwrap() <= 500, "{now}");
+        seen_spacer |= now[3].as_f64().unwrap() > 1000.0;
+        if now[4] == json!(true) {
+            break;
+        }
+    }
+    let at_end = page.execute(state, vec![]).await.unwrap();
+    assert_eq!(at_end[4], true, "the list reached its end: {at_end}");
+    assert_eq!(at_end[2], last.as_str(), "{at_end}");
+    assert!(seen_spacer, "pages scrolled past were let go: {at_end}");
+    let asked: u64 = serde_json::from_value(
+        page.execute(
+            "return performance.getEntriesByType('resource').filter((e) => new URL(e.name).pathname === '/search-files').length",
+            vec![],
+        )
+        .await
+        .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(asked, 9, "each page asked for once on the way down");
+
+    // Back up to the top: the pages let go come back, the spacer goes, the choice is kept.
+    for _ in 0..20 {
+        page.execute(
+            "const spacer = document.querySelector('#files .spacer');
+             (spacer.hidden ? document.getElementById('files') : spacer).scrollIntoView()",
+            vec![],
+        )
+        .await
+        .unwrap();
+        tokio::time::sleep(std::time::Duration::from_millis(400)).await;
+        let now = page.execute(state, vec![]).await.unwrap();
+        assert!(now[0].as_u64().unwrap() <= 500, "{now}");
+        if now[1] == json!(first) && now[3] == json!(0) {
+            break;
+        }
+    }
+    let at_top = page.execute(state, vec![]).await.unwrap();
+    assert_eq!((&at_top[1], &at_top[3]), (&json!(first), &json!(0)), "{at_top}");
+    let checked = page
+        .execute(
+            &format!("return document.querySelector('{first_box}').checked"),
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert_eq!(checked, true, "the file chosen before scrolling is still chosen");
+    browser.wait_for_text(".count", "1 selected", 5).await;
+    browser
+        .assert_accessible("a long folder scrolled back to its top")
+        .await;
+    browser.close().await;
+}

@@ -113,8 +113,16 @@ async fn library(app: &TestApp, user: &TestUser) -> Vec<Value> {
 
 /// How many times the library was listed whole (`/select-user-files`), from the API's metrics.
 async fn library_listings(app: &TestApp) -> usize {
-    let metrics = app.metrics_url.as_deref().expect("the test app serves its metrics");
-    let text = reqwest::get(format!("{metrics}/metrics")).await.unwrap().text().await.unwrap();
+    let metrics = app
+        .metrics_url
+        .as_deref()
+        .expect("the test app serves its metrics");
+    let text = reqwest::get(format!("{metrics}/metrics"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
     text.lines()
         .filter(|l| l.starts_with(r#"drive_http_requests_total{route="/select-user-files""#))
         .map(|l| l.rsplit(' ').next().unwrap().parse::<usize>().unwrap())
@@ -282,7 +290,11 @@ async fn uploads_a_folder_in_parts_and_forms_then_sends_nothing_twice() {
     // its name and size, the library never listed; nothing is sent.
     let listed_before = library_listings(&app).await;
     let again = drive.json(&["upload", path_str(&folder)]).await;
-    assert_eq!(library_listings(&app).await, listed_before, "drive upload listed the library");
+    assert_eq!(
+        library_listings(&app).await,
+        listed_before,
+        "drive upload listed the library"
+    );
     let again = again.as_array().unwrap();
     assert_eq!(again.len(), 26);
     for (first, second) in reports.iter().zip(again) {
@@ -557,7 +569,11 @@ async fn library_commands_act_through_the_api() {
     );
     let listed_before = library_listings(&app).await;
     let public_again = drive.json(&["public", &a]).await;
-    assert_eq!(library_listings(&app).await, listed_before, "drive public listed the library");
+    assert_eq!(
+        library_listings(&app).await,
+        listed_before,
+        "drive public listed the library"
+    );
     assert_eq!(public_again["changed"], false);
     assert_eq!(
         is_public(&app, &user, &a).await,
@@ -1462,6 +1478,8 @@ async fn files_are_organized_collected_and_searched_by_every_filter_from_the_com
     assert_eq!(names(&found), ["report.txt"]);
     let found = drive.json(&["search", "--text", "quarterly"]).await;
     assert_eq!(names(&found), ["report.txt"]);
+    let found = drive.json(&["search", "--name", "notes.txt"]).await;
+    assert_eq!(names(&found), ["notes.txt"]);
     let found = drive
         .json(&["search", "--types", "Image,Text", "--min-size", "150"])
         .await;
