@@ -412,11 +412,8 @@ impl SearchArgs {
             types: listed(&self.types),
             tags: listed(&self.tags),
             folder: self.folder.clone(),
-            is_public: match (self.public, self.private) {
-                (true, _) => Some(true),
-                (false, true) => Some(false),
-                (false, false) => None,
-            },
+            // --public wins over --private; neither, either access.
+            is_public: (self.public || self.private).then_some(self.public),
             uploaded_after: self.uploaded_after.clone(),
             uploaded_before: self.uploaded_before.clone(),
             taken_after: self.taken_after.clone(),
