@@ -3,6 +3,7 @@
 
 use anyhow::Result;
 use chrono::{DateTime, Utc};
+use futures::{Stream, TryStreamExt, future, stream};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
@@ -202,33 +203,47 @@ impl Client {
             .map(FileRecord::from))
     }
 
+    /// Every file `query` finds from its `offset` on, a page of `/search-files` at a time,
+    /// each page asked for only as the stream is read that far.
+    pub fn found_files(&self, query: SearchQuery) -> impl Stream<Item = Result<FoundFile>> + '_ {
+        stream::try_unfold(Some(query), move |next| async move {
+            let Some(query) = next else {
+                return anyhow::Ok(None);
+            };
+            let found = self.search(&query).await?;
+            let next = match found.next_offset {
+                Some(offset) => Some(SearchQuery {
+                    offset: Some(u32::try_from(offset)?),
+                    ..query
+                }),
+                None => None,
+            };
+            let files = stream::iter(found.files.into_iter().map(Ok::<_, anyhow::Error>));
+            Ok(Some((files, next)))
+        })
+        .try_flatten()
+    }
+
     /// The library's file stored from `file` (the same name, size and modified time), found by
     /// its name and size rather than by listing the library.
     pub async fn stored_copy(&self, file: &LocalFile) -> Result<Option<FileRecord>> {
         let size = i64::try_from(file.size)?;
-        let mut query = SearchQuery {
+        let query = SearchQuery {
             file_name: Some(file.name.clone()),
             min_size: Some(size),
             max_size: Some(size),
             limit: Some(200),
             ..SearchQuery::default()
         };
-        loop {
-            let found = match self.search(&query).await {
-                Ok(found) => found,
-                // A name the drive refuses is no stored file's: sending it fails with the
-                // drive's own sentence, for that file alone.
-                Err(e) if has_code(&e, "invalid_field") => return Ok(None),
-                Err(e) => return Err(e),
-            };
-            let mut records = found.files.into_iter().map(FileRecord::from);
-            if let Some(stored) = records.find(|r| file.is_stored_as(r)) {
-                return Ok(Some(stored));
-            }
-            match found.next_offset {
-                Some(next) => query.offset = Some(u32::try_from(next)?),
-                None => return Ok(None),
-            }
+        let stored = self
+            .found_files(query)
+            .map_ok(FileRecord::from)
+            .try_filter(|r| future::ready(file.is_stored_as(r)));
+        match std::pin::pin!(stored).try_next().await {
+            // A name the drive refuses is no stored file's: sending it fails with the drive's
+            // own sentence, for that file alone.
+            Err(e) if has_code(&e, "invalid_field") => Ok(None),
+            answer => answer,
         }
     }
 }

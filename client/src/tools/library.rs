@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use anyhow::Result;
 use chrono::{DateTime, SecondsFormat, TimeDelta, Utc};
+use futures::{StreamExt, TryStreamExt, future};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
@@ -236,7 +237,7 @@ pub(super) async fn list_library(client: &Client, input: Page) -> Result<Listing
     // Newest first from the cursor's time on, a page of `/search-files` at a time, one more
     // file than asked for to know whether there are more. Files uploaded at that very time
     // (copied together) that come before the cursor's are passed over.
-    let mut query = SearchQuery {
+    let query = SearchQuery {
         sort: Some("newest".to_string()),
         uploaded_before: start
             .as_ref()
@@ -244,19 +245,15 @@ pub(super) async fn list_library(client: &Client, input: Page) -> Result<Listing
         limit: Some((limit + 1).min(LARGEST_PAGE) as u32),
         ..SearchQuery::default()
     };
-    let mut page: Vec<FileRecord> = Vec::new();
-    let more = loop {
-        let found = client.search(&query).await?;
-        let after_start = |f: &FileRecord| start.as_ref().is_none_or(|c| c.is_followed_by(f));
-        page.extend(found.files.into_iter().map(FileRecord::from).filter(after_start));
-        if page.len() > limit {
-            break true;
-        }
-        match found.next_offset {
-            Some(next) => query.offset = Some(u32::try_from(next)?),
-            None => break false,
-        }
-    };
+    let after_start = |f: &FileRecord| future::ready(start.as_ref().is_none_or(|c| c.is_followed_by(f)));
+    let mut page: Vec<FileRecord> = client
+        .found_files(query)
+        .map_ok(FileRecord::from)
+        .try_filter(after_start)
+        .take(limit + 1)
+        .try_collect()
+        .await?;
+    let more = page.len() > limit;
     page.truncate(limit);
     let next_cursor = more.then(|| page.last().map(Cursor::after)).flatten();
     Ok(Listing {
