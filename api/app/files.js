@@ -117,18 +117,21 @@ export function filesView(path) {
     { id: 'sort', 'aria-label': 'Sort by' },
     ['name', 'newest', 'oldest', 'largest', 'smallest'].map((s) => h('option', { value: s }, `Sort: ${s}`)),
   );
-  // `listed`: the pages in the list, first to last, each with its offset and its rows; `offset`
-  // is the next page's below them, and `spacer` stands for the pages let go above them.
-  let offset = 0;
+  // `listed`: the pages in the list, first to last, each with its number and its rows; `below`
+  // is the number of the page under them, `cursors[n]` where page n starts (each page read
+  // straight off the index, however deep), and `spacer` stands for the pages let go above them.
+  let cursors = [undefined];
+  let below = 0;
   let listed = [];
   let loading = false;
 
-  /** Asks for the page at `at`; its rows, and whether another follows. */
-  async function fetchPage(at) {
+  /** Asks for page `n`; its rows, and whether another follows. */
+  async function fetchPage(n) {
     const found = await api.call('/search-files', {
-      folder, subfolders: false, sort: sort.value, limit: PAGE, offset: at,
+      folder, subfolders: false, sort: sort.value, limit: PAGE, cursor: cursors[n],
     });
-    return { at, nodes: found.files.map(row), last: found.nextOffset === null };
+    if (found.nextCursor !== null) cursors[n + 1] = found.nextCursor;
+    return { n, nodes: found.files.map(row), last: found.nextCursor === null };
   }
 
   /** The height the rows of a page take in the list. */
@@ -139,12 +142,12 @@ export function filesView(path) {
     if (loading) return;
     loading = true;
     try {
-      const next = await fetchPage(offset);
+      const next = await fetchPage(below);
       rows.append(...next.nodes);
       listed.push(next);
-      offset = next.at + next.nodes.length;
+      below = next.n + 1;
       more.hidden = next.last;
-      if (next.at === 0 && next.nodes.length === 0) {
+      if (next.n === 0 && next.nodes.length === 0) {
         rows.append(grid ? h('li', { class: 'empty' }, 'No files here yet.') : h('tr', {}, h('td', { colspan: '5', class: 'empty' }, 'No files here yet.')));
       }
       if (listed.length > KEPT) {
@@ -167,19 +170,19 @@ export function filesView(path) {
 
   /** The page before the first one in the list, as the spacer above them comes into sight. */
   async function pageBefore() {
-    if (loading || !listed.length || listed[0].at === 0) return;
+    if (loading || !listed.length || listed[0].n === 0) return;
     loading = true;
     try {
-      const before = await fetchPage(Math.max(0, listed[0].at - PAGE));
+      const before = await fetchPage(listed[0].n - 1);
       spacer.after(...before.nodes);
       listed.unshift(before);
       const left = spacer.offsetHeight - height(before);
       spacer.style.height = `${Math.max(0, left)}px`;
-      spacer.hidden = before.at === 0;
+      spacer.hidden = before.n === 0;
       if (listed.length > KEPT) {
         const gone = listed.pop();
         for (const node of gone.nodes) node.remove();
-        offset = gone.at;
+        below = gone.n;
         more.hidden = false;
       }
       start.unobserve(spacer);
@@ -299,7 +302,8 @@ export function filesView(path) {
 
   function reload(message) {
     selected.clear();
-    offset = 0;
+    cursors = [undefined];
+    below = 0;
     listed = [];
     start.disconnect();
     holder();

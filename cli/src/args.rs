@@ -430,6 +430,7 @@ impl SearchArgs {
             shared: self.shared.clone(),
             limit: self.limit,
             offset: self.offset,
+            cursor: None,
         }
     }
 }

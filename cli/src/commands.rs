@@ -6,11 +6,14 @@ use std::path::Path;
 use anyhow::{Result, anyhow, bail};
 use drive_client::config::{self, Config};
 use drive_client::files::Batch;
+use drive_client::records::FileRecord;
+use drive_client::search::SearchQuery;
 use drive_client::{self as client, Client};
+use futures::TryStreamExt;
 use serde_json::json;
 use uuid::Uuid;
 
-use crate::output::{self, Align};
+use crate::output::{self, Align, Table};
 
 /// Exchanges the token (so a wrong one is refused now rather than at the next command),
 /// makes one call to check the application id, then saves the config.
@@ -51,41 +54,68 @@ pub async fn login(
     }
 }
 
-/// The library, newest first, as the service answers it.
+/// The library, newest first, printed a page of `/search-files` at a time as the pages come:
+/// never asked for or held whole, so the first rows of a library of any size show at once.
 pub async fn list(client: &Client, json: bool) -> Result<()> {
-    let files = client.library().await?;
-    if json {
-        return output::print_json(&files);
+    let query = SearchQuery {
+        sort: Some("newest".to_string()),
+        limit: Some(LIST_PAGE as u32),
+        ..SearchQuery::default()
+    };
+    let pages = client
+        .found_files(query)
+        .map_ok(FileRecord::from)
+        .try_chunks(LIST_PAGE)
+        .map_err(|e| e.1);
+    let mut pages = std::pin::pin!(pages);
+    let mut listed = 0;
+    let mut table = None;
+    while let Some(page) = pages.try_next().await? {
+        if json {
+            // One JSON array, written an element at a time.
+            for file in &page {
+                let sep = if listed == 0 { "[\n" } else { ",\n" };
+                print!("{sep}{}", serde_json::to_string_pretty(file)?);
+                listed += 1;
+            }
+            continue;
+        }
+        let rows: Vec<Vec<String>> = page.iter().map(list_row).collect();
+        table
+            .get_or_insert_with(|| Table::new(&LIST_COLUMNS, &rows))
+            .print(&rows);
+        listed += page.len();
     }
-    if files.is_empty() {
-        println!("No files yet: `drive upload PATH` adds some.");
-        return Ok(());
+    match (json, listed) {
+        (true, 0) => println!("[]"),
+        (true, _) => println!("\n]"),
+        (false, 0) => println!("No files yet: `drive upload PATH` adds some."),
+        (false, _) => {}
     }
-    let rows: Vec<Vec<String>> = files
-        .iter()
-        .map(|f| {
-            vec![
-                f.id.to_string(),
-                output::size(f.file_size),
-                f.kind.clone(),
-                access(f.is_public).to_string(),
-                output::time(f.insert_time),
-                f.file_name.clone(),
-            ]
-        })
-        .collect();
-    output::print_table(
-        &[
-            ("ID", Align::Left),
-            ("SIZE", Align::Right),
-            ("TYPE", Align::Left),
-            ("ACCESS", Align::Left),
-            ("UPLOADED", Align::Left),
-            ("NAME", Align::Left),
-        ],
-        &rows,
-    );
     Ok(())
+}
+
+/// Files a page of `drive list`: the most `/search-files` answers at once.
+const LIST_PAGE: usize = 200;
+
+const LIST_COLUMNS: [(&str, Align); 6] = [
+    ("ID", Align::Left),
+    ("SIZE", Align::Right),
+    ("TYPE", Align::Left),
+    ("ACCESS", Align::Left),
+    ("UPLOADED", Align::Left),
+    ("NAME", Align::Left),
+];
+
+fn list_row(f: &FileRecord) -> Vec<String> {
+    vec![
+        f.id.to_string(),
+        output::size(f.file_size),
+        f.kind.clone(),
+        access(f.is_public).to_string(),
+        output::time(f.insert_time),
+        f.file_name.clone(),
+    ]
 }
 
 /// A fresh link: the permanent one of a public file, or one that works for 6 hours.

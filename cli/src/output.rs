@@ -30,27 +30,49 @@ pub enum Align {
 /// Prints rows under a header, each column as wide as its widest cell. The last column is not
 /// padded, so names with spaces can go there.
 pub fn print_table(columns: &[(&str, Align)], rows: &[Vec<String>]) {
-    let mut widths: Vec<usize> = columns.iter().map(|(title, _)| title.chars().count()).collect();
-    for row in rows {
-        for (width, cell) in widths.iter_mut().zip(row) {
-            *width = (*width).max(cell.chars().count());
-        }
-    }
-    let header: Vec<String> = columns.iter().map(|(title, _)| title.to_string()).collect();
-    for row in std::iter::once(&header).chain(rows) {
-        let mut line = String::new();
-        for (i, ((cell, width), (_, align))) in row.iter().zip(&widths).zip(columns).enumerate() {
-            let last = i + 1 == columns.len();
-            line.push_str(&match align {
-                Align::Right => format!("{cell:>width$}"),
-                Align::Left if last => cell.clone(),
-                Align::Left => format!("{cell:<width$}"),
-            });
-            if !last {
-                line.push_str("  ");
+    Table::new(columns, rows).print(rows);
+}
+
+/// A table printed as its rows come, a page at a time: each column as wide as its title and its
+/// widest cell on the first page. A longer library is never held whole to measure it; a wider
+/// cell on a later page widens its own row only.
+pub struct Table<'a> {
+    columns: &'a [(&'a str, Align)],
+    widths: Vec<usize>,
+}
+
+impl<'a> Table<'a> {
+    /// The table's header, printed now, with widths measured on `first` (the first page).
+    pub fn new(columns: &'a [(&'a str, Align)], first: &[Vec<String>]) -> Table<'a> {
+        let mut widths: Vec<usize> = columns.iter().map(|(title, _)| title.chars().count()).collect();
+        for row in first {
+            for (width, cell) in widths.iter_mut().zip(row) {
+                *width = (*width).max(cell.chars().count());
             }
         }
-        println!("{}", line.trim_end());
+        let table = Table { columns, widths };
+        let header: Vec<String> = columns.iter().map(|(title, _)| title.to_string()).collect();
+        table.print(&[header]);
+        table
+    }
+
+    pub fn print(&self, rows: &[Vec<String>]) {
+        for row in rows {
+            let mut line = String::new();
+            for (i, ((cell, width), (_, align))) in row.iter().zip(&self.widths).zip(self.columns).enumerate()
+            {
+                let last = i + 1 == self.columns.len();
+                line.push_str(&match align {
+                    Align::Right => format!("{cell:>width$}"),
+                    Align::Left if last => cell.clone(),
+                    Align::Left => format!("{cell:<width$}"),
+                });
+                if !last {
+                    line.push_str("  ");
+                }
+            }
+            println!("{}", line.trim_end());
+        }
     }
 }
 

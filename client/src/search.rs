@@ -72,6 +72,9 @@ pub struct SearchQuery {
     pub limit: Option<u32>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub offset: Option<u32>,
+    /// A `nextCursor`: the page right after it (not with `offset`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cursor: Option<String>,
 }
 
 impl SearchQuery {
@@ -107,8 +110,11 @@ pub struct Within {
 #[serde(rename_all = "camelCase")]
 pub struct Found {
     pub files: Vec<FoundFile>,
-    /// The `offset` of the next page; null on the last.
+    /// The `offset` of the next page; null on the last or when the page was asked by `cursor`.
     pub next_offset: Option<i64>,
+    /// The `cursor` of the next page; null on the last.
+    #[serde(default)]
+    pub next_cursor: Option<String>,
     /// Folders whose names match `text`, when it was given.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub folders: Option<Vec<FoundFolder>>,
@@ -203,21 +209,20 @@ impl Client {
             .map(FileRecord::from))
     }
 
-    /// Every file `query` finds from its `offset` on, a page of `/search-files` at a time,
-    /// each page asked for only as the stream is read that far.
+    /// Every file `query` finds from where it starts on, a page of `/search-files` at a time
+    /// (each after the last one's `nextCursor`), each page asked for only as the stream is read
+    /// that far.
     pub fn found_files(&self, query: SearchQuery) -> impl Stream<Item = Result<FoundFile>> + '_ {
         stream::try_unfold(Some(query), move |next| async move {
             let Some(query) = next else {
                 return anyhow::Ok(None);
             };
             let found = self.search(&query).await?;
-            let next = match found.next_offset {
-                Some(offset) => Some(SearchQuery {
-                    offset: Some(u32::try_from(offset)?),
-                    ..query
-                }),
-                None => None,
-            };
+            let next = found.next_cursor.map(|cursor| SearchQuery {
+                cursor: Some(cursor),
+                offset: None,
+                ..query
+            });
             let files = stream::iter(found.files.into_iter().map(Ok::<_, anyhow::Error>));
             Ok(Some((files, next)))
         })

@@ -1,6 +1,6 @@
 //! `scripts/bench app`: the app (`/app`) as a person meets it, in headless Chromium through
 //! WebDriver on the real stack, signed in with a password to an account of 100,000 files
-//! (seeded straight into the database, as `scripts/bench search` seeds its library).
+//! (seeded straight into the database: `seed_library`).
 //!
 //! - **The first view**: every byte the browser fetches until the file list shows (the page, its
 //!   style and modules, and the API's answers), as sent and as read; the page, style and modules
@@ -18,7 +18,7 @@
 
 use std::process::Command;
 
-use drive_tests::bench::middle;
+use drive_tests::bench::{middle, seed_library};
 use drive_tests::browser::Browser;
 use drive_tests::{APP_ID, TestApp, TestUser};
 use fantoccini::Locator;
@@ -44,34 +44,14 @@ new MutationObserver((_, seen) => {
   }
 }).observe(document, { childList: true, subtree: true });";
 
-async fn seed(app: &TestApp, user: &TestUser) {
-    let mut db = app.db().await;
-    sqlx::query(
-        "insert into files (id, user_id, file_name, file_size, mime_type, kind, bucket, object_key, created_at)
-         select gen_random_uuid(), $1, 'file-' || lpad(n::text, 6, '0') || '.txt', (n::bigint * 7919) % 5000000,
-                'text/plain', 'Text', 'private', 'users/' || $1 || '/bench/' || n, now() - make_interval(secs => n)
-         from generate_series(1, $2) as n",
-    )
-    .bind(user.id)
-    .bind(FILES as i32)
-    .execute(&mut db)
-    .await
-    .expect("seeding");
-    // As autovacuum would leave a library that grew over time.
-    sqlx::query("vacuum (analyze) files")
-        .execute(&mut db)
-        .await
-        .unwrap();
-}
-
 /// `/search-files` as the app asks for a page of the root folder.
-fn page_body(offset: i64) -> Value {
-    json!({ "folder": "/", "subfolders": false, "sort": "name", "limit": PAGE, "offset": offset })
+fn page_body(cursor: Option<&str>) -> Value {
+    json!({ "folder": "/", "subfolders": false, "sort": "name", "limit": PAGE, "cursor": cursor })
 }
 
 /// `curl` asking for a page as the app does; answers its time in ms (curl's own, from before
 /// the connection to the last byte) and the bytes of the answer.
-fn curl_page(app: &TestApp, user: &TestUser, offset: i64) -> (f64, f64) {
+fn curl_page(app: &TestApp, user: &TestUser, cursor: Option<&str>) -> (f64, f64) {
     let out = Command::new("curl")
         .args([
             "-s",
@@ -88,7 +68,7 @@ fn curl_page(app: &TestApp, user: &TestUser, offset: i64) -> (f64, f64) {
             "-H",
             "Content-Type: application/json",
             "--data",
-            &page_body(offset).to_string(),
+            &page_body(cursor).to_string(),
         ])
         .arg(format!("{}/search-files", app.url))
         .output()
@@ -97,7 +77,7 @@ fn curl_page(app: &TestApp, user: &TestUser, offset: i64) -> (f64, f64) {
     let [status, seconds, bytes] = out.split(' ').collect::<Vec<_>>()[..] else {
         panic!("curl printed {out:?}")
     };
-    assert_eq!(status, "200", "curl of /search-files at {offset}");
+    assert_eq!(status, "200", "curl of /search-files after {cursor:?}");
     (seconds.parse::<f64>().unwrap() * 1000.0, bytes.parse().unwrap())
 }
 
@@ -232,7 +212,7 @@ fn static_rows(files: &[Value]) -> String {
 async fn main() {
     let app = &TestApp::spawn().await;
     let user = &app.user(Some("Pro")).await;
-    seed(app, user).await;
+    seed_library(app, user, FILES).await;
     let accepted = app
         .send(
             None,
@@ -266,7 +246,7 @@ async fn main() {
         .unwrap();
     browser.wait_for_text("#signOut", "Sign out", 30).await;
     let files_url = format!("{}/app/#/files/", app.url);
-    let first = app.call(user, "/search-files", Some(page_body(0))).await;
+    let first = app.call(user, "/search-files", Some(page_body(None))).await;
     assert_eq!(first.status, 200, "{}", first.body);
     let peer_page = std::env::temp_dir().join(format!("drive-bench-app-{}.html", std::process::id()));
     std::fs::write(&peer_page, static_rows(first.body["files"].as_array().unwrap())).unwrap();
@@ -290,7 +270,7 @@ async fn main() {
                     timeline = when_fetched(&browser).await;
                 }
                 2 => floor.push(open(&browser, &peer_url).await),
-                _ => curl.push(curl_page(app, user, 0).0),
+                _ => curl.push(curl_page(app, user, None).0),
             }
         }
     }
@@ -380,9 +360,23 @@ async fn main() {
         ("middle", PAGES / 2 - BAND / 2),
         ("end", PAGES - BAND),
     ];
+    // Where each page starts, as the app walks them (`cursors[p]`: page p + 1's).
+    let mut cursors: Vec<Option<String>> = vec![None];
+    while cursors.len() < PAGES as usize {
+        let page = app
+            .call(
+                user,
+                "/search-files",
+                Some(page_body(cursors.last().unwrap().as_deref())),
+            )
+            .await;
+        cursors.push(Some(
+            page.body["nextCursor"].as_str().expect("a next page").to_string(),
+        ));
+    }
     let curl_band = |from: i64| -> Vec<(f64, f64)> {
         (from..from + BAND)
-            .map(|p| curl_page(app, user, p * PAGE))
+            .map(|p| curl_page(app, user, cursors[p as usize].as_deref()))
             .collect()
     };
     let mut curl_bands: Vec<Vec<(f64, f64)>> = bands.iter().map(|(_, from)| curl_band(*from)).collect();
@@ -439,7 +433,7 @@ async fn main() {
     );
     println!("|---|---|---|---|");
     for ((name, from), peer) in bands.iter().zip(&curl_bands) {
-        // Page `from + 1` (numbered from 1) is the one at offset `from × PAGE`.
+        // Page `from + 1` (numbered from 1) is the one after `cursors[from]`.
         let ours: Vec<f64> = took[*from as usize + 1..][..BAND as usize]
             .iter()
             .flatten()

@@ -266,7 +266,9 @@ async fn main() {
         })
         .await;
         let floor = load(|_| async {
-            search::files(pool, user.id, filters, *sort, 50, 0).await.unwrap();
+            search::files(pool, user.id, filters, *sort, 50, &search::Start::Offset(0))
+                .await
+                .unwrap();
         })
         .await;
         println!(
@@ -330,7 +332,9 @@ async fn main() {
     let started = Instant::now();
     let (floor, floor_all) = mixed(searches.len(), |shape| async move {
         let (_, _, filters, sort) = &searches[shape];
-        search::files(pool, user.id, filters, *sort, 50, 0).await.unwrap();
+        search::files(pool, user.id, filters, *sort, 50, &search::Start::Offset(0))
+            .await
+            .unwrap();
     })
     .await;
     let floor_seconds = started.elapsed().as_secs_f64();

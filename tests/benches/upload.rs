@@ -10,7 +10,7 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use drive_tests::bench::{middle, spread};
+use drive_tests::bench::{middle, peak_rss_kib, spread};
 use drive_tests::{APP_ID, TestApp, bin, env, raw_store};
 use tokio::io::AsyncWriteExt;
 
@@ -30,13 +30,6 @@ async fn write_file(path: &Path, len: u64) {
         file.write_all(&chunk).await.unwrap();
     }
     file.sync_all().await.unwrap();
-}
-
-/// Peak resident memory of a process so far, in KiB (VmHWM).
-fn peak_rss_kib(pid: u32) -> Option<u64> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-    line.split_whitespace().nth(1)?.parse().ok()
 }
 
 async fn drive(config: &Path, args: &[&str]) -> (Duration, u64) {

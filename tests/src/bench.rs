@@ -345,3 +345,32 @@ fn clock_ticks() -> f64 {
     let out = Command::new("getconf").arg("CLK_TCK").output().unwrap();
     String::from_utf8_lossy(&out.stdout).trim().parse().unwrap()
 }
+
+/// Gives `user` a library of `files` text files (`file-000001.txt`…, a second apart, of sizes
+/// spread up to 5 MB), recorded straight into the database as if uploaded over time: their
+/// bytes are not in the store. Analyzed, as autovacuum would leave a library that grew.
+pub async fn seed_library(app: &TestApp, user: &TestUser, files: i64) {
+    let mut db = app.db().await;
+    sqlx::query(
+        "insert into files (id, user_id, file_name, file_size, mime_type, kind, bucket, object_key, created_at)
+         select gen_random_uuid(), $1, 'file-' || lpad(n::text, 6, '0') || '.txt', (n::bigint * 7919) % 5000000,
+                'text/plain', 'Text', 'private', 'users/' || $1 || '/bench/' || n, now() - make_interval(secs => n)
+         from generate_series(1, $2) as n",
+    )
+    .bind(user.id)
+    .bind(i32::try_from(files).expect("files fit an int"))
+    .execute(&mut db)
+    .await
+    .expect("seeding");
+    sqlx::query("vacuum (analyze) files")
+        .execute(&mut db)
+        .await
+        .unwrap();
+}
+
+/// Peak resident memory of a process so far, in KiB (VmHWM).
+pub fn peak_rss_kib(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}

@@ -1046,6 +1046,11 @@ pub fn noise(len: usize, seed: u64) -> Vec<u8> {
 /// A raw S3 client on the run's store, for what only an operator (or an attacker holding
 /// store credentials) could do, such as planting a part of the wrong size.
 pub async fn raw_store() -> aws_sdk_s3::Client {
+    raw_store_at(&env("DRIVE_S3_ENDPOINT"))
+}
+
+/// [`raw_store`] reached at `endpoint` (a [`proxy::TcpProxy`] in front of it, say).
+pub fn raw_store_at(endpoint: &str) -> aws_sdk_s3::Client {
     let credentials = aws_sdk_s3::config::Credentials::new(
         env("DRIVE_S3_ACCESS_KEY_ID"),
         env("DRIVE_S3_SECRET_ACCESS_KEY"),
@@ -1056,7 +1061,7 @@ pub async fn raw_store() -> aws_sdk_s3::Client {
     let config = aws_sdk_s3::Config::builder()
         .behavior_version_latest()
         .region(aws_sdk_s3::config::Region::new("us-east-1"))
-        .endpoint_url(env("DRIVE_S3_ENDPOINT"))
+        .endpoint_url(endpoint)
         .credentials_provider(credentials)
         .force_path_style(true)
         .build();

@@ -5,7 +5,7 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
@@ -18,7 +18,7 @@ pub struct TcpProxy {
     targets: Arc<Mutex<Vec<String>>>,
     task: tokio::task::JoinHandle<()>,
     connections: Arc<Mutex<Vec<tokio::task::JoinHandle<()>>>>,
-    requests: Arc<Mutex<Vec<String>>>,
+    requests: Arc<Mutex<Vec<(Instant, String)>>>,
     /// The proxy's own threads: it keeps forwarding while the test's runtime is blocked (a test
     /// waiting on a command it started, say).
     runtime: Option<tokio::runtime::Runtime>,
@@ -126,6 +126,11 @@ impl TcpProxy {
 
     /// The HTTP requests that went through so far, as `METHOD target` (`GET /bucket/key?…`).
     pub fn requests(&self) -> Vec<String> {
+        self.timed_requests().into_iter().map(|(_, r)| r).collect()
+    }
+
+    /// [`TcpProxy::requests`], each with when its request line came in.
+    pub fn timed_requests(&self) -> Vec<(Instant, String)> {
         self.requests.lock().unwrap().clone()
     }
 }
@@ -141,7 +146,7 @@ impl Drop for TcpProxy {
 }
 
 /// Copies both ways until both sides are done, noting the request lines the client sends.
-async fn forward(inbound: TcpStream, outbound: TcpStream, requests: &Mutex<Vec<String>>) {
+async fn forward(inbound: TcpStream, outbound: TcpStream, requests: &Mutex<Vec<(Instant, String)>>) {
     let (mut from_client, mut to_client) = inbound.into_split();
     let (mut from_service, mut to_service) = outbound.into_split();
     let asked = async {
@@ -164,7 +169,7 @@ async fn forward(inbound: TcpStream, outbound: TcpStream, requests: &Mutex<Vec<S
 
 /// Notes every line of `bytes` shaped like an HTTP request line (`GET /a?b HTTP/1.1`);
 /// `line` carries a line a read cut in two over to the next read.
-fn note_requests(line: &mut Vec<u8>, bytes: &[u8], requests: &Mutex<Vec<String>>) {
+fn note_requests(line: &mut Vec<u8>, bytes: &[u8], requests: &Mutex<Vec<(Instant, String)>>) {
     for &byte in bytes {
         if byte != b'\n' {
             // Request lines are short; a body's long "lines" need not be kept whole.
@@ -181,7 +186,10 @@ fn note_requests(line: &mut Vec<u8>, bytes: &[u8], requests: &Mutex<Vec<String>>
             && target.starts_with('/')
             && version.starts_with("HTTP/")
         {
-            requests.lock().unwrap().push(format!("{method} {target}"));
+            requests
+                .lock()
+                .unwrap()
+                .push((Instant::now(), format!("{method} {target}")));
         }
         line.clear();
     }

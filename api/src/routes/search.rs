@@ -8,7 +8,7 @@ use std::collections::HashMap;
 
 use drive_core::db::files;
 use drive_core::db::moments::{self, EntryType, Moment};
-use drive_core::db::search::{self, BoundingBox, Filters, Hit, Sort, Whose};
+use drive_core::db::search::{self, After, BoundingBox, Filters, Hit, Sort, Start, Whose};
 use drive_core::file::{FileKind, FileName, is_own_thumbnail};
 use drive_core::folder::{self, FolderPath};
 use drive_core::id::{FileId, FolderId, UserId};
@@ -105,8 +105,11 @@ pub struct SearchInput {
     sort: SortBy,
     /// 1 to 200; default 50.
     limit: Option<Bounded<1, 200>>,
-    /// Default 0.
+    /// Default 0. Not with `cursor`.
     offset: Option<Bounded<0, { MAX_OFFSET }>>,
+    /// A `nextCursor` of the same search: the page right after it, read straight off the
+    /// index however deep it is, where a deep `offset` counts every file before it.
+    cursor: Option<Line<1, 400>>,
 }
 
 #[derive(Debug, Clone, Copy, Deserialize, ToSchema)]
@@ -192,8 +195,12 @@ pub struct FolderHit {
 #[serde(rename_all = "camelCase")]
 pub struct SearchAnswer {
     files: Vec<SearchResult>,
-    /// Pass back as `offset` for the next page; null on the last.
+    /// Pass back as `offset` for the next page; null on the last, and on a page asked for by
+    /// `cursor` (whose offset is not counted).
     next_offset: Option<i64>,
+    /// Pass back as `cursor` (with the same filters and sort) for the next page; null on the
+    /// last. Without `query` only.
+    next_cursor: Option<String>,
     /// With `text`, on the first page, when nothing else narrows files by what they are.
     #[serde(skip_serializing_if = "Option::is_none")]
     folders: Option<Vec<FolderHit>>,
@@ -301,6 +308,28 @@ fn filters(input: &SearchInput) -> ApiResult<Filters> {
     })
 }
 
+/// Where the page starts: after `cursor`, which must be of the same sort and not beside an
+/// `offset` or a `query` (whose answer is one page), else after `offset` files.
+fn start(input: &SearchInput, sort: Sort) -> ApiResult<Start> {
+    let Some(cursor) = input.cursor.as_deref() else {
+        return Ok(Start::Offset(input.offset.map_or(0, Bounded::get)));
+    };
+    if input.query.is_some() {
+        return Err(ApiError::invalid(
+            "cursor",
+            "a search with query answers one page: no cursor",
+        ));
+    }
+    if input.offset.is_some() {
+        return Err(ApiError::invalid("cursor", "give cursor or offset, not both"));
+    }
+    let after = After::decode(cursor).ok_or_else(|| ApiError::invalid("cursor", "is not a nextCursor"))?;
+    if after.sort != sort {
+        return Err(ApiError::invalid("cursor", "is a nextCursor of another sort"));
+    }
+    Ok(Start::After(after))
+}
+
 /// The words of `text`, split at spaces and slashes, lower case.
 fn words(text: &str) -> Vec<String> {
     text.split(|c: char| c.is_whitespace() || c == '/')
@@ -403,7 +432,6 @@ async fn search_files(
     let input = input.unwrap_or_default();
     let filters = filters(&input)?;
     let limit = input.limit.map_or(50, Bounded::get);
-    let offset = input.offset.map_or(0, Bounded::get);
     let sort = match input.sort {
         SortBy::Newest => Sort::Newest,
         SortBy::Oldest => Sort::Oldest,
@@ -411,16 +439,22 @@ async fn search_files(
         SortBy::Smallest => Sort::Smallest,
         SortBy::Name => Sort::Name,
     };
+    let start = start(&input, sort)?;
     if let Some(query) = input.query.as_deref() {
         return Ok(axum::Json(
             inside(&state, caller.user_id, query, &filters, limit).await?,
         ));
     }
-    let mut hits = search::files(&state.db, caller.user_id, &filters, sort, limit, offset).await?;
+    let mut hits = search::files(&state.db, caller.user_id, &filters, sort, limit, &start).await?;
     let more = hits.len() as i64 > limit;
     hits.truncate(limit as usize);
+    let next_cursor = hits
+        .last()
+        .filter(|_| more)
+        .map(|last| After::hit(last, sort).encode());
 
-    let folders = if !filters.words.is_empty() && offset == 0 && !filters.narrows_by_content() {
+    let first_page = start == Start::Offset(0);
+    let folders = if !filters.words.is_empty() && first_page && !filters.narrows_by_content() {
         let exact = input.text.as_deref().unwrap_or_default().trim().trim_matches('/');
         let found = search::folders(
             &state.db,
@@ -446,7 +480,11 @@ async fn search_files(
     };
     Ok(axum::Json(SearchAnswer {
         files: results(hits, &state, caller.user_id).await?,
-        next_offset: more.then_some(offset + limit),
+        next_offset: match start {
+            Start::Offset(offset) => more.then_some(offset + limit),
+            Start::After(_) => None,
+        },
+        next_cursor,
         folders,
         moments: None,
     }))
@@ -554,6 +592,7 @@ async fn inside(
         )
         .await?,
         next_offset: None,
+        next_cursor: None,
         folders: None,
         moments: Some(
             picked

@@ -6,20 +6,20 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use anyhow::Result;
-use chrono::{DateTime, SecondsFormat, TimeDelta, Utc};
-use futures::{StreamExt, TryStreamExt, future};
+use chrono::{DateTime, TimeDelta, Utc};
+
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
 use super::Failure;
-use crate::Client;
 use crate::files::Batch;
 use crate::local::LocalFile;
 use crate::records::{FileRecord, StorageUsage};
 use crate::search::SearchQuery;
 use crate::spool::{self, SpoolError};
 use crate::upload::{self, Progress, UploadStatus};
+use crate::{Client, has_code};
 
 /// How long `/generate-download-url`'s link to a private file works.
 const PRIVATE_LINK_LIFETIME: TimeDelta = TimeDelta::hours(6);
@@ -230,34 +230,25 @@ pub(super) async fn list_library(client: &Client, input: Page) -> Result<Listing
     if !(1..=LARGEST_PAGE).contains(&limit) {
         return Err(Failure::new(format!("limit must be 1 to {LARGEST_PAGE}, not {limit}")).into());
     }
-    let start = match &input.cursor {
-        Some(cursor) => Some(Cursor::parse(cursor)?),
-        None => None,
-    };
-    // Newest first from the cursor's time on, a page of `/search-files` at a time, one more
-    // file than asked for to know whether there are more. Files uploaded at that very time
-    // (copied together) that come before the cursor's are passed over.
+    // Newest first, straight from the service's pages: its cursor is this tool's.
     let query = SearchQuery {
         sort: Some("newest".to_string()),
-        uploaded_before: start
-            .as_ref()
-            .map(|c| c.insert_time.to_rfc3339_opts(SecondsFormat::Micros, true)),
-        limit: Some((limit + 1).min(LARGEST_PAGE) as u32),
+        limit: Some(limit as u32),
+        cursor: input.cursor,
         ..SearchQuery::default()
     };
-    let after_start = |f: &FileRecord| future::ready(start.as_ref().is_none_or(|c| c.is_followed_by(f)));
-    let mut page: Vec<FileRecord> = client
-        .found_files(query)
-        .map_ok(FileRecord::from)
-        .try_filter(after_start)
-        .take(limit + 1)
-        .try_collect()
-        .await?;
-    let more = page.len() > limit;
-    page.truncate(limit);
-    let next_cursor = more.then(|| page.last().map(Cursor::after)).flatten();
+    let found = match client.search(&query).await {
+        Err(e) if has_code(&e, "invalid_field") => {
+            return Err(Failure::new("cursor is not one list_files answered")
+                .next("Pass the nextCursor of the previous page, or no cursor to start over.")
+                .into());
+        }
+        found => found?,
+    };
+    let next_cursor = found.next_cursor;
+    let page = found.files.into_iter().map(FileRecord::from);
     Ok(Listing {
-        files: page.into_iter().map(File::from_record).collect(),
+        files: page.map(File::from_record).collect(),
         next_cursor,
     })
 }
@@ -309,35 +300,4 @@ fn check_ids(ids: &[Uuid]) -> Result<(), Failure> {
         )));
     }
     Ok(())
-}
-
-/// Where a page of list_files ended: the last file's upload time and id. The next page starts
-/// after that file, whether or not it has left the library since.
-struct Cursor {
-    insert_time: DateTime<Utc>,
-    id: Uuid,
-}
-
-impl Cursor {
-    fn after(record: &FileRecord) -> String {
-        let time = record.insert_time.to_rfc3339_opts(SecondsFormat::Micros, true);
-        format!("{time}_{}", record.id)
-    }
-
-    fn parse(text: &str) -> Result<Cursor, Failure> {
-        let unreadable = || {
-            Failure::new("cursor is not one list_files answered")
-                .next("Pass the nextCursor of the previous page, or no cursor to start over.")
-        };
-        let (time, id) = text.split_once('_').ok_or_else(unreadable)?;
-        Ok(Cursor {
-            insert_time: time.parse().map_err(|_| unreadable())?,
-            id: id.parse().map_err(|_| unreadable())?,
-        })
-    }
-
-    /// Whether `file` comes after the cursor in the library, newest first.
-    fn is_followed_by(&self, file: &FileRecord) -> bool {
-        (file.insert_time, file.id) < (self.insert_time, self.id)
-    }
 }

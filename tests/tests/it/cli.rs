@@ -620,6 +620,21 @@ async fn library_commands_act_through_the_api() {
         run.stderr,
         "error: no file of yours has that id (file_not_found)\n"
     );
+
+    // A library longer than a page is listed a page at a time, every file once, in order.
+    drive_tests::bench::seed_library(&app, &user, 450).await;
+    let listed = drive.json(&["list"]).await;
+    assert_eq!(ids(listed.as_array().unwrap()), ids(&library(&app, &user).await));
+    assert_eq!(listed.as_array().unwrap().len(), 452);
+    let run = drive.run(&["list"]).await;
+    let lines: Vec<&str> = run.stdout.lines().collect();
+    assert_eq!(lines.len(), 453, "a header and a row a file");
+    let name_at = |line: &str| line.find("file-").or_else(|| line.find(".txt"));
+    assert_eq!(
+        name_at(lines[3]),
+        name_at(lines[450]),
+        "later pages line up with the first"
+    );
 }
 
 #[tokio::test]

@@ -403,6 +403,104 @@ async fn sorts_and_pages_with_next_offset() {
     );
 }
 
+/// Every page of `body` walked by `nextCursor`, `between` run after the first; the ids found.
+async fn walked<F: AsyncFnMut()>(app: &TestApp, user: &TestUser, body: Value, mut between: F) -> Vec<FileId> {
+    let (mut ids, mut cursor, mut pages) = (Vec::new(), Value::Null, 0);
+    loop {
+        let mut asked = body.clone();
+        asked["cursor"] = cursor;
+        let page = search(app, user, asked).await;
+        let files = page["files"].as_array().unwrap();
+        ids.extend(
+            files
+                .iter()
+                .map(|f| f["id"].as_str().unwrap().parse::<FileId>().unwrap()),
+        );
+        assert!(pages == 0 || page["nextOffset"].is_null(), "{page}");
+        cursor = page["nextCursor"].clone();
+        pages += 1;
+        if cursor.is_null() {
+            return ids;
+        }
+        assert_eq!(
+            files.len() as u64,
+            body["limit"].as_u64().unwrap(),
+            "a full page before the last"
+        );
+        if pages == 1 {
+            between().await;
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_cursor_walks_every_sort_ties_and_all_and_files_coming_or_going_shift_nothing() {
+    let app = TestApp::spawn().await;
+    let user = app.user(Some("Pro")).await;
+    let lib = library(&app, &user).await;
+    // Ties in every sort: copies made together share one upload time, and each has its
+    // source's name and size; one more in a folder below, for a folder's walk by name.
+    for (files, folder) in [
+        (vec![lib.track, lib.notes, lib.beach], "/Copies"),
+        (vec![lib.track], "/Copies/Deeper"),
+    ] {
+        let copied = app
+            .call(
+                &user,
+                "/copy-files",
+                Some(json!({ "fileIds": files, "folder": folder })),
+            )
+            .await;
+        assert_eq!(copied.status, 200, "{}", copied.body);
+    }
+    for sort in ["newest", "oldest", "largest", "smallest", "name"] {
+        let whole = found(&app, &user, json!({ "sort": sort, "limit": 200 })).await;
+        assert_eq!(whole.len(), 10);
+        for limit in [1, 3] {
+            let walk = walked(&app, &user, json!({ "sort": sort, "limit": limit }), async || {}).await;
+            assert_eq!(walk, whole, "{sort} by {limit}");
+        }
+    }
+    let in_copies = json!({ "folder": "/Copies", "sort": "name", "limit": 1 });
+    let whole = found(&app, &user, json!({ "folder": "/Copies", "sort": "name" })).await;
+    assert_eq!(whole.len(), 4);
+    assert_eq!(walked(&app, &user, in_copies, async || {}).await, whole);
+
+    // A file uploaded after the first page is newer than its cursor, and one trashed further on
+    // is simply not there: the rest come once each.
+    let before = found(&app, &user, json!({ "limit": 200 })).await;
+    let gone = before[5];
+    let walk = walked(&app, &user, json!({ "limit": 2 }), async || {
+        app.upload(&user, "late.txt", "Text", "text/plain", bytes(10, 9))
+            .await;
+        let trashed = app
+            .call(&user, "/trash-files", Some(json!([{ "id": gone }])))
+            .await;
+        assert_eq!(trashed.status, 200, "{}", trashed.body);
+    })
+    .await;
+    let expected: Vec<FileId> = before.iter().copied().filter(|id| *id != gone).collect();
+    assert_eq!(walk, expected);
+
+    // A cursor goes with its own sort, alone, and only as the service made it.
+    let newest = search(&app, &user, json!({ "limit": 1 })).await["nextCursor"].clone();
+    let id = lib.track;
+    for body in [
+        json!({ "cursor": "nonsense" }),
+        json!({ "cursor": "" }),
+        json!({ "cursor": format!("n{id}.soon") }),
+        json!({ "cursor": format!("a{id}.") }),
+        json!({ "cursor": format!("x{id}.1") }),
+        json!({ "cursor": newest, "sort": "name" }),
+        json!({ "cursor": newest, "offset": 0 }),
+        json!({ "cursor": newest, "query": "monday" }),
+    ] {
+        app.call(&user, "/search-files", Some(body))
+            .await
+            .assert_bad_field("invalid_field", "cursor");
+    }
+}
+
 #[tokio::test]
 async fn text_also_finds_folders_by_name_the_exact_one_first() {
     let app = TestApp::spawn().await;
