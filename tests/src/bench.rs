@@ -200,11 +200,6 @@ pub fn timed_script(body: &str, args: &[&str]) -> f64 {
     timed("bash", &all)
 }
 
-/// The median wall time of three runs of a bash script (see [`timed_script`]).
-pub fn script(body: &str, args: &[&str]) -> f64 {
-    middle((0..3).map(|_| timed_script(body, args)).collect())
-}
-
 /// A presigned PUT to a scratch key of the private bucket, for a peer to write its result to.
 pub async fn put_link(app: &TestApp, key: &str) -> String {
     let config = aws_sdk_s3::presigning::PresigningConfig::expires_in(Duration::from_secs(3600)).unwrap();
