@@ -2,8 +2,9 @@
 //! decoded tokens into timed segments (after OpenAI's `whisper/decoding.py` and
 //! `whisper/transcribe.py`).
 
-use candle_core::{IndexOp, Tensor};
-use candle_transformers::models::whisper::model::Whisper;
+use candle_core::Tensor;
+
+use crate::decoder::Decoder;
 
 /// Seconds per timestamp token: the encoder's 1500 positions over 30 s.
 pub const TIMESTAMP_SECONDS: f64 = 0.02;
@@ -36,33 +37,30 @@ pub struct Decoded {
 }
 
 pub fn greedy(
-    model: &mut Whisper,
+    decoder: &Decoder,
     features: &Tensor,
     s: &Specials,
     max_tokens: usize,
 ) -> candle_core::Result<Decoded> {
-    // The first pass reads the start token alone: its logits give the no-speech probability and,
-    // for a multilingual model, the language.
-    let sot = Tensor::new(&[[s.sot]], features.device())?;
-    let first = last_logits(model, &sot, features, true)?;
+    let mut window = decoder.window(features)?;
+    // The start token's logits give the no-speech probability and, for a multilingual model,
+    // the language.
+    let first = decoder.next(&mut window, &[s.sot])?;
     let no_speech_prob = softmax(&first)[s.no_speech as usize] as f64;
-    let mut prompt = vec![s.sot];
+    let mut logits = first;
     if !s.languages.is_empty() {
         let language = s
             .languages
             .iter()
             .copied()
-            .max_by(|&a, &b| first[a as usize].total_cmp(&first[b as usize]))
+            .max_by(|&a, &b| logits[a as usize].total_cmp(&logits[b as usize]))
             .expect("languages is not empty");
-        prompt.extend([language, s.transcribe]);
+        logits = decoder.next(&mut window, &[language, s.transcribe])?;
     }
 
-    let mut tokens = prompt.clone();
     let mut sum_logprob = 0f64;
     let mut sampled: Vec<u32> = Vec::new();
     while sampled.len() < max_tokens {
-        let input = Tensor::new(tokens.as_slice(), features.device())?.unsqueeze(0)?;
-        let mut logits = last_logits(model, &input, features, false)?;
         suppress(&mut logits, &sampled, s);
         let logprobs = log_softmax(&logits);
         let next = argmax(&logits);
@@ -71,7 +69,9 @@ pub fn greedy(
             break;
         }
         sampled.push(next);
-        tokens.push(next);
+        if sampled.len() < max_tokens {
+            logits = decoder.next(&mut window, &[next])?;
+        }
     }
     let avg_logprob = sum_logprob / (sampled.len() + 1) as f64;
     Ok(Decoded {
@@ -79,23 +79,6 @@ pub fn greedy(
         avg_logprob,
         no_speech_prob,
     })
-}
-
-/// The decoder's logits for the token after `tokens` (1 × n). `flush` drops the cross-attention
-/// keys and values cached from the previous window.
-fn last_logits(
-    model: &mut Whisper,
-    tokens: &Tensor,
-    features: &Tensor,
-    flush: bool,
-) -> candle_core::Result<Vec<f32>> {
-    let hidden = model.decoder.forward(tokens, features, flush)?;
-    let n = hidden.dim(1)?;
-    model
-        .decoder
-        .final_linear(&hidden.i((.., n - 1..))?)?
-        .i((0, 0))?
-        .to_vec1()
 }
 
 /// Whisper's logit filters: the configured suppressions, then the timestamp rules (timestamps

@@ -8,16 +8,19 @@
 
 mod ct2;
 mod decode;
+mod decoder;
 mod mel;
 
 use std::path::{Path, PathBuf};
 
 use candle_core::{Device, Tensor};
 use candle_nn::VarBuilder;
-use candle_transformers::models::whisper::{self, model::Whisper};
+use candle_transformers::models::whisper::model::{AudioEncoder, Whisper};
+use candle_transformers::models::whisper::{self, Config};
 use tokenizers::Tokenizer;
 
 use decode::{Specials, TIMESTAMP_SECONDS};
+use decoder::Decoder;
 
 /// A stretch of speech: seconds from the start of the audio, and what was said.
 #[derive(Debug, Clone, PartialEq)]
@@ -56,7 +59,9 @@ const LOW_LOGPROB: f64 = whisper::LOGPROB_THRESHOLD;
 const MAX_COMPRESSION_RATIO: f64 = whisper::COMPRESSION_RATIO_THRESHOLD;
 
 pub struct Transcriber {
-    model: Whisper,
+    encoder: AudioEncoder,
+    decoder: Decoder,
+    config: Config,
     tokenizer: Tokenizer,
     specials: Specials,
     mel_filters: Vec<f32>,
@@ -121,12 +126,17 @@ impl Transcriber {
         }
         let mel_filters = mel::filters(weights.config.num_mel_bins);
         let vb = VarBuilder::from_tensors(weights.tensors, whisper::DTYPE, &Device::Cpu);
-        let model = Whisper::load(&vb, weights.config).map_err(|e| SpeechError::Model {
+        let unusable = |e: candle_core::Error| SpeechError::Model {
             path: dir.join("model.bin"),
             why: e.to_string(),
-        })?;
+        };
+        // candle's encoder; the decoder is ours (it keeps what it read), on the same weights.
+        let Whisper { encoder, config, .. } = Whisper::load(&vb, weights.config).map_err(unusable)?;
+        let decoder = Decoder::load(vb.pp("model.decoder"), &config).map_err(unusable)?;
         Ok(Transcriber {
-            model,
+            encoder,
+            decoder,
+            config,
             tokenizer,
             specials,
             mel_filters,
@@ -147,8 +157,8 @@ impl Transcriber {
     pub fn stream(&self) -> Stream<'_> {
         Stream {
             transcriber: self,
-            // The model keeps per-call caches; its weights are shared, not copied.
-            model: self.model.clone(),
+            // The encoder keeps per-call caches; its weights are shared, not copied.
+            encoder: self.encoder.clone(),
             buffer: Vec::with_capacity(whisper::N_SAMPLES * 2),
             start: 0,
             segments: Vec::new(),
@@ -171,7 +181,7 @@ impl Transcriber {
 /// segments read so far, [`Stream::finish`] at the end of the audio.
 pub struct Stream<'a> {
     transcriber: &'a Transcriber,
-    model: Whisper,
+    encoder: AudioEncoder,
     /// Samples not yet read, the first of them `start` samples into the audio.
     buffer: Vec<f32>,
     start: usize,
@@ -205,7 +215,7 @@ impl Stream<'_> {
     /// the samples it consumed.
     fn read_window(&mut self) -> Result<(), SpeechError> {
         let t = self.transcriber;
-        let config = self.model.config.clone();
+        let config = &t.config;
         let samples_per_unit = (TIMESTAMP_SECONDS * SAMPLE_RATE as f64) as usize;
         // Half the decoder's context, as OpenAI samples at most.
         let max_tokens = config.max_target_positions / 2;
@@ -216,10 +226,10 @@ impl Stream<'_> {
         let consumed = if window.iter().all(|s| s.abs() < SILENCE_PEAK) {
             len
         } else {
-            let mel = mel::window(&config, &t.mel_filters, window);
+            let mel = mel::window(config, &t.mel_filters, window);
             let mel = Tensor::from_vec(mel, (1, config.num_mel_bins, whisper::N_FRAMES), &Device::Cpu)?;
-            let features = self.model.encoder.forward(&mel, true)?;
-            let decoded = decode::greedy(&mut self.model, &features, &t.specials, max_tokens)?;
+            let features = self.encoder.forward(&mel, true)?;
+            let decoded = decode::greedy(&t.decoder, &features, &t.specials, max_tokens)?;
             let text = t.text(&decoded.tokens)?;
             if (decoded.no_speech_prob > NO_SPEECH_PROB && decoded.avg_logprob < LOW_LOGPROB)
                 || compression_ratio(&text) > MAX_COMPRESSION_RATIO
