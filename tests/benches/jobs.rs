@@ -23,8 +23,8 @@ use std::time::Duration;
 
 use drive_core::id::FileId;
 use drive_tests::bench::{
-    CPU_HEADS, Cpu, add_file, forget_digests, link, middle, put_link, spread, timed_job,
-    timed_job_at, timed_script,
+    CPU_HEADS, Cpu, add_file, forget_digests, link, middle, put_link, spread, timed_job, timed_job_at,
+    timed_script,
 };
 use drive_tests::{TestApp, TestUser, env};
 use serde_json::{Value, json};
