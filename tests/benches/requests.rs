@@ -1,7 +1,8 @@
 //! `scripts/bench requests`: a file sent through a file request's page path against
 //! `drive upload` of the same file, and `/import-from-url` against `curl` of the same link to
-//! disk followed by `curl -T` of it to a presigned PUT (`DRIVE_BENCH_REQUESTS_GIB` sets the size,
-//! default 1); then where the cores go in one more of each.
+//! disk followed by `curl -T` of it to a presigned PUT, and against the same two `curl`s streamed
+//! through a pipe (`DRIVE_BENCH_REQUESTS_GIB` sets the size, default 1); then where the cores go
+//! in one more of each.
 //!
 //! The page path is what `pages/request.js` does, from Rust: start a drop, announce the file,
 //! PUT its 64 MiB parts to the store four at a time (each part read from disk as it goes), record
@@ -76,6 +77,9 @@ async fn send_through_request(app: &TestApp, request_id: &str, path: &Path, size
 
 /// The link fetched by `curl` to disk, then sent by `curl -T` to a presigned PUT of the store.
 const PEER: &str = r#"curl -sf -o "$1" "$2"; curl -sf -T "$1" -o /dev/null "$3"; rm -f "$1""#;
+/// The import's streamed peer: the link's bytes piped straight into the PUT, as the job streams
+/// them (no disk between).
+const STREAMED: &str = r#"curl -sf "$1" | curl -sf -T - -o /dev/null "$2""#;
 
 #[tokio::main]
 async fn main() {
@@ -126,12 +130,19 @@ async fn main() {
             timed_script(PEER, &[fetched, link, &put])
         }
     };
+    let streamed = |round: usize| {
+        let (app, link) = (&app, &link);
+        async move {
+            let put = put_link(app, &format!("bench/streamed/{round}")).await;
+            timed_script(STREAMED, &[link, &put])
+        }
+    };
     let body = json!({ "url": link });
     let import = || async {
         let (run, end_to_end, _) = timed_job_at(&app, &owner, "/import-from-url", body.clone()).await;
         (run, end_to_end)
     };
-    let (mut page, mut cli, mut peers) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut page, mut cli, mut peers, mut streams) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let (mut runs, mut imports) = (Vec::new(), Vec::new());
     for round in 0..ROUNDS {
         let request = app
@@ -147,11 +158,13 @@ async fn main() {
             cli.push(drive_upload(&app, &dir, &path, round).await.as_secs_f64());
             page.push(send_through_request(&app, &id, &path, size).await);
             peers.push(peer(round).await);
+            streams.push(streamed(round).await);
             import().await
         } else {
             page.push(send_through_request(&app, &id, &path, size).await);
             cli.push(drive_upload(&app, &dir, &path, round).await.as_secs_f64());
             let imported = import().await;
+            streams.push(streamed(round).await);
             peers.push(peer(round).await);
             imported
         };
@@ -206,6 +219,16 @@ async fn main() {
         "the import job's run (its startTime to endTime: process start, fetch, parts stored, record)",
         &runs,
         Some(peer_median),
+    );
+    let streamed_median = row(
+        "`curl` of the link piped into `curl -T -` to a presigned PUT (streamed)",
+        &streams,
+        None,
+    );
+    row(
+        "the import job's run, against the streamed peer",
+        &runs,
+        Some(streamed_median),
     );
     println!();
     println!("| CPU seconds of one more of each | {CPU_HEADS} | the link's server (python3) |");
