@@ -6,7 +6,8 @@
 //! mergePdf, splitPdf and extractPages (`qpdf`), compressPdf (Ghostscript), pdfToImages
 //! (`pdftoppm`, and its renderer alone against `pdftoppm` on a local file); then the checksums
 //! against their floors in the same rotated rounds (the store's raw GET of the same object, and
-//! that GET streamed into `openssl dgst`), and the job process's peak memory while
+//! that GET streamed into `openssl dgst`), the stored zip against its streamed floor (every
+//! input's GET piped into the result's PUT), and the job process's peak memory while
 //! hashing a file larger than the address space it is allowed.
 //!
 //! Both sides work on the same objects in the store: the peer's inputs are fetched through
@@ -52,6 +53,10 @@ async fn write_noise(path: &Path, len: u64) {
 
 /// Rounds of each row, in rotated order: the peer first in even rounds, the job first in odd.
 const ROUNDS: usize = 5;
+
+/// The floor under any stored zip of stored objects, as a streamed peer: every input read from
+/// the store and the result written back once, through a pipe (`$1` the PUT, then the GETs).
+const STREAMED_ZIP_FLOOR: &str = "put=$1; shift; curl -sf \"$@\" | curl -sf -T - -o /dev/null \"$put\"";
 
 /// A row's peer: a shell command run in a scratch folder whose `in/` holds the inputs (named
 /// `0001.EXT`…), fetched from the store through download links by one `curl`; what it writes to
@@ -318,6 +323,7 @@ async fn main() {
     };
 
     let mut unzip_cpu = None;
+    let mut stored_against_floor = None;
     if chosen("zip") {
         // Zip: four 256 MiB media files stored, 256 MiB of text deflated, a folder of 1,000 small
         // files; and unzip of 200 files.
@@ -340,6 +346,24 @@ async fn main() {
                 json!({ "jobType": "zip", "fileIds": media_ids }),
             )
             .await;
+        // The same zip against its streamed floor, in rotated rounds; printed after the table.
+        let mut args = vec![put_link(&app, "bench/floor/stored").await];
+        for id in &media_ids {
+            args.push(link(&app, &user, *id).await);
+        }
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let (mut floors, mut jobs) = (Vec::new(), Vec::new());
+        for round in 0..ROUNDS {
+            for side in (0..2).map(|i| (i + round) % 2) {
+                if side == 0 {
+                    floors.push(timed_script(STREAMED_ZIP_FLOOR, &args));
+                } else {
+                    let body = json!({ "jobType": "zip", "fileIds": media_ids });
+                    jobs.push(timed_job(&app, &user, body).await.0);
+                }
+            }
+        }
+        stored_against_floor = Some((floors, jobs));
         let text = dir.join("log.txt");
         {
             let mut file = std::io::BufWriter::new(std::fs::File::create(&text).unwrap());
@@ -668,6 +692,20 @@ async fn main() {
             .await;
     }
 
+    if let Some((floors, jobs)) = stored_against_floor {
+        println!();
+        println!(
+            "| zip of 4 × 256 MiB videos (stored), {ROUNDS} rounds rotated | streamed floor: GET every input, PUT the result (`curl | curl -T -`) | job run | job ÷ floor |"
+        );
+        println!("|---|---|---|---|");
+        println!(
+            "| | {} | {} | {:.2} |",
+            spread(&floors),
+            spread(&jobs),
+            middle(jobs.clone()) / middle(floors.clone())
+        );
+    }
+
     if let Some(cpu) = unzip_cpu {
         println!();
         println!("| CPU seconds of one more unzip of 200 files × 50 KB | {CPU_HEADS} |");
@@ -786,12 +824,11 @@ async fn main() {
             args.push(link(&app, &user, *id).await);
         }
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        let floor_script = "put=$1; shift; curl -sf \"$@\" | curl -sf -T - -o /dev/null \"$put\"";
         // One round of each: the store keeps what is deleted until it compacts its volumes,
         // and a second round's 16 GiB more would crowd the disk.
         let worker = app.worker_pid(0);
         let floor_before = Cpu::now(worker);
-        let floor = timed_script(floor_script, &args);
+        let floor = timed_script(STREAMED_ZIP_FLOOR, &args);
         let floor_cpu = Cpu::now(worker).row(&floor_before, floor);
         let job_before = Cpu::now(worker);
         let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));

@@ -1,0 +1,174 @@
+//! `/search-files` with `query`: inside the files the owner has had read, by words and by
+//! meaning, the two rankings fused.
+
+use std::collections::HashMap;
+
+use drive_core::db::moments::{self, EntryType, Moment};
+use drive_core::db::search::{self, Filters, Hit, Whose};
+use drive_core::id::{FileId, UserId};
+use serde::Serialize;
+use utoipa::ToSchema;
+
+use super::{SearchAnswer, results};
+use crate::error::ApiResult;
+use crate::state::AppState;
+
+/// A place inside a file where the query was found.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct MomentHit {
+    file_id: FileId,
+    /// `text` (written words, OCR included), `speech` (what is said) or `visual` (what a model saw).
+    entry_type: EntryType,
+    text: String,
+    /// Seconds into a recording where it starts and ends; null for documents.
+    at: Option<f64>,
+    until: Option<f64>,
+    /// The document's page, from 1; null when the file has no pages.
+    page: Option<i32>,
+}
+
+/// Moments answered at most, whatever `limit` says, and at most from one file.
+const MAX_MOMENTS: i64 = 50;
+const MOMENTS_PER_FILE: usize = 3;
+
+/// Moments each ranking hands the fusion.
+const CANDIDATES: usize = 200;
+
+/// Reciprocal rank fusion's constant: a moment scores `1 / (K + rank)` in each ranking it is
+/// in. 60 is the value of the method's paper; it keeps one ranking's first places from
+/// drowning what both rankings agree on.
+const RRF_K: f64 = 60.0;
+
+/// Searches inside the read files the caller may look in for `query`: the moments whose words
+/// match (PostgreSQL full text) and those nearest in meaning (cosine of embeddings), fused by
+/// rank.
+pub(super) async fn inside(
+    state: &AppState,
+    user_id: UserId,
+    query: &str,
+    filters: &Filters,
+    limit: i64,
+) -> ApiResult<SearchAnswer> {
+    let narrowed = !filters.words.is_empty()
+        || filters.folder.is_some()
+        || filters.folder_only
+        || filters.narrows_by_content();
+    // Each account's moments are searched on their own, among the files of its the caller may
+    // look in: the caller's own (all of them unless narrowed), and those others share.
+    let mut accounts: Vec<(UserId, Option<Vec<FileId>>)> = Vec::new();
+    if narrowed || filters.whose != Whose::Own {
+        let mut by_owner: HashMap<UserId, Vec<FileId>> = HashMap::new();
+        for (file, owner) in search::file_ids(&state.db, user_id, filters).await? {
+            by_owner.entry(owner).or_default().push(file);
+        }
+        if filters.whose != Whose::Shared && !narrowed {
+            accounts.push((user_id, None));
+            by_owner.remove(&user_id);
+        }
+        accounts.extend(by_owner.into_iter().map(|(owner, files)| (owner, Some(files))));
+    } else {
+        accounts.push((user_id, None));
+    }
+    // Every account's two rankings at once: the words' in PostgreSQL while the model embeds the
+    // query; then the moments nearest in meaning in each account's embeddings.
+    let embedding = state.meaning.embed(query);
+    let words = async {
+        let mut rankings = Vec::new();
+        for (account, within) in &accounts {
+            let limit = CANDIDATES as i64;
+            rankings.push(moments::by_words(&state.db, *account, query, within.as_deref(), limit).await?);
+        }
+        Ok::<_, sqlx::Error>(rankings)
+    };
+    let (embedding, by_words) = tokio::join!(embedding, words);
+    let (embedding, mut rankings) = (embedding?, by_words?);
+    for (account, within) in &accounts {
+        let nearest = state
+            .meaning
+            .nearest(&state.db, *account, &embedding, within.as_deref(), CANDIDATES)
+            .await?;
+        rankings.push(nearest);
+    }
+    let ranked = fuse(&rankings);
+    // Trashed files' moments drop out here.
+    let owners: Vec<UserId> = accounts.iter().map(|(account, _)| *account).collect();
+    let mut found: HashMap<i64, Moment> = moments::found(&state.db, &owners, &ranked)
+        .await?
+        .into_iter()
+        .map(|m| (m.id, m))
+        .collect();
+    let mut per_file: HashMap<FileId, usize> = HashMap::new();
+    let mut picked = Vec::new();
+    for id in ranked {
+        if picked.len() as i64 >= limit.min(MAX_MOMENTS) {
+            break;
+        }
+        let Some(moment) = found.remove(&id) else { continue };
+        let count = per_file.entry(moment.file_id).or_default();
+        if *count < MOMENTS_PER_FILE {
+            *count += 1;
+            picked.push(moment);
+        }
+    }
+    let mut file_ids: Vec<FileId> = Vec::new();
+    for m in &picked {
+        if !file_ids.contains(&m.file_id) {
+            file_ids.push(m.file_id);
+        }
+    }
+    let mut hits: HashMap<FileId, Hit> = search::hits(&state.db, user_id, &file_ids)
+        .await?
+        .into_iter()
+        .map(|h| (h.id, h))
+        .collect();
+    Ok(SearchAnswer {
+        files: results(
+            file_ids.iter().filter_map(|id| hits.remove(id)).collect(),
+            state,
+            user_id,
+        )
+        .await?,
+        next_offset: None,
+        next_cursor: None,
+        folders: None,
+        moments: Some(
+            picked
+                .into_iter()
+                .map(|m| MomentHit {
+                    file_id: m.file_id,
+                    entry_type: m.entry_type,
+                    text: m.text,
+                    at: m.at,
+                    until: m.until,
+                    page: m.page,
+                })
+                .collect(),
+        ),
+    })
+}
+
+/// Rankings (ids, best first) fused into one by reciprocal rank fusion, best first.
+fn fuse(rankings: &[Vec<i64>]) -> Vec<i64> {
+    let mut scores: HashMap<i64, f64> = HashMap::new();
+    for ranking in rankings {
+        for (rank, id) in ranking.iter().enumerate() {
+            *scores.entry(*id).or_default() += 1.0 / (RRF_K + rank as f64 + 1.0);
+        }
+    }
+    let mut fused: Vec<(i64, f64)> = scores.into_iter().collect();
+    fused.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    fused.into_iter().map(|(id, _)| id).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fuse;
+
+    #[test]
+    fn what_both_rankings_find_comes_first() {
+        // 7 is second in both: above 1 and 5, each first in one ranking only.
+        assert_eq!(fuse(&[vec![1, 7, 3], vec![5, 7]]), [7, 1, 5, 3]);
+        assert_eq!(fuse(&[vec![], vec![2, 4]]), [2, 4]);
+    }
+}
