@@ -124,8 +124,8 @@ pub async fn search(client: &Client, query: &SearchQuery, json: bool) -> Result<
             ],
             &rows,
         );
-        if let Some(next) = found.next_offset {
-            println!("more: --offset {next}");
+        if let Some(next) = &found.next_cursor {
+            println!("more: --cursor {}", shell_word(next));
         }
         return Ok(());
     }
@@ -165,5 +165,29 @@ fn place(m: &Moment) -> String {
         (None, Some(at), Some(until)) => format!("{at:.1}–{until:.1} s"),
         (None, Some(at), None) => format!("{at:.1} s"),
         _ => String::new(),
+    }
+}
+
+/// `text` as one word for a POSIX shell, to paste back: as it is when it holds nothing a shell
+/// reads (a cursor by time or size), else in single quotes (a cursor by name holds the name).
+fn shell_word(text: &str) -> String {
+    if text
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || "-._".contains(c))
+    {
+        return text.to_string();
+    }
+    format!("'{}'", text.replace('\'', "'\\''"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::shell_word;
+
+    #[test]
+    fn a_cursor_is_printed_as_one_shell_word() {
+        assert_eq!(shell_word("n3f1c.1732900000000000"), "n3f1c.1732900000000000");
+        assert_eq!(shell_word("a3f1c.My file.txt"), "'a3f1c.My file.txt'");
+        assert_eq!(shell_word("a3f1c.it's $HOME"), "'a3f1c.it'\\''s $HOME'");
     }
 }

@@ -1510,6 +1510,30 @@ async fn files_are_organized_collected_and_searched_by_every_filter_from_the_com
         "{}",
         listed.stdout
     );
+    // A page at a time: each page's last line names the next page's cursor.
+    let (mut walked, mut cursor) = (Vec::new(), None::<String>);
+    loop {
+        let mut args = vec!["search", "--types", "Audio", "--sort", "name", "--limit", "1"];
+        if let Some(cursor) = &cursor {
+            args.extend(["--cursor", cursor.as_str()]);
+        }
+        let page = drive.run(&args).await;
+        assert!(page.success, "{}", page.stderr);
+        let rows = page
+            .stdout
+            .lines()
+            .filter(|l| l.contains(".wav") && !l.starts_with("more:"));
+        walked.extend(rows.map(str::to_string));
+        cursor = page
+            .stdout
+            .lines()
+            .find_map(|l| l.strip_prefix("more: --cursor "))
+            .map(str::to_string);
+        if cursor.is_none() {
+            break;
+        }
+    }
+    assert_eq!(walked, order, "{walked:?}");
     let refused = drive.run(&["search", "--sort", "loudest"]).await;
     assert!(
         !refused.success && refused.stderr.contains("sort"),
