@@ -489,6 +489,8 @@ async fn a_cursor_walks_every_sort_ties_and_all_and_files_coming_or_going_shift_
         json!({ "cursor": "nonsense" }),
         json!({ "cursor": "" }),
         json!({ "cursor": format!("n{id}.soon") }),
+        json!({ "cursor": format!("n{id}.-8000000000000000000") }),
+        json!({ "cursor": format!("l{id}.99999999999999999999") }),
         json!({ "cursor": format!("a{id}.") }),
         json!({ "cursor": format!("x{id}.1") }),
         json!({ "cursor": newest, "sort": "name" }),

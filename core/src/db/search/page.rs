@@ -1,7 +1,7 @@
 //! Where a page of a sorted search starts: after an offset, or right after a file of the page
 //! before (`nextCursor`), which the sort's index finds however deep it is.
 
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, Datelike, Utc};
 use sqlx::{Postgres, QueryBuilder};
 
 use super::{Hit, Sort};
@@ -78,7 +78,15 @@ impl After {
         };
         let (id, key) = chars.as_str().split_once('.')?;
         let key = match sort {
-            Sort::Newest | Sort::Oldest => SortKey::Time(DateTime::from_timestamp_micros(key.parse().ok()?)?),
+            Sort::Newest | Sort::Oldest => {
+                // Years PostgreSQL's timestamps hold too (chrono's reach further back): any
+                // upload time is among them, and a forged cursor beyond them is no cursor.
+                let time = DateTime::from_timestamp_micros(key.parse().ok()?)?;
+                if !(1..=9999).contains(&time.year()) {
+                    return None;
+                }
+                SortKey::Time(time)
+            }
             Sort::Largest | Sort::Smallest => SortKey::Size(key.parse().ok()?),
             Sort::Name if key.is_empty() => return None,
             Sort::Name => SortKey::Name(key.to_string()),
