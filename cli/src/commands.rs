@@ -1,6 +1,7 @@
 //! Every command but `upload`: signing in, and the library (list, link, trash, restore,
 //! delete, public, private, usage).
 
+use std::io::{ErrorKind, Write};
 use std::path::Path;
 
 use anyhow::{Result, anyhow, bail};
@@ -55,8 +56,21 @@ pub async fn login(
 }
 
 /// The library, newest first, printed a page of `/search-files` at a time as the pages come:
-/// never asked for or held whole, so the first rows of a library of any size show at once.
+/// never asked for or held whole, so the first rows of a library of any size show at once. A
+/// reader that stops reading (`drive list | head`) ends it quietly.
 pub async fn list(client: &Client, json: bool) -> Result<()> {
+    match write_list(client, json, &mut std::io::stdout().lock()).await {
+        Err(e)
+            if e.downcast_ref::<std::io::Error>().map(std::io::Error::kind)
+                == Some(ErrorKind::BrokenPipe) =>
+        {
+            Ok(())
+        }
+        done => done,
+    }
+}
+
+async fn write_list(client: &Client, json: bool, out: &mut impl Write) -> Result<()> {
     let query = SearchQuery {
         sort: Some("newest".to_string()),
         limit: Some(LIST_PAGE as u32),
@@ -75,21 +89,26 @@ pub async fn list(client: &Client, json: bool) -> Result<()> {
             // One JSON array, written an element at a time.
             for file in &page {
                 let sep = if listed == 0 { "[\n" } else { ",\n" };
-                print!("{sep}{}", serde_json::to_string_pretty(file)?);
+                write!(out, "{sep}{}", serde_json::to_string_pretty(file)?)?;
                 listed += 1;
             }
             continue;
         }
         let rows: Vec<Vec<String>> = page.iter().map(list_row).collect();
-        table
-            .get_or_insert_with(|| Table::new(&LIST_COLUMNS, &rows))
-            .print(&rows);
+        let table = table.get_or_insert_with(|| Table::new(&LIST_COLUMNS, &rows));
+        if listed == 0 {
+            writeln!(out, "{}", table.header())?;
+        }
+        for row in &rows {
+            writeln!(out, "{}", table.line(row))?;
+        }
+        out.flush()?;
         listed += page.len();
     }
     match (json, listed) {
-        (true, 0) => println!("[]"),
-        (true, _) => println!("\n]"),
-        (false, 0) => println!("No files yet: `drive upload PATH` adds some."),
+        (true, 0) => writeln!(out, "[]")?,
+        (true, _) => writeln!(out, "\n]")?,
+        (false, 0) => writeln!(out, "No files yet: `drive upload PATH` adds some.")?,
         (false, _) => {}
     }
     Ok(())

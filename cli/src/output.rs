@@ -30,19 +30,21 @@ pub enum Align {
 /// Prints rows under a header, each column as wide as its widest cell. The last column is not
 /// padded, so names with spaces can go there.
 pub fn print_table(columns: &[(&str, Align)], rows: &[Vec<String>]) {
-    Table::new(columns, rows).print(rows);
+    let table = Table::new(columns, rows);
+    for line in std::iter::once(table.header()).chain(rows.iter().map(|row| table.line(row))) {
+        println!("{line}");
+    }
 }
 
-/// A table printed as its rows come, a page at a time: each column as wide as its title and its
-/// widest cell on the first page. A longer library is never held whole to measure it; a wider
-/// cell on a later page widens its own row only.
+/// A table's layout, measured on its first rows: each column as wide as its title and its
+/// widest cell there. A table written a page at a time (`drive list`) is laid out by its first
+/// page; a wider cell on a later page widens its own row only.
 pub struct Table<'a> {
     columns: &'a [(&'a str, Align)],
     widths: Vec<usize>,
 }
 
 impl<'a> Table<'a> {
-    /// The table's header, printed now, with widths measured on `first` (the first page).
     pub fn new(columns: &'a [(&'a str, Align)], first: &[Vec<String>]) -> Table<'a> {
         let mut widths: Vec<usize> = columns.iter().map(|(title, _)| title.chars().count()).collect();
         for row in first {
@@ -50,29 +52,28 @@ impl<'a> Table<'a> {
                 *width = (*width).max(cell.chars().count());
             }
         }
-        let table = Table { columns, widths };
-        let header: Vec<String> = columns.iter().map(|(title, _)| title.to_string()).collect();
-        table.print(&[header]);
-        table
+        Table { columns, widths }
     }
 
-    pub fn print(&self, rows: &[Vec<String>]) {
-        for row in rows {
-            let mut line = String::new();
-            for (i, ((cell, width), (_, align))) in row.iter().zip(&self.widths).zip(self.columns).enumerate()
-            {
-                let last = i + 1 == self.columns.len();
-                line.push_str(&match align {
-                    Align::Right => format!("{cell:>width$}"),
-                    Align::Left if last => cell.clone(),
-                    Align::Left => format!("{cell:<width$}"),
-                });
-                if !last {
-                    line.push_str("  ");
-                }
+    pub fn header(&self) -> String {
+        let titles: Vec<String> = self.columns.iter().map(|(title, _)| title.to_string()).collect();
+        self.line(&titles)
+    }
+
+    pub fn line(&self, row: &[String]) -> String {
+        let mut line = String::new();
+        for (i, ((cell, width), (_, align))) in row.iter().zip(&self.widths).zip(self.columns).enumerate() {
+            let last = i + 1 == self.columns.len();
+            line.push_str(&match align {
+                Align::Right => format!("{cell:>width$}"),
+                Align::Left if last => cell.clone(),
+                Align::Left => format!("{cell:<width$}"),
+            });
+            if !last {
+                line.push_str("  ");
             }
-            println!("{}", line.trim_end());
         }
+        line.trim_end().to_string()
     }
 }
 

@@ -635,6 +635,33 @@ async fn library_commands_act_through_the_api() {
         name_at(lines[450]),
         "later pages line up with the first"
     );
+
+    // A reader that stops early (`drive --json list | head`): the rest is not written and the
+    // command ends quietly, not with a panic about a broken pipe. The JSON of 452 files is
+    // several times what a pipe holds, so the command is still writing when the reader goes.
+    let mut child = tokio::process::Command::new(bin("drive"))
+        .arg("--config")
+        .arg(&drive.config)
+        .args(["--json", "list"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut first = [0u8; 1];
+    let mut stdout = child.stdout.take().unwrap();
+    tokio::io::AsyncReadExt::read_exact(&mut stdout, &mut first)
+        .await
+        .unwrap();
+    assert_eq!(&first, b"[");
+    drop(stdout);
+    let output = child.wait_with_output().await.unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        output.status.success() && stderr.is_empty(),
+        "{:?}: {stderr}",
+        output.status
+    );
 }
 
 #[tokio::test]
