@@ -495,12 +495,17 @@ async fn a_cursor_walks_every_sort_ties_and_all_and_files_coming_or_going_shift_
         json!({ "cursor": format!("x{id}.1") }),
         json!({ "cursor": newest, "sort": "name" }),
         json!({ "cursor": newest, "offset": 0 }),
-        json!({ "cursor": newest, "query": "monday" }),
     ] {
         app.call(&user, "/search-files", Some(body))
             .await
             .assert_bad_field("invalid_field", "cursor");
     }
+    // With `query` the answer is one page: a cursor, like `sort` and `offset`, does not apply.
+    let inside = search(&app, &user, json!({ "cursor": "anything", "query": "monday" })).await;
+    assert!(
+        inside["moments"].is_array() && inside["nextCursor"].is_null(),
+        "{inside}"
+    );
 }
 
 #[tokio::test]

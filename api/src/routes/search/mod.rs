@@ -109,8 +109,9 @@ pub struct SearchInput {
     limit: Option<Bounded<1, 200>>,
     /// Default 0. Not with `cursor`.
     offset: Option<Bounded<0, { MAX_OFFSET }>>,
-    /// A `nextCursor` of the same search: the page right after it, read straight off the
-    /// index however deep it is, where a deep `offset` counts every file before it.
+    /// A `nextCursor` of the same search (its filters and `sort`; not with `offset`): the page
+    /// right after it, read straight off the index however deep it is, where a deep `offset`
+    /// counts every file before it. Not used with `query`.
     cursor: Option<Line<1, 400>>,
 }
 
@@ -296,17 +297,13 @@ fn filters(input: &SearchInput) -> ApiResult<Filters> {
 }
 
 /// Where the page starts: after `cursor`, which must be of the same sort and not beside an
-/// `offset` or a `query` (whose answer is one page), else after `offset` files.
+/// `offset`, else after `offset` files. A search with `query` answers one page, so neither
+/// applies to it, as `sort` does not.
 fn start(input: &SearchInput, sort: Sort) -> ApiResult<Start> {
-    let Some(cursor) = input.cursor.as_deref() else {
+    let cursor = input.cursor.as_deref().filter(|_| input.query.is_none());
+    let Some(cursor) = cursor else {
         return Ok(Start::Offset(input.offset.map_or(0, Bounded::get)));
     };
-    if input.query.is_some() {
-        return Err(ApiError::invalid(
-            "cursor",
-            "a search with query answers one page: no cursor",
-        ));
-    }
     if input.offset.is_some() {
         return Err(ApiError::invalid("cursor", "give cursor or offset, not both"));
     }
