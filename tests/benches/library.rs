@@ -15,7 +15,7 @@ use std::path::Path;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use drive_tests::bench::{middle, peak_rss_kib, seed_library};
+use drive_tests::bench::{drive_login, middle, peak_rss_kib, seed_library};
 use drive_tests::proxy::TcpProxy;
 use drive_tests::{APP_ID, TestApp, TestUser, bin, env, raw_store_at};
 use serde_json::json;
@@ -24,27 +24,6 @@ use tokio::io::{AsyncBufReadExt, BufReader};
 const FILES: i64 = 100_000;
 const ROUNDS: usize = 5;
 const MIB: usize = 1024 * 1024;
-
-/// Signs `dir/NAME.json` in as `user` (each account's own config).
-async fn login(app: &TestApp, user: &TestUser, config: &Path) {
-    let status = tokio::process::Command::new(bin("drive"))
-        .arg("--config")
-        .arg(config)
-        .args([
-            "login",
-            "--url",
-            &app.url,
-            "--app",
-            APP_ID,
-            "--token",
-            &user.api_token,
-        ])
-        .stdout(Stdio::null())
-        .status()
-        .await
-        .unwrap();
-    assert!(status.success(), "drive login");
-}
 
 /// The ms from `start` to the first upload (a PUT or a POST) the store was sent after it.
 fn first_upload_ms(store: &TcpProxy, start: Instant) -> f64 {
@@ -145,8 +124,8 @@ async fn main() {
     seed_library(&app, &big, FILES).await;
     println!("seeded {FILES} files in {:.1} s", started.elapsed().as_secs_f64());
     let (big_config, empty_config) = (dir.join("big.json"), dir.join("empty.json"));
-    login(&app, &big, &big_config).await;
-    login(&app, &empty, &empty_config).await;
+    drive_login(&app, &big, &big_config).await;
+    drive_login(&app, &empty, &empty_config).await;
     let bytes: Vec<u8> = (0..MIB)
         .map(|i| (i.wrapping_mul(2654435761) >> 13) as u8)
         .collect();

@@ -10,8 +10,8 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use drive_tests::bench::{middle, peak_rss_kib, spread};
-use drive_tests::{APP_ID, TestApp, bin, env, raw_store};
+use drive_tests::bench::{drive_login, middle, peak_rss_kib, spread};
+use drive_tests::{TestApp, bin, env, raw_store};
 use tokio::io::AsyncWriteExt;
 
 const MIB: u64 = 1024 * 1024;
@@ -77,19 +77,7 @@ async fn main() {
     let app = TestApp::spawn().await;
     let user = app.user(Some("Pro")).await;
     let config = dir.join("drive.json");
-    drive(
-        &config,
-        &[
-            "login",
-            "--url",
-            &app.url,
-            "--app",
-            APP_ID,
-            "--token",
-            &user.api_token,
-        ],
-    )
-    .await;
+    drive_login(&app, &user, &config).await;
 
     // Rounds alternating which goes first, so neither side always meets a warmer cache.
     let store = raw_store().await;

@@ -215,11 +215,33 @@ pub async fn put_link(app: &TestApp, key: &str) -> String {
         .to_string()
 }
 
+/// `drive login` of `user` into the config file `config`, which must succeed.
+pub async fn drive_login(app: &TestApp, user: &TestUser, config: &Path) {
+    let status = tokio::process::Command::new(bin("drive"))
+        .arg("--config")
+        .arg(config)
+        .args([
+            "login",
+            "--url",
+            &app.url,
+            "--app",
+            APP_ID,
+            "--token",
+            &user.api_token,
+        ])
+        .stdout(Stdio::null())
+        .status()
+        .await
+        .unwrap();
+    assert!(status.success(), "drive login");
+}
+
 /// `drive upload PATH` of a fresh account (so nothing is skipped as sent before), timed from the
 /// command's start to its end; its config file is `drive-{round}.json` in `dir`.
 pub async fn drive_upload(app: &TestApp, dir: &Path, path: &Path, round: usize) -> Duration {
     let user = app.user(Some("Pro")).await;
     let config = dir.join(format!("drive-{round}.json"));
+    drive_login(app, &user, &config).await;
     let run = |args: Vec<String>| {
         let config = config.clone();
         async move {
@@ -234,16 +256,6 @@ pub async fn drive_upload(app: &TestApp, dir: &Path, path: &Path, round: usize) 
             assert!(status.success(), "drive {args:?}");
         }
     };
-    run(vec![
-        "login".into(),
-        "--url".into(),
-        app.url.clone(),
-        "--app".into(),
-        APP_ID.into(),
-        "--token".into(),
-        user.api_token.clone(),
-    ])
-    .await;
     let start = Instant::now();
     run(vec!["--json".into(), "upload".into(), path.display().to_string()]).await;
     start.elapsed()
