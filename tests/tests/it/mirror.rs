@@ -3,8 +3,14 @@
 //! switched), and after each the follower reads the new events (the contract's `file` and the
 //! mirror's kinds) and applies them; its files (name, folder path, trashed) must equal what
 //! `/select-user-files` and `/select-trashed-files` say, with `/select-collections`' paths.
+//!
+//! An event shows once every transaction older than it has ended, anyone's (docs/behaviour.md),
+//! so on a busy server the last operation's events can be a moment late. After each operation the
+//! test renames a marker file, and the follower reads until it has seen that rename: the feed is
+//! in commit order, so everything the operation recorded came before it.
 
 use std::collections::{BTreeMap, HashMap};
+use std::time::{Duration, Instant};
 
 use drive_tests::*;
 use rand::rngs::StdRng;
@@ -33,10 +39,19 @@ struct Mirror {
 }
 
 impl Mirror {
-    /// Reads every event since the last call and applies it.
+    /// Reads and applies events until the marker file `marker` has the name `mark`.
+    async fn follow_to(&mut self, app: &TestApp, user: &TestUser, marker: &str, mark: &str) {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while self.files.get(marker).is_none_or(|m| m.name != mark) {
+            assert!(Instant::now() < deadline, "no rename to {mark} in the feed");
+            self.follow(app, user).await;
+        }
+    }
+
+    /// Reads every event since the last call and applies it; an empty feed is waited on.
     async fn follow(&mut self, app: &TestApp, user: &TestUser) {
         loop {
-            let mut body = json!({ "kinds": KINDS, "limit": 100 });
+            let mut body = json!({ "kinds": KINDS, "limit": 100, "wait": 10 });
             if let Some(cursor) = &self.cursor {
                 body["since"] = json!(cursor);
             } else {
@@ -159,13 +174,14 @@ async fn listed(app: &TestApp, user: &TestUser) -> BTreeMap<String, (String, Str
 
 /// One random operation; answers what it was, for the failure message. Refusals (a name taken,
 /// a folder into itself) are operations too: they must change nothing.
-async fn operate(app: &TestApp, user: &TestUser, rng: &mut StdRng, n: usize) -> String {
+async fn operate(app: &TestApp, user: &TestUser, rng: &mut StdRng, n: usize, marker: &str) -> String {
     let live = app.call(user, "/select-user-files", None).await.body;
     let live: Vec<String> = live
         .as_array()
         .unwrap()
         .iter()
         .map(|f| f["id"].as_str().unwrap().to_string())
+        .filter(|id| id != marker)
         .collect();
     let trash = app.call(user, "/select-trashed-files", None).await.body;
     let trash: Vec<String> = trash
@@ -243,10 +259,24 @@ async fn a_follower_of_the_feed_keeps_a_tree_identical_to_the_drive_s_through_20
     let user = app.user(Some("Pro")).await;
     let mut rng = StdRng::seed_from_u64(20261129);
     let mut mirror = Mirror::default();
+    // The marker sits at the top, where no operation takes it (a folder move or delete cannot).
+    let marker = app
+        .upload(&user, "marker.txt", "Text", "text/plain", b"abc".to_vec())
+        .await
+        .to_string();
     let mut done = Vec::new();
     for n in 0..200 {
-        done.push(operate(&app, &user, &mut rng, n).await);
-        mirror.follow(&app, &user).await;
+        done.push(operate(&app, &user, &mut rng, n, &marker).await);
+        let mark = format!("mark-{n}.txt");
+        let renamed = app
+            .call(
+                &user,
+                "/rename-file",
+                Some(json!({ "fileId": marker, "fileName": mark })),
+            )
+            .await;
+        assert_eq!(renamed.status, 200, "{}", renamed.body);
+        mirror.follow_to(&app, &user, &marker, &mark).await;
         if n % 20 == 19 {
             assert_eq!(mirror.tree(), listed(&app, &user).await, "after {n}: {done:#?}");
         }
