@@ -328,10 +328,6 @@ impl JobContext {
     pub fn ask<T: DeserializeOwned>(&self, request: &Request) -> JobResult<T> {
         self.supervisor.ask(request)
     }
-
-    pub fn http(&self) -> &reqwest::blocking::Client {
-        &self.http
-    }
 }
 
 /// A file's bytes as the store hands them over. A failure to read them is the server side's

@@ -5,9 +5,9 @@
 //! - [`ObjectReader`] serves reads from a window fetched with one ranged GET at a time, so a
 //!   zip's central directory and its entries are read without downloading the whole archive.
 //! - [`ResultWriter`] spools bytes into parts in the job's work folder and sends each as a
-//!   multipart part when it fills, streamed from its file, while the next fills; memory stays
-//!   flat (a few buffers) however large the parts and the result, and the folder holds at most
-//!   [`PARTS_IN_FLIGHT`] + 1 parts.
+//!   multipart part when it fills, streamed from its file a MiB at a time, while the next
+//!   fills; memory stays flat (a few buffers) however large the parts and the result, and the
+//!   folder holds at most [`PARTS_IN_FLIGHT`] + 1 parts.
 
 use std::collections::VecDeque;
 use std::fs::File;
@@ -154,6 +154,31 @@ impl Spool {
 /// Bytes gathered before a write to a part's file.
 const SPOOL_BUFFER: usize = 1024 * 1024;
 
+/// Bytes read from a part's file at a time as it is sent.
+const SEND_CHUNK: usize = 1024 * 1024;
+
+/// PUTs a part's file to its presigned URL, read [`SEND_CHUNK`] at a time, on a runtime of
+/// the sending thread's own. Not the blocking client's `Read` body: its pump moves 8 KiB at a
+/// time, each a wake of the client's thread, and that cost the job more CPU than the bytes'
+/// copy (BENCHMARKS.md, the import and the stored zip).
+fn put_part(url: String, file: File, len: u64) -> Result<(), Box<dyn std::error::Error>> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    runtime.block_on(async {
+        let chunks = tokio_util::io::ReaderStream::with_capacity(tokio::fs::File::from_std(file), SEND_CHUNK);
+        reqwest::Client::new()
+            .put(url)
+            // Given, the length is sent as such (the store wants it) rather than in chunks.
+            .header(reqwest::header::CONTENT_LENGTH, len)
+            .body(reqwest::Body::wrap_stream(chunks))
+            .send()
+            .await?
+            .error_for_status()?;
+        Ok(())
+    })
+}
+
 /// Parts sent while the next one fills: the store's write and the job's read overlap, for at
 /// most this many parts' files in the work folder beyond the one filling.
 const PARTS_IN_FLIGHT: usize = 2;
@@ -210,16 +235,8 @@ impl<'a> ResultWriter<'a> {
             length: len as i64,
         };
         let url: String = self.context.ask(&request)?;
-        let put = self
-            .context
-            .http()
-            .put(url)
-            .body(reqwest::blocking::Body::sized(file, len as u64));
         self.sending.push_back(std::thread::spawn(move || {
-            let sent = put
-                .send()
-                .and_then(reqwest::blocking::Response::error_for_status)
-                .map(drop)
+            let sent = put_part(url, file, len as u64)
                 .map_err(|e| JobError::Server(format!("sending a part to the store: {e}")));
             let _ = std::fs::remove_file(&path);
             sent
