@@ -148,28 +148,6 @@ fn text_block(n: usize, len: usize) -> Vec<u8> {
     text
 }
 
-/// Peak resident memory of any `drive-worker run-job` process, sampled until `done` is set.
-fn watch_job_memory(done: std::sync::Arc<std::sync::atomic::AtomicBool>) -> std::thread::JoinHandle<u64> {
-    std::thread::spawn(move || {
-        let mut peak_kib = 0u64;
-        while !done.load(std::sync::atomic::Ordering::Relaxed) {
-            for (pid, _) in drive_tests::job_processes() {
-                let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
-                if let Some(kib) = status
-                    .lines()
-                    .find(|l| l.starts_with("VmHWM:"))
-                    .and_then(|l| l.split_whitespace().nth(1))
-                    .and_then(|v| v.parse::<u64>().ok())
-                {
-                    peak_kib = peak_kib.max(kib);
-                }
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        peak_kib
-    })
-}
-
 fn pdf_of(path: &Path, pages: u32) {
     use lopdf::content::{Content, Operation};
     use lopdf::{Document, Object, Stream, dictionary};
@@ -791,7 +769,7 @@ async fn main() {
         let big_id = add_file(&app, &user, &big, "Other", "application/octet-stream").await;
         for (label, id) in [("1 GiB", id), (format!("{gib} GiB").as_str(), big_id)] {
             let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-            let watcher = watch_job_memory(done.clone());
+            let watcher = drive_tests::bench::watch_job_memory(done.clone(), Duration::from_millis(20));
             forget_digests(&app).await;
             let (own, _, _) = timed_job(&app, &user, json!({ "jobType": "checksum", "fileIds": [id] })).await;
             done.store(true, std::sync::atomic::Ordering::Relaxed);
@@ -832,7 +810,7 @@ async fn main() {
         let floor_cpu = Cpu::now(worker).row(&floor_before, floor);
         let job_before = Cpu::now(worker);
         let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-        let watcher = watch_job_memory(done.clone());
+        let watcher = drive_tests::bench::watch_job_memory(done.clone(), Duration::from_millis(20));
         let (own, _, job) = timed_job(&app, &user, json!({ "jobType": "zip", "fileIds": ids })).await;
         let job_cpu = Cpu::now(worker).row(&job_before, own);
         done.store(true, std::sync::atomic::Ordering::Relaxed);

@@ -381,3 +381,21 @@ pub fn peak_rss_kib(pid: u32) -> Option<u64> {
     let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
     line.split_whitespace().nth(1)?.parse().ok()
 }
+
+/// Peak resident memory (`VmHWM`, KiB) of any `drive-worker run-job` process, read every
+/// `every` until `done` is set.
+pub fn watch_job_memory(
+    done: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    every: Duration,
+) -> std::thread::JoinHandle<u64> {
+    std::thread::spawn(move || {
+        let mut peak_kib = 0u64;
+        while !done.load(std::sync::atomic::Ordering::Relaxed) {
+            for (pid, _) in crate::job_processes() {
+                peak_kib = peak_kib.max(peak_rss_kib(pid).unwrap_or(0));
+            }
+            std::thread::sleep(every);
+        }
+        peak_kib
+    })
+}
