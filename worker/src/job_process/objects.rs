@@ -167,9 +167,12 @@ fn put_part(url: String, file: File, len: u64) -> Result<(), Box<dyn std::error:
         .build()?;
     runtime.block_on(async {
         let chunks = tokio_util::io::ReaderStream::with_capacity(tokio::fs::File::from_std(file), SEND_CHUNK);
+        // A client of this runtime's own: a pooled connection's task lives on the runtime that
+        // opened it, and each part's runtime ends with its PUT.
         reqwest::Client::new()
             .put(url)
-            // Given, the length is sent as such (the store wants it) rather than in chunks.
+            // With the length in the header the body goes as those bytes (what the store's part
+            // PUT wants), not in chunked encoding as a stream's would.
             .header(reqwest::header::CONTENT_LENGTH, len)
             .body(reqwest::Body::wrap_stream(chunks))
             .send()
