@@ -1339,6 +1339,26 @@ async fn a_zip_larger_than_a_part_is_written_in_parts_and_reads_back_whole() {
         entry.read_to_end(&mut out).unwrap();
         assert!(out == *original, "entry {i} differs");
     }
+
+    // Expected to take parts (70 MiB in), its first part is streamed to the store from the
+    // first byte; deflated, the zip ends far short of a part and is sent again whole.
+    let text = "every line of these notes is the same line, over and over\n"
+        .repeat(70 * 1024 * 1024 / 60)
+        .into_bytes();
+    let notes = app
+        .upload(&user, "notes.txt", "Text", "text/plain", text.clone())
+        .await;
+    let job = app
+        .run_job(&user, json!({ "jobType": "zip", "fileIds": [notes] }))
+        .await;
+    assert_eq!(job["state"], "done", "{job}");
+    let zipped = app.download(&user, job["files"][0]["id"].as_str().unwrap()).await;
+    assert!(zipped.len() < 1024 * 1024, "deflated: {} bytes", zipped.len());
+    assert_eq!(job["result"]["bytes"], zipped.len() as u64, "{job}");
+    let mut archive = zip::ZipArchive::new(std::io::Cursor::new(zipped)).unwrap();
+    let mut out = Vec::new();
+    archive.by_index(0).unwrap().read_to_end(&mut out).unwrap();
+    assert!(out == text, "the notes come back as they went in");
 }
 
 #[tokio::test]

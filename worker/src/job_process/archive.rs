@@ -22,19 +22,12 @@ use crate::job_process::objects::{ObjectReader, ResultWriter, is_server_side};
 use crate::protocol::{JobError, JobResult};
 
 const MIB: u64 = 1024 * 1024;
-/// Parts of 64 MiB, larger when an object would need more than this many.
-const PART_SIZE: u64 = 64 * MIB;
-const MAX_PARTS: u64 = 9_000;
 
 /// Unzip refuses archives beyond these: more entries, more bytes unpacked, or an entry that
 /// unpacks to more than this many times its packed size (a zip bomb).
 const MAX_ENTRIES: usize = 10_000;
 const MAX_UNPACKED_BYTES: u64 = 1024 * 1024 * MIB;
 const MAX_RATIO: u64 = 1_000;
-
-pub(crate) fn part_size_for(bytes: u64) -> usize {
-    PART_SIZE.max(bytes.div_ceil(MAX_PARTS)) as usize
-}
 
 pub fn zip(context: &JobContext, settings: &Zip) -> JobResult<serde_json::Value> {
     let inputs = context.inputs()?;
@@ -51,7 +44,7 @@ pub fn zip(context: &JobContext, settings: &Zip) -> JobResult<serde_json::Value>
         return Ok(json!({ "entries": inputs.len(), "bytes": saved.file_size }));
     }
     let total: u64 = inputs.iter().map(|f| f.file_size as u64).sum();
-    let writer = ResultWriter::new(context, 0, &name, folder_id, part_size_for(total + total / 100));
+    let writer = ResultWriter::new(context, 0, &name, folder_id, total + total / 100);
     let mut zip = ZipWriter::new_stream(writer);
     let mut done = 0u64;
     for (file, entry) in inputs.iter().zip(&entries) {
@@ -229,8 +222,7 @@ pub fn unzip(context: &JobContext) -> JobResult<serde_json::Value> {
             };
             let file_name = file_name.as_str();
             let declared = entry.size();
-            let mut writer =
-                ResultWriter::new(context, position, file_name, folder_id, part_size_for(declared));
+            let mut writer = ResultWriter::new(context, position, file_name, folder_id, declared);
             // Never more than the entry says it holds: a lying header is a bomb too.
             let copied = io::copy(&mut (&mut entry).take(declared + 1), &mut writer)
                 .map_err(|e| unreadable_entry(file_name, e))?;
@@ -333,14 +325,6 @@ fn unreadable_entry(name: &str, e: io::Error) -> JobError {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn parts_grow_only_when_a_file_would_need_too_many() {
-        assert_eq!(part_size_for(0) as u64, PART_SIZE);
-        assert_eq!(part_size_for(100 * 1024 * MIB) as u64, PART_SIZE);
-        let two_tb = 2 * 1024 * 1024 * MIB;
-        assert!(two_tb.div_ceil(part_size_for(two_tb) as u64) <= MAX_PARTS);
-    }
 
     #[test]
     fn compressed_media_is_stored_and_documents_deflated() {

@@ -12,7 +12,7 @@ use drive_domain::job::Import;
 use drive_fetch::{BlockingFetcher, SystemResolver};
 use serde_json::json;
 
-use crate::job_process::archive::{copy_with_progress, part_size_for};
+use crate::job_process::archive::copy_with_progress;
 use crate::job_process::context::JobContext;
 use crate::job_process::objects::ResultWriter;
 use crate::protocol::{JobError, JobResult};
@@ -51,7 +51,7 @@ pub fn run(context: &JobContext, settings: &Import) -> JobResult<serde_json::Val
         0,
         &settings.name,
         context.folder_id(),
-        part_size_for(declared.unwrap_or(0)),
+        declared.unwrap_or(0),
     );
     let copied = copy_with_progress(&mut body, &mut writer, |n| {
         if let Some(length) = declared {

@@ -4,14 +4,16 @@
 //!
 //! - [`ObjectReader`] serves reads from a window fetched with one ranged GET at a time, so a
 //!   zip's central directory and its entries are read without downloading the whole archive.
-//! - [`ResultWriter`] spools bytes into parts in the job's work folder and sends each as a
-//!   multipart part when it fills, streamed from its file a MiB at a time, while the next
-//!   fills; memory stays flat (a few buffers) however large the parts and the result, and the
-//!   folder holds at most [`PARTS_IN_FLIGHT`] + 1 parts.
+//! - [`ResultWriter`] writes bytes into parts in the job's work folder. Once the result is
+//!   known to take more than one part, each part is also streamed to the store as it is
+//!   written, in a PUT of the part size, so the store's write overlaps the job's read from
+//!   the first byte; a part that ends short (the last) is sent again from its file with its
+//!   true length. Memory stays flat (a few buffers) however large the parts and the result,
+//!   and the folder holds at most [`PARTS_IN_FLIGHT`] + 1 parts.
 
 use std::collections::VecDeque;
 use std::fs::File;
-use std::io::{self, BufWriter, Read, Seek, SeekFrom, Write};
+use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::PathBuf;
 
 use drive_domain::id::FolderId;
@@ -104,6 +106,15 @@ impl Seek for ObjectReader<'_> {
     }
 }
 
+/// Parts of 64 MiB, larger when an object would need more than this many.
+const PART_SIZE: u64 = 64 * 1024 * 1024;
+const MAX_PARTS: u64 = 9_000;
+
+/// The part size for a result of about `bytes` (0 when not known).
+fn part_size_for(bytes: u64) -> usize {
+    PART_SIZE.max(bytes.div_ceil(MAX_PARTS)) as usize
+}
+
 /// Writes the job's result at a position as it is made: a multipart upload the supervisor
 /// opens under the result's key, or, for a result that fits in one part, a file in the work
 /// folder that the supervisor stores. Either way [`ResultWriter::finish`] records it.
@@ -113,6 +124,9 @@ pub struct ResultWriter<'a> {
     name: &'a str,
     folder_id: Option<FolderId>,
     part_size: usize,
+    /// Whether a part goes to the store as it is written: from the first byte when the
+    /// result is expected to take more than one part, else from the second part on.
+    stream_parts: bool,
     upload_id: Option<String>,
     /// The part filling, in the work folder.
     filling: Option<Spool>,
@@ -122,64 +136,146 @@ pub struct ResultWriter<'a> {
     parts: i32,
 }
 
-/// A part being written to a file of its own.
+/// A part being written to a file of its own and, when it is streamed, to its PUT.
 struct Spool {
+    number: i32,
     path: PathBuf,
-    file: BufWriter<File>,
+    file: File,
+    /// Bytes gathered before a write to the file (and a chunk to the PUT).
+    gathered: Vec<u8>,
     len: usize,
+    stream: Option<PartStream>,
+}
+
+/// A part's PUT, of the part size, fed chunk by chunk as the part is written. Its file is
+/// kept meanwhile: a part that ends short (the result's last) or whose PUT the store ends
+/// early (an idle connection closed while the job's input stalled) goes again from it.
+struct PartStream {
+    chunks: tokio::sync::mpsc::Sender<io::Result<Vec<u8>>>,
+    put: JoinHandle<JobResult<()>>,
 }
 
 impl Spool {
-    fn create(path: PathBuf) -> io::Result<Spool> {
+    fn create(number: i32, path: PathBuf) -> io::Result<Spool> {
         let file = std::fs::OpenOptions::new()
             .read(true)
             .write(true)
             .create_new(true)
             .open(&path)?;
         Ok(Spool {
+            number,
             path,
-            file: BufWriter::with_capacity(SPOOL_BUFFER, file),
+            file,
+            gathered: Vec::with_capacity(SPOOL_BUFFER),
             len: 0,
+            stream: None,
         })
     }
 
+    fn write(&mut self, bytes: &[u8]) -> io::Result<()> {
+        self.gathered.extend_from_slice(bytes);
+        self.len += bytes.len();
+        if self.gathered.len() >= SPOOL_BUFFER {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    /// Writes what is gathered to the file and hands it to the PUT, if there is one.
+    fn flush(&mut self) -> io::Result<()> {
+        if self.gathered.is_empty() {
+            return Ok(());
+        }
+        self.file.write_all(&self.gathered)?;
+        let Some(stream) = &self.stream else {
+            self.gathered.clear();
+            return Ok(());
+        };
+        let chunk = std::mem::replace(&mut self.gathered, Vec::with_capacity(SPOOL_BUFFER));
+        if stream.chunks.blocking_send(Ok(chunk)).is_err() {
+            // The PUT has ended early: the part goes whole from its file once written.
+            let ended = self.stream.take().expect("just used");
+            let _ = ended.put.join();
+        }
+        Ok(())
+    }
+
+    /// Ends the part's PUT unfinished, if there is one: an error in its body breaks the
+    /// request off, and the store keeps nothing of a part short of its length.
+    fn stop_stream(&mut self) {
+        if let Some(stream) = self.stream.take() {
+            let _ = stream
+                .chunks
+                .blocking_send(Err(io::Error::other("the part ended short")));
+            drop(stream.chunks);
+            let _ = stream.put.join();
+        }
+    }
+
     /// The part's file, written out and rewound, to be read from its start.
-    fn into_file(self) -> io::Result<(File, PathBuf, usize)> {
-        let mut file = self.file.into_inner().map_err(io::IntoInnerError::into_error)?;
-        file.seek(SeekFrom::Start(0))?;
-        Ok((file, self.path, self.len))
+    fn into_file(mut self) -> io::Result<(File, PathBuf, usize)> {
+        self.stop_stream();
+        self.flush()?;
+        self.file.seek(SeekFrom::Start(0))?;
+        Ok((self.file, self.path, self.len))
+    }
+
+    fn discard(mut self) {
+        self.stop_stream();
+        let _ = std::fs::remove_file(&self.path);
     }
 }
 
-/// Bytes gathered before a write to a part's file.
+/// Bytes gathered before a write to a part's file (and a chunk to its PUT).
 const SPOOL_BUFFER: usize = 1024 * 1024;
+
+/// Chunks handed to a streamed part's PUT and not yet sent: the job's writes wait beyond.
+const CHUNKS_IN_FLIGHT: usize = 4;
 
 /// Bytes read from a part's file at a time as it is sent.
 const SEND_CHUNK: usize = 1024 * 1024;
 
-/// PUTs a part's file to its presigned URL, read [`SEND_CHUNK`] at a time, on a runtime of
-/// the sending thread's own. Not the blocking client's `Read` body: its pump moves 8 KiB at a
-/// time, each a wake of the client's thread, and that cost the job more CPU than the bytes'
-/// copy (BENCHMARKS.md, the import and the stored zip).
-fn put_part(url: String, file: File, len: u64) -> Result<(), Box<dyn std::error::Error>> {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()?;
-    runtime.block_on(async {
-        let chunks = tokio_util::io::ReaderStream::with_capacity(tokio::fs::File::from_std(file), SEND_CHUNK);
-        // A client of this runtime's own: a pooled connection's task lives on the runtime that
-        // opened it, and each part's runtime ends with its PUT.
-        reqwest::Client::new()
-            .put(url)
-            // With the length in the header the body goes as those bytes (what the store's part
-            // PUT wants), not in chunked encoding as a stream's would.
-            .header(reqwest::header::CONTENT_LENGTH, len)
-            .body(reqwest::Body::wrap_stream(chunks))
-            .send()
-            .await?
-            .error_for_status()?;
-        Ok(())
-    })
+/// What a part's PUT sends: its finished file, or the chunks of a part being written.
+enum PartBody {
+    File(File),
+    Chunks(tokio::sync::mpsc::Receiver<io::Result<Vec<u8>>>),
+}
+
+/// PUTs a part of `len` bytes to its presigned URL on a runtime of the sending thread's own,
+/// a file read [`SEND_CHUNK`] at a time. Not the blocking client's `Read` body: its pump
+/// moves 8 KiB at a time, each a wake of the client's thread, and that cost the job more CPU
+/// than the bytes' copy (BENCHMARKS.md, the import and the stored zip).
+fn put_part(url: String, body: PartBody, len: u64) -> JobResult<()> {
+    let put = || -> Result<(), Box<dyn std::error::Error>> {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()?;
+        runtime.block_on(async {
+            let body = match body {
+                PartBody::File(file) => reqwest::Body::wrap_stream(
+                    tokio_util::io::ReaderStream::with_capacity(tokio::fs::File::from_std(file), SEND_CHUNK),
+                ),
+                PartBody::Chunks(chunks) => {
+                    reqwest::Body::wrap_stream(futures::stream::unfold(chunks, |mut chunks| async move {
+                        chunks.recv().await.map(|chunk| (chunk, chunks))
+                    }))
+                }
+            };
+            // A client of this runtime's own: a pooled connection's task lives on the runtime
+            // that opened it, and each part's runtime ends with its PUT.
+            reqwest::Client::new()
+                .put(url)
+                // With the length in the header the body goes as those bytes (what the store's
+                // part PUT wants), not in chunked encoding as a stream's would.
+                .header(reqwest::header::CONTENT_LENGTH, len)
+                .body(body)
+                .send()
+                .await?
+                .error_for_status()?;
+            Ok(())
+        })
+    };
+    put().map_err(|e| JobError::Server(format!("sending a part to the store: {e}")))
 }
 
 /// Parts sent while the next one fills: the store's write and the job's read overlap, for at
@@ -187,20 +283,22 @@ fn put_part(url: String, file: File, len: u64) -> Result<(), Box<dyn std::error:
 const PARTS_IN_FLIGHT: usize = 2;
 
 impl<'a> ResultWriter<'a> {
-    /// `part_size` at least 5 MiB (the store's minimum for all parts but the last).
+    /// `expected`: about how many bytes the result will be, 0 when not known.
     pub fn new(
         context: &'a JobContext,
         position: i32,
         name: &'a str,
         folder_id: Option<FolderId>,
-        part_size: usize,
+        expected: u64,
     ) -> ResultWriter<'a> {
+        let part_size = part_size_for(expected);
         ResultWriter {
             context,
             position,
             name,
             folder_id,
             part_size,
+            stream_parts: expected >= part_size as u64,
             upload_id: None,
             filling: None,
             sending: VecDeque::new(),
@@ -208,53 +306,95 @@ impl<'a> ResultWriter<'a> {
         }
     }
 
-    /// Starts sending the filled part as the next part, first waiting for the oldest part in
-    /// flight when there are [`PARTS_IN_FLIGHT`] already.
-    fn send_part(&mut self) -> JobResult<()> {
-        let upload_id = match &self.upload_id {
-            Some(id) => id.clone(),
-            None => {
-                let request = Request::StartUpload {
-                    position: self.position,
-                    name: self.name.to_string(),
-                    folder_id: self.folder_id,
-                };
-                let id: String = self.context.ask(&request)?;
-                self.upload_id = Some(id.clone());
-                id
-            }
+    /// The multipart upload, opened when there is none.
+    fn upload_id(&mut self) -> JobResult<String> {
+        if let Some(id) = &self.upload_id {
+            return Ok(id.clone());
+        }
+        let request = Request::StartUpload {
+            position: self.position,
+            name: self.name.to_string(),
+            folder_id: self.folder_id,
         };
+        let id: String = self.context.ask(&request)?;
+        self.upload_id = Some(id.clone());
+        Ok(id)
+    }
+
+    /// Makes room for one more part in flight: waits for the oldest when there are
+    /// [`PARTS_IN_FLIGHT`] already.
+    fn room_in_flight(&mut self) -> JobResult<()> {
         if self.sending.len() >= PARTS_IN_FLIGHT {
             self.wait_for_oldest()?;
         }
-        let Some(spool) = self.filling.take() else {
-            return Ok(());
-        };
+        Ok(())
+    }
+
+    /// Starts the PUT of part `number`, of the part size, to be fed as the part is written.
+    fn open_stream(&mut self, number: i32) -> JobResult<PartStream> {
+        let upload_id = self.upload_id()?;
+        self.room_in_flight()?;
+        let url: String = self.context.ask(&Request::PartUrl {
+            upload_id,
+            number,
+            length: self.part_size as i64,
+        })?;
+        let (chunks, receiver) = tokio::sync::mpsc::channel(CHUNKS_IN_FLIGHT);
+        let len = self.part_size as u64;
+        let put = std::thread::spawn(move || put_part(url, PartBody::Chunks(receiver), len));
+        Ok(PartStream { chunks, put })
+    }
+
+    /// The part filled: a streamed part's PUT gets its end; any other is sent from its file.
+    fn part_filled(&mut self) -> JobResult<()> {
+        let mut spool = self.filling.take().expect("a part was filling");
+        self.stream_parts = true;
+        spool.flush()?;
+        match spool.stream.take() {
+            Some(stream) => {
+                drop(stream.chunks);
+                self.sending.push_back(stream.put);
+                spool.discard();
+                Ok(())
+            }
+            None => self.send_from_file(spool),
+        }
+    }
+
+    /// Starts sending a part from its file, with its length as written.
+    fn send_from_file(&mut self, spool: Spool) -> JobResult<()> {
+        let upload_id = self.upload_id()?;
+        self.room_in_flight()?;
+        let number = spool.number;
         let (file, path, len) = spool.into_file()?;
-        self.parts += 1;
         let request = Request::PartUrl {
             upload_id,
-            number: self.parts,
+            number,
             length: len as i64,
         };
         let url: String = self.context.ask(&request)?;
         self.sending.push_back(std::thread::spawn(move || {
-            let sent = put_part(url, file, len as u64)
-                .map_err(|e| JobError::Server(format!("sending a part to the store: {e}")));
+            let sent = put_part(url, PartBody::File(file), len as u64);
             let _ = std::fs::remove_file(&path);
             sent
         }));
         Ok(())
     }
 
-    /// The part filling, started when there is none.
+    /// The part filling, started when there is none (its PUT too, when parts are streamed).
     fn filling(&mut self) -> io::Result<&mut Spool> {
         if self.filling.is_none() {
+            let number = self.parts + 1;
             let path = self
                 .context
                 .dir
-                .join(format!("result-{}-part-{}", self.position, self.parts + 1));
-            self.filling = Some(Spool::create(path)?);
+                .join(format!("result-{}-part-{number}", self.position));
+            self.filling = Some(Spool::create(number, path)?);
+            self.parts = number;
+            if self.stream_parts {
+                let stream = self.open_stream(number).map_err(server_side)?;
+                self.filling.as_mut().expect("just made").stream = Some(stream);
+            }
         }
         Ok(self.filling.as_mut().expect("just made"))
     }
@@ -278,8 +418,10 @@ impl<'a> ResultWriter<'a> {
                 saved
             }
             Some(upload_id) => {
-                if self.filling.as_ref().is_some_and(|spool| spool.len > 0) {
-                    self.send_part()?;
+                // The last part, short of the part size: its streamed PUT (of the part size)
+                // is broken off and the part sent again with its true length.
+                if let Some(spool) = self.filling.take() {
+                    self.send_from_file(spool)?;
                 }
                 while !self.sending.is_empty() {
                     self.wait_for_oldest()?;
@@ -304,10 +446,17 @@ impl<'a> ResultWriter<'a> {
         handed
     }
 
-    /// A result of one part at most: its file, written out (made empty for an empty result).
+    /// A result of one part at most, with no upload opened: its file, written out (made
+    /// empty for an empty result).
     fn only_part(&mut self) -> JobResult<PathBuf> {
-        self.filling()?;
-        let (file, path, _) = self.filling.take().expect("just made").into_file()?;
+        let spool = match self.filling.take() {
+            Some(spool) => spool,
+            None => {
+                let path = self.context.dir.join(format!("result-{}-part-1", self.position));
+                Spool::create(1, path)?
+            }
+        };
+        let (file, path, _) = spool.into_file()?;
         drop(file);
         Ok(path)
     }
@@ -315,13 +464,15 @@ impl<'a> ResultWriter<'a> {
 
 impl Write for ResultWriter<'_> {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        if buf.is_empty() {
+            return Ok(0);
+        }
         let part_size = self.part_size;
         let spool = self.filling()?;
         let n = buf.len().min(part_size - spool.len);
-        spool.file.write_all(&buf[..n])?;
-        spool.len += n;
+        spool.write(&buf[..n])?;
         if spool.len == part_size {
-            self.send_part().map_err(server_side)?;
+            self.part_filled().map_err(server_side)?;
         }
         Ok(n)
     }
@@ -336,14 +487,28 @@ impl Drop for ResultWriter<'_> {
     /// the parts on their way have landed or failed (a part that lands after the abort would
     /// be kept by the store).
     fn drop(&mut self) {
+        if let Some(spool) = self.filling.take() {
+            spool.discard();
+        }
         for part in self.sending.drain(..) {
             let _ = part.join();
-        }
-        if let Some(spool) = self.filling.take() {
-            let _ = std::fs::remove_file(&spool.path);
         }
         if let Some(upload_id) = self.upload_id.take() {
             let _ = self.context.ask::<()>(&Request::AbortUpload { upload_id });
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parts_grow_only_when_a_file_would_need_too_many() {
+        const MIB: u64 = 1024 * 1024;
+        assert_eq!(part_size_for(0) as u64, PART_SIZE);
+        assert_eq!(part_size_for(100 * 1024 * MIB) as u64, PART_SIZE);
+        let two_tb = 2 * 1024 * 1024 * MIB;
+        assert!(two_tb.div_ceil(part_size_for(two_tb) as u64) <= MAX_PARTS);
     }
 }
