@@ -12,7 +12,7 @@ use ffmpeg::codec::discard::Discard;
 use ffmpeg::util::channel_layout::ChannelLayout;
 use ffmpeg::util::format::{Pixel, Sample};
 use ffmpeg::util::option::Settable;
-use ffmpeg::{Rational, codec, decoder, filter, format, frame, media};
+use ffmpeg::{Frame, Rational, codec, decoder, filter, format, frame, media};
 
 use super::source::{Source, duration_of, origin_of, read_only};
 use super::{AvError, ffmpeg};
@@ -340,6 +340,7 @@ impl Pipeline {
             let stop = input.end.map(|e| input.origin + e + 2.0);
             let span = input.end.unwrap_or(f64::INFINITY) - input.start;
             let mut position = 0.0f64;
+            let (src_v, src_a) = (format!("src_v{i}"), format!("src_a{i}"));
             let mut frame_v = frame::Video::empty();
             let mut frame_a = frame::Audio::empty();
             for (stream, packet) in input.context.packets() {
@@ -370,13 +371,13 @@ impl Pipeline {
                         .send_packet(&packet)
                         .or_else(tolerate_bad_packet)
                         .map_err(|e| AvError::reading("decoding the picture", e))?;
-                    self.feed_video(i, &mut v.decoder, &mut frame_v)?;
+                    self.feed(&src_v, "filtering a picture", &mut v.decoder, &mut frame_v)?;
                 } else if let Some(a) = input.audio.as_mut().filter(|a| a.stream == index) {
                     a.decoder
                         .send_packet(&packet)
                         .or_else(tolerate_bad_packet)
                         .map_err(|e| AvError::reading("decoding the sound", e))?;
-                    self.feed_audio(i, &mut a.decoder, &mut frame_a)?;
+                    self.feed(&src_a, "filtering sound", &mut a.decoder, &mut frame_a)?;
                 } else {
                     continue;
                 }
@@ -386,13 +387,13 @@ impl Pipeline {
             }
             if let Some(v) = input.video.as_mut() {
                 let _ = v.decoder.send_eof();
-                self.feed_video(i, &mut v.decoder, &mut frame_v)?;
-                self.close(&format!("src_v{i}"))?;
+                self.feed(&src_v, "filtering a picture", &mut v.decoder, &mut frame_v)?;
+                self.close(&src_v)?;
             }
             if let Some(a) = input.audio.as_mut() {
                 let _ = a.decoder.send_eof();
-                self.feed_audio(i, &mut a.decoder, &mut frame_a)?;
-                self.close(&format!("src_a{i}"))?;
+                self.feed(&src_a, "filtering sound", &mut a.decoder, &mut frame_a)?;
+                self.close(&src_a)?;
             }
             done_before += span.min(position.max(0.0)).max(0.0);
             if self.drain(each, (done_before / total).clamp(0.0, 1.0))? == Flow::Enough {
@@ -402,36 +403,22 @@ impl Pipeline {
         self.drain(each, 1.0).map(|_| ())
     }
 
-    fn feed_video(
+    /// Pushes every frame the decoder has ready into the graph input `name` (`src_v{i}` for
+    /// pictures, `src_a{i}` for sound); `what` names the step in an error.
+    fn feed(
         &mut self,
-        i: usize,
-        decoder: &mut decoder::Video,
-        frame: &mut frame::Video,
+        name: &str,
+        what: &str,
+        decoder: &mut decoder::Opened,
+        frame: &mut Frame,
     ) -> Result<(), AvError> {
         while decoder.receive_frame(frame).is_ok() {
             let at = frame.timestamp();
             frame.set_pts(at);
-            self.source(&format!("src_v{i}"))?
+            self.source(name)?
                 .source()
                 .add(frame)
-                .map_err(|e| AvError::machine("filtering a picture", e))?;
-        }
-        Ok(())
-    }
-
-    fn feed_audio(
-        &mut self,
-        i: usize,
-        decoder: &mut decoder::Audio,
-        frame: &mut frame::Audio,
-    ) -> Result<(), AvError> {
-        while decoder.receive_frame(frame).is_ok() {
-            let at = frame.timestamp();
-            frame.set_pts(at);
-            self.source(&format!("src_a{i}"))?
-                .source()
-                .add(frame)
-                .map_err(|e| AvError::machine("filtering sound", e))?;
+                .map_err(|e| AvError::machine(what, e))?;
         }
         Ok(())
     }
