@@ -20,6 +20,7 @@ use axum::response::{IntoResponse, Response};
 
 use drive_core::db::PgPool;
 use drive_core::db::jobs::{self, LaneGauge};
+use drive_core::metrics::Histogram;
 
 use crate::error::ApiResult;
 
@@ -28,18 +29,10 @@ const BUCKETS: [f64; 12] = [
     0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0,
 ];
 
-#[derive(Default)]
-struct Series {
-    count: u64,
-    sum: f64,
-    /// Requests at or under each bucket's bound.
-    buckets: [u64; BUCKETS.len()],
-}
-
 /// Every request's route, method and status, and how long it took.
 #[derive(Default)]
 pub struct Metrics {
-    requests: Mutex<BTreeMap<(String, String, u16), Series>>,
+    requests: Mutex<BTreeMap<(String, String, u16), Histogram<{ BUCKETS.len() }>>>,
     uploaded_bytes: AtomicU64,
 }
 
@@ -52,14 +45,10 @@ impl Metrics {
 
     fn observe(&self, route: String, method: String, status: u16, seconds: f64) {
         let mut requests = self.requests.lock().unwrap_or_else(|e| e.into_inner());
-        let series = requests.entry((route, method, status)).or_default();
-        series.count += 1;
-        series.sum += seconds;
-        for (bound, bucket) in BUCKETS.iter().zip(series.buckets.iter_mut()) {
-            if seconds <= *bound {
-                *bucket += 1;
-            }
-        }
+        requests
+            .entry((route, method, status))
+            .or_insert_with(|| Histogram::new(&BUCKETS))
+            .observe(seconds);
     }
 
     fn render_requests(&self, out: &mut String) {
@@ -70,39 +59,21 @@ impl Metrics {
             let _ = writeln!(
                 out,
                 "drive_http_requests_total{{route=\"{route}\",method=\"{method}\",status=\"{status}\"}} {}",
-                series.count
+                series.count()
             );
         }
         out.push_str("# HELP drive_http_request_seconds Time to answer, by route and method.\n");
         out.push_str("# TYPE drive_http_request_seconds histogram\n");
-        let mut by_route: BTreeMap<(&str, &str), Series> = BTreeMap::new();
+        let mut by_route: BTreeMap<(&str, &str), Histogram<{ BUCKETS.len() }>> = BTreeMap::new();
         for ((route, method, _), series) in requests.iter() {
-            let merged = by_route.entry((route, method)).or_default();
-            merged.count += series.count;
-            merged.sum += series.sum;
-            for (total, n) in merged.buckets.iter_mut().zip(series.buckets) {
-                *total += n;
-            }
+            by_route
+                .entry((route, method))
+                .or_insert_with(|| Histogram::new(&BUCKETS))
+                .add(series);
         }
         for ((route, method), series) in by_route {
             let labels = format!("route=\"{route}\",method=\"{method}\"");
-            for (bound, n) in BUCKETS.iter().zip(series.buckets) {
-                let _ = writeln!(
-                    out,
-                    "drive_http_request_seconds_bucket{{{labels},le=\"{bound}\"}} {n}"
-                );
-            }
-            let _ = writeln!(
-                out,
-                "drive_http_request_seconds_bucket{{{labels},le=\"+Inf\"}} {}",
-                series.count
-            );
-            let _ = writeln!(out, "drive_http_request_seconds_sum{{{labels}}} {}", series.sum);
-            let _ = writeln!(
-                out,
-                "drive_http_request_seconds_count{{{labels}}} {}",
-                series.count
-            );
+            series.write(out, "drive_http_request_seconds", &labels);
         }
     }
 }

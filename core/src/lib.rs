@@ -9,6 +9,7 @@ pub mod db;
 pub mod entry;
 pub mod job_end;
 pub mod maintenance;
+pub mod metrics;
 pub mod mirror;
 pub mod multipart;
 pub mod people;

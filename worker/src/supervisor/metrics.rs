@@ -16,6 +16,7 @@ use axum::response::IntoResponse;
 use drive_core::db::PgPool;
 use drive_core::db::jobs::{self, JobRow, LaneGauge};
 use drive_core::job::Lane;
+use drive_core::metrics::Histogram;
 
 /// A job type and the state it ended in.
 type Outcome = (&'static str, &'static str);
@@ -26,21 +27,13 @@ const WAIT_BUCKETS: [f64; 12] = [
 ];
 
 #[derive(Default)]
-struct Waits {
-    count: u64,
-    sum: f64,
-    /// Jobs at or under each bucket's bound.
-    buckets: [u64; WAIT_BUCKETS.len()],
-}
-
-#[derive(Default)]
 pub struct WorkerMetrics {
     running: Arc<AtomicI64>,
     /// Of the running jobs, those held still (crate::supervisor::pauses), their slots lent.
     held: AtomicI64,
     draining: AtomicBool,
     /// How long the jobs this worker started had waited, by lane.
-    waits: Mutex<BTreeMap<Lane, Waits>>,
+    waits: Mutex<BTreeMap<Lane, Histogram<{ WAIT_BUCKETS.len() }>>>,
     /// Jobs and seconds, by outcome.
     ended: Mutex<BTreeMap<Outcome, (u64, f64)>>,
 }
@@ -71,14 +64,10 @@ impl WorkerMetrics {
     /// A job of `lane` started for the first time after `seconds` waiting.
     pub fn waited(&self, lane: Lane, seconds: f64) {
         let mut waits = self.waits.lock().unwrap_or_else(|e| e.into_inner());
-        let series = waits.entry(lane).or_default();
-        series.count += 1;
-        series.sum += seconds;
-        for (bound, bucket) in WAIT_BUCKETS.iter().zip(series.buckets.iter_mut()) {
-            if seconds <= *bound {
-                *bucket += 1;
-            }
-        }
+        waits
+            .entry(lane)
+            .or_insert_with(|| Histogram::new(&WAIT_BUCKETS))
+            .observe(seconds);
     }
 
     /// A job this worker ran has ended.
@@ -139,20 +128,8 @@ impl WorkerMetrics {
         );
         let waits = self.waits.lock().unwrap_or_else(|e| e.into_inner());
         for (lane, series) in waits.iter() {
-            let lane = lane.as_str();
-            for (bound, n) in WAIT_BUCKETS.iter().zip(series.buckets) {
-                let _ = writeln!(
-                    out,
-                    "drive_worker_job_wait_seconds_bucket{{lane=\"{lane}\",le=\"{bound}\"}} {n}"
-                );
-            }
-            let _ = writeln!(
-                out,
-                "drive_worker_job_wait_seconds_bucket{{lane=\"{lane}\",le=\"+Inf\"}} {}\n\
-                 drive_worker_job_wait_seconds_sum{{lane=\"{lane}\"}} {}\n\
-                 drive_worker_job_wait_seconds_count{{lane=\"{lane}\"}} {}",
-                series.count, series.sum, series.count
-            );
+            let labels = format!("lane=\"{}\"", lane.as_str());
+            series.write(&mut out, "drive_worker_job_wait_seconds", &labels);
         }
         drop(waits);
         out.push_str(
