@@ -32,8 +32,9 @@ pub struct ShareRow {
 
 const SHARE_COLUMNS: &str = "s.id, s.file_id, f.file_name, s.folder_id, d.path as folder_path, s.grantee_id,
         u.handle, u.display_name, s.created_at";
-const SHARE_JOINS: &str = "from file_shares s
-        join users u on u.id = s.grantee_id
+/// What [`SHARE_COLUMNS`] reads beside a share `s` (a row of `file_shares`, or of rows just
+/// deleted from it).
+const SHARE_JOINS: &str = "join users u on u.id = s.grantee_id
         left join files f on f.id = s.file_id
         left join folders d on d.id = s.folder_id";
 
@@ -73,7 +74,7 @@ pub async fn share(
     .execute(&mut *conn)
     .await?;
     sqlx::query_as(&format!(
-        "select {SHARE_COLUMNS} {SHARE_JOINS}
+        "select {SHARE_COLUMNS} from file_shares s {SHARE_JOINS}
          where s.owner_id = $1 and s.grantee_id = any($2)
            and (s.file_id = any($3) or s.folder_id = $4)
          order by s.created_at, s.id"
@@ -102,10 +103,7 @@ pub async fn unshare(
                and (s.file_id = any($3) or s.folder_id = $4)
              returning *
          )
-         select {SHARE_COLUMNS} from gone s
-         join users u on u.id = s.grantee_id
-         left join files f on f.id = s.file_id
-         left join folders d on d.id = s.folder_id
+         select {SHARE_COLUMNS} from gone s {SHARE_JOINS}
          order by s.created_at, s.id"
     ))
     .bind(owner)
@@ -148,7 +146,7 @@ pub async fn of_owner(
     limit: i64,
 ) -> Result<Vec<ShareRow>, sqlx::Error> {
     sqlx::query_as(&format!(
-        "select {SHARE_COLUMNS} {SHARE_JOINS}
+        "select {SHARE_COLUMNS} from file_shares s {SHARE_JOINS}
          where s.owner_id = $1 and ($2::uuid[] is null or s.file_id = any($2))
          order by s.created_at desc, s.id desc
          limit $3"
