@@ -25,9 +25,7 @@ pub(crate) async fn generate_content(
             "imageConfig": { "aspectRatio": ask.aspect_ratio.as_str() },
         },
     });
-    let url = format!("{}/models/{}:generateContent", provider.base, model);
-    let request = api.post(&url).header("x-goog-api-key", &provider.key).json(&body);
-    let answer = api.json(request, PROVIDER).await?;
+    let answer = call(api, provider, model, "generateContent", &body).await?;
     let parts = answer["candidates"][0]["content"]["parts"].as_array();
     let data = parts
         .into_iter()
@@ -35,10 +33,7 @@ pub(crate) async fn generate_content(
         .find_map(|part| part["inlineData"]["data"].as_str());
     match data {
         Some(data) => decoded(data, PROVIDER),
-        None => Err(GenerateError(format!(
-            "{PROVIDER} drew nothing: {}",
-            why_nothing(&answer)
-        ))),
+        None => Err(drew_nothing(&answer)),
     }
 }
 
@@ -52,23 +47,31 @@ pub(crate) async fn predict(
         "instances": [{ "prompt": ask.prompt }],
         "parameters": { "sampleCount": 1, "aspectRatio": ask.aspect_ratio.as_str() },
     });
-    let url = format!("{}/models/{}:predict", provider.base, model);
-    let request = api.post(&url).header("x-goog-api-key", &provider.key).json(&body);
-    let answer = api.json(request, PROVIDER).await?;
+    let answer = call(api, provider, model, "predict", &body).await?;
     let prediction = &answer["predictions"][0];
     match prediction["bytesBase64Encoded"].as_str() {
         Some(data) => decoded(data, PROVIDER),
-        None => Err(GenerateError(format!(
-            "{PROVIDER} drew nothing: {}",
-            why_nothing(&answer)
-        ))),
+        None => Err(drew_nothing(&answer)),
     }
 }
 
-/// Why an answer holds no picture, in Google's terms.
-fn why_nothing(answer: &Value) -> String {
+/// POSTs `body` to `{base}/models/{model}:{method}` and reads the JSON answer.
+async fn call(
+    api: &Api,
+    provider: &Provider,
+    model: &str,
+    method: &str,
+    body: &Value,
+) -> Result<Value, GenerateError> {
+    let url = format!("{}/models/{model}:{method}", provider.base);
+    let request = api.post(&url).header("x-goog-api-key", &provider.key).json(body);
+    api.json(request, PROVIDER).await
+}
+
+/// The error of an answer that holds no picture, saying why in Google's terms.
+fn drew_nothing(answer: &Value) -> GenerateError {
     let text = |v: &Value| v.as_str().map(str::to_string);
-    text(&answer["promptFeedback"]["blockReason"])
+    let why = text(&answer["promptFeedback"]["blockReason"])
         .map(|reason| format!("the prompt was blocked ({reason})"))
         .or_else(|| {
             text(&answer["candidates"][0]["finishReason"]).map(|reason| format!("it stopped ({reason})"))
@@ -77,5 +80,6 @@ fn why_nothing(answer: &Value) -> String {
             text(&answer["predictions"][0]["raiFilteredReason"])
                 .map(|reason| format!("it was filtered: {reason}"))
         })
-        .unwrap_or_else(|| "its answer has no picture".to_string())
+        .unwrap_or_else(|| "its answer has no picture".to_string());
+    GenerateError(format!("{PROVIDER} drew nothing: {why}"))
 }
