@@ -334,49 +334,46 @@ function storageGauge(u) {
   if (!u.plan) return h('p', { id: 'storageUsed' }, `No plan: ${size(u.usedBytes)} stored, and nothing new can be.`);
   const limit = u.limitBytes;
   const part = limit > 0 ? Math.min(100, (u.usedBytes / limit) * 100) : 100;
-  return h(
-    'div',
-    { class: 'gauge' },
-    h('label', { for: 'storageMeter' }, `Storage (${u.plan} plan)`),
-    h('meter', {
-      id: 'storageMeter', min: '0', max: String(Math.max(limit, 1)), value: String(u.usedBytes),
-      low: String(Math.round(limit * 0.7)), high: String(Math.round(limit * 0.9)), optimum: '0',
-      'aria-describedby': 'storageUsed',
-    }),
-    h('p', { id: 'storageUsed' },
-      `${size(u.usedBytes)} of ${size(limit)} used (${part > 0 && part < 1 ? 'under 1' : Math.round(part)}%): `
-      + `${plural(u.objects, 'stored object')}, the trash included; ${size(u.remainingBytes)} left.`),
-  );
+  const marks = {
+    max: String(Math.max(limit, 1)), value: String(u.usedBytes),
+    low: String(Math.round(limit * 0.7)), high: String(Math.round(limit * 0.9)),
+  };
+  return gauge('storageMeter', `Storage (${u.plan} plan)`, marks, 'storageUsed',
+    `${size(u.usedBytes)} of ${size(limit)} used (${part > 0 && part < 1 ? 'under 1' : Math.round(part)}%): `
+    + `${plural(u.objects, 'stored object')}, the trash included; ${size(u.remainingBytes)} left.`);
 }
 
 function minutesGauge(m) {
   if (!m.limit) return h('p', { id: 'jobMinutes' }, `No job minutes on this plan; ${m.used.toFixed(1)} used this month.`);
-  return h(
-    'div',
-    { class: 'gauge' },
-    h('label', { for: 'minutesMeter' }, 'Job minutes this month'),
-    h('meter', {
-      id: 'minutesMeter', min: '0', max: String(m.limit), value: String(m.used),
-      low: String(m.limit * 0.7), high: String(m.limit * 0.9), optimum: '0',
-      'aria-describedby': 'jobMinutes',
-    }),
-    h('p', { id: 'jobMinutes' }, `${m.used.toFixed(1)} of ${m.limit.toFixed(0)} minutes used (the month is counted in UTC).`),
-  );
+  const marks = {
+    max: String(m.limit), value: String(m.used), low: String(m.limit * 0.7), high: String(m.limit * 0.9),
+  };
+  return gauge('minutesMeter', 'Job minutes this month', marks, 'jobMinutes',
+    `${m.used.toFixed(1)} of ${m.limit.toFixed(0)} minutes used (the month is counted in UTC).`);
 }
 
 /** Images generated this month against the plan's allowance, when the drive counts them. */
 function imagesGauge(images) {
   if (!images?.limit) return null;
+  const marks = {
+    max: String(images.limit), value: String(images.used),
+    low: String(images.limit * 0.7), high: String(images.limit * 0.9),
+  };
+  return gauge('imagesMeter', 'Images generated this month', marks, 'imagesUsed',
+    `${images.used} of ${images.limit} images.`);
+}
+
+/**
+ * A use against its allowance: `label` over a meter (`marks`: its max and value, and its low
+ * and high marks at 70% and 90% of the allowance), then the line `lineId` saying it in words.
+ */
+function gauge(meterId, label, marks, lineId, line) {
   return h(
     'div',
     { class: 'gauge' },
-    h('label', { for: 'imagesMeter' }, 'Images generated this month'),
-    h('meter', {
-      id: 'imagesMeter', min: '0', max: String(images.limit), value: String(images.used),
-      low: String(images.limit * 0.7), high: String(images.limit * 0.9), optimum: '0',
-      'aria-describedby': 'imagesUsed',
-    }),
-    h('p', { id: 'imagesUsed' }, `${images.used} of ${images.limit} images.`),
+    h('label', { for: meterId }, label),
+    h('meter', { id: meterId, min: '0', ...marks, optimum: '0', 'aria-describedby': lineId }),
+    h('p', { id: lineId }, line),
   );
 }
 
