@@ -4,6 +4,7 @@
 // the same files again resumes what was sent in parts. The bytes go as the app sends them
 // (`/app/store.js`).
 import { sendForm, sendParts } from "/app/store.js";
+import { call } from "/pages/call.js";
 
 (() => {
   const main = document.getElementById("request");
@@ -64,24 +65,6 @@ import { sendForm, sendParts } from "/app/store.js";
     zone.classList.remove("over");
     add(e.dataTransfer.files);
   });
-
-  class Refused extends Error {
-    constructor(body, status) {
-      super(body.error || "the drive answered " + status);
-      this.code = body.code;
-    }
-  }
-
-  async function call(route, body) {
-    const answer = await fetch(route, {
-      method: "POST",
-      headers: { "Content-Type": "application/json" },
-      body: JSON.stringify(body),
-    });
-    const json = await answer.json().catch(() => ({}));
-    if (!answer.ok) throw new Refused(json, answer.status);
-    return json;
-  }
 
   async function sendFile(token, item) {
     item.progress(0);

@@ -3,6 +3,8 @@
 // the player there; "More notes" shows the next page), and leaves notes at the player's
 // current moment and replies to them.
 "use strict";
+import { call } from "/pages/call.js";
+
 (() => {
   const main = document.getElementById("review");
   if (!main) return;
@@ -30,17 +32,6 @@
   function say(text, kind) {
     status.textContent = text;
     status.className = kind || "";
-  }
-
-  async function call(route, body) {
-    const answer = await fetch(route, {
-      method: "POST",
-      headers: { "Content-Type": "application/json" },
-      body: JSON.stringify(body),
-    });
-    const json = await answer.json().catch(() => ({}));
-    if (!answer.ok) throw new Error(json.error || "the drive answered " + answer.status);
-    return json;
   }
 
   function element(tag, className, text) {

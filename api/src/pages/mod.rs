@@ -24,6 +24,10 @@ pub fn router() -> Router<AppState> {
             get(|| asset("text/css; charset=utf-8", include_str!("../../pages/pages.css"))),
         )
         .route(
+            "/pages/call.js",
+            get(|| script(include_str!("../../pages/call.js"))),
+        )
+        .route(
             "/pages/request.js",
             get(|| script(include_str!("../../pages/request.js"))),
         )
