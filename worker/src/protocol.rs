@@ -135,9 +135,12 @@ pub enum Request {
         number: i32,
         length: i64,
     },
-    /// Complete an upload started here and record it as its result: a `FileRow`.
+    /// Complete an upload started here with the parts `parts` (ascending), and record it as
+    /// its result: a `FileRow`. Named, since a part PUT broken off may still be listed by the
+    /// store under its number; the job sends that part again under a new one.
     CompleteUpload {
         upload_id: String,
+        parts: Vec<i32>,
     },
     AbortUpload {
         upload_id: String,

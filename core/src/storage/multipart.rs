@@ -104,7 +104,13 @@ impl Storage {
                 _ => break,
             }
         }
-        parts.sort_by_key(|p| p.part_number);
+        // A part sent twice may be listed twice (SeaweedFS keeps each PUT of a number apart
+        // until the upload completes): the newest is the part, as S3 has it.
+        parts.sort_by(|a, b| {
+            a.part_number
+                .cmp(&b.part_number)
+                .then(b.last_modified.cmp(&a.last_modified))
+        });
         parts.dedup_by_key(|p| p.part_number);
         Ok(Some(parts))
     }

@@ -1340,7 +1340,7 @@ async fn a_zip_larger_than_a_part_is_written_in_parts_and_reads_back_whole() {
         assert!(out == *original, "entry {i} differs");
     }
 
-    // Expected to take parts (70 MiB in), its first part is streamed to the store from the
+    // Expected to take parts (68 MiB in), its first part is streamed to the store from the
     // first byte; deflated, the zip ends far short of a part and is sent again whole.
     let text = "every line of these notes is the same line, over and over\n"
         .repeat(70 * 1024 * 1024 / 60)

@@ -5,11 +5,12 @@
 //! - [`ObjectReader`] serves reads from a window fetched with one ranged GET at a time, so a
 //!   zip's central directory and its entries are read without downloading the whole archive.
 //! - [`ResultWriter`] writes bytes into parts in the job's work folder. Once the result is
-//!   known to take more than one part, each part is also streamed to the store as it is
-//!   written, in a PUT of the part size, so the store's write overlaps the job's read from
-//!   the first byte; a part that ends short (the last) is sent again from its file with its
-//!   true length. Memory stays flat (a few buffers) however large the parts and the result,
-//!   and the folder holds at most [`PARTS_IN_FLIGHT`] + 1 parts.
+//!   known to take a part or more, each part is also streamed to the store as it is written,
+//!   in a PUT of the part size, so the store's write overlaps the job's read from the first
+//!   byte; a part that ends short (the last) is sent again from its file with its true length,
+//!   under a new number, and the upload is completed with the parts named. Memory stays flat
+//!   (a few buffers) however large the parts and the result, and the folder holds at most
+//!   [`PARTS_IN_FLIGHT`] + 1 parts.
 
 use std::collections::VecDeque;
 use std::fs::File;
@@ -106,9 +107,11 @@ impl Seek for ObjectReader<'_> {
     }
 }
 
-/// Parts of 64 MiB, larger when an object would need more than this many.
+/// Parts of 64 MiB, larger when an object would need more than this many: a part sent again
+/// takes a new number, so a result never needs more than twice this many of the store's
+/// 10,000.
 const PART_SIZE: u64 = 64 * 1024 * 1024;
-const MAX_PARTS: u64 = 9_000;
+const MAX_PARTS: u64 = 4_500;
 
 /// The part size for a result of about `bytes` (0 when not known).
 fn part_size_for(bytes: u64) -> usize {
@@ -125,18 +128,23 @@ pub struct ResultWriter<'a> {
     folder_id: Option<FolderId>,
     part_size: usize,
     /// Whether a part goes to the store as it is written: from the first byte when the
-    /// result is expected to take more than one part, else from the second part on.
+    /// result is expected to take a part or more, else from the second part on.
     stream_parts: bool,
     upload_id: Option<String>,
     /// The part filling, in the work folder.
     filling: Option<Spool>,
-    /// Parts on their way to the store, oldest first; at most [`PARTS_IN_FLIGHT`]. Each
-    /// removes its file once sent.
+    /// Parts on their way to the store, oldest first; at most [`PARTS_IN_FLIGHT`]. A part
+    /// sent from its file removes the file once sent; a streamed part's file is gone once
+    /// the part is full.
     sending: VecDeque<JoinHandle<JobResult<()>>>,
+    /// The highest part number taken.
     parts: i32,
+    /// The numbers of the parts the result is made of, ascending.
+    kept: Vec<i32>,
 }
 
-/// A part being written to a file of its own and, when it is streamed, to its PUT.
+/// A part being written to a file of its own and, when it is streamed, to its PUT. Dropped,
+/// it breaks its PUT off and removes its file, on every path, errors included.
 struct Spool {
     number: i32,
     path: PathBuf,
@@ -145,11 +153,16 @@ struct Spool {
     gathered: Vec<u8>,
     len: usize,
     stream: Option<PartStream>,
+    /// Whether a PUT was opened under its number: sent again, the part takes a new one, since
+    /// the store may still list what a PUT broken off left under the old.
+    streamed: bool,
 }
 
 /// A part's PUT, of the part size, fed chunk by chunk as the part is written. Its file is
-/// kept meanwhile: a part that ends short (the result's last) or whose PUT the store ends
-/// early (an idle connection closed while the job's input stalled) goes again from it.
+/// kept while it fills: a part that ends short (the result's last) or whose PUT the store
+/// ends early (an idle request closed while the job's input stalled: S3 allows about 20 s)
+/// goes again from it. A full part's file is removed at once: should its PUT then fail, the
+/// job fails and the farm tries it again, as with a part sent from its file.
 struct PartStream {
     chunks: tokio::sync::mpsc::Sender<io::Result<Vec<u8>>>,
     put: JoinHandle<JobResult<()>>,
@@ -169,6 +182,7 @@ impl Spool {
             gathered: Vec::with_capacity(SPOOL_BUFFER),
             len: 0,
             stream: None,
+            streamed: false,
         })
     }
 
@@ -212,15 +226,19 @@ impl Spool {
         }
     }
 
-    /// The part's file, written out and rewound, to be read from its start.
-    fn into_file(mut self) -> io::Result<(File, PathBuf, usize)> {
+    /// Writes the part out, its PUT broken off if it had one, and rewinds its file, to be
+    /// read from its start.
+    fn written_out(&mut self) -> io::Result<()> {
         self.stop_stream();
         self.flush()?;
+        self.gathered = Vec::new();
         self.file.seek(SeekFrom::Start(0))?;
-        Ok((self.file, self.path, self.len))
+        Ok(())
     }
+}
 
-    fn discard(mut self) {
+impl Drop for Spool {
+    fn drop(&mut self) {
         self.stop_stream();
         let _ = std::fs::remove_file(&self.path);
     }
@@ -303,6 +321,7 @@ impl<'a> ResultWriter<'a> {
             filling: None,
             sending: VecDeque::new(),
             parts: 0,
+            kept: Vec::new(),
         }
     }
 
@@ -354,7 +373,7 @@ impl<'a> ResultWriter<'a> {
             Some(stream) => {
                 drop(stream.chunks);
                 self.sending.push_back(stream.put);
-                spool.discard();
+                self.kept.push(spool.number);
                 Ok(())
             }
             None => self.send_from_file(spool),
@@ -362,20 +381,26 @@ impl<'a> ResultWriter<'a> {
     }
 
     /// Starts sending a part from its file, with its length as written.
-    fn send_from_file(&mut self, spool: Spool) -> JobResult<()> {
+    fn send_from_file(&mut self, mut spool: Spool) -> JobResult<()> {
         let upload_id = self.upload_id()?;
         self.room_in_flight()?;
-        let number = spool.number;
-        let (file, path, len) = spool.into_file()?;
+        spool.written_out()?;
+        if spool.streamed {
+            // No part after it has been started: the order of numbers stays the bytes' order.
+            self.parts += 1;
+            spool.number = self.parts;
+        }
+        self.kept.push(spool.number);
         let request = Request::PartUrl {
             upload_id,
-            number,
-            length: len as i64,
+            number: spool.number,
+            length: spool.len as i64,
         };
         let url: String = self.context.ask(&request)?;
+        let file = spool.file.try_clone()?;
         self.sending.push_back(std::thread::spawn(move || {
-            let sent = put_part(url, PartBody::File(file), len as u64);
-            let _ = std::fs::remove_file(&path);
+            let sent = put_part(url, PartBody::File(file), spool.len as u64);
+            drop(spool);
             sent
         }));
         Ok(())
@@ -392,6 +417,8 @@ impl<'a> ResultWriter<'a> {
             self.filling = Some(Spool::create(number, path)?);
             self.parts = number;
             if self.stream_parts {
+                let spool = self.filling.as_mut().expect("just made");
+                spool.streamed = true;
                 let stream = self.open_stream(number).map_err(server_side)?;
                 self.filling.as_mut().expect("just made").stream = Some(stream);
             }
@@ -412,14 +439,14 @@ impl<'a> ResultWriter<'a> {
     pub fn finish(mut self) -> JobResult<FileRow> {
         match self.upload_id.clone() {
             None => {
-                let path = self.only_part()?;
-                let saved = self.context.save(self.position, &path, self.name, self.folder_id);
-                let _ = std::fs::remove_file(&path);
-                saved
+                let only = self.only_part()?;
+                self.context
+                    .save(self.position, &only.path, self.name, self.folder_id)
             }
             Some(upload_id) => {
                 // The last part, short of the part size: its streamed PUT (of the part size)
-                // is broken off and the part sent again with its true length.
+                // is broken off and the part sent again with its true length, under a new
+                // number.
                 if let Some(spool) = self.filling.take() {
                     self.send_from_file(spool)?;
                 }
@@ -427,7 +454,8 @@ impl<'a> ResultWriter<'a> {
                     self.wait_for_oldest()?;
                 }
                 self.upload_id = None;
-                self.context.ask(&Request::CompleteUpload { upload_id })
+                let parts = std::mem::take(&mut self.kept);
+                self.context.ask(&Request::CompleteUpload { upload_id, parts })
             }
         }
     }
@@ -438,27 +466,23 @@ impl<'a> ResultWriter<'a> {
         if self.upload_id.is_some() {
             return self.finish().map(drop);
         }
-        let path = self.only_part()?;
-        let handed = self
-            .context
-            .save_ahead(self.position, &path, self.name, self.folder_id);
-        let _ = std::fs::remove_file(&path);
-        handed
+        let only = self.only_part()?;
+        self.context
+            .save_ahead(self.position, &only.path, self.name, self.folder_id)
     }
 
-    /// A result of one part at most, with no upload opened: its file, written out (made
-    /// empty for an empty result).
-    fn only_part(&mut self) -> JobResult<PathBuf> {
-        let spool = match self.filling.take() {
+    /// A result of one part at most, with no upload opened, written out (made empty for an
+    /// empty result); its file goes when it is dropped.
+    fn only_part(&mut self) -> JobResult<Spool> {
+        let mut spool = match self.filling.take() {
             Some(spool) => spool,
             None => {
                 let path = self.context.dir.join(format!("result-{}-part-1", self.position));
                 Spool::create(1, path)?
             }
         };
-        let (file, path, _) = spool.into_file()?;
-        drop(file);
-        Ok(path)
+        spool.written_out()?;
+        Ok(spool)
     }
 }
 
@@ -487,9 +511,7 @@ impl Drop for ResultWriter<'_> {
     /// the parts on their way have landed or failed (a part that lands after the abort would
     /// be kept by the store).
     fn drop(&mut self) {
-        if let Some(spool) = self.filling.take() {
-            spool.discard();
-        }
+        drop(self.filling.take());
         for part in self.sending.drain(..) {
             let _ = part.join();
         }

@@ -283,7 +283,9 @@ impl Steward {
                 number,
                 length,
             } => json(self.part_url(&upload_id, number, length).await?),
-            Request::CompleteUpload { upload_id } => json(self.complete_upload(&upload_id).await?),
+            Request::CompleteUpload { upload_id, parts } => {
+                json(self.complete_upload(&upload_id, &parts).await?)
+            }
             Request::AbortUpload { upload_id } => json(self.abort_upload(&upload_id).await?),
             Request::FolderPath { folder_id } => json(self.folder(folder_id).await?.map(|f| f.path)),
             Request::UnzipFolder => json(self.unzip_folder().await?),

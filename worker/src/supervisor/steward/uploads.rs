@@ -1,6 +1,6 @@
 //! Multipart uploads a job process fills through part URLs: opened under the job's own
 //! result keys, part URLs presigned one at a time with their exact length, completed with the
-//! parts the store lists and recorded as the job's result.
+//! parts the job names, as the store lists them, and recorded as the job's result.
 
 use chrono::TimeDelta;
 use drive_core::db::files::FileRow;
@@ -62,9 +62,9 @@ impl Steward {
             .ok_or_else(|| refused("an upload the supervisor did not open for this job"))
     }
 
-    /// Completes an upload with the parts the store holds (never ETags from the job process)
-    /// and records it.
-    pub(super) async fn complete_upload(&mut self, id: &str) -> JobResult<FileRow> {
+    /// Completes an upload with the parts the job names, as the store holds them (their ETags
+    /// the store's, never the job process's), and records it.
+    pub(super) async fn complete_upload(&mut self, id: &str, named: &[i32]) -> JobResult<FileRow> {
         let upload = self.upload(id)?;
         let (position, key, name, folder_id) = (
             upload.position,
@@ -75,11 +75,20 @@ impl Steward {
         // In the order asked: saves ahead are recorded first. Should one fail, the upload stays
         // open, to be aborted with the job's others, rather than completed and never recorded.
         self.ahead.wait().await?;
-        let parts = self
+        if named.is_empty() || !named.is_sorted() {
+            return Err(refused("an upload's parts named out of order"));
+        }
+        let parts: Vec<_> = self
             .storage
             .list_parts(Bucket::Private, &key, id)
             .await?
-            .ok_or_else(|| JobError::Server(format!("the upload of {key} is gone")))?;
+            .ok_or_else(|| JobError::Server(format!("the upload of {key} is gone")))?
+            .into_iter()
+            .filter(|part| named.binary_search(&part.part_number).is_ok())
+            .collect();
+        if parts.len() != named.len() {
+            return Err(refused("an upload's parts named that the store does not hold"));
+        }
         self.storage
             .complete_multipart(Bucket::Private, &key, id, &parts)
             .await?;
