@@ -107,11 +107,11 @@ impl Seek for ObjectReader<'_> {
     }
 }
 
-/// Parts of 64 MiB, larger when an object would need more than this many: a part sent again
-/// takes a new number, so a result never needs more than twice this many of the store's
-/// 10,000.
+/// Parts of 64 MiB, larger when an object would need more than this many. A part sent again
+/// takes a new number (the last when it ends short, and any whose PUT the store ended early):
+/// the store's 10,000 leave a thousand for those.
 const PART_SIZE: u64 = 64 * 1024 * 1024;
-const MAX_PARTS: u64 = 4_500;
+const MAX_PARTS: u64 = 9_000;
 
 /// The part size for a result of about `bytes` (0 when not known).
 fn part_size_for(bytes: u64) -> usize {
