@@ -1,15 +1,15 @@
 //! Search by meaning: the query's embedding (the same model the readForSearch jobs embed with,
-//! loaded once at start from `DRIVE_MODELS`) scored against every moment of the account.
+//! loaded once at start from `DRIVE_MODELS`) against the moments of the account.
 //!
 //! PostgreSQL here has no vector index, and fetching an account's 100,000 embeddings per query
 //! would cost far more than scoring them, so each API process keeps the accounts it searched
-//! in memory, packed to `i8` ([`drive_embed::Packed`], 388 bytes a moment), and brings a copy
-//! up to date before each query: one row (`moment_generations`) says whether anything changed;
+//! in memory, packed ([`drive_embed::Packed`], 436 bytes a moment: `i8` numbers and their
+//! signs, searched in two passes), and brings a copy up to date before each query: one row (`moment_generations`) says whether anything changed;
 //! if so, the list of the account's moment ids says which moments to drop and which few to fetch
 //! (moments are only added and removed, never changed). The least recently searched accounts
 //! are dropped past `DRIVE_SEARCH_CACHE_BYTES`.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
@@ -80,17 +80,23 @@ impl Meaning {
         query: &[f32],
         within: Option<&[FileId]>,
         n: usize,
-    ) -> Result<Vec<i64>, sqlx::Error> {
+    ) -> Result<Vec<i64>, ApiError> {
         let account = self.account(db, user_id).await?;
-        let within: Option<std::collections::HashSet<FileId>> = within.map(|w| w.iter().copied().collect());
-        let keep = |i: usize| within.as_ref().is_none_or(|w| w.contains(&account.files[i]));
-        Ok(account
-            .packed
-            .nearest(query, n, keep)
-            .into_iter()
-            .filter(|&i| account.packed.score(i, query) >= MIN_SIMILARITY)
-            .map(|i| account.ids[i])
-            .collect())
+        let within: Option<HashSet<FileId>> = within.map(|w| w.iter().copied().collect());
+        let query = query.to_vec();
+        // Milliseconds of scanning at a million moments: off the async threads.
+        tokio::task::spawn_blocking(move || {
+            let keep = |i: usize| within.as_ref().is_none_or(|w| w.contains(&account.files[i]));
+            account
+                .packed
+                .nearest(&query, n, keep)
+                .into_iter()
+                .filter(|&i| account.packed.score(i, &query) >= MIN_SIMILARITY)
+                .map(|i| account.ids[i])
+                .collect()
+        })
+        .await
+        .map_err(|e| ApiError::Panic(format!("searching by meaning: {e}")))
     }
 
     /// The account's moments, brought up to date.
