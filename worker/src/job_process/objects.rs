@@ -107,15 +107,30 @@ impl Seek for ObjectReader<'_> {
     }
 }
 
-/// Parts of 64 MiB, larger when an object would need more than this many. A part sent again
-/// takes a new number (the last when it ends short, and any whose PUT the store ended early):
-/// the store's 10,000 leave a thousand for those.
+/// Parts of 64 MiB, larger when a result is expected to need more than [`MAX_PARTS`]. A part
+/// sent again takes a new number (the last when it ends short, and any whose PUT the store
+/// ended early): the store's 10,000 leave a thousand for those.
 const PART_SIZE: u64 = 64 * 1024 * 1024;
 const MAX_PARTS: u64 = 9_000;
+
+/// The part size doubles every this many parts, up to [`LARGEST_PART`], so that a result
+/// longer than expected (an import of unknown length) still fits: 5,000 parts from 64 MiB
+/// make 1.9 TiB, the 2 TB a file may be.
+const PARTS_A_SIZE: i32 = 1_000;
+/// The store takes parts of up to 5 GiB.
+const LARGEST_PART: u64 = 4 << 30;
 
 /// The part size for a result of about `bytes` (0 when not known).
 fn part_size_for(bytes: u64) -> usize {
     PART_SIZE.max(bytes.div_ceil(MAX_PARTS)) as usize
+}
+
+/// The size of part `number` when the first parts are of `first`.
+fn part_size_of(first: usize, number: i32) -> usize {
+    let doublings = ((number - 1) / PARTS_A_SIZE).clamp(0, 16) as u32;
+    (first as u64)
+        .saturating_mul(1 << doublings)
+        .min(LARGEST_PART.max(first as u64)) as usize
 }
 
 /// Writes the job's result at a position as it is made: a multipart upload the supervisor
@@ -126,6 +141,7 @@ pub struct ResultWriter<'a> {
     position: i32,
     name: &'a str,
     folder_id: Option<FolderId>,
+    /// The size of the first parts ([`part_size_of`] the others).
     part_size: usize,
     /// Whether a part goes to the store as it is written: from the first byte when the
     /// result is expected to take a part or more, else from the second part on.
@@ -147,6 +163,8 @@ pub struct ResultWriter<'a> {
 /// it breaks its PUT off and removes its file, on every path, errors included.
 struct Spool {
     number: i32,
+    /// The part size: bytes it holds once full.
+    size: usize,
     path: PathBuf,
     file: File,
     /// Bytes gathered before a write to the file (and a chunk to the PUT).
@@ -169,7 +187,7 @@ struct PartStream {
 }
 
 impl Spool {
-    fn create(number: i32, path: PathBuf) -> io::Result<Spool> {
+    fn create(number: i32, size: usize, path: PathBuf) -> io::Result<Spool> {
         let file = std::fs::OpenOptions::new()
             .read(true)
             .write(true)
@@ -177,6 +195,7 @@ impl Spool {
             .open(&path)?;
         Ok(Spool {
             number,
+            size,
             path,
             file,
             gathered: Vec::with_capacity(SPOOL_BUFFER),
@@ -349,17 +368,17 @@ impl<'a> ResultWriter<'a> {
         Ok(())
     }
 
-    /// Starts the PUT of part `number`, of the part size, to be fed as the part is written.
-    fn open_stream(&mut self, number: i32) -> JobResult<PartStream> {
+    /// Starts the PUT of part `number`, of `size`, to be fed as the part is written.
+    fn open_stream(&mut self, number: i32, size: usize) -> JobResult<PartStream> {
         let upload_id = self.upload_id()?;
         self.room_in_flight()?;
         let url: String = self.context.ask(&Request::PartUrl {
             upload_id,
             number,
-            length: self.part_size as i64,
+            length: size as i64,
         })?;
         let (chunks, receiver) = tokio::sync::mpsc::channel(CHUNKS_IN_FLIGHT);
-        let len = self.part_size as u64;
+        let len = size as u64;
         let put = std::thread::spawn(move || put_part(url, PartBody::Chunks(receiver), len));
         Ok(PartStream { chunks, put })
     }
@@ -414,12 +433,13 @@ impl<'a> ResultWriter<'a> {
                 .context
                 .dir
                 .join(format!("result-{}-part-{number}", self.position));
-            self.filling = Some(Spool::create(number, path)?);
+            let size = part_size_of(self.part_size, number);
+            self.filling = Some(Spool::create(number, size, path)?);
             self.parts = number;
             if self.stream_parts {
                 let spool = self.filling.as_mut().expect("just made");
                 spool.streamed = true;
-                let stream = self.open_stream(number).map_err(server_side)?;
+                let stream = self.open_stream(number, size).map_err(server_side)?;
                 self.filling.as_mut().expect("just made").stream = Some(stream);
             }
         }
@@ -478,7 +498,7 @@ impl<'a> ResultWriter<'a> {
             Some(spool) => spool,
             None => {
                 let path = self.context.dir.join(format!("result-{}-part-1", self.position));
-                Spool::create(1, path)?
+                Spool::create(1, self.part_size, path)?
             }
         };
         spool.written_out()?;
@@ -491,11 +511,10 @@ impl Write for ResultWriter<'_> {
         if buf.is_empty() {
             return Ok(0);
         }
-        let part_size = self.part_size;
         let spool = self.filling()?;
-        let n = buf.len().min(part_size - spool.len);
+        let n = buf.len().min(spool.size - spool.len);
         spool.write(&buf[..n])?;
-        if spool.len == part_size {
+        if spool.len == spool.size {
             self.part_filled().map_err(server_side)?;
         }
         Ok(n)
@@ -532,5 +551,33 @@ mod tests {
         assert_eq!(part_size_for(100 * 1024 * MIB) as u64, PART_SIZE);
         let two_tb = 2 * 1024 * 1024 * MIB;
         assert!(two_tb.div_ceil(part_size_for(two_tb) as u64) <= MAX_PARTS);
+    }
+
+    #[test]
+    fn parts_of_a_result_longer_than_expected_grow_until_two_tb_fit() {
+        const GIB: u64 = 1 << 30;
+        let first = part_size_for(0);
+        let sizes: Vec<u64> = (1..=MAX_PARTS as i32)
+            .map(|n| part_size_of(first, n) as u64)
+            .collect();
+        assert_eq!(
+            (sizes[0], sizes[999], sizes[1000]),
+            (PART_SIZE, PART_SIZE, 2 * PART_SIZE)
+        );
+        assert!(sizes.windows(2).all(|w| w[0] <= w[1]));
+        assert_eq!(*sizes.last().unwrap(), LARGEST_PART);
+        let parts_for_2_tb = sizes
+            .iter()
+            .scan(0, |total, size| {
+                *total += size;
+                Some(*total)
+            })
+            .position(|total| total >= 2_000_000_000_000)
+            .unwrap()
+            + 1;
+        assert!(parts_for_2_tb <= 5_000, "{parts_for_2_tb} parts for 2 TB");
+        // A part size chosen for a known length beyond the largest stays as it is (5 GiB is
+        // the store's limit, checked by the supervisor).
+        assert_eq!(part_size_of(5 * GIB as usize, 9_000) as u64, 5 * GIB);
     }
 }
