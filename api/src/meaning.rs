@@ -30,6 +30,10 @@ pub struct Meaning {
 struct Account {
     generation: i64,
     ids: Vec<i64>,
+    /// Each moment's file, as its place in `files`: a search among some files then tells a
+    /// moment in or out by one look in a list, not by hashing its file's id.
+    file_of: Vec<u32>,
+    /// The files the moments are in, each once.
     files: Vec<FileId>,
     packed: Packed,
     used: Mutex<Instant>,
@@ -37,7 +41,12 @@ struct Account {
 
 impl Account {
     fn bytes(&self) -> usize {
-        self.packed.bytes() + self.ids.len() * (8 + 16)
+        self.packed.bytes() + self.ids.len() * (8 + 4) + self.files.len() * 16
+    }
+
+    /// The file of moment `i`.
+    fn file(&self, i: usize) -> FileId {
+        self.files[self.file_of[i] as usize]
     }
 }
 
@@ -86,7 +95,13 @@ impl Meaning {
         let query = query.to_vec();
         // Milliseconds of scanning at a million moments: off the async threads.
         tokio::task::spawn_blocking(move || {
-            let keep = |i: usize| within.as_ref().is_none_or(|w| w.contains(&account.files[i]));
+            let allowed: Option<Vec<bool>> =
+                within.map(|within| account.files.iter().map(|f| within.contains(f)).collect());
+            let keep = |i: usize| {
+                allowed
+                    .as_ref()
+                    .is_none_or(|allowed| allowed[account.file_of[i] as usize])
+            };
             account
                 .packed
                 .nearest(&query, n, keep)
@@ -127,21 +142,28 @@ impl Meaning {
         let mut account = Account {
             generation,
             ids: Vec::with_capacity(ids.len()),
-            files: Vec::with_capacity(ids.len()),
+            file_of: Vec::with_capacity(ids.len()),
+            files: Vec::new(),
             packed: Packed::default(),
             used: Mutex::new(Instant::now()),
         };
+        let mut places: HashMap<FileId, u32> = HashMap::new();
         for id in ids {
-            if let (Some(old), Some(&i)) = (old, kept.get(&id)) {
-                account.files.push(old.files[i]);
+            let file = if let (Some(old), Some(&i)) = (old, kept.get(&id)) {
                 account.packed.push_packed(&old.packed, i);
+                old.file(i)
             } else if let Some((file, embedding)) = fetched.remove(&id) {
-                account.files.push(file);
                 account.packed.push(&embedding);
+                file
             } else {
                 // Removed since the id list was read.
                 continue;
-            }
+            };
+            let place = *places.entry(file).or_insert_with(|| {
+                account.files.push(file);
+                (account.files.len() - 1) as u32
+            });
+            account.file_of.push(place);
             account.ids.push(id);
         }
         let account = Arc::new(account);
