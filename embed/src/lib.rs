@@ -246,7 +246,7 @@ mod tests {
         assert_eq!(packed.nearest(&e[0], 3, |i| i == 2), [2]);
     }
 
-    /// The two passes against the exact scan over 100,000 embeddings (shortlisting 4,000 for
+    /// The two passes against the exact scan over 100,000 embeddings (shortlisting 10,000 for
     /// the 200 asked for, as `/search-files` asks): moments made from real sentences' embeddings,
     /// each a blend of two with some noise, and queries the model embeds from other wording.
     #[test]
