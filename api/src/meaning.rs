@@ -4,10 +4,11 @@
 //! PostgreSQL here has no vector index, and fetching an account's 100,000 embeddings per query
 //! would cost far more than scoring them, so each API process keeps the accounts it searched
 //! in memory, packed ([`drive_embed::Packed`], 436 bytes a moment: `i8` numbers and their
-//! signs, searched in two passes), and brings a copy up to date before each query: one row (`moment_generations`) says whether anything changed;
-//! if so, the list of the account's moment ids says which moments to drop and which few to fetch
-//! (moments are only added and removed, never changed). The least recently searched accounts
-//! are dropped past `DRIVE_SEARCH_CACHE_BYTES`.
+//! signs, searched in two passes), and brings a copy up to date before each query: one row
+//! (`moment_generations`) says whether anything changed; if so, the list of the account's moment
+//! ids says which moments to drop and which few to fetch (moments are only added and removed,
+//! never changed). The least recently searched accounts are dropped past
+//! `DRIVE_SEARCH_CACHE_BYTES`.
 
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
