@@ -9,14 +9,13 @@ use crate::DIMENSIONS;
 /// Machine words of an embedding's signs: a bit a number, set where it is above 0.
 const SIGN_WORDS: usize = DIMENSIONS / 64;
 
-/// Embeddings the rough pass keeps for the exact one: at least this many, and
-/// [`SHORTLIST_PER_ASKED`] for each asked for. Up to this many, every embedding is scored
+/// Embeddings the rough pass keeps for the exact one (or as many as are asked for, if more;
+/// `/search-files` asks for 200). Up to this many, every embedding is scored
 /// exactly (the rough pass would keep them all). At a million moments of `scripts/bench
 /// reading` (a thousand sentences, each a thousand times with noise of its own), 4,000 found
 /// 89 % of the exact scan's nearest 200 and 10,000 found 98 %; signs weighed alike, 76 % and
 /// 89 %.
 const SHORTLIST: usize = 10_000;
-const SHORTLIST_PER_ASKED: usize = 50;
 
 /// Embeddings packed: each number as an `i8` of its vector's own scale (384 bytes and a scale
 /// a vector, a quarter of `f32`s), and its signs (48 bytes). Rankings by the `i8` scores match
@@ -126,7 +125,7 @@ impl Packed {
     /// The `n` embeddings nearest `query` among those `keep` allows, nearest first: exactly
     /// among up to [`SHORTLIST`] of them, else among those the rough pass keeps.
     pub fn nearest(&self, query: &[f32], n: usize, keep: impl Fn(usize) -> bool) -> Vec<usize> {
-        let shortlist = SHORTLIST.max(n.saturating_mul(SHORTLIST_PER_ASKED));
+        let shortlist = SHORTLIST.max(n);
         let candidates = if self.len() <= shortlist {
             (0..self.len()).filter(|&i| keep(i)).collect()
         } else {
