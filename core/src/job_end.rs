@@ -13,9 +13,11 @@ use crate::db::files;
 use crate::db::generations;
 use crate::db::job_notices;
 use crate::db::jobs::{self, End, JobRecord, JobRow, JobState, runs};
-use crate::id::{JobId, UserId};
+use crate::db::search::store_metadata;
+use crate::id::{FileId, JobId, UserId};
 use crate::job::{JobSpec, JobType};
 use crate::maintenance;
+use crate::metadata::Metadata;
 use crate::storage::{Bucket, Storage};
 
 /// Ends a job that has not ended yet and does what follows in the same transaction; `None`
@@ -42,6 +44,40 @@ pub async fn finish(
         }
     }
     Ok(ended)
+}
+
+/// A metadata reading's end: what was read from its file (stored on it) or why it could not
+/// be read (recorded on it), and the job's own end.
+#[derive(Debug)]
+pub struct ReadingEnd {
+    pub job: JobId,
+    pub file: FileId,
+    pub metadata: Result<Metadata, String>,
+    pub end: End,
+}
+
+/// Stores what metadata readings read and ends their jobs, all in one transaction: the readings
+/// of a burst of uploads, read together, are recorded together. A reading that had already
+/// ended (stopped meanwhile) is left as it is, and so is its file.
+pub async fn finish_readings(
+    pool: &PgPool,
+    storage: &Storage,
+    readings: Vec<ReadingEnd>,
+) -> Result<(), sqlx::Error> {
+    let mut tx = pool.begin().await?;
+    for reading in readings {
+        if end_in(&mut tx, storage, reading.job, reading.end)
+            .await?
+            .is_none()
+        {
+            continue;
+        }
+        match &reading.metadata {
+            Ok(metadata) => store_metadata(&mut *tx, reading.file, metadata).await?,
+            Err(why) => files::metadata_unreadable(&mut *tx, &[reading.file], why).await?,
+        }
+    }
+    tx.commit().await
 }
 
 /// Runs a job just created in `conn`'s transaction no further than this: it is answered at

@@ -54,7 +54,9 @@ pub const EXIT_RETRY: i32 = 75;
 #[derive(Debug, Serialize, Deserialize)]
 pub struct Start {
     pub job: JobRow,
-    /// The inputs in the order given, or why the job cannot have them (one was trashed).
+    /// The inputs in the order given, or why the job cannot have them (one was trashed). For a
+    /// readMetadata job, the file of each reading the process reads: the job's own, then those
+    /// of the account's other readings claimed with it.
     pub inputs: Result<Vec<Input>, String>,
     /// Whether its results become files in folders. Not for a pipeline's step whose results
     /// only later steps take: those are kept under the job, in no folder.
@@ -155,13 +157,11 @@ pub enum Request {
     EntryFolder {
         path: String,
     },
-    /// What a readMetadata job read from its file.
-    StoreMetadata {
-        metadata: Metadata,
-    },
-    /// Why a readMetadata job's file could not be read.
-    MetadataUnreadable {
-        why: String,
+    /// End a readMetadata process's readings (one a job: the job's own, then the account's
+    /// others read with it), those of its first inputs in the order given, in one transaction;
+    /// the supervisor hands back the rest.
+    EndReadings {
+        readings: Vec<MetadataRead>,
     },
     /// What a readForSearch job read from its input `file_id`: its moments, which replace the
     /// file's earlier ones, or why it could not be read.
@@ -190,6 +190,17 @@ pub enum Request {
     End {
         outcome: Result<serde_json::Value, String>,
     },
+}
+
+/// What a readMetadata process read from one of its inputs.
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MetadataRead {
+    pub file_id: FileId,
+    /// What was read, stored on the file, or why it could not be, recorded on it.
+    pub metadata: Result<Metadata, String>,
+    /// Its job's end: done with its result, or failed with the sentence for the caller.
+    pub outcome: Result<serde_json::Value, String>,
 }
 
 /// A moment as a readForSearch job hands it over: checked by the supervisor

@@ -406,3 +406,280 @@ async fn readings_past_an_accounts_cap_wait_outside_the_queue_and_all_run() {
     .unwrap();
     assert_eq!((jobs, left), (8, 0), "each file read once");
 }
+
+/// The files of the metadata test of a burst: name, kind, media type and bytes. Among them a
+/// picture large enough to get a thumbnail, a video (a poster), tracks whose tempo, key and
+/// soundprint are measured, and a file nothing can read.
+fn burst_of_files() -> Vec<(&'static str, &'static str, &'static str, Vec<u8>)> {
+    let mut large = Vec::new();
+    let noisy = noise(400 * 300 * 3, 11);
+    RgbImage::from_raw(400, 300, noisy)
+        .unwrap()
+        .write_to(&mut Cursor::new(&mut large), ImageFormat::Png)
+        .unwrap();
+    let junk: Vec<u8> = (0..200_000u32)
+        .map(|i| (i.wrapping_mul(2654435761) >> 13) as u8)
+        .collect();
+    let tone = "sine=frequency=440:sample_rate=44100:duration=3";
+    vec![
+        (
+            "sunrise.jpg",
+            "Image",
+            "image/jpeg",
+            photo_with_exif("2023:08:14 07:45:10", -16.8, 179.95),
+        ),
+        ("large.png", "Image", "image/png", large),
+        (
+            "harbour.mp4",
+            "Video",
+            "video/mp4",
+            video_of(
+                "testsrc2=size=320x240:rate=25",
+                1.0,
+                &[
+                    "-metadata",
+                    "title=Harbour at dusk",
+                    "-metadata",
+                    "location=+59.9139+010.7522/",
+                ],
+            ),
+        ),
+        (
+            "tone.wav",
+            "Audio",
+            "audio/wav",
+            ffmpeg(&["-f", "lavfi", "-i", tone], "wav"),
+        ),
+        (
+            "song.mp3",
+            "Audio",
+            "audio/mpeg",
+            ffmpeg(
+                &[
+                    "-f",
+                    "lavfi",
+                    "-i",
+                    tone,
+                    "-c:a",
+                    "libmp3lame",
+                    "-metadata",
+                    "title=Ocean Drive",
+                    "-metadata",
+                    "artist=Duke Dumont",
+                ],
+                "mp3",
+            ),
+        ),
+        ("broken.mp4", "Video", "video/mp4", junk),
+    ]
+}
+
+/// Each of an account's files as its reading recorded it, by name: every metadata column
+/// (the soundprint too), the artwork it got (names and sizes), and its reading's end.
+async fn recorded_readings(app: &TestApp, user: &TestUser) -> Vec<Value> {
+    let mut db = app.db().await;
+    sqlx::query_scalar(
+        "select json_build_object(
+                    'name', f.file_name, 'title', f.title, 'artists', f.artists, 'album', f.album,
+                    'genre', f.genre, 'taken', f.taken_time, 'duration', f.duration_seconds,
+                    'tempo', f.tempo_bpm, 'key', array[f.key_pitch::text, f.key_mode],
+                    'place', array[f.latitude, f.longitude], 'size', array[f.width, f.height],
+                    'codecs', array[f.video_codec, f.audio_codec], 'soundprint', f.soundprint,
+                    'state', f.metadata_state, 'error', f.metadata_error,
+                    'artwork', (select array_agg(a.file_name || ' ' || a.file_size order by a.file_name)
+                                from files a where a.derivative_of = f.id),
+                    'job', array[j.state, j.error], 'read', j.result -> 'read',
+                    'readError', j.result -> 'error', 'artworkMade', j.result -> 'artworkId' <> 'null')
+         from files f join file_jobs j on j.input_ids = array[f.id] and j.job_type = 'readMetadata'
+         where f.user_id = $1 and f.derivative_of is null
+         order by f.file_name",
+    )
+    .bind(user.id)
+    .fetch_all(&mut db)
+    .await
+    .unwrap()
+}
+
+/// A burst of uploads is read a batch at a time: an account's readings queued together are
+/// claimed together, read in one job process and ended in one transaction. Each file's record
+/// is exactly what a reading of it alone writes (the same files, read one at a time by another
+/// account), the failure of a file that cannot be read fails no other, and a file trashed
+/// before its reading ran fails that reading alone.
+#[tokio::test]
+async fn a_burst_of_readings_is_read_together_and_records_what_each_would_alone() {
+    let mut app = TestApp::spawn().await;
+    let together = app.user(Some("Pro")).await;
+    let alone = app.user(Some("Pro")).await;
+    let files = burst_of_files();
+
+    // No worker yet: every reading of the burst waits in the queue.
+    let mut burst = Vec::new();
+    for (name, kind, mime, bytes) in &files {
+        burst.push(app.upload(&together, name, kind, mime, bytes.clone()).await);
+    }
+    let gone = app
+        .upload(
+            &together,
+            "gone.jpg",
+            "Image",
+            "image/jpeg",
+            photo_with_exif("2020:01:01 00:00:00", 1.0, 1.0),
+        )
+        .await;
+    let trashed = app
+        .call(&together, "/trash-files", Some(json!([{ "id": gone }])))
+        .await;
+    assert_eq!(trashed.status, 200, "{}", trashed.body);
+    app.start_worker(&[]).await;
+    for id in &burst {
+        app.reading(&together, *id).await;
+    }
+    for id in burst.iter().chain([&gone]) {
+        let job = app.reading_job(*id, Duration::from_secs(30)).await;
+        let expected = if *id == gone { "failed" } else { "done" };
+        assert_eq!(job, (expected.to_string(), 1), "{id}");
+    }
+
+    // Read together: the readings' claims are fewer than the readings, all by one worker.
+    let mut db = app.db().await;
+    let (readings, claims): (i64, i64) = sqlx::query_as(
+        "select count(*), count(distinct started_at) from file_jobs
+         where user_id = $1 and job_type = 'readMetadata' and input_ids <> array[$2]",
+    )
+    .bind(together.id)
+    .bind(gone)
+    .fetch_one(&mut db)
+    .await
+    .unwrap();
+    assert_eq!(readings, files.len() as i64);
+    assert!(
+        claims < readings,
+        "{readings} readings were claimed {claims} times: none together"
+    );
+
+    // The same files, each read alone: uploaded one at a time, each read before the next.
+    for (name, kind, mime, bytes) in &files {
+        let id = app.upload(&alone, name, kind, mime, bytes.clone()).await;
+        app.reading(&alone, id).await;
+        app.reading_job(id, Duration::from_secs(30)).await;
+    }
+    let (read_together, read_alone) = (
+        recorded_readings(&app, &together).await,
+        recorded_readings(&app, &alone).await,
+    );
+    let gone_reading = &read_together[1];
+    assert_eq!(gone_reading["name"], "gone.jpg");
+    assert_eq!(gone_reading["state"], "failed", "{gone_reading}");
+    assert!(
+        gone_reading["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("trashed or deleted")),
+        "{gone_reading}"
+    );
+    let read_together: Vec<&Value> = read_together.iter().filter(|r| r["name"] != "gone.jpg").collect();
+    assert_eq!(read_together.len(), read_alone.len());
+    for (together, alone) in read_together.iter().zip(&read_alone) {
+        assert_eq!(*together, alone, "read together, then alone");
+    }
+    // What the records hold, so that equal is not equally empty.
+    let by_name = |name: &str| read_alone.iter().find(|r| r["name"] == name).unwrap().clone();
+    assert_eq!(by_name("broken.mp4")["state"], "failed");
+    assert_eq!(by_name("broken.mp4")["job"], json!(["done", null]));
+    assert_eq!(by_name("broken.mp4")["read"], false);
+    assert_eq!(
+        by_name("large.png")["artwork"][0]
+            .as_str()
+            .map(|a| a.starts_with("thumbnail.jpg ")),
+        Some(true)
+    );
+    assert_eq!(
+        by_name("harbour.mp4")["artwork"][0]
+            .as_str()
+            .map(|a| a.starts_with("poster.jpg ")),
+        Some(true)
+    );
+    assert_eq!(by_name("harbour.mp4")["title"], "Harbour at dusk");
+    assert_eq!(by_name("song.mp3")["artists"], json!(["Duke Dumont"]));
+    assert!(
+        by_name("tone.wav")["soundprint"]
+            .as_array()
+            .is_some_and(|s| !s.is_empty())
+    );
+    assert!(
+        by_name("sunrise.jpg")["taken"].is_string(),
+        "{}",
+        by_name("sunrise.jpg")
+    );
+}
+
+/// Readings read together whose process dies mid-way (killed here, as a crash or the kernel's
+/// OOM killer would) fail none of them: each is queued again with its attempt spent, read alone
+/// the second time, and every file ends read.
+#[tokio::test]
+async fn readings_whose_shared_process_dies_are_each_read_again_alone() {
+    let mut app = TestApp::spawn().await;
+    let user = app.user(Some("Pro")).await;
+    // Tracks long enough (a minute, 5 MB) that measuring their tempo and key takes a while.
+    let track = ffmpeg(
+        &[
+            "-f",
+            "lavfi",
+            "-i",
+            "sine=frequency=440:sample_rate=44100:duration=60",
+        ],
+        "wav",
+    );
+    let mut ids = Vec::new();
+    for n in 0..6 {
+        ids.push(
+            app.upload(
+                &user,
+                &format!("track-{n}.wav"),
+                "Audio",
+                "audio/wav",
+                track.clone(),
+            )
+            .await,
+        );
+    }
+    let worker = app.start_worker_alone(&[("DRIVE_WORKER_CONCURRENCY", "1")]).await;
+    // Once the six run together and their process reads the first file (over a second: it
+    // holds a connection to the store), before it ends any.
+    let mut db = app.db().await;
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    let reading = loop {
+        let (running, ended): (i64, i64) = sqlx::query_as(
+            "select count(*) filter (where state = 'running'), count(*) filter (where ended_at is not null)
+             from file_jobs where user_id = $1 and job_type = 'readMetadata'",
+        )
+        .bind(user.id)
+        .fetch_one(&mut db)
+        .await
+        .unwrap();
+        assert_eq!(ended, 0, "a reading ended before its process was killed");
+        let connected = app.job_processes(worker).into_iter().find(|pid| {
+            std::fs::read_dir(format!("/proc/{pid}/fd")).is_ok_and(|fds| {
+                fds.flatten().any(|fd| {
+                    std::fs::read_link(fd.path()).is_ok_and(|to| to.to_string_lossy().starts_with("socket:"))
+                })
+            })
+        });
+        if let (6, Some(pid)) = (running, connected) {
+            break pid;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "{running} readings running"
+        );
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    };
+    // SAFETY: a signal to a process of this test's worker.
+    unsafe { libc::kill(reading as i32, libc::SIGKILL) };
+    for id in &ids {
+        let file = app.reading(&user, *id).await;
+        assert_eq!(file["metadataState"], "read", "{file}");
+        assert!(approx(&file["duration"], 60.0, 0.5), "{file}");
+        let job = app.reading_job(*id, Duration::from_secs(60)).await;
+        assert_eq!(job, ("done".to_string(), 2), "{id}: tried again once, and read");
+    }
+}

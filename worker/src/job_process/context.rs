@@ -11,14 +11,13 @@ use std::time::{Duration, Instant};
 use base64::Engine;
 use drive_domain::id::FolderId;
 use drive_domain::job::decimal_size;
-use drive_domain::metadata::Metadata;
 use drive_domain::rows::FileRow;
 use drive_domain::rows::FolderRow;
 use drive_domain::rows::JobRow;
 use serde::de::DeserializeOwned;
 use std::io::{BufRead, BufReader, Read, Write};
 
-use crate::protocol::{Answer, Input, JobError, JobResult, MAX_DESCRIPTIONS, Request, Start};
+use crate::protocol::{Answer, Input, JobError, JobResult, MAX_DESCRIPTIONS, MetadataRead, Request, Start};
 
 // A job's failures, from what it calls (the supervisor, the disk, the media and PDF
 // crates), as the protocol's [`JobError`]: an input's fault fails the job, the server's retries.
@@ -290,15 +289,9 @@ impl JobContext {
         self.supervisor.ask(&request)
     }
 
-    /// Stores what a readMetadata job read from its file.
-    pub fn store_metadata(&self, metadata: Metadata) -> JobResult<()> {
-        self.supervisor.ask(&Request::StoreMetadata { metadata })
-    }
-
-    /// Records why a readMetadata job's file could not be read.
-    pub fn metadata_unreadable(&self, why: &str) -> JobResult<()> {
-        let request = Request::MetadataUnreadable { why: why.to_string() };
-        self.supervisor.ask(&request)
+    /// Ends a readMetadata process's readings, one an input: what each read and its job's end.
+    pub fn end_readings(&self, readings: Vec<MetadataRead>) -> JobResult<()> {
+        self.supervisor.ask(&Request::EndReadings { readings })
     }
 
     /// How many more pictures the job may have described: none without a describing model,

@@ -2,9 +2,11 @@
 //! (and a photo's EXIF from its first megabyte), stored (by the supervisor) where
 //! `/search-files` filters on it; with its artwork (a poster, cover art, a picture's thumbnail).
 //! A file that cannot be read gets its failure recorded and the job ends done: nothing to
-//! retry. The machine's failures are retried like any job's.
+//! retry. The machine's failures are retried like any job's. One process reads the files of
+//! several readings of one account, claimed together by its supervisor, and ends them together.
 
 use std::path::Path;
+use std::time::{Duration, Instant};
 
 use chrono::{DateTime, NaiveDateTime, Utc};
 use drive_domain::file::{FileKind, is_own_thumbnail};
@@ -20,16 +22,43 @@ use drive_media::picture::{Convert, PictureFormat, convert};
 use serde_json::json;
 
 use crate::job_process::context::JobContext;
-use crate::protocol::{JobError, JobResult};
+use crate::protocol::{JobError, JobResult, MetadataRead};
 
 /// Bytes of a photo read for its EXIF.
 const EXIF_HEAD: u64 = 1024 * 1024;
 
-pub fn read(context: &JobContext) -> JobResult<serde_json::Value> {
+/// How long a process goes on to its next input: readings in a slot hold back the next job of
+/// another lane (and a bulk job held still for them must then run as long before it is held again). It ends with the reading under way when the time is up.
+const READING_TIME: Duration = Duration::from_millis(200);
+
+/// Reads the inputs in order, each the file of one reading (a burst of an account's uploads is
+/// read in one process), for up to [`READING_TIME`], and ends those it read together; the
+/// supervisor hands the rest back. A file that cannot be read ends its own reading; a failure
+/// of the machine's ends the process, and the supervisor tries the readings again, each alone.
+pub fn read(context: &JobContext) -> JobResult<()> {
+    let started = Instant::now();
     let inputs = context.inputs()?;
-    let file = inputs
-        .first()
-        .ok_or_else(|| JobError::Input("the file is gone".to_string()))?;
+    let mut readings = Vec::with_capacity(inputs.len());
+    for (done, file) in inputs.iter().enumerate() {
+        if done > 0 && started.elapsed() >= READING_TIME {
+            break;
+        }
+        let outcome = read_one(context, file);
+        readings.push(match outcome {
+            Ok(read) => read,
+            Err(JobError::Input(why)) => MetadataRead {
+                file_id: file.id,
+                metadata: Err(why.clone()),
+                outcome: Err(why),
+            },
+            Err(server) => return Err(server),
+        });
+        context.progress((done + 1) as f32 / inputs.len() as f32);
+    }
+    context.end_readings(readings)
+}
+
+fn read_one(context: &JobContext, file: &FileRow) -> JobResult<MetadataRead> {
     let head = if file.kind == FileKind::Image {
         let len = EXIF_HEAD.min(file.file_size.max(0) as u64);
         context.read_span(file, 0, len)?
@@ -37,18 +66,23 @@ pub fn read(context: &JobContext) -> JobResult<serde_json::Value> {
         Vec::new()
     };
     let location = context.location(file)?;
-    let kind = file.kind;
-    match facts(kind, &location, &head) {
+    match facts(file.kind, &location, &head) {
         Ok(metadata) => {
             let artwork = artwork(context, file, &location, Some(&metadata))?;
-            context.store_metadata(metadata)?;
-            Ok(json!({ "read": true, "artworkId": artwork }))
+            Ok(MetadataRead {
+                file_id: file.id,
+                metadata: Ok(metadata),
+                outcome: Ok(json!({ "read": true, "artworkId": artwork })),
+            })
         }
         Err(AvError::Input(why)) => {
             // A picture FFmpeg cannot read may still decode as picture jobs decode it (HEIC).
             let artwork = artwork(context, file, &location, None)?;
-            context.metadata_unreadable(&why)?;
-            Ok(json!({ "read": false, "error": why, "artworkId": artwork }))
+            Ok(MetadataRead {
+                file_id: file.id,
+                outcome: Ok(json!({ "read": false, "error": why, "artworkId": artwork })),
+                metadata: Err(why),
+            })
         }
         Err(machine) => Err(machine.into()),
     }

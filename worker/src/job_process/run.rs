@@ -61,15 +61,19 @@ fn run(context: &JobContext) -> Result<(), JobError> {
         .job
         .spec()
         .map_err(|e| JobError::Server(format!("the job's settings do not read back: {e}")))?;
-    let outcome = perform(context, &spec);
+    let outcome = match spec {
+        // Its readings end together, each with what it read (crate::job_process::metadata).
+        JobSpec::ReadMetadata(_) => metadata::read(context).map(|()| None),
+        spec => perform(context, &spec).map(Some),
+    };
     let worked = started.elapsed();
     let _ = std::fs::remove_dir_all(&context.dir);
-    let outcome = match outcome {
-        Ok(result) => Ok(result),
-        Err(JobError::Input(why)) => Err(why),
+    match outcome {
+        Ok(None) => {}
+        Ok(Some(result)) => context.end(Ok(result))?,
+        Err(JobError::Input(why)) => context.end(Err(why))?,
         Err(server) => return Err(server),
-    };
-    context.end(outcome)?;
+    }
     // Where a job's time went, for whoever tunes the farm: the pipeline with its reads and
     // saves, and the end's transaction.
     tracing::info!(
@@ -85,7 +89,7 @@ fn run(context: &JobContext) -> Result<(), JobError> {
 fn perform(context: &JobContext, spec: &JobSpec) -> Result<serde_json::Value, JobError> {
     match spec {
         JobSpec::Checksum(settings) => checksum::run(context, settings),
-        JobSpec::ReadMetadata(_) => metadata::read(context),
+        JobSpec::ReadMetadata(_) => Err(JobError::Server("readMetadata is read and ended in `run`".into())),
         JobSpec::Zip(settings) => archive::zip(context, settings),
         JobSpec::Unzip(_) => archive::unzip(context),
         JobSpec::Cut(settings) => av::cut(context, settings),

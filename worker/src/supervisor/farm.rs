@@ -47,6 +47,7 @@ use crate::supervisor::upkeep;
 
 mod one_process;
 mod pipeline;
+mod readings;
 
 /// How often an idle worker looks for a job without being rung.
 const POLL: Duration = Duration::from_secs(1);
@@ -385,6 +386,7 @@ impl Farm {
         match job.spec() {
             Ok(JobSpec::GenerateImage(_)) => return self.generate(job).await,
             Ok(JobSpec::Pipeline(chain)) => return self.run_pipeline(job, chain).await,
+            Ok(JobSpec::ReadMetadata(_)) => return self.read_metadata(job).await,
             _ => {}
         }
         tracing::info!(job.id = %id, job.r#type = job.job_type.as_str(), attempt = job.attempts, "running");
@@ -412,11 +414,12 @@ impl Farm {
         Ok(())
     }
 
-    /// Gives a job this worker runs back to the queue, its attempt unspent (the drain's time
-    /// is up), and rings for another worker.
-    async fn give_back(&self, id: JobId) -> Result<()> {
-        if jobs::hand_back(&self.shared.db, id, &self.name).await? {
-            tracing::info!(job.id = %id, "handed back");
+    /// Gives jobs this worker runs back to the queue, their attempts unspent (the drain's time
+    /// is up, or a reading process's), and rings for another worker.
+    async fn give_back(&self, ids: &[JobId]) -> Result<()> {
+        let handed = jobs::hand_back(&self.shared.db, ids, &self.name).await?;
+        if handed > 0 {
+            tracing::info!(job.id = %ids[0], jobs = handed, "handed back");
             self.shared.doorbell.ring().await;
         }
         Ok(())
@@ -441,7 +444,7 @@ impl Farm {
         let outcome = loop {
             tokio::select! {
                 outcome = &mut work => break outcome,
-                () = handed_back(&mut handing_back) => return self.give_back(id).await,
+                () = handed_back(&mut handing_back) => return self.give_back(&[id]).await,
                 _ = tick.tick() => match jobs::heartbeat(&self.shared.db, id, &self.name).await {
                     // Another worker took it over: this one stops.
                     Ok(None) => return Ok(()),

@@ -9,7 +9,7 @@
 use sqlx::PgPool;
 
 use super::{COLUMNS, JobRow, PAUSE_ENDED};
-use crate::id::JobId;
+use crate::id::{FileId, JobId, UserId};
 use crate::job::{JobType, Lane};
 
 /// What a worker takes: its lanes, and its job types (`None`: every type).
@@ -109,21 +109,91 @@ pub async fn claim(pool: &PgPool, id: JobId, worker: &str) -> Result<Option<Clai
     .await
 }
 
-/// Gives job `id`, which `worker` runs, back to the queue as if never taken (a draining worker's
-/// job): its attempt is not spent, and any worker may take it at once. What it stored so far is
-/// kept (its outputs by position), so the next attempt carries on from there.
-pub async fn hand_back(pool: &PgPool, id: JobId, worker: &str) -> Result<bool, sqlx::Error> {
+/// Takes for `worker` up to `most` more of account `user_id`'s queued metadata readings, to be
+/// read in the process of one it has claimed, of file `first` ([`crate::job::Lane::System`]'s
+/// burst after an upload of many files): only readings never tried, so that a file whose
+/// reading failed is read alone, and only of files of at most `largest` bytes, `first` too;
+/// oldest first, rows another worker is claiming passed over rather than waited for. The
+/// account's turn was taken by the claim of the first; these count among its running jobs, so
+/// other accounts' go first meanwhile.
+pub async fn claim_readings(
+    pool: &PgPool,
+    user_id: UserId,
+    first: FileId,
+    worker: &str,
+    most: i64,
+    largest: i64,
+) -> Result<Vec<Claimed>, sqlx::Error> {
+    // Picked apart (materialized) so that the limit holds: as a subquery of the update, it
+    // may be run again for each row.
+    sqlx::query_as(&format!(
+        "with picked as materialized (
+             select j.id from file_jobs j join files f on f.id = j.input_ids[1]
+             where j.lane = 'system' and j.user_id = $1 and j.state = 'queued'
+               and j.job_type = 'readMetadata' and j.attempts = 0
+               and (j.run_after is null or j.run_after <= now()) and j.stop_requested_at is null
+               and f.file_size <= $4 and (select file_size from files where id = $5) <= $4
+             order by j.queued_at, j.id
+             limit $3
+             for update of j skip locked
+         ),
+         claimed as (
+             update file_jobs
+             set state = 'running', attempts = attempts + 1, worker = $2, heartbeat_at = now(),
+                 started_at = coalesce(started_at, now()), {PAUSE_ENDED}
+             from picked
+             where file_jobs.id = picked.id and file_jobs.state = 'queued'
+             returning file_jobs.*
+         )
+         select {COLUMNS}, started_at = heartbeat_at as first_start from claimed order by queued_at, id"
+    ))
+    .bind(user_id)
+    .bind(worker)
+    .bind(most)
+    .bind(largest)
+    .bind(first)
+    .fetch_all(pool)
+    .await
+}
+
+/// Puts back in the queue, to be tried again after `after`, the jobs of `ids` that `worker`
+/// still runs: readings read together whose process ended before it ended them. The attempt
+/// is spent, so each is read alone next time ([`claim_readings`] takes none tried before).
+pub async fn release_unended(
+    pool: &PgPool,
+    ids: &[JobId],
+    worker: &str,
+    after: std::time::Duration,
+) -> Result<u64, sqlx::Error> {
+    let released = sqlx::query(&format!(
+        "update file_jobs
+         set state = 'queued', worker = null, run_after = now() + make_interval(secs => $3), {PAUSE_ENDED}
+         where id = any($1) and worker = $2 and state = 'running'"
+    ))
+    .bind(ids)
+    .bind(worker)
+    .bind(after.as_secs_f64())
+    .execute(pool)
+    .await?;
+    Ok(released.rows_affected())
+}
+
+/// Gives the jobs of `ids` that `worker` runs back to the queue as if never taken (a draining
+/// worker's jobs, readings a process had no time left for): their attempts are not spent, and
+/// any worker may take them at once. What they stored so far is kept (their outputs by
+/// position), so the next attempt carries on from there. Answers how many were handed back.
+pub async fn hand_back(pool: &PgPool, ids: &[JobId], worker: &str) -> Result<u64, sqlx::Error> {
     let handed = sqlx::query(&format!(
         "update file_jobs
          set state = 'queued', worker = null, run_after = null, attempts = greatest(attempts - 1, 0),
              {PAUSE_ENDED}
-         where id = $1 and worker = $2 and state = 'running'"
+         where id = any($1) and worker = $2 and state = 'running'"
     ))
-    .bind(id)
+    .bind(ids)
     .bind(worker)
     .execute(pool)
     .await?;
-    Ok(handed.rows_affected() == 1)
+    Ok(handed.rows_affected())
 }
 
 /// Puts back in the queue the running jobs whose worker has been silent for `stale_seconds` (it

@@ -12,7 +12,8 @@ mod claim;
 mod record;
 pub mod runs;
 pub use claim::{
-    Candidate, Claimed, LaneGauge, Pool, candidates, claim, gauges, hand_back, requeue_stale, stale_given_up,
+    Candidate, Claimed, LaneGauge, Pool, candidates, claim, claim_readings, gauges, hand_back,
+    release_unended, requeue_stale, stale_given_up,
 };
 pub use drive_domain::job::JobState;
 pub use drive_domain::rows::JobRow;
@@ -311,6 +312,20 @@ pub async fn heartbeat(pool: &PgPool, id: JobId, worker: &str) -> Result<Option<
     .bind(worker)
     .fetch_optional(pool)
     .await
+}
+
+/// Renews the heartbeats of the running jobs of `ids` that are still `worker`'s: the readings
+/// read in the process of another, whose own heartbeat is [`heartbeat`]'s.
+pub async fn heartbeats(pool: &PgPool, ids: &[JobId], worker: &str) -> Result<(), sqlx::Error> {
+    sqlx::query(
+        "update file_jobs set heartbeat_at = now()
+         where id = any($1) and state = 'running' and worker = $2",
+    )
+    .bind(ids)
+    .bind(worker)
+    .execute(pool)
+    .await?;
+    Ok(())
 }
 
 /// Marks running job `id` of `worker` as held still; [`resumed`] ends the pause.

@@ -14,7 +14,11 @@ pub use page::{After, SortKey, Start};
 
 /// Stores what extraction found about a file, and that it was read: the one path by which
 /// metadata arrives.
-pub async fn store_metadata(pool: &PgPool, file_id: FileId, m: &Metadata) -> Result<(), sqlx::Error> {
+pub async fn store_metadata<'e>(
+    db: impl sqlx::PgExecutor<'e>,
+    file_id: FileId,
+    m: &Metadata,
+) -> Result<(), sqlx::Error> {
     sqlx::query(
         "update files set title = $2, artists = $3, album = $4, genre = $5, taken_time = $6,
                 duration_seconds = $7, tempo_bpm = $8, key_pitch = $9, key_mode = $10,
@@ -40,7 +44,7 @@ pub async fn store_metadata(pool: &PgPool, file_id: FileId, m: &Metadata) -> Res
     .bind(&m.video_codec)
     .bind(&m.audio_codec)
     .bind(&m.soundprint)
-    .execute(pool)
+    .execute(db)
     .await?;
     Ok(())
 }

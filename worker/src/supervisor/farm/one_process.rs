@@ -66,7 +66,7 @@ impl Farm {
                     kill(&mut child).await;
                     self.announce(steward).await;
                     self.clean_up(id);
-                    self.give_back(id).await?;
+                    self.give_back(&[id]).await?;
                     return Ok(Supervised::Settled);
                 }
                 _ = tick.tick() => {

@@ -2,8 +2,9 @@
 //! job process holds no credential to do, and nothing else. It treats the process as
 //! hostile: a file to store must be a regular file inside the job's work folder, results go
 //! only under the job's own keys and into the account's own folders within its quota, an
-//! upload must be one it opened for this job, metadata is stored only for the file a
-//! readMetadata job reads, moments only for a readForSearch's inputs. It parses no upload.
+//! upload must be one it opened for this job, metadata is stored only for the files a
+//! readMetadata process was given to read, moments only for a readForSearch's inputs. It
+//! parses no upload.
 //!
 //! Results are saved under keys fixed by the job and the result's position, and each is
 //! recorded together with its place in the job's outputs: a retried job finds the results it
@@ -28,11 +29,11 @@ use drive_core::db::files::{self, FileRow, Insert, NewFile};
 use drive_core::db::folders::FolderRow;
 use drive_core::db::jobs::runs::{self, RunAt};
 use drive_core::db::jobs::{self, End, JobRow};
-use drive_core::db::search::store_metadata;
 use drive_core::db::{requests, users};
 use drive_core::file::{FileName, guess_type};
 use drive_core::id::{FileId, FolderId, JobId};
 use drive_core::job::{JobSpec, JobType};
+use drive_core::job_end::ReadingEnd;
 use drive_core::storage::{Bucket, Storage};
 use serde::Serialize;
 use serde_json::Value;
@@ -42,7 +43,7 @@ use tokio::process::{ChildStdin, ChildStdout};
 use results::{Ahead, Recorder, SavesAhead};
 use uploads::Upload;
 
-use crate::protocol::{Answer, Input, JobError, JobResult, MAX_DESCRIPTIONS, Request, Start};
+use crate::protocol::{Answer, Input, JobError, JobResult, MAX_DESCRIPTIONS, MetadataRead, Request, Start};
 use crate::supervisor::settings::Settings;
 use crate::supervisor::vision::{self, Vision};
 
@@ -88,6 +89,9 @@ pub struct Steward {
     job: JobRow,
     place: Place,
     inputs: Vec<FileRow>,
+    /// A readMetadata process's readings, one an input in the same order: the job's own, then
+    /// those claimed with it ([`Steward::prepare_readings`]).
+    readings: Vec<JobId>,
     /// The job's work folder, as the kernel names it (symbolic links resolved).
     dir: PathBuf,
     quota: i64,
@@ -131,8 +135,12 @@ impl Steward {
     /// not ask for).
     pub async fn inputs_of(db: &PgPool, job: &JobRow) -> JobResult<Result<Vec<FileRow>, String>> {
         let found = files::find_many(db, job.user_id, &job.input_ids, true).await?;
-        Ok(job
-            .input_ids
+        Ok(Steward::inputs_among(&found, job))
+    }
+
+    /// [`Steward::inputs_of`] among rows `found` already (several jobs' inputs read at once).
+    pub fn inputs_among(found: &[FileRow], job: &JobRow) -> Result<Vec<FileRow>, String> {
+        job.input_ids
             .iter()
             .map(|id| {
                 found
@@ -141,7 +149,7 @@ impl Steward {
                     .cloned()
                     .ok_or_else(|| format!("the file {id} was trashed or deleted before the job ran"))
             })
-            .collect())
+            .collect()
     }
 
     /// Readies `job` on `inputs` for `place`: its quota, its inputs with a presigned GET each
@@ -193,6 +201,7 @@ impl Steward {
         let steward = Steward {
             db,
             storage,
+            readings: vec![job.id],
             job,
             place,
             inputs: inputs.unwrap_or_default(),
@@ -204,6 +213,24 @@ impl Steward {
             described: 0,
             ahead: SavesAhead::default(),
         };
+        Ok((steward, start))
+    }
+
+    /// Readies one process for the readMetadata jobs `readings` of one account, each reading
+    /// the file at its place in `inputs`: the steward of the first, answering for them all.
+    pub async fn prepare_readings(
+        db: PgPool,
+        storage: Storage,
+        readings: &[JobRow],
+        inputs: Vec<FileRow>,
+        settings: &Settings,
+    ) -> JobResult<(Steward, Start)> {
+        let first = readings
+            .first()
+            .ok_or_else(|| refused("a process for no reading"))?;
+        let (mut steward, start) =
+            Steward::prepare(db, storage, first.clone(), Ok(inputs), Place::Job, settings).await?;
+        steward.readings = readings.iter().map(|job| job.id).collect();
         Ok((steward, start))
     }
 
@@ -290,12 +317,9 @@ impl Steward {
             Request::FolderPath { folder_id } => json(self.folder(folder_id).await?.map(|f| f.path)),
             Request::UnzipFolder => json(self.unzip_folder().await?),
             Request::EntryFolder { path } => json(self.entry_folder(&path).await?),
-            Request::StoreMetadata { metadata } => {
-                store_metadata(&self.db, self.read_metadata_of()?, &metadata).await?;
-                Ok(Value::Null)
-            }
-            Request::MetadataUnreadable { why } => {
-                files::metadata_unreadable(&self.db, &[self.read_metadata_of()?], &why).await?;
+            Request::EndReadings { readings } => {
+                let readings = self.reading_ends(readings)?;
+                drive_core::job_end::finish_readings(&self.db, &self.storage, readings).await?;
                 Ok(Value::Null)
             }
             Request::StoreReading { file_id, reading } => {
@@ -483,12 +507,27 @@ impl Steward {
         Ok(())
     }
 
-    /// The file a readMetadata job reads, the only one whose metadata it may store.
-    fn read_metadata_of(&self) -> JobResult<FileId> {
-        match self.inputs.first() {
-            Some(file) if self.job.job_type == JobType::ReadMetadata => Ok(file.id),
-            _ => Err(refused("metadata from a job that reads none")),
+    /// A readMetadata process's readings as the jobs they end: its first inputs in their order
+    /// (the first at least; it hands back the rest), and no other file.
+    fn reading_ends(&self, readings: Vec<MetadataRead>) -> JobResult<Vec<ReadingEnd>> {
+        let theirs = (1..=self.readings.len()).contains(&readings.len())
+            && readings
+                .iter()
+                .zip(&self.inputs)
+                .all(|(read, file)| read.file_id == file.id);
+        if self.job.job_type != JobType::ReadMetadata || !theirs {
+            return Err(refused("readings of files other than the process's inputs"));
         }
+        Ok(readings
+            .into_iter()
+            .zip(&self.readings)
+            .map(|(read, &job)| ReadingEnd {
+                job,
+                file: read.file_id,
+                metadata: read.metadata,
+                end: read.outcome.map_or_else(End::Failed, End::Done),
+            })
+            .collect())
     }
 }
 
