@@ -8,13 +8,12 @@
 //! Then, on one worker: how long a job waits to start with an empty queue at the production
 //! heartbeat (10 s), over 200 jobs one at a time; how long an interactive job waits to start
 //! behind a bulk backlog of 0, 100, 1,000 and 10,000 jobs of another account (one slot, so each
-//! waits for the bulk job running when it arrives); and the ingestion of 1,000 small files (500
-//! pictures, 500 audio clips) by `drive upload` of a folder, until the drive has read every one's
-//! metadata (its `readMetadata` job ended): files a second.
+//! waits for the bulk job running when it arrives). The ingestion of many small files is
+//! `scripts/bench ingestion`'s.
 
 use std::path::Path;
 
-use drive_tests::bench::{add_file, drive_upload, forget_digests};
+use drive_tests::bench::{add_file, forget_digests};
 use drive_tests::{TestApp, env};
 use serde_json::json;
 
@@ -135,45 +134,6 @@ async fn checksum_latencies(app: &TestApp, dir: &Path, samples: usize) -> Vec<f6
 /// `drive upload` of a folder of 500 pictures and 500 audio clips, then until every file's
 /// metadata is read, at the production heartbeat: (upload seconds, seconds until all read, the
 /// readings that failed).
-async fn ingestion(dir: &Path) -> (f64, f64, i64) {
-    let folder = dir.join("ingest");
-    std::fs::create_dir_all(&folder).unwrap();
-    drive_tests::bench::photo(&folder.join("picture-000.jpg"), 640, 480);
-    let clip = drive_tests::media::ffmpeg(&["-f", "lavfi", "-i", "sine=frequency=440:duration=2"], "wav");
-    std::fs::write(folder.join("clip-000.wav"), clip).unwrap();
-    for n in 1..500 {
-        std::fs::copy(
-            folder.join("picture-000.jpg"),
-            folder.join(format!("picture-{n:03}.jpg")),
-        )
-        .unwrap();
-        std::fs::copy(
-            folder.join("clip-000.wav"),
-            folder.join(format!("clip-{n:03}.wav")),
-        )
-        .unwrap();
-    }
-    let mut app = TestApp::spawn_with(&[("DRIVE_HEARTBEAT_SECONDS", "10")]).await;
-    app.start_worker(&[]).await;
-    let started = std::time::Instant::now();
-    let uploaded = drive_upload(&app, dir, &folder, 0).await.as_secs_f64();
-    let mut db = app.db().await;
-    loop {
-        let (ended, failed, waiting): (i64, i64, i64) = sqlx::query_as(
-            "select count(*) filter (where state in ('done', 'failed')), count(*) filter (where state = 'failed'),
-                    count(*) filter (where state in ('queued', 'running'))
-             from file_jobs where job_type = 'readMetadata'",
-        )
-        .fetch_one(&mut db)
-        .await
-        .unwrap();
-        if ended >= 1000 && waiting == 0 {
-            return (uploaded, started.elapsed().as_secs_f64(), failed);
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-    }
-}
-
 /// Interactive jobs timed against each backlog.
 const BACKLOG_SAMPLES: usize = 20;
 
@@ -303,19 +263,4 @@ async fn main() {
             backlog as f64 * bulk_seconds
         );
     }
-
-    let (uploaded, read, failed) = ingestion(&dir).await;
-    println!();
-    println!(
-        "| ingestion of 1,000 files (500 JPEGs 640×480, 500 WAVs of 2 s), one worker, heartbeat 10 s | seconds | files a second |"
-    );
-    println!("|---|---|---|");
-    println!(
-        "| `drive upload` of the folder | {uploaded:.2} | {:.0} |",
-        1000.0 / uploaded
-    );
-    println!(
-        "| … until every file's metadata is read ({failed} readings failed) | {read:.2} | {:.0} |",
-        1000.0 / read
-    );
 }
