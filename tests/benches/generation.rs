@@ -12,6 +12,7 @@ use std::io::Cursor;
 use std::time::{Duration, Instant};
 
 use chrono::{DateTime, Utc};
+use drive_tests::bench::min_median_max;
 use drive_tests::image_providers::FakeProviders;
 use drive_tests::raw_store;
 use serde_json::json;
@@ -32,12 +33,6 @@ fn noise_png(side: u32) -> Vec<u8> {
         .write_to(&mut Cursor::new(&mut png), image::ImageFormat::Png)
         .unwrap();
     png
-}
-
-/// `min / median / max`.
-fn spread(mut figures: Vec<f64>) -> (f64, f64, f64) {
-    figures.sort_by(f64::total_cmp);
-    (figures[0], figures[figures.len() / 2], figures[figures.len() - 1])
 }
 
 #[tokio::main]
@@ -99,9 +94,9 @@ async fn main() {
             .unwrap();
         puts.push(start.elapsed().as_secs_f64());
     }
-    let (done_min, done_med, done_max) = spread(to_done);
-    let (read_min, read_med, read_max) = spread(to_read);
-    let (put_min, put_med, put_max) = spread(puts);
+    let (done_min, done_med, done_max) = min_median_max(to_done);
+    let (read_min, read_med, read_max) = min_median_max(to_read);
+    let (put_min, put_med, put_max) = min_median_max(puts);
     println!(
         "image: 1024x1024 PNG, {} bytes; {ROUNDS} rounds, alternating",
         png.len()

@@ -9,7 +9,7 @@
 
 use std::path::Path;
 
-use drive_tests::bench::drive_upload;
+use drive_tests::bench::{drive_upload, min_median_max};
 use drive_tests::{TestApp, env};
 
 const ROUNDS: usize = 3;
@@ -129,11 +129,6 @@ async fn readings_against_peer(dir: &Path, folder: &Path, round: usize) -> (f64,
     (drive_seconds, peer_seconds)
 }
 
-fn spread(mut figures: Vec<f64>) -> (f64, f64, f64) {
-    figures.sort_by(f64::total_cmp);
-    (figures[0], figures[figures.len() / 2], figures[figures.len() - 1])
-}
-
 #[tokio::main]
 async fn main() {
     let dir = std::path::PathBuf::from(env("DRIVE_BENCH_DIR"));
@@ -162,9 +157,9 @@ async fn main() {
         peer.push(theirs);
     }
     let ratios: Vec<f64> = drive.iter().zip(&peer).map(|(d, p)| d / p).collect();
-    let (d_min, d_median, d_max) = spread(drive);
-    let (p_min, p_median, p_max) = spread(peer);
-    let (r_min, r_median, r_max) = spread(ratios);
+    let (d_min, d_median, d_max) = min_median_max(drive);
+    let (p_min, p_median, p_max) = min_median_max(peer);
+    let (r_min, r_median, r_max) = min_median_max(ratios);
     println!();
     println!(
         "| the same {} stored files read, {ROUNDS} rounds alternating | seconds, median (min–max) | files a second | vs peer, median (min–max) |",

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::Duration;
 
-use drive_tests::bench::drive_upload;
+use drive_tests::bench::{drive_upload, min_median_max};
 use drive_tests::scratch::write_file;
 use drive_tests::tool_server::HttpToolServer;
 use drive_tests::{APP_ID, TestApp, TestUser, bin, env};
@@ -76,11 +76,6 @@ async fn tool_upload(app: &TestApp, path: &Path) -> Duration {
     )
     .await;
     Duration::from_secs_f64(report["p50Ms"].as_f64().unwrap() / 1000.0)
-}
-
-fn spread(mut figures: Vec<f64>) -> (f64, f64, f64) {
-    figures.sort_by(f64::total_cmp);
-    (figures[0], figures[figures.len() / 2], figures[figures.len() - 1])
 }
 
 #[tokio::main]
@@ -149,7 +144,7 @@ async fn main() {
         }
     }
     let median_of =
-        |side: usize, pick: fn(&(f64, f64)) -> f64| spread(figures[side].iter().map(pick).collect());
+        |side: usize, pick: fn(&(f64, f64)) -> f64| min_median_max(figures[side].iter().map(pick).collect());
     let api_p50 = median_of(0, |f| f.0).1;
     let api_p99 = median_of(0, |f| f.1).1;
     println!(
@@ -192,8 +187,8 @@ async fn main() {
             tool.push(tool_upload(&app, &path).await.as_secs_f64());
         }
     }
-    let (cli_min, cli_median, cli_max) = spread(cli);
-    let (tool_min, tool_median, tool_max) = spread(tool);
+    let (cli_min, cli_median, cli_max) = min_median_max(cli);
+    let (tool_min, tool_median, tool_max) = min_median_max(tool);
     let rate = |seconds: f64| size as f64 / MIB as f64 / seconds;
     println!();
     println!(

@@ -13,7 +13,7 @@
 
 use std::path::Path;
 
-use drive_tests::bench::{add_file, forget_digests};
+use drive_tests::bench::{add_file, forget_digests, min_median_max};
 use drive_tests::{TestApp, env};
 use serde_json::json;
 
@@ -191,11 +191,6 @@ async fn backlog_latencies(dir: &Path, backlog: usize) -> (Vec<f64>, f64) {
     (latencies, bulk_seconds)
 }
 
-fn spread(mut figures: Vec<f64>) -> (f64, f64, f64) {
-    figures.sort_by(f64::total_cmp);
-    (figures[0], figures[figures.len() / 2], figures[figures.len() - 1])
-}
-
 #[tokio::main]
 async fn main() {
     let dir = std::path::PathBuf::from(env("DRIVE_BENCH_DIR"));
@@ -219,11 +214,11 @@ async fn main() {
     );
     println!("|---|---|---|---|---|---|");
     let seconds_of = |index: usize| figures[index].iter().map(|(s, _)| *s).collect::<Vec<f64>>();
-    let one = spread(seconds_of(0)).1;
+    let one = min_median_max(seconds_of(0)).1;
     for (index, workers) in counts.iter().enumerate() {
-        let (min, median, max) = spread(seconds_of(index));
+        let (min, median, max) = min_median_max(seconds_of(index));
         let readings: Vec<f64> = figures[index].iter().map(|(_, r)| *r as f64).collect();
-        let (fewest, readings_median, most) = spread(readings);
+        let (fewest, readings_median, most) = min_median_max(readings);
         println!(
             "| {workers} | {median:.2} ({min:.2}–{max:.2}) | {:.0} | {:.2}× | {readings_median:.0} ({fewest:.0}–{most:.0}) | {:.0} |",
             jobs as f64 * 60.0 / median,

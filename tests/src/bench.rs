@@ -165,6 +165,12 @@ pub fn middle(mut figures: Vec<f64>) -> f64 {
     figures[figures.len() / 2]
 }
 
+/// The least, the median and the most of some figures.
+pub fn min_median_max(mut figures: Vec<f64>) -> (f64, f64, f64) {
+    figures.sort_by(f64::total_cmp);
+    (figures[0], figures[figures.len() / 2], figures[figures.len() - 1])
+}
+
 /// Timings in seconds as their median with their spread: `1.23 s (1.20–1.31)`.
 pub fn spread(seconds: &[f64]) -> String {
     let (min, max) = seconds
