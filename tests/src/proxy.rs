@@ -1,7 +1,8 @@
 //! A TCP forwarder between the drive and a service it uses (the object store, Redis), so a
 //! test can take the service away (an outage), make it slow to answer new connections, or see
-//! every HTTP request the drive made to it, without touching the one other tests share; and
-//! the balancer in front of several API processes when the suite runs scaled out.
+//! every HTTP request the drive made to it, or break one request off part way, without touching
+//! the one other tests share; and the balancer in front of several API processes when the suite
+//! runs scaled out.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -19,9 +20,19 @@ pub struct TcpProxy {
     task: tokio::task::JoinHandle<()>,
     connections: Arc<Mutex<Vec<tokio::task::JoinHandle<()>>>>,
     requests: Arc<Mutex<Vec<(Instant, String)>>>,
+    cut: Arc<Mutex<Cut>>,
     /// The proxy's own threads: it keeps forwarding while the test's runtime is blocked (a test
     /// waiting on a command it started, say).
     runtime: Option<tokio::runtime::Runtime>,
+}
+
+/// The one request to break off ([`TcpProxy::cut_first`]): which, and after how many bytes of
+/// it; and whether it has been.
+#[derive(Default)]
+struct Cut {
+    request: Option<fn(&str) -> bool>,
+    after: u64,
+    done: bool,
 }
 
 impl TcpProxy {
@@ -77,6 +88,8 @@ impl TcpProxy {
         let open = connections.clone();
         let requests = Arc::new(Mutex::new(Vec::new()));
         let seen = requests.clone();
+        let cut = Arc::new(Mutex::new(Cut::default()));
+        let cuts = cut.clone();
         let task = runtime.spawn(async move {
             let listener = TcpListener::from_std(listener).expect("the proxy's listener");
             let mut turn = 0;
@@ -90,11 +103,11 @@ impl TcpProxy {
                 let (true, Some(target)) = (flag.load(Ordering::SeqCst), target) else {
                     continue;
                 };
-                let seen = seen.clone();
+                let (seen, cuts) = (seen.clone(), cuts.clone());
                 let connection = tokio::spawn(async move {
                     tokio::time::sleep(delay).await;
                     if let Ok(outbound) = TcpStream::connect(&target).await {
-                        forward(inbound, outbound, &seen).await;
+                        forward(inbound, outbound, &seen, &cuts).await;
                     }
                 });
                 open.lock().unwrap().push(connection);
@@ -107,6 +120,7 @@ impl TcpProxy {
             task,
             connections,
             requests,
+            cut,
             runtime: Some(runtime),
         }
     }
@@ -122,6 +136,22 @@ impl TcpProxy {
     /// Lets new connections through again after [`TcpProxy::take_down`].
     pub fn bring_up(&self) {
         self.up.store(true, Ordering::SeqCst);
+    }
+
+    /// Breaks off the first request whose line (`METHOD target`) `request` matches once `after`
+    /// bytes of it (its line, headers and body) have gone through: both sides of its connection
+    /// are closed, as when a store ends a request early.
+    pub fn cut_first(&self, request: fn(&str) -> bool, after: u64) {
+        *self.cut.lock().unwrap() = Cut {
+            request: Some(request),
+            after,
+            done: false,
+        };
+    }
+
+    /// Whether the request of [`TcpProxy::cut_first`] came and was broken off.
+    pub fn has_cut(&self) -> bool {
+        self.cut.lock().unwrap().done
     }
 
     /// The HTTP requests that went through so far, as `METHOD target` (`GET /bucket/key?…`).
@@ -145,31 +175,59 @@ impl Drop for TcpProxy {
     }
 }
 
-/// Copies both ways until both sides are done, noting the request lines the client sends.
-async fn forward(inbound: TcpStream, outbound: TcpStream, requests: &Mutex<Vec<(Instant, String)>>) {
+/// Copies both ways until both sides are done, noting the request lines the client sends;
+/// or until the request to [`Cut`] has sent its bytes, when both sides are dropped unfinished.
+async fn forward(
+    inbound: TcpStream,
+    outbound: TcpStream,
+    requests: &Mutex<Vec<(Instant, String)>>,
+    cut: &Mutex<Cut>,
+) {
     let (mut from_client, mut to_client) = inbound.into_split();
     let (mut from_service, mut to_service) = outbound.into_split();
+    let cut_off = tokio::sync::Notify::new();
     let asked = async {
         let mut line = Vec::new();
         let mut buffer = vec![0; 64 * 1024];
+        let (mut sent, mut cut_at) = (0u64, None);
         while let Ok(n @ 1..) = from_client.read(&mut buffer).await {
-            note_requests(&mut line, &buffer[..n], requests);
-            if to_service.write_all(&buffer[..n]).await.is_err() {
+            for request in note_requests(&mut line, &buffer[..n], requests) {
+                let mut planned = cut.lock().unwrap();
+                if let Some(matches) = planned.request
+                    && cut_at.is_none()
+                    && matches(&request)
+                {
+                    planned.request = None;
+                    cut_at = Some(sent + planned.after);
+                }
+            }
+            let passing = cut_at.map_or(n, |at| (at - sent).min(n as u64) as usize);
+            if to_service.write_all(&buffer[..passing]).await.is_err() {
                 break;
+            }
+            sent += passing as u64;
+            if cut_at.is_some_and(|at| sent >= at) {
+                cut.lock().unwrap().done = true;
+                cut_off.notify_one();
+                return;
             }
         }
         let _ = to_service.shutdown().await;
     };
     let answered = async {
-        let _ = tokio::io::copy(&mut from_service, &mut to_client).await;
+        tokio::select! {
+            _ = tokio::io::copy(&mut from_service, &mut to_client) => {}
+            _ = cut_off.notified() => return,
+        }
         let _ = to_client.shutdown().await;
     };
     tokio::join!(asked, answered);
 }
 
-/// Notes every line of `bytes` shaped like an HTTP request line (`GET /a?b HTTP/1.1`);
-/// `line` carries a line a read cut in two over to the next read.
-fn note_requests(line: &mut Vec<u8>, bytes: &[u8], requests: &Mutex<Vec<(Instant, String)>>) {
+/// Notes every line of `bytes` shaped like an HTTP request line (`GET /a?b HTTP/1.1`), and
+/// answers them; `line` carries a line a read cut in two over to the next read.
+fn note_requests(line: &mut Vec<u8>, bytes: &[u8], requests: &Mutex<Vec<(Instant, String)>>) -> Vec<String> {
+    let mut noted = Vec::new();
     for &byte in bytes {
         if byte != b'\n' {
             // Request lines are short; a body's long "lines" need not be kept whole.
@@ -186,11 +244,11 @@ fn note_requests(line: &mut Vec<u8>, bytes: &[u8], requests: &Mutex<Vec<(Instant
             && target.starts_with('/')
             && version.starts_with("HTTP/")
         {
-            requests
-                .lock()
-                .unwrap()
-                .push((Instant::now(), format!("{method} {target}")));
+            let request = format!("{method} {target}");
+            requests.lock().unwrap().push((Instant::now(), request.clone()));
+            noted.push(request);
         }
         line.clear();
     }
+    noted
 }

@@ -3,7 +3,8 @@
 //! server) and brought back, one after the other, under a stream of calls and jobs. During an
 //! outage every call answers within a bound, either served or with a retryable error (502 or 503,
 //! `retryable: true`); afterwards the same API and worker processes serve again, unrestarted, and
-//! every job the drive accepted ends done, exactly once.
+//! every job the drive accepted ends done, exactly once. And one request the store ends early:
+//! a result's part PUT broken off, sent again by the job process within its attempt.
 
 use std::time::{Duration, Instant};
 
@@ -289,4 +290,43 @@ async fn workers_killed_at_random_through_a_run_of_jobs_lose_and_double_nothing(
         "{JOBS} jobs, {killed} workers killed with SIGKILL: {} done, {failed} failed after three kills, 0 lost, 0 doubled",
         JOBS - failed
     );
+}
+
+/// Whether `request` is the PUT of a multipart upload's first part.
+fn first_part(request: &str) -> bool {
+    request.starts_with("PUT ") && request.split(['?', '&']).any(|pair| pair == "partNumber=1")
+}
+
+#[tokio::test]
+async fn a_part_whose_put_the_store_ends_early_is_sent_again_from_its_file_within_the_attempt() {
+    // The worker (and so the part URLs it presigns for its job process) reaches the store
+    // through a proxy that breaks off the first part's PUT a mebibyte in.
+    let store = TcpProxy::start(&env("DRIVE_S3_ENDPOINT")).await;
+    let mut app = TestApp::spawn().await;
+    app.start_worker(&[("DRIVE_S3_ENDPOINT", &store.endpoint)]).await;
+    let user = app.user(Some("Pro")).await;
+    let video = bytes(70 * 1024 * 1024, 11);
+    let file = app
+        .upload(&user, "long.mp4", "Video", "video/mp4", video.clone())
+        .await;
+    store.cut_first(first_part, 1024 * 1024);
+
+    // Expected to take two 64 MiB parts, the zip streams its first part from its first byte.
+    let job = app
+        .run_job(&user, json!({ "jobType": "zip", "fileIds": [file] }))
+        .await;
+    assert_eq!(job["state"], "done", "{job}");
+    assert!(store.has_cut(), "the first part's PUT was broken off");
+    let attempts: i32 = sqlx::query_scalar("select attempts from file_jobs where id::text = $1")
+        .bind(job["id"].as_str().unwrap())
+        .fetch_one(&mut app.db().await)
+        .await
+        .unwrap();
+    assert_eq!(attempts, 1, "the part went again from its file, not the job");
+    let zipped = app.download(&user, job["files"][0]["id"].as_str().unwrap()).await;
+    assert_eq!(job["result"]["bytes"], zipped.len() as u64, "{job}");
+    let mut archive = zip::ZipArchive::new(std::io::Cursor::new(zipped)).unwrap();
+    let mut out = Vec::new();
+    std::io::Read::read_to_end(&mut archive.by_index(0).unwrap(), &mut out).unwrap();
+    assert!(out == video, "the video comes back as it went in");
 }
