@@ -48,11 +48,9 @@ impl Farm {
         let mut readings = Vec::with_capacity(claimed.len());
         for job in claimed {
             // A file trashed or deleted before its reading ran fails it, as any job's input.
-            match Steward::inputs_among(&found, &job) {
-                Ok(files) if files.len() == 1 => {
-                    readings.extend(files.into_iter().map(|file| (job.clone(), file)))
-                }
-                Ok(files) => {
+            match Steward::inputs_among(&found, &job).map(<[FileRow; 1]>::try_from) {
+                Ok(Ok([file])) => readings.push((job, file)),
+                Ok(Err(files)) => {
                     let why = format!("a reading reads one file, not {}", files.len());
                     self.shared.end(job.id, End::Failed(why)).await?;
                 }
