@@ -146,27 +146,16 @@ async fn copy_migrated(admin: &mut PgConnection, admin_url: &str, database: &str
         std::hash::Hash::hash(&(migration.version, &migration.checksum[..]), &mut checksums);
     }
     let template = format!("drive_template_{:016x}", std::hash::Hasher::finish(&checksums));
-    let exists = "select exists (select from pg_database where datname = $1)";
-    let copy = format!("create database {database} template {template}");
     lock(admin, "pg_advisory_lock_shared").await;
-    let made: bool = sqlx::query_scalar(exists)
-        .bind(&template)
-        .fetch_one(&mut *admin)
-        .await
-        .expect("look for the template database");
+    let made = database_exists(admin, &template).await;
     if !made {
         lock(admin, "pg_advisory_unlock_shared").await;
         lock(admin, "pg_advisory_lock").await;
-        let made: bool = sqlx::query_scalar(exists)
-            .bind(&template)
-            .fetch_one(&mut *admin)
-            .await
-            .expect("look for the template database");
-        if !made {
+        if !database_exists(admin, &template).await {
             make_template(admin, admin_url, &template).await;
         }
     }
-    sqlx::query(&copy)
+    sqlx::query(&format!("create database {database} template {template}"))
         .execute(&mut *admin)
         .await
         .expect("create test database");
@@ -176,6 +165,14 @@ async fn copy_migrated(admin: &mut PgConnection, admin_url: &str, database: &str
         "pg_advisory_unlock"
     };
     lock(admin, unlock).await;
+}
+
+async fn database_exists(admin: &mut PgConnection, name: &str) -> bool {
+    sqlx::query_scalar("select exists (select from pg_database where datname = $1)")
+        .bind(name)
+        .fetch_one(admin)
+        .await
+        .expect("look for a database")
 }
 
 /// Takes or lets go of [`TEMPLATE_LOCK`] with `function`.
