@@ -167,6 +167,7 @@ async fn copy_migrated(admin: &mut PgConnection, admin_url: &str, database: &str
     lock(admin, unlock).await;
 }
 
+/// Whether the server has a database named `name`.
 async fn database_exists(admin: &mut PgConnection, name: &str) -> bool {
     sqlx::query_scalar("select exists (select from pg_database where datname = $1)")
         .bind(name)

@@ -139,8 +139,9 @@ impl TcpProxy {
     }
 
     /// Breaks off the first request whose line (`METHOD target`) `request` matches once `after`
-    /// bytes of it (its line, headers and body) have gone through: both sides of its connection
-    /// are closed, as when a store ends a request early.
+    /// bytes have gone through from the read that carried its line (its line, headers and body,
+    /// on a connection's first request): both sides of its connection are closed, as when a
+    /// store ends a request early.
     pub fn cut_first(&self, request: fn(&str) -> bool, after: u64) {
         *self.cut.lock().unwrap() = Cut {
             request: Some(request),
