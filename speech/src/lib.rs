@@ -3,8 +3,8 @@
 //! Whisper; nothing is fetched at run time.
 //!
 //! Threads: candle's CPU matrix products run on rayon's global pool, sized by
-//! `RAYON_NUM_THREADS` (all cores when unset); the mel spectrogram runs on the calling thread.
-//! Set `RAYON_NUM_THREADS=1` in a process that runs several jobs.
+//! `RAYON_NUM_THREADS` (all cores when unset), which several transcriptions at once share (a
+//! worker's, one per readForSearch job); the mel spectrogram runs on the calling thread.
 
 mod ct2;
 mod decode;

@@ -193,7 +193,15 @@ fn a_long_clip_spans_windows_with_times_that_match_the_speech() {
     let duration = samples.len() as f64 / SAMPLE_RATE as f64;
     assert!(duration > 65.0, "the clip is {duration} s");
 
-    let segments = transcriber().transcribe(&samples).unwrap();
+    let transcriber = transcriber();
+    let segments = transcriber.transcribe(&samples).unwrap();
+    // Handed over in pieces of another size (as a worker's job process hands its sound to the
+    // supervisor, 30 s at most a piece), the stream reads the same windows: the same segments.
+    let mut stream = transcriber.stream();
+    for piece in samples.chunks(7 * SAMPLE_RATE + 123) {
+        stream.push(piece).unwrap();
+    }
+    assert_eq!(stream.finish().unwrap(), segments);
     let heard = joined(&segments);
     let text = SENTENCES.join(" ");
     let error = wer(&text, &heard);

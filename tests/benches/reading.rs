@@ -458,7 +458,7 @@ async fn captions_against_faster_whisper(app: &TestApp, user: &TestUser) {
     let url = link(app, user, id).await;
     let put = put_link(app, "bench/peer/captions.srt").await;
     let script = format!(
-        "curl -sf -o \"$2/in.wav\" \"$1\" && {peer} \"$2/in.wav\" \"$2/out.srt\" && test -s \"$2/out.srt\" && curl -sf -T \"$2/out.srt\" -o /dev/null \"$3\""
+        "curl -sf -o \"$2/in.wav\" \"$1\" && /usr/bin/time -f %M -o \"$2/peak-kib\" {peer} \"$2/in.wav\" \"$2/out.srt\" && test -s \"$2/out.srt\" && curl -sf -T \"$2/out.srt\" -o /dev/null \"$3\""
     );
     let (mut theirs, mut reads, mut captions, mut both) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for round in 0..5 {
@@ -486,6 +486,29 @@ async fn captions_against_faster_whisper(app: &TestApp, user: &TestUser) {
         spread(&both),
         middle(both.clone()) / middle(theirs.clone())
     );
+    // Peak memory: the peer's last run (`time -f %M`), and the worker's supervisor, which holds
+    // Whisper and the embedding model for all its jobs (its name is host-pid-suffix).
+    let peer_kib = std::fs::read_to_string(dir.join("peak-kib")).unwrap_or_default();
+    let pid = app
+        .worker(0)
+        .name
+        .rsplit('-')
+        .nth(1)
+        .expect("the worker's pid in its name");
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    let field = |key: &str| {
+        status
+            .lines()
+            .find_map(|line| line.strip_prefix(key))
+            .map(|v| v.trim().to_string())
+            .unwrap_or_default()
+    };
+    println!(
+        "peak memory: faster-whisper {} kB; the worker's supervisor {} (now {})",
+        peer_kib.trim(),
+        field("VmHWM:"),
+        field("VmRSS:")
+    );
 }
 
 #[tokio::main]
@@ -498,8 +521,18 @@ async fn main() {
     let pool = PgPool::connect(&app.database_url)
         .await
         .expect("the test database");
-    read_file_against_vips(&app, &user).await;
-    query_latency(&app, &user, &pool, &models).await;
-    app.start_worker(&[("DRIVE_WORKER_CONCURRENCY", "1")]).await;
-    captions_against_faster_whisper(&app, &user).await;
+    // DRIVE_BENCH_ONLY=captions runs only the sections whose name holds one of those words:
+    // read (`/read-file`), query (search at a million moments), captions.
+    let only = std::env::var("DRIVE_BENCH_ONLY").unwrap_or_default();
+    let chosen = |section: &str| only.is_empty() || only.split(',').any(|word| section.contains(word));
+    if chosen("read") {
+        read_file_against_vips(&app, &user).await;
+    }
+    if chosen("query") {
+        query_latency(&app, &user, &pool, &models).await;
+    }
+    if chosen("captions") {
+        app.start_worker(&[("DRIVE_WORKER_CONCURRENCY", "1")]).await;
+        captions_against_faster_whisper(&app, &user).await;
+    }
 }

@@ -46,6 +46,9 @@ pub const MAX_MOMENTS: usize = 2_000;
 /// A moment's text at most, in characters: a paragraph, or a few sentences of a long one.
 pub const MAX_PASSAGE: usize = 600;
 
+/// Samples of sound one [`Request::Hear`] hands over at most: 30 s at 16 kHz, Whisper's window.
+pub const MAX_HEARD_SAMPLES: usize = 30 * 16_000;
+
 /// The exit code by which a job process asks the supervisor to run the job again (sysexits'
 /// EX_TEMPFAIL): a server-side failure.
 pub const EXIT_RETRY: i32 = 75;
@@ -64,8 +67,6 @@ pub struct Start {
     /// The job's work folder, made empty for it.
     pub dir: PathBuf,
     pub font: PathBuf,
-    /// The local models' folder, readable by the job (readForSearch embeds with it).
-    pub models: PathBuf,
     /// Pictures and PDFs the job may download, in bytes.
     pub download_limit: i64,
     /// Whether the job may have pictures described ([`Request::Describe`]): a readForSearch
@@ -164,7 +165,7 @@ pub enum Request {
         readings: Vec<MetadataRead>,
     },
     /// What a readForSearch job read from its input `file_id`: its moments, which replace the
-    /// file's earlier ones, or why it could not be read.
+    /// file's earlier ones (embedded by the supervisor), or why it could not be read.
     StoreReading {
         file_id: FileId,
         reading: Result<Vec<ReadMoment>, String>,
@@ -175,6 +176,16 @@ pub enum Request {
         of: FileId,
         artwork: FileId,
     },
+    /// Sound of a readForSearch job's input to transcribe, decoded by the process to 16 kHz
+    /// mono: base64 of little-endian `f32` samples, at most [`MAX_HEARD_SAMPLES`]. Answered (null)
+    /// once the supervisor has room for them: the worker's Whisper, loaded once for all its
+    /// jobs, transcribes them while the process decodes more.
+    Hear {
+        samples: String,
+    },
+    /// The end of the recording handed over since the last transcript: what was said in it, a
+    /// list of `Said` (seconds from its first sample).
+    Transcript,
     /// What a JPEG the job made (a picture or a video's frame, at most 1024 px on a side)
     /// shows, for a readForSearch job's `visual` moments: a string or null.
     Describe {
@@ -213,7 +224,6 @@ pub struct ReadMoment {
     pub at: Option<f64>,
     pub until: Option<f64>,
     pub page: Option<i32>,
-    pub embedding: Vec<f32>,
 }
 
 /// The answer to a request: what it asked for, or why not.

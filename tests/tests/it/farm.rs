@@ -117,25 +117,25 @@ fn assert_each_entry_once(job: &Value, n: usize) {
 }
 
 /// Where a worker serves `/metrics`: a port of its own, written to a file.
-struct WorkerMetrics {
+pub(crate) struct WorkerMetrics {
     scratch: Scratch,
 }
 
 impl WorkerMetrics {
-    fn new() -> WorkerMetrics {
+    pub(crate) fn new() -> WorkerMetrics {
         WorkerMetrics {
             scratch: Scratch::new(),
         }
     }
 
-    fn address_file(&self) -> String {
+    pub(crate) fn address_file(&self) -> String {
         self.scratch
             .path("metrics-address")
             .to_string_lossy()
             .into_owned()
     }
 
-    async fn scrape(&self) -> String {
+    pub(crate) async fn scrape(&self) -> String {
         let listen = std::fs::read_to_string(self.address_file()).expect("the metrics address written down");
         scrape(&format!("http://{listen}/metrics")).await
     }
@@ -176,7 +176,7 @@ fn value(text: &str, series: &str) -> Option<f64> {
 }
 
 #[track_caller]
-fn assert_series(text: &str, series: &str, wanted: f64) {
+pub(crate) fn assert_series(text: &str, series: &str, wanted: f64) {
     assert_eq!(value(text, series), Some(wanted), "{series} in:\n{text}");
 }
 

@@ -12,6 +12,8 @@ use drive_tests::provider::FakeChat;
 use drive_tests::{TestApp, TestUser, assert_done, made};
 use serde_json::{Value, json};
 
+use crate::farm::{WorkerMetrics, assert_series};
+
 /// Two sentences; the second shares no word with [`VEHICLE`], which means the same as the first.
 const BRAKES: &str = "The garage replaced the worn brake pads on my car this morning.";
 const CAKE: &str = "Tomorrow we will bake a chocolate cake for the birthday party.";
@@ -216,6 +218,64 @@ async fn spoken_words_are_read_into_timed_moments_found_by_words_and_by_meaning(
         )
         .await;
     assert_eq!(theirs.status, 404, "{}", theirs.body);
+}
+
+/// Whisper and the embedding model are loaded by the worker the first time a job needs each
+/// and kept: the next recording's job and a text file's use them as loaded, and hear and find
+/// what they did.
+#[tokio::test]
+async fn a_worker_loads_its_speech_and_embedding_models_once_for_all_its_jobs() {
+    let mut app = TestApp::spawn().await;
+    let metrics = WorkerMetrics::new();
+    let address_file = metrics.address_file();
+    app.start_worker_alone(&[
+        ("DRIVE_WORKER_METRICS_LISTEN", "127.0.0.1:0"),
+        ("DRIVE_WORKER_METRICS_ADDRESS_FILE", &address_file),
+    ])
+    .await;
+    let user = app.user(Some("Pro")).await;
+    let loads = |model: &str| format!("drive_worker_model_loads_total{{model=\"{model}\"}}");
+    let before = metrics.scrape().await;
+    assert!(
+        !before.contains(&loads("speech")) && !before.contains(&loads("embedding")),
+        "{before}"
+    );
+
+    for (name, first, second) in [("talk.wav", BRAKES, CAKE), ("again.wav", CAKE, BRAKES)] {
+        let talk = app
+            .upload(
+                &user,
+                name,
+                "Audio",
+                "audio/wav",
+                speak(&format!("{first} {second}")),
+            )
+            .await;
+        read_for_search(&app, &user, &[talk]).await;
+        let answer = read_file(&app, &user, json!({ "fileId": talk })).await;
+        let heard = texts(answer["said"].as_array().expect("said")).join(" ");
+        for sentence in [first, second] {
+            assert!(heard_share(sentence, &heard) >= 0.8, "{sentence:?} in {heard:?}");
+        }
+    }
+    let note = app
+        .upload(
+            &user,
+            "note.txt",
+            "Text",
+            "text/plain",
+            b"The lighthouse keeper rows out at dawn.".to_vec(),
+        )
+        .await;
+    read_for_search(&app, &user, &[note]).await;
+    let found = search(&app, &user, "a boat at sunrise").await;
+    assert_eq!(found[0]["fileId"], json!(note), "{found:?}");
+    let found = search(&app, &user, "dessert for a celebration").await;
+    assert!(found[0]["text"].as_str().unwrap().contains("cake"), "{found:?}");
+
+    let after = metrics.scrape().await;
+    assert_series(&after, &loads("speech"), 1.0);
+    assert_series(&after, &loads("embedding"), 1.0);
 }
 
 /// Pixels of `frame` (a `/read-file` JPEG) in its bottom third that are far from the solid

@@ -72,8 +72,6 @@ pub struct JobContext {
     /// This job's own scratch folder, emptied when it ends.
     pub dir: PathBuf,
     pub font: PathBuf,
-    /// The local models' folder (readable under the job's Landlock rules).
-    pub models: PathBuf,
     /// Whether its results become files in folders ([`Start::makes_files`]).
     pub makes_files: bool,
     /// Whether [`JobContext::describe`] may be asked.
@@ -101,7 +99,6 @@ impl JobContext {
             inputs: start.inputs,
             dir: start.dir,
             font: start.font,
-            models: start.models,
             describes: start.describes,
             described: Mutex::new(0),
             download_limit: start.download_limit,

@@ -30,7 +30,7 @@ pub fn run_job() -> ExitCode {
     };
     // Before any thread starts (the store's HTTP client starts one), so that every thread is
     // bound by it.
-    match drive_confine::restrict(&start.dir, &[&start.font, &start.models], &start.ports) {
+    match drive_confine::restrict(&start.dir, &[&start.font], &start.ports) {
         Ok(restricted) => {
             if let Some(missing) = restricted.missing() {
                 tracing::warn!("this kernel leaves the job process unconfined in part: {missing}");

@@ -36,6 +36,7 @@ use tokio::task::JoinSet;
 use uuid::Uuid;
 
 use crate::supervisor::generation::{Failure, Generation};
+use crate::supervisor::local_models::LocalModels;
 use crate::supervisor::metrics::WorkerMetrics;
 use crate::supervisor::pauses::{Pause, Pauses};
 use crate::supervisor::process::JobProcesses;
@@ -97,11 +98,13 @@ pub async fn work() -> Result<()> {
     );
     std::fs::create_dir_all(&settings.work_dir)
         .with_context(|| format!("making the work folder {}", settings.work_dir.display()))?;
+    let metrics = Arc::new(WorkerMetrics::default());
     let shared = Arc::new(Shared {
         db,
         storage,
         doorbell,
-        metrics: Arc::new(WorkerMetrics::default()),
+        models: Arc::new(LocalModels::new(settings.models.clone(), metrics.clone())),
+        metrics,
         settings,
     });
     let settings = &shared.settings;
@@ -391,15 +394,7 @@ impl Farm {
         }
         tracing::info!(job.id = %id, job.r#type = job.job_type.as_str(), attempt = job.attempts, "running");
         let inputs = Steward::inputs_of(&self.shared.db, &job).await?;
-        let (steward, start) = Steward::prepare(
-            self.shared.db.clone(),
-            self.shared.storage.clone(),
-            job.clone(),
-            inputs,
-            Place::Job,
-            &self.shared.settings,
-        )
-        .await?;
+        let (steward, start) = Steward::prepare(&self.shared, job.clone(), inputs, Place::Job).await?;
         match self.supervise(&job, steward, start).await? {
             Supervised::Exited(status) => self.after_exit(id, status).await,
             Supervised::Settled => Ok(()),

@@ -1,8 +1,9 @@
 //! A worker's Prometheus metrics at `GET /metrics` on `DRIVE_WORKER_METRICS_LISTEN` (off when
 //! unset): its slots busy and free, whether it is draining, how long the jobs it started had
 //! waited (by lane), the jobs it is running, the jobs it saw to their end by type and state with
-//! the seconds they took, the store calls it made that failed; and the whole farm's lanes from
-//! the database (`drive_farm_*`, the same series the API serves), which an autoscaler reads.
+//! the seconds they took, the store calls it made that failed, the local models it loaded; and
+//! the whole farm's lanes from the database (`drive_farm_*`, the same series the API serves),
+//! which an autoscaler reads.
 
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -36,6 +37,8 @@ pub struct WorkerMetrics {
     waits: Mutex<BTreeMap<Lane, Histogram<{ WAIT_BUCKETS.len() }>>>,
     /// Jobs and seconds, by outcome.
     ended: Mutex<BTreeMap<Outcome, (u64, f64)>>,
+    /// Times each local model was loaded ([`crate::supervisor::local_models`]): once a worker.
+    model_loads: Mutex<BTreeMap<&'static str, u64>>,
 }
 
 /// Counts a job as running for as long as it is held.
@@ -78,6 +81,12 @@ impl WorkerMetrics {
             .or_default();
         entry.0 += 1;
         entry.1 += job.seconds.unwrap_or(0.0);
+    }
+
+    /// The local model `name` was loaded.
+    pub fn model_loaded(&self, name: &'static str) {
+        let mut loads = self.model_loads.lock().unwrap_or_else(|e| e.into_inner());
+        *loads.entry(name).or_default() += 1;
     }
 
     /// Jobs this worker is running: its slots in use (a slot held only while looking for a job
@@ -156,6 +165,13 @@ impl WorkerMetrics {
                 out,
                 "drive_worker_job_seconds_total{{type=\"{job_type}\",state=\"{state}\"}} {seconds}"
             );
+        }
+        drop(ended);
+        out.push_str("# HELP drive_worker_model_loads_total Times this worker loaded each local model.\n");
+        out.push_str("# TYPE drive_worker_model_loads_total counter\n");
+        let loads = self.model_loads.lock().unwrap_or_else(|e| e.into_inner());
+        for (model, n) in loads.iter() {
+            let _ = writeln!(out, "drive_worker_model_loads_total{{model=\"{model}\"}} {n}");
         }
         out
     }

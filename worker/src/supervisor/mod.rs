@@ -8,6 +8,7 @@ pub mod agent_model;
 pub mod chat;
 pub mod farm;
 pub mod generation;
+pub mod local_models;
 pub mod metrics;
 pub mod pauses;
 pub mod process;

@@ -1,6 +1,6 @@
-//! What a worker's parts share: its database, store, doorbell, settings and metrics. The job
-//! farm ([`crate::supervisor::farm`]) and the loops beside it (the upkeep, the webhook deliverer, the
-//! agent's tasks, the metrics page) each take this, not one another.
+//! What a worker's parts share: its database, store, doorbell, settings, metrics and local
+//! models. The job farm ([`crate::supervisor::farm`]) and the loops beside it (the upkeep, the
+//! webhook deliverer, the agent's tasks, the metrics page) each take this, not one another.
 
 use std::sync::Arc;
 
@@ -12,6 +12,7 @@ use drive_core::job_end;
 use drive_core::queue::Doorbell;
 use drive_core::storage::Storage;
 
+use crate::supervisor::local_models::LocalModels;
 use crate::supervisor::metrics::WorkerMetrics;
 use crate::supervisor::settings::Settings;
 
@@ -22,6 +23,8 @@ pub struct Shared {
     pub settings: Settings,
     /// What this worker ran, for its `/metrics`.
     pub metrics: Arc<WorkerMetrics>,
+    /// Whisper and the embedding model, loaded once for all the worker's readForSearch jobs.
+    pub models: Arc<LocalModels>,
 }
 
 impl Shared {

@@ -1,6 +1,6 @@
-//! readForSearch: reads each input into moments, embeds them (all-MiniLM-L6-v2, `drive-embed`,
-//! from the models folder the job's `Start` names) and has the supervisor store them
-//! ([`stored::store`], which replaces the file's earlier moments and marks it read).
+//! readForSearch: reads each input into moments and hands them to the supervisor, which embeds
+//! them (all-MiniLM-L6-v2, `drive-embed`, loaded once for the worker) and stores them in place
+//! of the file's earlier moments, marking it read.
 //!
 //! Each kind of file has one source, a function from the file to its moments, picked in
 //! [`moments_of`]: text files their paragraphs ([`text`]), PDFs the text layer of each page and
@@ -21,7 +21,6 @@ use drive_domain::file::FileKind;
 use drive_domain::id::FileId;
 use drive_domain::moment::EntryType;
 use drive_domain::rows::FileRow;
-use drive_embed::Embedder;
 use serde_json::json;
 
 use crate::job_process::context::JobContext;
@@ -84,7 +83,6 @@ impl Reading {
 /// Reads every input; answers `{ files: [{ fileId, moments, truncated }] }`.
 pub fn read_for_search(context: &JobContext) -> JobResult<serde_json::Value> {
     let inputs = context.inputs()?;
-    let embedder = Embedder::load(&context.models).map_err(|e| JobError::Server(e.to_string()))?;
     let mut files = Vec::new();
     let count = inputs.len() as f64;
     for (n, file) in inputs.iter().enumerate() {
@@ -97,20 +95,14 @@ pub fn read_for_search(context: &JobContext) -> JobResult<serde_json::Value> {
             }
             Err(server) => return Err(server),
         };
-        let texts: Vec<String> = passages.iter().map(|p| p.text.clone()).collect();
-        let embeddings = embedder
-            .embed(&texts)
-            .map_err(|e| JobError::Server(e.to_string()))?;
         let read: Vec<ReadMoment> = passages
             .into_iter()
-            .zip(embeddings)
-            .map(|(p, embedding)| ReadMoment {
+            .map(|p| ReadMoment {
                 entry_type: p.entry_type,
                 text: p.text,
                 at: p.at,
                 until: p.until,
                 page: p.page,
-                embedding,
             })
             .collect();
         files.push(json!({ "fileId": file.id, "moments": read.len(), "truncated": truncated }));

@@ -97,15 +97,7 @@ impl Farm {
                     ..job.clone()
                 };
                 tracing::info!(job.id = %job.id, step = index, run, job.r#type = seen.job_type.as_str(), "running a step");
-                let (steward, start) = Steward::prepare(
-                    db.clone(),
-                    self.shared.storage.clone(),
-                    seen,
-                    Ok(batch),
-                    place,
-                    &self.shared.settings,
-                )
-                .await?;
+                let (steward, start) = Steward::prepare(&self.shared, seen, Ok(batch), place).await?;
                 let Supervised::Exited(status) = self.supervise(&job, steward, start).await? else {
                     return Ok(());
                 };

@@ -64,14 +64,7 @@ impl Farm {
         let ids: Vec<JobId> = jobs.iter().map(|job| job.id).collect();
         let first = &jobs[0];
         tracing::info!(job.id = %first.id, readings = ids.len(), "reading metadata");
-        let (steward, start) = Steward::prepare_readings(
-            self.shared.db.clone(),
-            self.shared.storage.clone(),
-            &jobs,
-            files,
-            &self.shared.settings,
-        )
-        .await?;
+        let (steward, start) = Steward::prepare_readings(&self.shared, &jobs, files).await?;
         let supervised = tokio::select! {
             supervised = self.supervise(first, steward, start) => supervised?,
             never = self.keep_alive(&ids[1..]) => match never {},

@@ -21,6 +21,7 @@ use std::collections::HashMap;
 use std::os::fd::AsRawFd;
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use base64::Engine;
 use chrono::TimeDelta;
@@ -44,7 +45,8 @@ use results::{Ahead, Recorder, SavesAhead};
 use uploads::Upload;
 
 use crate::protocol::{Answer, Input, JobError, JobResult, MAX_DESCRIPTIONS, MetadataRead, Request, Start};
-use crate::supervisor::settings::Settings;
+use crate::supervisor::local_models::{Listening, LocalModels};
+use crate::supervisor::shared::Shared;
 use crate::supervisor::vision::{self, Vision};
 
 // The supervisor's failures (the database, the store) as the protocol's [`JobError`]: a job
@@ -103,6 +105,9 @@ pub struct Steward {
     vision: Option<Vision>,
     /// Pictures described for this job so far.
     described: usize,
+    models: Arc<LocalModels>,
+    /// The recording a readForSearch job's process is handing over ([`Request::Hear`]).
+    listening: Option<Listening>,
     ahead: SavesAhead,
 }
 
@@ -156,13 +161,12 @@ impl Steward {
     /// (valid for the job's whole time limit) and an empty work folder. Answers the steward and
     /// what the job process starts with.
     pub async fn prepare(
-        db: PgPool,
-        storage: Storage,
+        shared: &Shared,
         job: JobRow,
         inputs: Result<Vec<FileRow>, String>,
         place: Place,
-        settings: &Settings,
     ) -> JobResult<(Steward, Start)> {
+        let (db, storage, settings) = (shared.db.clone(), shared.storage.clone(), &shared.settings);
         let plan = users::plan_of(&db, job.user_id).await?;
         let mut quota = plan.map_or(0, |p| settings.quotas.for_plan(p));
         // A file request's onArrival job works within the request's room as well as the
@@ -192,7 +196,6 @@ impl Steward {
             makes_files: matches!(place, Place::Job | Place::Run { files: true, .. }),
             dir: dir.clone(),
             font: settings.font.clone(),
-            models: settings.models.clone(),
             download_limit: settings.download_limit,
             describes: settings.vision.is_some() && job.job_type == JobType::ReadForSearch,
             fetch_hosts: settings.fetch_allowances.hosts.clone(),
@@ -211,6 +214,8 @@ impl Steward {
             queued: Vec::new(),
             vision: settings.vision.clone(),
             described: 0,
+            models: shared.models.clone(),
+            listening: None,
             ahead: SavesAhead::default(),
         };
         Ok((steward, start))
@@ -219,17 +224,14 @@ impl Steward {
     /// Readies one process for the readMetadata jobs `readings` of one account, each reading
     /// the file at its place in `inputs`: the steward of the first, answering for them all.
     pub async fn prepare_readings(
-        db: PgPool,
-        storage: Storage,
+        shared: &Shared,
         readings: &[JobRow],
         inputs: Vec<FileRow>,
-        settings: &Settings,
     ) -> JobResult<(Steward, Start)> {
         let first = readings
             .first()
             .ok_or_else(|| refused("a process for no reading"))?;
-        let (mut steward, start) =
-            Steward::prepare(db, storage, first.clone(), Ok(inputs), Place::Job, settings).await?;
+        let (mut steward, start) = Steward::prepare(shared, first.clone(), Ok(inputs), Place::Job).await?;
         steward.readings = readings.iter().map(|job| job.id).collect();
         Ok((steward, start))
     }
@@ -322,9 +324,9 @@ impl Steward {
                 drive_core::job_end::finish_readings(&self.db, &self.storage, readings).await?;
                 Ok(Value::Null)
             }
-            Request::StoreReading { file_id, reading } => {
-                json(readings::store(&self.db, &self.job, &self.inputs, file_id, reading).await?)
-            }
+            Request::StoreReading { file_id, reading } => json(self.store_reading(file_id, reading).await?),
+            Request::Hear { samples } => json(self.hear(&samples).await?),
+            Request::Transcript => json(self.transcript().await?),
             Request::Describe { jpeg } => json(self.describe(&jpeg).await?),
             Request::SetArtwork { of, artwork } => json(self.set_artwork(of, artwork).await?),
             Request::Said { file_id } => {
