@@ -1,12 +1,14 @@
 """The peer side of `scripts/bench speech` and its table.
 
-Runs faster-whisper (CTranslate2) on the same WAVs with the same model folder, one thread,
+Runs faster-whisper (CTranslate2) on the same WAVs with the same model folder, one thread
+(`SPEECH_THREADS`, as `scripts/bench` sets it, for more),
 greedy decoding at temperature 0 only and no conditioning on earlier text (as drive-speech
 decodes), then prints word error and real-time factor of both, side by side, as Markdown.
 
 usage: bench-speech.py MODEL_DIR OURS.tsv CLIP.wav...   (each CLIP.wav has its text in CLIP.txt)
 """
 
+import os
 import re
 import sys
 import time
@@ -38,7 +40,8 @@ def main():
         file, audio, took, _rtf, text = line.rstrip("\n").split("\t")
         ours[file] = (float(audio), float(took), text)
     started = time.perf_counter()
-    model = WhisperModel(model_dir, device="cpu", compute_type="float32", cpu_threads=1, num_workers=1)
+    threads = int(os.environ.get("SPEECH_THREADS", "1"))
+    model = WhisperModel(model_dir, device="cpu", compute_type="float32", cpu_threads=threads, num_workers=1)
     print(f"peer model loaded in {time.perf_counter() - started:.2f} s", file=sys.stderr)
 
     print("| clip | audio | faster-whisper (CTranslate2) | WER | RTF | drive-speech (candle) | WER | RTF | RTF ratio (ours / peer) |")
