@@ -47,7 +47,7 @@ pub const MAX_MOMENTS: usize = 2_000;
 pub const MAX_PASSAGE: usize = 600;
 
 /// Samples of sound one [`Request::Hear`] hands over at most: 30 s at 16 kHz, Whisper's window.
-pub const MAX_HEARD_SAMPLES: usize = 30 * 16_000;
+pub const MAX_HEARD_SAMPLES: usize = 30 * drive_speech::SAMPLE_RATE;
 
 /// The exit code by which a job process asks the supervisor to run the job again (sysexits'
 /// EX_TEMPFAIL): a server-side failure.

@@ -29,9 +29,16 @@ pub fn moments(context: &JobContext, file: &FileRow, progress: &dyn Fn(f64)) -> 
         source,
         SAMPLE_RATE as u32,
         &mut |samples| {
+            // Once a piece is refused, the rest is decoded to its end but not kept.
+            if failed.is_some() {
+                return;
+            }
             for part in samples.chunks(MAX_HEARD_SAMPLES) {
-                if piece.len() + part.len() > MAX_HEARD_SAMPLES && failed.is_none() {
-                    failed = hear(context, &piece).err();
+                if piece.len() + part.len() > MAX_HEARD_SAMPLES {
+                    if let Err(e) = hear(context, &piece) {
+                        failed = Some(e);
+                        return;
+                    }
                     piece.clear();
                 }
                 piece.extend_from_slice(part);
