@@ -28,6 +28,12 @@ pub enum JobError {
 pub type JobResult<T> = Result<T, JobError>;
 
 impl JobError {
+    /// A failure of this machine's while doing `what` (a model that does not load, a library
+    /// failing): the job is tried again.
+    pub fn machine(what: &str, e: impl std::fmt::Display) -> JobError {
+        JobError::Server(format!("{what}: {e}"))
+    }
+
     /// Names the input at fault, for jobs that take several.
     pub fn in_file(self, name: &str) -> JobError {
         match self {

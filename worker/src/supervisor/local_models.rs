@@ -42,8 +42,11 @@ impl LocalModels {
         }
     }
 
-    /// One embedding per text, in order.
+    /// One embedding per text, in order (a file with nothing to read loads no model).
     pub async fn embed(&self, texts: Vec<String>) -> JobResult<Vec<Embedding>> {
+        if texts.is_empty() {
+            return Ok(Vec::new());
+        }
         let embedder = self
             .embedder
             .get_or_try_init(|| {
@@ -56,8 +59,8 @@ impl LocalModels {
             .clone();
         tokio::task::spawn_blocking(move || embedder.embed(&texts))
             .await
-            .map_err(|e| machine("embedding", e))?
-            .map_err(|e| machine("embedding", e))
+            .map_err(|e| JobError::machine("embedding", e))?
+            .map_err(|e| JobError::machine("embedding", e))
     }
 
     /// A transcription, fed by [`Listening::hear`] on a thread of its own.
@@ -96,8 +99,8 @@ impl LocalModels {
     ) -> JobResult<Arc<M>> {
         let model = tokio::task::spawn_blocking(load)
             .await
-            .map_err(|e| machine("loading a model", e))?
-            .map_err(|e| machine(&format!("loading the {name} model"), e))?;
+            .map_err(|e| JobError::machine("loading a model", e))?
+            .map_err(|e| JobError::machine(&format!("loading the {name} model"), e))?;
         tracing::info!(model = name, "loaded a local model");
         self.metrics.model_loaded(name);
         Ok(Arc::new(model))
@@ -121,7 +124,7 @@ impl Listening {
         self.samples
             .send(Heard::Samples(samples))
             .await
-            .map_err(|_| machine("transcribing", "the transcription stopped"))
+            .map_err(|_| JobError::machine("transcribing", "the transcription stopped"))
     }
 
     /// What was said in all the samples heard, seconds from the first.
@@ -131,8 +134,8 @@ impl Listening {
         let segments = self
             .transcript
             .await
-            .map_err(|e| machine("transcribing", e))?
-            .map_err(|e| machine("transcribing", e))?
+            .map_err(|e| JobError::machine("transcribing", e))?
+            .map_err(|e| JobError::machine("transcribing", e))?
             .unwrap_or_default();
         Ok(segments
             .into_iter()
@@ -143,9 +146,4 @@ impl Listening {
             })
             .collect())
     }
-}
-
-/// A model's failure is the machine's: the job is tried again.
-fn machine(what: &str, e: impl std::fmt::Display) -> JobError {
-    JobError::Server(format!("{what}: {e}"))
 }

@@ -8,9 +8,9 @@ use image::DynamicImage;
 
 use super::passages::passages;
 use super::pictures::written;
-use super::{MAX_MOMENTS, Passage, Reading, machine};
+use super::{MAX_MOMENTS, Passage, Reading};
 use crate::job_process::context::JobContext;
-use crate::protocol::JobResult;
+use crate::protocol::{JobError, JobResult};
 
 /// Scanned pages are rendered at the resolution OCR reads print best at.
 const OCR_DPI: u32 = 300;
@@ -40,7 +40,7 @@ pub fn moments(context: &JobContext, file: &FileRow, progress: &dyn Fn(f64)) -> 
     }
     drop(pages);
     if !scanned.is_empty() && moments <= MAX_MOMENTS {
-        let mut reader = Reader::new(None).map_err(|e| machine("loading the OCR model", e))?;
+        let mut reader = Reader::new(None).map_err(|e| JobError::machine("loading the OCR model", e))?;
         let spans: Vec<(u32, Option<u32>)> = scanned.iter().map(|&n| (n, Some(n))).collect();
         let mut done = 0;
         render_pages(

@@ -139,9 +139,3 @@ fn moments_of(context: &JobContext, file: &FileRow, progress: &dyn Fn(f64)) -> J
         )),
     }
 }
-
-/// A machine-side failure of a reading library (a model that does not load, Tesseract
-/// failing): the job is tried again.
-fn machine(what: &str, e: impl std::fmt::Display) -> JobError {
-    JobError::Server(format!("{what}: {e}"))
-}

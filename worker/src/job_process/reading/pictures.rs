@@ -8,9 +8,9 @@ use drive_ocr::Reader;
 use image::RgbImage;
 
 use super::passages::passages;
-use super::{Passage, Reading, machine};
+use super::{Passage, Reading};
 use crate::job_process::context::JobContext;
-use crate::protocol::JobResult;
+use crate::protocol::{JobError, JobResult};
 
 /// The longest side of the JPEG a describing model is shown: enough to tell what a picture
 /// shows, small enough to send.
@@ -22,10 +22,10 @@ pub fn moments(context: &JobContext, file: &FileRow) -> JobResult<Reading> {
     let path = context.download(file, 0)?;
     let pixels = drive_media::picture::upright_rgb(&path)?;
     let _ = std::fs::remove_file(&path);
-    let mut reader = Reader::new(None).map_err(|e| machine("loading the OCR model", e))?;
+    let mut reader = Reader::new(None).map_err(|e| JobError::machine("loading the OCR model", e))?;
     let text = reader
         .read(&pixels)
-        .map_err(|e| machine("reading the picture's words", e))?;
+        .map_err(|e| JobError::machine("reading the picture's words", e))?;
     let mut found: Vec<Passage> = passages(&written(&text))
         .into_iter()
         .map(|text| Passage::written(text, None))
