@@ -16,8 +16,10 @@ use candle_transformers::models::whisper::Config;
 
 use crate::SpeechError;
 
-/// The weights under candle's names, in f32 (candle's CPU kernels are fastest there), and the
-/// model's dimensions read off their shapes (CTranslate2's config.json does not state them).
+/// The weights under candle's names, as the file stores them (candle's `VarBuilder` widens what
+/// the encoder reads to f32, where candle's CPU kernels are fastest; the decoder keeps half
+/// precision), and the model's dimensions read off their shapes (CTranslate2's config.json does
+/// not state them).
 pub struct Weights {
     pub tensors: HashMap<String, Tensor>,
     pub config: Config,
@@ -101,7 +103,6 @@ pub fn read(path: &Path) -> Result<Weights, SpeechError> {
             )));
         }
         let tensor = Tensor::from_raw_buffer(&data, dtype, &dims, &Device::Cpu)
-            .and_then(|t| t.to_dtype(DType::F32))
             .map_err(|e| bad(format!("{name}: {e}")))?;
         raw.insert(name, tensor);
     }

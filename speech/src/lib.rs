@@ -2,13 +2,14 @@
 //! (installed by `scripts/lib.sh`'s `ensure_speech_model`) are read straight into candle's
 //! Whisper; nothing is fetched at run time.
 //!
-//! Threads: candle's CPU matrix products run on rayon's global pool, sized by
+//! Threads: candle's CPU matrix products and the decoder's run on rayon's global pool, sized by
 //! `RAYON_NUM_THREADS` (all cores when unset), which several transcriptions at once share (a
 //! worker's, one per readForSearch job); the mel spectrogram runs on the calling thread.
 
 mod ct2;
 mod decode;
 mod decoder;
+mod half;
 mod mel;
 
 use std::path::{Path, PathBuf};
