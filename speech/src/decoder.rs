@@ -8,13 +8,14 @@
 //! so each head's scores and mix read them straight through, and the arithmetic is done on
 //! plain slices (candle's tensors cost an allocation and a dispatch an operation, which at one
 //! token were most of a step). The arithmetic is candle's (after OpenAI's `whisper/model.py`):
-//! the test below holds each step's logits to candle's decoder. The encoder is still candle's.
+//! the test below holds each step's logits to candle's decoder.
 
 use candle_core::{DType, Result, Tensor};
 use candle_nn::{Linear, Module, VarBuilder};
 use candle_transformers::models::whisper::Config;
 use rayon::prelude::*;
 
+use crate::fast;
 use crate::half::HalfMatrix;
 
 pub struct Decoder {
@@ -136,23 +137,6 @@ fn add(x: &mut [f32], y: &[f32]) {
     x.iter_mut().zip(y).for_each(|(x, y)| *x += y);
 }
 
-/// candle's GELU (the tanh approximation), which its Whisper uses.
-fn gelu(v: f32) -> f32 {
-    const SQRT_TWO_OVER_PI: f32 = 0.797_884_6;
-    0.5 * v * (1.0 + (SQRT_TWO_OVER_PI * v * (1.0 + 0.044715 * v * v)).tanh())
-}
-
-/// `scores` made weights that sum to 1.
-fn softmax(scores: &mut [f32]) {
-    let max = scores.iter().copied().fold(f32::NEG_INFINITY, f32::max);
-    let mut sum = 0.0;
-    for s in scores.iter_mut() {
-        *s = (*s - max).exp();
-        sum += *s;
-    }
-    scores.iter_mut().for_each(|s| *s /= sum);
-}
-
 impl Decoder {
     /// The decoder's weights under `vb` (`model.decoder` of a Whisper checkpoint).
     pub fn load(vb: VarBuilder, config: &Config) -> Result<Decoder> {
@@ -249,7 +233,7 @@ impl Decoder {
                     let mut scores: Vec<f32> = (0..seen)
                         .map(|t| q.iter().zip(&keys[at(t)]).map(|(q, k)| q * k).sum())
                         .collect();
-                    softmax(&mut scores);
+                    fast::softmax(&mut scores);
                     for (t, weight) in scores.iter().enumerate() {
                         mixed
                             .iter_mut()
@@ -279,7 +263,7 @@ impl Decoder {
                     for (q, keys) in q.iter().zip(keys.chunks(frames)) {
                         scores.iter_mut().zip(keys).for_each(|(s, k)| *s += q * k);
                     }
-                    softmax(&mut scores);
+                    fast::softmax(&mut scores);
                     for (weight, values) in scores.iter().zip(values.chunks(width)) {
                         mixed.iter_mut().zip(values).for_each(|(m, v)| *m += weight * v);
                     }
@@ -287,7 +271,7 @@ impl Decoder {
             add(&mut x, &layer.audio.out.times(&mixed));
 
             let h = layer.mlp_ln.apply(&x);
-            let hidden: Vec<f32> = layer.fc1.times(&h).into_iter().map(gelu).collect();
+            let hidden: Vec<f32> = layer.fc1.times(&h).into_iter().map(fast::gelu).collect();
             add(&mut x, &layer.fc2.times(&hidden));
         }
         window.len += n;
@@ -302,29 +286,14 @@ impl Decoder {
 mod tests {
     use super::*;
     use candle_core::{Device, IndexOp};
-    use candle_transformers::models::whisper::{self, model::Whisper};
 
     /// Each step gives the logits candle's decoder gives reading the whole sequence again, on a
     /// window of the installed model's encoded audio: a prompt of three tokens (the mask), then
     /// a token at a time as greedy decoding picks them.
     #[test]
     fn each_step_gives_the_logits_of_reading_the_whole_sequence() {
-        let models = std::env::var_os("DRIVE_MODELS").map_or_else(
-            || std::path::PathBuf::from(std::env::var_os("HOME").expect("HOME")).join(".cache/drive/models"),
-            std::path::PathBuf::from,
-        );
-        let weights = crate::ct2::read(&models.join(crate::MODEL_FOLDER).join("model.bin"))
-            .expect("the model scripts/test installs");
-        let vb = VarBuilder::from_tensors(weights.tensors, whisper::DTYPE, &Device::Cpu);
-        let mut candle = Whisper::load(&vb, weights.config).unwrap();
+        let (vb, mut candle, mel) = crate::tests::candle_reference();
         let ours = Decoder::load(vb.pp("model.decoder"), &candle.config).unwrap();
-        // Two seconds of a rising tone: any audio gives features to compare on.
-        let samples: Vec<f32> = (0..32_000)
-            .map(|i| (i as f32 * (0.05 + i as f32 * 1e-6)).sin() * 0.3)
-            .collect();
-        let config = candle.config.clone();
-        let mel = crate::mel::window(&config, &crate::mel::filters(config.num_mel_bins), &samples);
-        let mel = Tensor::from_vec(mel, (1, config.num_mel_bins, whisper::N_FRAMES), &Device::Cpu).unwrap();
         let features = candle.encoder.forward(&mel, true).unwrap();
 
         let mut window = ours.window(&features).unwrap();

