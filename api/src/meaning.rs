@@ -9,6 +9,9 @@
 //! ids says which moments to drop and which few to fetch (moments are only added and removed,
 //! never changed). The least recently searched accounts are dropped past
 //! `DRIVE_SEARCH_CACHE_BYTES`.
+//!
+//! Queries are embedded on the model's own thread, those asked meanwhile in one batch
+//! ([`BatchingEmbedder`]): callers at once share the cost of one embedding.
 
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
@@ -17,12 +20,12 @@ use std::time::Instant;
 
 use drive_core::db::{PgPool, moments};
 use drive_core::id::{FileId, UserId};
-use drive_embed::{Embedder, Embedding, Packed};
+use drive_embed::{BatchingEmbedder, Embedder, Embedding, Packed};
 
 use crate::error::ApiError;
 
 pub struct Meaning {
-    embedder: Embedder,
+    embedder: BatchingEmbedder,
     accounts: Mutex<HashMap<UserId, Arc<Account>>>,
     cache_bytes: usize,
 }
@@ -64,21 +67,19 @@ impl Meaning {
     /// accounts' embeddings.
     pub fn load(models: &Path, cache_bytes: usize) -> Result<Meaning, drive_embed::EmbedError> {
         Ok(Meaning {
-            embedder: Embedder::load(models)?,
+            embedder: BatchingEmbedder::new(Embedder::load(models)?)?,
             accounts: Mutex::new(HashMap::new()),
             cache_bytes,
         })
     }
 
-    /// The embedding of `text`, computed off the async threads.
+    /// The embedding of `text`, waited for off the async threads.
     pub async fn embed(self: &Arc<Self>, text: &str) -> Result<Embedding, ApiError> {
         let (meaning, text) = (self.clone(), text.to_string());
-        tokio::task::spawn_blocking(move || meaning.embedder.embed(&[text]))
+        tokio::task::spawn_blocking(move || meaning.embedder.embed(&text))
             .await
             .map_err(|e| ApiError::Embedding(e.to_string()))?
-            .map_err(|e| ApiError::Embedding(e.to_string()))?
-            .pop()
-            .ok_or_else(|| ApiError::Embedding("the model gave no embedding".into()))
+            .map_err(|e| ApiError::Embedding(e.to_string()))
     }
 
     /// The ids of the `n` moments of `user_id` nearest `query`, nearest first, among the files

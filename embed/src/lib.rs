@@ -15,7 +15,9 @@ use candle_nn::VarBuilder;
 use candle_transformers::models::bert::{BertModel, Config};
 use tokenizers::{PaddingParams, PaddingStrategy, Tokenizer, TruncationParams};
 
+mod batching;
 mod packed;
+pub use batching::BatchingEmbedder;
 pub use packed::Packed;
 
 /// The length of an embedding.
@@ -163,7 +165,7 @@ mod tests {
     use super::*;
 
     /// The models folder `scripts/test` fills (`DRIVE_MODELS`, else the default).
-    fn embedder() -> Embedder {
+    pub(crate) fn embedder() -> Embedder {
         let models = std::env::var_os("DRIVE_MODELS")
             .map(PathBuf::from)
             .unwrap_or_else(|| {
