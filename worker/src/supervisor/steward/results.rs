@@ -1,6 +1,6 @@
-//! Storing and recording a job's results. A result is stored under its key, its size read back
-//! from the store, and recorded in one transaction with its free name, its drive event and its
-//! place in the job's outputs.
+//! Storing and recording a job's results. A result is stored under its key, its size the length
+//! its PUT declared (or, for a result streamed in parts, read back from the store), and recorded
+//! in one transaction with its free name, its drive event and its place in the job's outputs.
 //!
 //! A save that waits does all of it before answering. A save ahead is answered as soon as the
 //! supervisor holds the result's file open: the job process goes on making the next one while
@@ -95,7 +95,10 @@ impl Recorder {
     }
 
     /// Stores `file` under `key`, to be downloaded (`disposition`) as `name`; answers its size
-    /// as the store has it.
+    /// as the store has it: the length the supervisor measured when it opened the file and
+    /// declared in the PUT, of which the store keeps all or nothing (the body reads that many
+    /// bytes at most, and fewer fail the PUT). No HEAD to ask again: one request an entry less
+    /// on the store, which an unzip of many small entries keeps busy.
     pub async fn store(
         &self,
         file: std::fs::File,
@@ -110,6 +113,14 @@ impl Recorder {
             .build()
             .await
             .map_err(|e| JobError::Server(format!("reading the result {name:?}: {e}")))?;
+        let size = match body.size_hint() {
+            (low, Some(high)) if low == high => high as i64,
+            _ => {
+                return Err(JobError::Server(format!(
+                    "the result {name:?} has no known length"
+                )));
+            }
+        };
         self.storage
             .write(
                 Bucket::Private,
@@ -119,7 +130,7 @@ impl Recorder {
                 &headers.content_disposition,
             )
             .await?;
-        self.stored_size(key).await
+        Ok(size)
     }
 
     /// The size of what was stored under `key`, as the store has it: what the job process
