@@ -205,6 +205,9 @@ impl Decoder {
     /// them.
     pub fn next(&self, window: &mut Window, tokens: &[u32]) -> Result<Vec<f32>> {
         let (start, n, state) = (window.len, tokens.len(), self.state);
+        if n == 0 {
+            candle_core::bail!("no token to decode");
+        }
         if start + n > self.positions.len() / state {
             candle_core::bail!("a window of more than {} tokens", self.positions.len() / state);
         }
@@ -297,6 +300,7 @@ mod tests {
         let features = candle.encoder.forward(&mel, true).unwrap();
 
         let mut window = ours.window(&features).unwrap();
+        assert!(ours.next(&mut window, &[]).is_err(), "no token is an error, not a panic");
         // Start of transcript, English, transcribe (multilingual base's ids).
         let mut tokens: Vec<u32> = vec![50258, 50259, 50359];
         let mut fed = tokens.clone();

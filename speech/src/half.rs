@@ -52,6 +52,10 @@ impl HalfMatrix {
     /// Each row is read once for all n vectors.
     pub fn times(&self, x: &[f32]) -> Vec<f32> {
         let n = x.len() / self.cols;
+        if n == 0 {
+            // No vector: no answer (and no blocks of zero length to split into).
+            return Vec::new();
+        }
         // A block's answers land row by row and are put in the caller's order after.
         let dot = dot_kernel();
         let mut by_row = vec![0f32; self.rows * n];
@@ -175,6 +179,7 @@ mod tests {
                 .fold(0f32, f32::max);
             assert!(worst < 1e-4, "{n} vectors: off by {worst}");
         }
+        assert!(matrix.times(&[]).is_empty());
         assert_eq!(
             matrix.row(2).unwrap(),
             numbers(rows * cols, 7)[2 * cols..3 * cols]
