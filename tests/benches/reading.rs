@@ -17,6 +17,8 @@
 //!    SubRip cues), against faster-whisper on the same model folder writing SubRip from the
 //!    same bytes (`curl` of the same link, the model, `curl` PUT of the captions to the store),
 //!    five rounds alternating which goes first.
+//! 4. Queries embedded by 1 and 8 callers at once, in this process (`DRIVE_BENCH_ONLY=embedding`):
+//!    each caller on the model itself against `BatchingEmbedder`, as the API embeds them.
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -24,7 +26,7 @@ use std::time::{Duration, Instant};
 use drive_core::db::moments;
 use drive_core::db::search;
 use drive_core::id::{FileId, UserId};
-use drive_embed::{Embedder, Packed};
+use drive_embed::{BatchingEmbedder, Embedder, Packed};
 use drive_tests::bench::{add_file, link, middle, put_link, spread, timed_job, timed_script};
 use drive_tests::media::ffmpeg;
 use drive_tests::{TestApp, TestUser};
@@ -292,6 +294,65 @@ async fn load<F: Future<Output = ()>>(clients: usize, mut make: impl FnMut() -> 
     stats(samples)
 }
 
+/// Queries embedded by 1 and 8 callers at once, in this process: each caller asking the one
+/// model on its own thread (the API until 2026-11-30) against `BatchingEmbedder` (since: what
+/// was asked meanwhile embedded as one batch on the model's own thread). Two rounds, the ways
+/// alternating.
+fn embedding_at_once(models: &Path) {
+    let texts = [
+        "lighthouse",
+        "keeper painted tower",
+        "fixing a car",
+        "harbour storm",
+        "a cake for the festival",
+        "someone sold a boat",
+        "checking the heating",
+        "the bill for March",
+    ];
+    let shared = Embedder::load(models).expect("the embedding model");
+    let batching = BatchingEmbedder::new(Embedder::load(models).expect("the embedding model"))
+        .expect("the embedding thread");
+    let timed = |threads: usize, embed: &(dyn Fn(&str) + Sync)| -> Vec<Duration> {
+        std::thread::scope(|scope| {
+            let callers: Vec<_> = (0..threads)
+                .map(|t| {
+                    scope.spawn(move || {
+                        (t..CALLS / 2)
+                            .step_by(threads)
+                            .map(|call| {
+                                let start = Instant::now();
+                                embed(texts[call % texts.len()]);
+                                start.elapsed()
+                            })
+                            .collect::<Vec<_>>()
+                    })
+                })
+                .collect();
+            callers
+                .into_iter()
+                .flat_map(|c| c.join().expect("an embedding thread"))
+                .collect()
+        })
+    };
+    println!("\n| embedding the query, in process | callers at once | p50 | p99 |");
+    println!("| --- | --- | --- | --- |");
+    for threads in CLIENTS {
+        let (mut alone, mut together) = (Vec::new(), Vec::new());
+        for _ in 0..2 {
+            alone.extend(timed(threads, &|text| {
+                std::hint::black_box(shared.embed(&[text]).expect("embedding"));
+            }));
+            together.extend(timed(threads, &|text| {
+                std::hint::black_box(batching.embed(text).expect("embedding"));
+            }));
+        }
+        let (p50, p99) = stats(alone);
+        println!("| each caller on the model itself | {threads} | {p50:.1} ms | {p99:.1} ms |");
+        let (p50, p99) = stats(together);
+        println!("| `BatchingEmbedder` (one batch of what waits) | {threads} | {p50:.1} ms | {p99:.1} ms |");
+    }
+}
+
 async fn query_latency(app: &TestApp, user: &TestUser, pool: &PgPool, models: &Path) {
     let packed = seed(pool, user.id, models).await;
     let embedder = Embedder::load(models).expect("the embedding model");
@@ -522,9 +583,13 @@ async fn main() {
         .await
         .expect("the test database");
     // DRIVE_BENCH_ONLY=captions runs only the sections whose name holds one of those words:
-    // read (`/read-file`), query (search at a million moments), captions.
+    // embedding (queries embedded at once, in process), read (`/read-file`), query (search at a
+    // million moments), captions.
     let only = std::env::var("DRIVE_BENCH_ONLY").unwrap_or_default();
     let chosen = |section: &str| only.is_empty() || only.split(',').any(|word| section.contains(word));
+    if chosen("embedding") {
+        embedding_at_once(&models);
+    }
     if chosen("read") {
         read_file_against_vips(&app, &user).await;
     }
