@@ -43,6 +43,20 @@ const CLIENTS: [usize; 2] = [1, 8];
 const NEAREST: usize = 200;
 const CALLS: usize = 400;
 
+/// Queries of the in-process figures: nearest by meaning alone, and embedding at once.
+const QUERIES: [&str; 10] = [
+    "lighthouse",
+    "keeper painted tower",
+    "fixing a car",
+    "harbour storm",
+    "a cake for the festival",
+    "someone sold a boat",
+    "checking the heating",
+    "a map of the hills",
+    "the bill for March",
+    "riding a bike in the rain",
+];
+
 /// Sentences of varied words, made from parts: each moment takes one.
 fn sentences() -> Vec<String> {
     let who = [
@@ -195,19 +209,7 @@ async fn seed(pool: &PgPool, user: UserId, models: &Path) -> Packed {
 /// The nearest by meaning alone, in this process: `Packed::nearest` (two passes) against
 /// scoring every moment, each query asked `CALLS` times from 1 and 8 threads.
 fn nearest_alone(packed: &Packed, embedder: &Embedder) {
-    let texts = [
-        "lighthouse",
-        "keeper painted tower",
-        "fixing a car",
-        "harbour storm",
-        "a cake for the festival",
-        "someone sold a boat",
-        "checking the heating",
-        "a map of the hills",
-        "the bill for March",
-        "riding a bike in the rain",
-    ];
-    let queries = embedder.embed(&texts).expect("embedding");
+    let queries = embedder.embed(&QUERIES).expect("embedding");
     let exact = |query: &[f32]| {
         let mut all: Vec<(f32, usize)> = (0..packed.len()).map(|i| (packed.score(i, query), i)).collect();
         all.select_nth_unstable_by(NEAREST, |a, b| b.0.total_cmp(&a.0));
@@ -231,27 +233,9 @@ fn nearest_alone(packed: &Packed, embedder: &Embedder) {
     println!("| --- | --- | --- | --- |");
     let queries = &queries;
     let timed = |threads: usize, search: &(dyn Fn(&[f32]) + Sync)| {
-        let samples: Vec<Duration> = std::thread::scope(|scope| {
-            let workers: Vec<_> = (0..threads)
-                .map(|t| {
-                    scope.spawn(move || {
-                        (t..CALLS)
-                            .step_by(threads)
-                            .map(|call| {
-                                let start = Instant::now();
-                                search(&queries[call % queries.len()]);
-                                start.elapsed()
-                            })
-                            .collect::<Vec<_>>()
-                    })
-                })
-                .collect();
-            workers
-                .into_iter()
-                .flat_map(|w| w.join().expect("a search thread"))
-                .collect()
-        });
-        stats(samples)
+        stats(on_threads(threads, CALLS, &|call| {
+            search(&queries[call % queries.len()])
+        }))
     };
     for threads in CLIENTS {
         let (p50, p99) = timed(threads, &|q| {
@@ -268,6 +252,30 @@ fn nearest_alone(packed: &Packed, embedder: &Embedder) {
         recall * 100.0,
         queries.len()
     );
+}
+
+/// `call(0)` to `call(calls - 1)` spread over `threads` threads at once: each call's time.
+fn on_threads(threads: usize, calls: usize, call: &(dyn Fn(usize) + Sync)) -> Vec<Duration> {
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|t| {
+                scope.spawn(move || {
+                    (t..calls)
+                        .step_by(threads)
+                        .map(|i| {
+                            let start = Instant::now();
+                            call(i);
+                            start.elapsed()
+                        })
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|w| w.join().expect("a bench thread"))
+            .collect()
+    })
 }
 
 /// Median and 99th percentile, in milliseconds.
@@ -299,40 +307,11 @@ async fn load<F: Future<Output = ()>>(clients: usize, mut make: impl FnMut() -> 
 /// was asked meanwhile embedded as one batch on the model's own thread). Two rounds, the ways
 /// alternating.
 fn embedding_at_once(models: &Path) {
-    let texts = [
-        "lighthouse",
-        "keeper painted tower",
-        "fixing a car",
-        "harbour storm",
-        "a cake for the festival",
-        "someone sold a boat",
-        "checking the heating",
-        "the bill for March",
-    ];
     let shared = Embedder::load(models).expect("the embedding model");
     let batching = BatchingEmbedder::new(Embedder::load(models).expect("the embedding model"))
         .expect("the embedding thread");
-    let timed = |threads: usize, embed: &(dyn Fn(&str) + Sync)| -> Vec<Duration> {
-        std::thread::scope(|scope| {
-            let callers: Vec<_> = (0..threads)
-                .map(|t| {
-                    scope.spawn(move || {
-                        (t..CALLS / 2)
-                            .step_by(threads)
-                            .map(|call| {
-                                let start = Instant::now();
-                                embed(texts[call % texts.len()]);
-                                start.elapsed()
-                            })
-                            .collect::<Vec<_>>()
-                    })
-                })
-                .collect();
-            callers
-                .into_iter()
-                .flat_map(|c| c.join().expect("an embedding thread"))
-                .collect()
-        })
+    let timed = |threads: usize, embed: &(dyn Fn(&str) + Sync)| {
+        on_threads(threads, CALLS / 2, &|call| embed(QUERIES[call % QUERIES.len()]))
     };
     println!("\n| embedding the query, in process | callers at once | p50 | p99 |");
     println!("| --- | --- | --- | --- |");
