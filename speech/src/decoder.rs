@@ -300,7 +300,10 @@ mod tests {
         let features = candle.encoder.forward(&mel, true).unwrap();
 
         let mut window = ours.window(&features).unwrap();
-        assert!(ours.next(&mut window, &[]).is_err(), "no token is an error, not a panic");
+        assert!(
+            ours.next(&mut window, &[]).is_err(),
+            "no token is an error, not a panic"
+        );
         // Start of transcript, English, transcribe (multilingual base's ids).
         let mut tokens: Vec<u32> = vec![50258, 50259, 50359];
         let mut fed = tokens.clone();
