@@ -5,32 +5,27 @@
 //! eight in turn.
 
 use std::sync::mpsc::{self, Receiver, Sender};
-use std::thread::JoinHandle;
 
 use crate::{BATCH, EmbedError, Embedder, Embedding};
 
 /// A text asked for and where its embedding goes.
 type Asked = (String, Sender<Result<Embedding, EmbedError>>);
 
-/// The model on a thread of its own, embedding what callers ask in batches.
+/// The model on a thread of its own, embedding what callers ask in batches. The thread ends
+/// once `asked` is dropped with `self`.
 pub struct BatchingEmbedder {
     asked: Sender<Asked>,
-    /// Ends once `asked` is dropped (with `self`).
-    _thread: JoinHandle<usize>,
 }
 
 impl BatchingEmbedder {
     /// Starts the thread that holds `embedder`.
     pub fn new(embedder: Embedder) -> Result<BatchingEmbedder, EmbedError> {
         let (asked, waiting) = mpsc::channel();
-        let thread = std::thread::Builder::new()
+        std::thread::Builder::new()
             .name("embed-batching".into())
             .spawn(move || serve(&embedder, &waiting))
             .map_err(|e| EmbedError::Run(format!("starting the embedding thread: {e}")))?;
-        Ok(BatchingEmbedder {
-            asked,
-            _thread: thread,
-        })
+        Ok(BatchingEmbedder { asked })
     }
 
     /// The embedding of `text`, made with whatever else is asked meanwhile; blocks until it is.
