@@ -66,6 +66,9 @@ pub enum ApiError {
     /// 500: the embedding model failed on a query.
     #[error("embedding a query: {0}")]
     Embedding(String),
+    /// 500: PostgreSQL wrote a moment's words or a query in a form `drive-words` does not read.
+    #[error("reading words: {0}")]
+    Words(#[from] drive_words::WordsError),
 }
 
 impl ApiError {
@@ -193,6 +196,10 @@ impl IntoResponse for ApiError {
                 tracing::error!(%cause, "embedding failure");
                 (StatusCode::INTERNAL_SERVER_ERROR, "internal", None, true)
             }
+            ApiError::Words(cause) => {
+                tracing::error!(%cause, "words unreadable");
+                (StatusCode::INTERNAL_SERVER_ERROR, "internal", None, true)
+            }
         };
         let error = match &self {
             ApiError::Storage(_) => "Storage is unavailable right now; try again.".to_string(),
@@ -200,9 +207,11 @@ impl IntoResponse for ApiError {
                 "The database is unavailable right now; try again.".to_string()
             }
             ApiError::FetchFailed { .. } => "Storage did not hand the file over; try again.".to_string(),
-            ApiError::Database(_) | ApiError::Panic(_) | ApiError::Machine(_) | ApiError::Embedding(_) => {
-                "Something went wrong on our side; try again.".to_string()
-            }
+            ApiError::Database(_)
+            | ApiError::Panic(_)
+            | ApiError::Machine(_)
+            | ApiError::Embedding(_)
+            | ApiError::Words(_) => "Something went wrong on our side; try again.".to_string(),
             other => other.to_string(),
         };
         let body = ErrorBody {

@@ -14,7 +14,7 @@ use chrono::{TimeDelta, Utc};
 use clap::{Parser, Subcommand};
 use drive_api::follow::Follow;
 use drive_api::limits::RateLimits;
-use drive_api::meaning::Meaning;
+use drive_api::moment_index::MomentIndex;
 use drive_api::reader::Reader;
 use drive_api::state::{AppState, Settings};
 use drive_core::db::{self, sign_ins, users};
@@ -139,7 +139,7 @@ async fn serve(pool: db::PgPool) -> Result<()> {
     // Loaded while the rest starts: reading the model takes a moment.
     let models = config::models();
     let cache_bytes = config::parsed_or("DRIVE_SEARCH_CACHE_BYTES", 1usize << 30)?;
-    let meaning = tokio::task::spawn_blocking(move || Meaning::load(&models, cache_bytes));
+    let moments = tokio::task::spawn_blocking(move || MomentIndex::load(&models, cache_bytes));
     let queue_config = QueueConfig::from_environment()?;
     // The cap on an account's waiting metadata readings: a bad value refuses the start.
     drive_core::db::jobs::reading_cap()?;
@@ -173,7 +173,7 @@ async fn serve(pool: db::PgPool) -> Result<()> {
     }
     let storage = Storage::new(StorageConfig::from_environment(&format!("http://{address}"))?);
     storage.ensure_buckets().await.context("preparing the buckets")?;
-    let meaning = meaning.await?.with_context(|| {
+    let moments = moments.await?.with_context(|| {
         format!(
             "loading the embedding model from {} (DRIVE_MODELS; scripts/lib.sh's ensure_models installs it)",
             config::models().display()
@@ -186,7 +186,7 @@ async fn serve(pool: db::PgPool) -> Result<()> {
         limits,
         reader: Arc::new(Reader::from_environment()?),
         settings: Arc::new(Settings::from_environment()?),
-        meaning: Arc::new(meaning),
+        moments: Arc::new(moments),
         follow: Arc::new(
             Follow::start(&config::database_url()?)
                 .await

@@ -1,14 +1,17 @@
-//! Search by meaning: the query's embedding (the same model the readForSearch jobs embed with,
-//! loaded once at start from `DRIVE_MODELS`) against the moments of the account.
+//! Searching inside files, in memory: each searched account's moments by meaning (their
+//! embeddings against the query's, from the model the readForSearch jobs embed with, loaded
+//! once at start from `DRIVE_MODELS`) and by words (their `tsvector`s against the query's
+//! `websearch_to_tsquery`, [`drive_words`]).
 //!
-//! PostgreSQL here has no vector index, and fetching an account's 100,000 embeddings per query
-//! would cost far more than scoring them, so each API process keeps the accounts it searched
-//! in memory, packed ([`drive_embed::Packed`], 436 bytes a moment: `i8` numbers and their
-//! signs, searched in two passes), and brings a copy up to date before each query: one row
-//! (`moment_generations`) says whether anything changed; if so, the list of the account's moment
-//! ids says which moments to drop and which few to fetch (moments are only added and removed,
-//! never changed). The least recently searched accounts are dropped past
-//! `DRIVE_SEARCH_CACHE_BYTES`.
+//! PostgreSQL here has no vector index, fetching an account's 100,000 embeddings per query would
+//! cost far more than scoring them, and ranking a common word's 100,000 matches there reads
+//! every one of their rows; so each API process keeps the accounts it searched in memory:
+//! embeddings packed ([`drive_embed::Packed`], 436 bytes a moment: `i8` numbers and their
+//! signs, searched in two passes) and words as an index of lexemes to moments and positions.
+//! A copy is brought up to date before each query: one row (`moment_generations`) says whether
+//! anything changed; if so, the list of the account's moment ids says which moments to drop and
+//! which few to fetch (moments are only added and removed, never changed). The least recently
+//! searched accounts are dropped past `DRIVE_SEARCH_CACHE_BYTES`.
 //!
 //! Queries are embedded on the model's own thread, those asked meanwhile in one batch
 //! ([`BatchingEmbedder`]): callers at once share the cost of one embedding.
@@ -21,16 +24,19 @@ use std::time::Instant;
 use drive_core::db::{PgPool, moments};
 use drive_core::id::{FileId, UserId};
 use drive_embed::{BatchingEmbedder, Embedder, Embedding, Packed};
+use drive_words::{Search, Words};
 
 use crate::error::ApiError;
 
-pub struct Meaning {
+pub struct MomentIndex {
     embedder: BatchingEmbedder,
     accounts: Mutex<HashMap<UserId, Arc<Account>>>,
     cache_bytes: usize,
 }
 
-/// One account's moments as last read: ids ascending, their files, their embeddings.
+/// One account's moments as last read: their ids, files, embeddings and words, moment `i` the
+/// `i`-th of each. Those kept from the copy before come first, in its order, then those
+/// fetched since, ascending.
 struct Account {
     generation: i64,
     ids: Vec<i64>,
@@ -40,17 +46,27 @@ struct Account {
     /// The files the moments are in, each once.
     files: Vec<FileId>,
     packed: Packed,
+    words: Words,
     used: Mutex<Instant>,
 }
 
 impl Account {
     fn bytes(&self) -> usize {
-        self.packed.bytes() + self.ids.len() * (8 + 4) + self.files.len() * 16
+        self.packed.bytes() + self.words.bytes() + self.ids.len() * (8 + 4) + self.files.len() * 16
     }
 
     /// The file of moment `i`.
     fn file(&self, i: usize) -> FileId {
         self.files[self.file_of[i] as usize]
+    }
+
+    fn push(&mut self, id: i64, file: FileId, places: &mut HashMap<FileId, u32>) {
+        let place = *places.entry(file).or_insert_with(|| {
+            self.files.push(file);
+            (self.files.len() - 1) as u32
+        });
+        self.file_of.push(place);
+        self.ids.push(id);
     }
 }
 
@@ -58,15 +74,15 @@ impl Account {
 /// 0 to 0.15 with this model, paraphrases 0.5 and above.
 const MIN_SIMILARITY: f32 = 0.25;
 
-/// Embeddings fetched in one query at most, so a large first read does not hold one huge
+/// Moments fetched in one query at most, so a large first read does not hold one huge
 /// answer in memory twice.
 const FETCH: usize = 10_000;
 
-impl Meaning {
+impl MomentIndex {
     /// Loads the model from `models` (`DRIVE_MODELS`); keeps at most `cache_bytes` of
-    /// accounts' embeddings.
-    pub fn load(models: &Path, cache_bytes: usize) -> Result<Meaning, drive_embed::EmbedError> {
-        Ok(Meaning {
+    /// accounts' moments.
+    pub fn load(models: &Path, cache_bytes: usize) -> Result<MomentIndex, drive_embed::EmbedError> {
+        Ok(MomentIndex {
             embedder: BatchingEmbedder::new(Embedder::load(models)?)?,
             accounts: Mutex::new(HashMap::new()),
             cache_bytes,
@@ -75,8 +91,8 @@ impl Meaning {
 
     /// The embedding of `text`, waited for off the async threads.
     pub async fn embed(self: &Arc<Self>, text: &str) -> Result<Embedding, ApiError> {
-        let (meaning, text) = (self.clone(), text.to_string());
-        tokio::task::spawn_blocking(move || meaning.embedder.embed(&text))
+        let (index, text) = (self.clone(), text.to_string());
+        tokio::task::spawn_blocking(move || index.embedder.embed(&text))
             .await
             .map_err(|e| ApiError::Embedding(e.to_string()))?
             .map_err(|e| ApiError::Embedding(e.to_string()))
@@ -92,10 +108,47 @@ impl Meaning {
         within: Option<&[FileId]>,
         n: usize,
     ) -> Result<Vec<i64>, ApiError> {
+        let query = query.to_vec();
+        self.among(db, user_id, within, move |account, keep| {
+            account
+                .packed
+                .nearest(&query, n, keep)
+                .into_iter()
+                .filter(|&i| account.packed.score(i, &query) >= MIN_SIMILARITY)
+                .collect()
+        })
+        .await
+    }
+
+    /// The ids of the `n` moments of `user_id` whose words match `search` best, best first,
+    /// among the files `within` when given.
+    pub async fn by_words(
+        &self,
+        db: &PgPool,
+        user_id: UserId,
+        search: &Search,
+        within: Option<&[FileId]>,
+        n: usize,
+    ) -> Result<Vec<i64>, ApiError> {
+        let search = search.clone();
+        self.among(db, user_id, within, move |account, keep| {
+            account.words.best(&search, n, keep)
+        })
+        .await
+    }
+
+    /// What `search` answers (moments, as places in the account) over the account's moments
+    /// in the files `within` (all when `None`), as moment ids. Milliseconds of work at a
+    /// million moments: off the async threads.
+    async fn among(
+        &self,
+        db: &PgPool,
+        user_id: UserId,
+        within: Option<&[FileId]>,
+        search: impl FnOnce(&Account, &dyn Fn(usize) -> bool) -> Vec<usize> + Send + 'static,
+    ) -> Result<Vec<i64>, ApiError> {
         let account = self.account(db, user_id).await?;
         let within: Option<HashSet<FileId>> = within.map(|w| w.iter().copied().collect());
-        let query = query.to_vec();
-        // Milliseconds of scanning at a million moments: off the async threads.
         tokio::task::spawn_blocking(move || {
             let allowed: Option<Vec<bool>> =
                 within.map(|within| account.files.iter().map(|f| within.contains(f)).collect());
@@ -104,20 +157,17 @@ impl Meaning {
                     .as_ref()
                     .is_none_or(|allowed| allowed[account.file_of[i] as usize])
             };
-            account
-                .packed
-                .nearest(&query, n, keep)
+            search(&account, &keep)
                 .into_iter()
-                .filter(|&i| account.packed.score(i, &query) >= MIN_SIMILARITY)
                 .map(|i| account.ids[i])
                 .collect()
         })
         .await
-        .map_err(|e| ApiError::Panic(format!("searching by meaning: {e}")))
+        .map_err(|e| ApiError::Panic(format!("searching inside files: {e}")))
     }
 
     /// The account's moments, brought up to date.
-    async fn account(&self, db: &PgPool, user_id: UserId) -> Result<Arc<Account>, sqlx::Error> {
+    async fn account(&self, db: &PgPool, user_id: UserId) -> Result<Arc<Account>, ApiError> {
         let generation = moments::generation(db, user_id).await?;
         let cached = self.lock().get(&user_id).cloned();
         if let Some(account) = &cached
@@ -128,45 +178,49 @@ impl Meaning {
         }
         // Read after the generation: a change in between is read now and read again next time.
         let ids = moments::ids(db, user_id).await?;
+        let now: HashSet<i64> = ids.iter().copied().collect();
         let old = cached.as_deref();
-        let kept: HashMap<i64, usize> = old
-            .map(|a| a.ids.iter().enumerate().map(|(i, id)| (*id, i)).collect())
+        let kept: Vec<usize> = old
+            .map(|old| {
+                (0..old.ids.len())
+                    .filter(|&i| now.contains(&old.ids[i]))
+                    .collect()
+            })
             .unwrap_or_default();
-        let missing: Vec<i64> = ids.iter().copied().filter(|id| !kept.contains_key(id)).collect();
-        let mut fetched = HashMap::new();
-        for chunk in missing.chunks(FETCH) {
-            for row in moments::embeddings(db, user_id, chunk).await? {
-                if let Some(embedding) = drive_embed::from_bytes(&row.embedding) {
-                    fetched.insert(row.id, (row.file_id, embedding));
-                }
-            }
-        }
+        let had: HashSet<i64> = old
+            .map(|old| kept.iter().map(|&i| old.ids[i]).collect())
+            .unwrap_or_default();
+        let missing: Vec<i64> = ids.into_iter().filter(|id| !had.contains(id)).collect();
         let mut account = Account {
             generation,
-            ids: Vec::with_capacity(ids.len()),
-            file_of: Vec::with_capacity(ids.len()),
+            ids: Vec::with_capacity(now.len()),
+            file_of: Vec::with_capacity(now.len()),
             files: Vec::new(),
             packed: Packed::default(),
+            words: old
+                .map(|old| Words::keeping(&old.words, &kept))
+                .unwrap_or_default(),
             used: Mutex::new(Instant::now()),
         };
         let mut places: HashMap<FileId, u32> = HashMap::new();
-        for id in ids {
-            let file = if let (Some(old), Some(&i)) = (old, kept.get(&id)) {
+        if let Some(old) = old {
+            for &i in &kept {
                 account.packed.push_packed(&old.packed, i);
-                old.file(i)
-            } else if let Some((file, embedding)) = fetched.remove(&id) {
+                account.push(old.ids[i], old.file(i), &mut places);
+            }
+        }
+        for chunk in missing.chunks(FETCH) {
+            let mut rows = moments::searchable(db, user_id, chunk).await?;
+            // Those removed since the id list was read are not there.
+            rows.sort_unstable_by_key(|row| row.id);
+            for row in rows {
+                let Some(embedding) = drive_embed::from_bytes(&row.embedding) else {
+                    continue;
+                };
+                account.words.push(&row.words)?;
                 account.packed.push(&embedding);
-                file
-            } else {
-                // Removed since the id list was read.
-                continue;
-            };
-            let place = *places.entry(file).or_insert_with(|| {
-                account.files.push(file);
-                (account.files.len() - 1) as u32
-            });
-            account.file_of.push(place);
-            account.ids.push(id);
+                account.push(row.id, row.file_id, &mut places);
+            }
         }
         let account = Arc::new(account);
         let mut accounts = self.lock();

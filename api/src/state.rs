@@ -18,8 +18,8 @@ use drive_generate::Generators;
 use crate::client::TrustedProxies;
 use crate::follow::Follow;
 use crate::limits::RateLimits;
-use crate::meaning::Meaning;
 use crate::metrics::Metrics;
+use crate::moment_index::MomentIndex;
 use crate::reader::Reader;
 
 #[derive(Clone)]
@@ -31,8 +31,8 @@ pub struct AppState {
     /// Runs `drive-reader` processes for `/read-file`.
     pub reader: Arc<Reader>,
     pub settings: Arc<Settings>,
-    /// The embedding model and the accounts' embeddings in memory, for `query`.
-    pub meaning: Arc<Meaning>,
+    /// The embedding model and the searched accounts' moments in memory, for `query`.
+    pub moments: Arc<MomentIndex>,
     /// Wakes `/select-drive-events` callers waiting for their account's next event.
     pub follow: Arc<Follow>,
     /// Requests counted for `/metrics`.

@@ -87,29 +87,14 @@ pub async fn unreadable(
     tx.commit().await
 }
 
-/// The caller's moments whose words match `query` (PostgreSQL's web-search syntax, English
-/// stemming), best first by `ts_rank_cd`, at most `limit`, among `files` when given. Trashed
-/// files are left out where the moments are fetched ([`found`]).
-pub async fn by_words(
-    pool: &PgPool,
-    user_id: UserId,
-    query: &str,
-    files: Option<&[FileId]>,
-    limit: i64,
-) -> Result<Vec<i64>, sqlx::Error> {
-    sqlx::query_scalar(
-        "select m.id
-         from moments m, websearch_to_tsquery('english', $2) q
-         where m.user_id = $1 and m.words @@ q and ($3::uuid[] is null or m.file_id = any($3))
-         order by ts_rank_cd(m.words, q) desc, m.id
-         limit $4",
-    )
-    .bind(user_id)
-    .bind(query)
-    .bind(files)
-    .bind(limit)
-    .fetch_all(pool)
-    .await
+/// `query` as PostgreSQL reads it for matching words (web-search syntax, English stemming),
+/// in the text form `drive-words` matches the moments' `words` with; empty when only stop words
+/// are left.
+pub async fn words_query(pool: &PgPool, query: &str) -> Result<String, sqlx::Error> {
+    sqlx::query_scalar("select websearch_to_tsquery('english', $1)::text")
+        .bind(query)
+        .fetch_one(pool)
+        .await
 }
 
 /// Changes whenever one of the account's moments is added or removed (see the migration).
@@ -131,16 +116,20 @@ pub async fn ids(pool: &PgPool, user_id: UserId) -> Result<Vec<i64>, sqlx::Error
         .await
 }
 
+/// What a moment is searched by: its embedding and its words (the `tsvector`'s text).
 #[derive(Debug, Clone, sqlx::FromRow)]
-pub struct Embedded {
+pub struct Searchable {
     pub id: i64,
     pub file_id: FileId,
     pub embedding: Vec<u8>,
+    pub words: String,
 }
 
-/// The embeddings of the account's moments `ids`.
-pub async fn embeddings(pool: &PgPool, user_id: UserId, ids: &[i64]) -> Result<Vec<Embedded>, sqlx::Error> {
-    sqlx::query_as("select id, file_id, embedding from moments where user_id = $1 and id = any($2)")
+/// The embeddings and words of the account's moments `ids`.
+pub async fn searchable(pool: &PgPool, user_id: UserId, ids: &[i64]) -> Result<Vec<Searchable>, sqlx::Error> {
+    sqlx::query_as(
+        "select id, file_id, embedding, words::text as words from moments where user_id = $1 and id = any($2)",
+    )
         .bind(user_id)
         .bind(ids)
         .fetch_all(pool)

@@ -338,3 +338,116 @@ async fn a_file_that_cannot_be_read_fails_the_job_with_a_sentence() {
         .await;
     refused.assert_bad_field("invalid_field", "fileIds");
 }
+
+/// Moments for matching words in memory against PostgreSQL: phrases, hyphens, stop words,
+/// repeats, possessives, numbers and addresses.
+const SAID: [&str; 12] = [
+    "The garage replaced the brake pads and checked the brake fluid.",
+    "Brake pads wear out; the pads of a brake squeal when worn.",
+    "A state-of-the-art design for a fat cat that sat on the mat.",
+    "The fat, fat cat sat; then the cat ran.",
+    "Dogs bark loudly at night, and the dog barked at the cat.",
+    "Bake the lemon sponge for forty minutes at 180 degrees.",
+    "Write to a.b.c@example.com or call supernova-1987a for details.",
+    "The cat's toy and the dogs' beds.",
+    "the of and a",
+    "Stormy harbour: the boats rocked in the storm all night.",
+    "La la la, the chorus goes la la.",
+    "Fluid brake pads? No: brake fluid and pads.",
+];
+
+#[tokio::test]
+async fn words_matched_in_memory_are_those_postgresql_matches() {
+    let app = TestApp::spawn().await;
+    let user = app.user(Some("Pro")).await;
+    let pool = sqlx::PgPool::connect(&app.database_url).await.unwrap();
+    let file: FileId = sqlx::query_scalar(
+        "insert into files (id, user_id, file_name, file_size, mime_type, kind, bucket, object_key)
+         values (gen_random_uuid(), $1, 'said.txt', 1, 'text/plain', 'Text', 'private', 'users/' || $1 || '/said.txt')
+         returning id",
+    )
+    .bind(user.id)
+    .fetch_one(&pool)
+    .await
+    .unwrap();
+    sqlx::query(
+        "insert into file_readings (file_id, user_id, state, moment_count) values ($1, $2, 'read', $3)",
+    )
+    .bind(file)
+    .bind(user.id)
+    .bind(SAID.len() as i32)
+    .execute(&pool)
+    .await
+    .unwrap();
+    let embedding = drive_embed::to_bytes(&[0.0; drive_embed::DIMENSIONS]);
+    for text in SAID {
+        sqlx::query(
+            "insert into moments (file_id, user_id, entry_type, text, embedding) values ($1, $2, 'text', $3, $4)",
+        )
+        .bind(file)
+        .bind(user.id)
+        .bind(text)
+        .bind(&embedding)
+        .execute(&pool)
+        .await
+        .unwrap();
+    }
+    let rows: Vec<(i64, String)> = sqlx::query_as("select id, words::text from moments order by id")
+        .fetch_all(&pool)
+        .await
+        .unwrap();
+    let mut words = drive_words::Words::default();
+    for (_, tsvector) in &rows {
+        words.push(tsvector).unwrap();
+    }
+    let mut matched = 0;
+    for query in [
+        "brake",
+        "brakes pads",
+        "brake or cake",
+        "-brake",
+        "brake -fluid",
+        "\"brake pads\"",
+        "\"brake fluid\"",
+        "\"pads brake\"",
+        "\"fat cat\"",
+        "\"the fat cat sat\"",
+        "\"fat or cat\"",
+        "state-of-the-art",
+        "\"state-of-the-art design\"",
+        "-\"fat cat\"",
+        "cat or -\"dog bark\"",
+        "dog barking",
+        "\"dog barked\"",
+        "\"la la la\"",
+        "\"la la\" -chorus",
+        "a.b.c@example.com",
+        "supernova-1987a",
+        "cat's toy",
+        "the",
+        "storm harbours",
+        "\"brake pads\" or \"brake fluid\" -garage",
+        "forty minutes 180",
+        "nowhere",
+    ] {
+        let expected: Vec<i64> = sqlx::query_scalar(
+            "select id from moments where words @@ websearch_to_tsquery('english', $1) order by id",
+        )
+        .bind(query)
+        .fetch_all(&pool)
+        .await
+        .unwrap();
+        let tsquery = drive_core::db::moments::words_query(&pool, query).await.unwrap();
+        let search = drive_words::Search::parse(&tsquery).unwrap_or_else(|e| panic!("{query:?}: {e}"));
+        let mut found: Vec<i64> = words
+            .best(&search, SAID.len(), |_| true)
+            .into_iter()
+            .map(|i| rows[i].0)
+            .collect();
+        found.sort_unstable();
+        assert_eq!(found, expected, "{query:?} ({tsquery})");
+        matched += usize::from(!expected.is_empty());
+    }
+    // The queries are not vacuous: most find something, and some not everything.
+    assert!(matched >= 20, "{matched}");
+}

@@ -6,11 +6,12 @@ use std::collections::HashMap;
 use drive_core::db::moments::{self, EntryType, Moment};
 use drive_core::db::search::{self, Filters, Hit, Whose};
 use drive_core::id::{FileId, UserId};
+use drive_words::Search;
 use serde::Serialize;
 use utoipa::ToSchema;
 
 use super::{SearchAnswer, results};
-use crate::error::ApiResult;
+use crate::error::{ApiError, ApiResult};
 use crate::state::AppState;
 
 /// A place inside a file where the query was found.
@@ -41,8 +42,8 @@ const CANDIDATES: usize = 200;
 const RRF_K: f64 = 60.0;
 
 /// Searches inside the read files the caller may look in for `query`: the moments whose words
-/// match (PostgreSQL full text) and those nearest in meaning (cosine of embeddings), fused by
-/// rank.
+/// match (PostgreSQL's web-search syntax and English stemming, ranked by BM25) and those nearest
+/// in meaning (cosine of embeddings), fused by rank.
 pub(super) async fn inside(
     state: &AppState,
     user_id: UserId,
@@ -70,22 +71,27 @@ pub(super) async fn inside(
     } else {
         accounts.push((user_id, None));
     }
-    // Every account's two rankings at once: the words' in PostgreSQL while the model embeds the
-    // query; then the moments nearest in meaning in each account's embeddings.
-    let embedding = state.meaning.embed(query);
+    // Every account's two rankings: the words' while the model embeds the query, then the
+    // moments nearest in meaning.
+    let embedding = state.moments.embed(query);
     let words = async {
+        let search = Search::parse(&moments::words_query(&state.db, query).await?)?;
         let mut rankings = Vec::new();
         for (account, within) in &accounts {
-            let limit = CANDIDATES as i64;
-            rankings.push(moments::by_words(&state.db, *account, query, within.as_deref(), limit).await?);
+            rankings.push(
+                state
+                    .moments
+                    .by_words(&state.db, *account, &search, within.as_deref(), CANDIDATES)
+                    .await?,
+            );
         }
-        Ok::<_, sqlx::Error>(rankings)
+        Ok::<_, ApiError>(rankings)
     };
     let (embedding, by_words) = tokio::join!(embedding, words);
     let (embedding, mut rankings) = (embedding?, by_words?);
     for (account, within) in &accounts {
         let nearest = state
-            .meaning
+            .moments
             .nearest(&state.db, *account, &embedding, within.as_deref(), CANDIDATES)
             .await?;
         rankings.push(nearest);
