@@ -3,12 +3,14 @@
 //! 1. `/search-files` with `query` over 1,000,000 moments in one account (1,000 read text files
 //!    seeded straight into the database, each moment with a real all-MiniLM-L6-v2 embedding of
 //!    its sentence, moved a little so that no two are the same), through the API from 1 and from
-//!    8 clients, against the floor: the same SQL run directly (`moments::by_words` for 200
-//!    candidates, `moments::found` of them, `search::hits` of the files) with no model, no
-//!    nearest-by-meaning, no HTTP and no JSON. The query's embedding alone is timed beside it;
-//!    and the nearest by meaning alone, in this process on the same embeddings: the two passes
+//!    8 clients, against the floor: the same SQL run directly (`moments::words_query`, then
+//!    `moments::found` of the 200 best by words, `search::hits` of the files) with no model, no
+//!    search in memory, no HTTP and no JSON. The query's embedding alone is timed beside it;
+//!    the nearest by meaning alone, in this process on the same embeddings: the two passes
 //!    of `Packed::nearest` against scoring every moment, from 1 and 8 threads, with how many of
-//!    the exact scan's nearest the two passes find.
+//!    the exact scan's nearest the two passes find; and the best 200 by words alone: `Words::best`
+//!    on the same moments' words in this process against PostgreSQL matching and ranking them
+//!    (`@@` and `ts_rank_cd`, as the API did until 2026-12-01), from 1 and 8 callers.
 //! 2. `/read-file` of a 24-megapixel JPEG (6000 × 4000) against `vipsthumbnail` to 1568 px on
 //!    the same bytes fetched from the same store (`curl` of the same link, then
 //!    `vipsthumbnail`), rounds alternating, median of seven.
@@ -30,6 +32,7 @@ use drive_embed::{BatchingEmbedder, Embedder, Packed};
 use drive_tests::bench::{add_file, link, middle, put_link, spread, timed_job, timed_script};
 use drive_tests::media::ffmpeg;
 use drive_tests::{TestApp, TestUser};
+use drive_words::{Search, Words};
 use futures::{StreamExt, stream};
 use serde_json::json;
 use sqlx::PgPool;
@@ -254,6 +257,61 @@ fn nearest_alone(packed: &Packed, embedder: &Embedder) {
     );
 }
 
+/// Queries of the words' figures: a word in a tenth of the moments, three words, two rarer ones.
+const WORD_QUERIES: [&str; 3] = ["lighthouse", "keeper painted tower", "harbour storm"];
+
+/// The best by words alone: `Words::best` on the moments' words in this process against
+/// PostgreSQL matching and ranking them (the API's query until 2026-12-01), each query asked
+/// `CALLS` times by 1 and 8 callers. Answers the index and its moments' ids, for the API rows'
+/// floor.
+async fn words_alone(pool: &PgPool, user: UserId) -> (Words, Vec<i64>) {
+    let rows: Vec<(i64, String)> =
+        sqlx::query_as("select id, words::text from moments where user_id = $1 order by id")
+            .bind(user)
+            .fetch_all(pool)
+            .await
+            .expect("words");
+    let mut words = Words::default();
+    for (_, tsvector) in &rows {
+        words.push(tsvector).expect("a tsvector");
+    }
+    let ids: Vec<i64> = rows.into_iter().map(|(id, _)| id).collect();
+    println!(
+        "\n| best {NEAREST} by words alone ({} moments) | query | callers | p50 | p99 |",
+        words.len()
+    );
+    println!("| --- | --- | --- | --- | --- |");
+    for query in WORD_QUERIES {
+        let search =
+            Search::parse(&moments::words_query(pool, query).await.expect("tsquery")).expect("a tsquery");
+        for callers in CLIENTS {
+            let (p50, p99) = stats(on_threads(callers, CALLS, &|_| {
+                std::hint::black_box(words.best(&search, NEAREST, |_| true));
+            }));
+            println!("| `Words::best`, in process | {query} | {callers} | {p50:.1} ms | {p99:.1} ms |");
+            let (p50, p99) = load(callers, || async {
+                let ranked: Vec<i64> = sqlx::query_scalar(
+                    "select m.id from moments m, websearch_to_tsquery('english', $2) q
+                     where m.user_id = $1 and m.words @@ q
+                     order by ts_rank_cd(m.words, q) desc, m.id limit $3",
+                )
+                .bind(user)
+                .bind(query)
+                .bind(NEAREST as i64)
+                .fetch_all(pool)
+                .await
+                .expect("ranked by PostgreSQL");
+                std::hint::black_box(ranked);
+            })
+            .await;
+            println!(
+                "| PostgreSQL `@@` and `ts_rank_cd` | {query} | {callers} | {p50:.1} ms | {p99:.1} ms |"
+            );
+        }
+    }
+    (words, ids)
+}
+
 /// `call(0)` to `call(calls - 1)` spread over `threads` threads at once: each call's time.
 fn on_threads(threads: usize, calls: usize, call: &(dyn Fn(usize) + Sync)) -> Vec<Duration> {
     std::thread::scope(|scope| {
@@ -337,6 +395,7 @@ async fn query_latency(app: &TestApp, user: &TestUser, pool: &PgPool, models: &P
     let embedder = Embedder::load(models).expect("the embedding model");
     nearest_alone(&packed, &embedder);
     drop(packed);
+    let (words, ids) = words_alone(pool, user.id).await;
     // The API reads an account's embeddings into memory at its first query by meaning, and
     // then only what changed: timed once here, then left out of the figures.
     let start = Instant::now();
@@ -362,6 +421,14 @@ async fn query_latency(app: &TestApp, user: &TestUser, pool: &PgPool, models: &P
         ),
     ] {
         let query = body["query"].as_str().unwrap().to_string();
+        // The floor's moments: those the API's words ranking hands on.
+        let search = Search::parse(&moments::words_query(pool, &query).await.unwrap()).unwrap();
+        let best: Vec<i64> = words
+            .best(&search, NEAREST, |_| true)
+            .into_iter()
+            .map(|i| ids[i])
+            .collect();
+        let best = &best;
         let embed: Vec<Duration> = (0..50)
             .map(|_| {
                 let start = Instant::now();
@@ -387,8 +454,8 @@ async fn query_latency(app: &TestApp, user: &TestUser, pool: &PgPool, models: &P
             let (floor50, floor99) = load(clients, || {
                 let query = query.clone();
                 async move {
-                    let ids = moments::by_words(pool, user.id, &query, None, 200).await.unwrap();
-                    let found = moments::found(pool, &[user.id], &ids).await.unwrap();
+                    moments::words_query(pool, &query).await.unwrap();
+                    let found = moments::found(pool, &[user.id], best).await.unwrap();
                     let mut files: Vec<FileId> = found.iter().map(|m| m.file_id).collect();
                     files.dedup();
                     files.truncate(50);
