@@ -137,6 +137,26 @@ async fn a_read_text_file_is_found_by_its_words_and_by_what_it_means() {
         .call(&user, "/search-files", Some(json!({ "query": "  " })))
         .await;
     blank.assert_bad_field("invalid_field", "query");
+    // PostgreSQL stacks at most 31 negations: more is the query's fault.
+    for negations in [
+        format!("{}brakes", "-".repeat(40)),
+        format!("{}brakes", "- ".repeat(40)),
+    ] {
+        let deep = app
+            .call(&user, "/search-files", Some(json!({ "query": negations })))
+            .await;
+        deep.assert_bad_field("invalid_field", "query");
+    }
+    let negated = query(
+        &app,
+        &user,
+        json!({ "query": format!("{}brakes", "--".repeat(15)) }),
+    )
+    .await;
+    assert!(
+        moment_texts(&negated).iter().any(|t| t.contains("brake")),
+        "{negated}"
+    );
     let at_limit = app
         .call(
             &user,

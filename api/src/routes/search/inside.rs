@@ -75,7 +75,7 @@ pub(super) async fn inside(
     // moments nearest in meaning.
     let embedding = state.moments.embed(query);
     let words = async {
-        let search = Search::parse(&moments::words_query(&state.db, query).await?)?;
+        let search = Search::parse(&words_query(state, query).await?)?;
         let mut rankings = Vec::new();
         for (account, within) in &accounts {
             rankings.push(
@@ -152,6 +152,19 @@ pub(super) async fn inside(
                 .collect(),
         ),
     })
+}
+
+/// `query` as PostgreSQL's tsquery text. PostgreSQL refuses more than 31 negations in a row
+/// (`--…cat`) with an internal error: that is the query's fault, a 400.
+async fn words_query(state: &AppState, query: &str) -> ApiResult<String> {
+    moments::words_query(&state.db, query)
+        .await
+        .map_err(|e| match &e {
+            sqlx::Error::Database(d) if d.message().contains("tsquery stack too small") => {
+                ApiError::invalid("query", "the query has too many `-` in a row")
+            }
+            _ => e.into(),
+        })
 }
 
 /// Rankings (ids, best first) fused into one by reciprocal rank fusion, best first.
