@@ -14,7 +14,7 @@ use std::collections::HashMap;
 mod sets;
 mod text;
 
-pub use text::Query;
+use text::Query;
 
 #[derive(Debug, thiserror::Error)]
 pub enum WordsError {

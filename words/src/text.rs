@@ -35,7 +35,7 @@ pub(crate) fn tsvector(text: &str) -> Result<Vec<Entry>, WordsError> {
 /// A query as `websearch_to_tsquery` writes it: lexemes joined by `&`, `|`, `!` and phrase
 /// operators, whose operands are lexemes.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Query {
+pub(crate) enum Query {
     Lexeme(String),
     /// Lexemes at these distances: each one `distance` positions after the one before it
     /// (the first's distance is 0). `'a' <-> 'b' <2> 'c'`: b right after a, c two after b.
