@@ -1,7 +1,8 @@
 //! Prometheus metrics of the API at `GET /metrics` on `DRIVE_METRICS_LISTEN` (off when unset;
 //! never on the public listener), in the text exposition format 0.0.4: requests by
 //! route, method and status with their latency as a histogram, counted by a layer around every
-//! route; the bytes of files recorded by uploads; answers the object store failed; and, read
+//! route; the bytes of files recorded by uploads; answers the object store failed; moments
+//! read into memory for searching inside files; and, read
 //! from the database when scraped, jobs by type and state, the seconds ended jobs took, and
 //! each lane's queued, running and oldest waiting jobs (`drive_farm_*`, for an autoscaler).
 //! Labels are the route's pattern (`/p/{id}`), never a raw path, so a caller
@@ -122,6 +123,11 @@ pub async fn scrape(State(metrics): State<Arc<Metrics>>, State(db): State<PgPool
             "drive_store_errors_total",
             "Calls to the object store this process made that failed.",
             drive_core::storage::failures(),
+        ),
+        (
+            "drive_search_moments_read_total",
+            "Moments of searched accounts this process read from the database into memory.",
+            crate::moment_index::moments_read(),
         ),
     ];
     for (name, help, value) in counters {

@@ -11,13 +11,18 @@
 //! A copy is brought up to date before each query: one row (`moment_generations`) says whether
 //! anything changed; if so, the list of the account's moment ids says which moments to drop and
 //! which few to fetch (moments are only added and removed, never changed). The least recently
-//! searched accounts are dropped past `DRIVE_SEARCH_CACHE_BYTES`.
+//! searched accounts are dropped past `DRIVE_SEARCH_CACHE_BYTES`. An account is brought up to
+//! date by one caller at a time: those who find it out of date meanwhile wait for that reading
+//! and use it (eight first queries of a million moments at once would otherwise be eight
+//! readings and eight copies in memory). Reading rows is the database's work; packing them is
+//! done off the async threads, as the searches are.
 //!
 //! Queries are embedded on the model's own thread, those asked meanwhile in one batch
 //! ([`BatchingEmbedder`]): callers at once share the cost of one embedding.
 
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
@@ -31,7 +36,17 @@ use crate::error::ApiError;
 pub struct MomentIndex {
     embedder: BatchingEmbedder,
     accounts: Mutex<HashMap<UserId, Arc<Account>>>,
+    /// Each account being brought up to date: its turn, held by the caller reading it.
+    turns: Mutex<HashMap<UserId, Arc<tokio::sync::Mutex<()>>>>,
     cache_bytes: usize,
+}
+
+/// Moments this process has read from the database into its accounts' copies
+/// (`drive_search_moments_read_total`).
+static MOMENTS_READ: AtomicU64 = AtomicU64::new(0);
+
+pub fn moments_read() -> u64 {
+    MOMENTS_READ.load(Ordering::Relaxed)
 }
 
 /// One account's moments as last read: their ids, files, embeddings and words, moment `i` the
@@ -50,6 +65,85 @@ struct Account {
     used: Mutex<Instant>,
 }
 
+/// An account's copy being made: the account, and where each of its files stands in `files`.
+struct Filling {
+    account: Account,
+    places: HashMap<FileId, u32>,
+}
+
+impl Filling {
+    /// A copy at `generation` holding what `old` holds of `now` (the account's moment ids), in
+    /// `old`'s order; answers it and the ids it still has to read.
+    fn keeping(generation: i64, old: Option<&Account>, now: Vec<i64>) -> (Filling, Vec<i64>) {
+        let present: HashSet<i64> = now.iter().copied().collect();
+        let kept: Vec<usize> = old
+            .map(|old| {
+                (0..old.ids.len())
+                    .filter(|&i| present.contains(&old.ids[i]))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let had: HashSet<i64> = old
+            .map(|old| kept.iter().map(|&i| old.ids[i]).collect())
+            .unwrap_or_default();
+        let missing: Vec<i64> = now.into_iter().filter(|id| !had.contains(id)).collect();
+        let mut filling = Filling {
+            account: Account {
+                generation,
+                ids: Vec::with_capacity(present.len()),
+                file_of: Vec::with_capacity(present.len()),
+                files: Vec::new(),
+                packed: Packed::default(),
+                words: old
+                    .map(|old| Words::keeping(&old.words, &kept))
+                    .unwrap_or_default(),
+                used: Mutex::new(Instant::now()),
+            },
+            places: HashMap::new(),
+        };
+        if let Some(old) = old {
+            for &i in &kept {
+                filling.account.packed.push_packed(&old.packed, i);
+                filling.push(old.ids[i], old.file(i));
+            }
+        }
+        (filling, missing)
+    }
+
+    /// Adds the moments read, in id order.
+    fn add(&mut self, mut rows: Vec<moments::Searchable>) -> Result<(), ApiError> {
+        MOMENTS_READ.fetch_add(rows.len() as u64, Ordering::Relaxed);
+        rows.sort_unstable_by_key(|row| row.id);
+        for row in rows {
+            let Some(embedding) = drive_embed::from_bytes(&row.embedding) else {
+                continue;
+            };
+            self.account.words.push(&row.words)?;
+            self.account.packed.push(&embedding);
+            self.push(row.id, row.file_id);
+        }
+        Ok(())
+    }
+
+    fn push(&mut self, id: i64, file: FileId) {
+        let account = &mut self.account;
+        let place = *self.places.entry(file).or_insert_with(|| {
+            account.files.push(file);
+            (account.files.len() - 1) as u32
+        });
+        account.file_of.push(place);
+        account.ids.push(id);
+    }
+}
+
+/// `work` on a thread for blocking work: milliseconds of computing at a million moments, which
+/// would hold up every request an async thread serves.
+async fn off_async<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) -> Result<T, ApiError> {
+    tokio::task::spawn_blocking(work)
+        .await
+        .map_err(|e| ApiError::Panic(format!("searching inside files: {e}")))
+}
+
 impl Account {
     fn bytes(&self) -> usize {
         self.packed.bytes() + self.words.bytes() + self.ids.len() * (8 + 4) + self.files.len() * 16
@@ -58,15 +152,6 @@ impl Account {
     /// The file of moment `i`.
     fn file(&self, i: usize) -> FileId {
         self.files[self.file_of[i] as usize]
-    }
-
-    fn push(&mut self, id: i64, file: FileId, places: &mut HashMap<FileId, u32>) {
-        let place = *places.entry(file).or_insert_with(|| {
-            self.files.push(file);
-            (self.files.len() - 1) as u32
-        });
-        self.file_of.push(place);
-        self.ids.push(id);
     }
 }
 
@@ -85,6 +170,7 @@ impl MomentIndex {
         Ok(MomentIndex {
             embedder: BatchingEmbedder::new(Embedder::load(models)?)?,
             accounts: Mutex::new(HashMap::new()),
+            turns: Mutex::new(HashMap::new()),
             cache_bytes,
         })
     }
@@ -149,7 +235,7 @@ impl MomentIndex {
     ) -> Result<Vec<i64>, ApiError> {
         let account = self.account(db, user_id).await?;
         let within: Option<HashSet<FileId>> = within.map(|w| w.iter().copied().collect());
-        tokio::task::spawn_blocking(move || {
+        off_async(move || {
             let allowed: Option<Vec<bool>> =
                 within.map(|within| account.files.iter().map(|f| within.contains(f)).collect());
             let keep = |i: usize| {
@@ -163,66 +249,60 @@ impl MomentIndex {
                 .collect()
         })
         .await
-        .map_err(|e| ApiError::Panic(format!("searching inside files: {e}")))
     }
 
-    /// The account's moments, brought up to date.
+    /// The account's moments, brought up to date: by this caller, or by the one whose turn it
+    /// is when this one asks.
     async fn account(&self, db: &PgPool, user_id: UserId) -> Result<Arc<Account>, ApiError> {
         let generation = moments::generation(db, user_id).await?;
-        let cached = self.lock().get(&user_id).cloned();
-        if let Some(account) = &cached
-            && account.generation == generation
-        {
-            *account.used.lock().unwrap_or_else(|e| e.into_inner()) = Instant::now();
-            return Ok(account.clone());
+        if let Some(account) = self.current(user_id, generation) {
+            return Ok(account);
         }
+        let turn = self.lock_turns().entry(user_id).or_default().clone();
+        let read = async {
+            let _turn = turn.lock().await;
+            self.read(db, user_id).await
+        }
+        .await;
+        // The turn is dropped with its last holder: those waiting on it hold it too.
+        let mut turns = self.lock_turns();
+        if Arc::strong_count(&turn) == 2 {
+            turns.remove(&user_id);
+        }
+        read
+    }
+
+    /// The account's copy when it is at `generation`.
+    fn current(&self, user_id: UserId, generation: i64) -> Option<Arc<Account>> {
+        let account = self.lock().get(&user_id).cloned()?;
+        (account.generation == generation).then(|| {
+            *account.used.lock().unwrap_or_else(|e| e.into_inner()) = Instant::now();
+            account
+        })
+    }
+
+    /// Reads what changed in the account since its copy, on the caller's turn.
+    async fn read(&self, db: &PgPool, user_id: UserId) -> Result<Arc<Account>, ApiError> {
+        // Again: the turn before may have read it.
+        let generation = moments::generation(db, user_id).await?;
+        if let Some(account) = self.current(user_id, generation) {
+            return Ok(account);
+        }
+        let old = self.lock().get(&user_id).cloned();
         // Read after the generation: a change in between is read now and read again next time.
         let ids = moments::ids(db, user_id).await?;
-        let now: HashSet<i64> = ids.iter().copied().collect();
-        let old = cached.as_deref();
-        let kept: Vec<usize> = old
-            .map(|old| {
-                (0..old.ids.len())
-                    .filter(|&i| now.contains(&old.ids[i]))
-                    .collect()
-            })
-            .unwrap_or_default();
-        let had: HashSet<i64> = old
-            .map(|old| kept.iter().map(|&i| old.ids[i]).collect())
-            .unwrap_or_default();
-        let missing: Vec<i64> = ids.into_iter().filter(|id| !had.contains(id)).collect();
-        let mut account = Account {
-            generation,
-            ids: Vec::with_capacity(now.len()),
-            file_of: Vec::with_capacity(now.len()),
-            files: Vec::new(),
-            packed: Packed::default(),
-            words: old
-                .map(|old| Words::keeping(&old.words, &kept))
-                .unwrap_or_default(),
-            used: Mutex::new(Instant::now()),
-        };
-        let mut places: HashMap<FileId, u32> = HashMap::new();
-        if let Some(old) = old {
-            for &i in &kept {
-                account.packed.push_packed(&old.packed, i);
-                account.push(old.ids[i], old.file(i), &mut places);
-            }
-        }
+        let (mut filling, missing) =
+            off_async(move || Filling::keeping(generation, old.as_deref(), ids)).await?;
         for chunk in missing.chunks(FETCH) {
-            let mut rows = moments::searchable(db, user_id, chunk).await?;
             // Those removed since the id list was read are not there.
-            rows.sort_unstable_by_key(|row| row.id);
-            for row in rows {
-                let Some(embedding) = drive_embed::from_bytes(&row.embedding) else {
-                    continue;
-                };
-                account.words.push(&row.words)?;
-                account.packed.push(&embedding);
-                account.push(row.id, row.file_id, &mut places);
-            }
+            let rows = moments::searchable(db, user_id, chunk).await?;
+            filling = off_async(move || {
+                let mut filling = filling;
+                filling.add(rows).map(|()| filling)
+            })
+            .await??;
         }
-        let account = Arc::new(account);
+        let account = Arc::new(filling.account);
         let mut accounts = self.lock();
         accounts.insert(user_id, account.clone());
         self.evict(&mut accounts, user_id);
@@ -246,5 +326,9 @@ impl MomentIndex {
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<UserId, Arc<Account>>> {
         self.accounts.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn lock_turns(&self) -> std::sync::MutexGuard<'_, HashMap<UserId, Arc<tokio::sync::Mutex<()>>>> {
+        self.turns.lock().unwrap_or_else(|e| e.into_inner())
     }
 }

@@ -376,18 +376,16 @@ const SAID: [&str; 12] = [
     "Fluid brake pads? No: brake fluid and pads.",
 ];
 
-#[tokio::test]
-async fn words_matched_in_memory_are_those_postgresql_matches() {
-    let app = TestApp::spawn().await;
-    let user = app.user(Some("Pro")).await;
-    let pool = sqlx::PgPool::connect(&app.database_url).await.unwrap();
+/// A text file recorded as read into `moments` moments, straight into the database: its
+/// moments are written by the test.
+async fn read_file_row(pool: &sqlx::PgPool, user: &TestUser, moments: usize) -> FileId {
     let file: FileId = sqlx::query_scalar(
         "insert into files (id, user_id, file_name, file_size, mime_type, kind, bucket, object_key)
          values (gen_random_uuid(), $1, 'said.txt', 1, 'text/plain', 'Text', 'private', 'users/' || $1 || '/said.txt')
          returning id",
     )
     .bind(user.id)
-    .fetch_one(&pool)
+    .fetch_one(pool)
     .await
     .unwrap();
     sqlx::query(
@@ -395,10 +393,83 @@ async fn words_matched_in_memory_are_those_postgresql_matches() {
     )
     .bind(file)
     .bind(user.id)
-    .bind(SAID.len() as i32)
-    .execute(&pool)
+    .bind(moments as i32)
+    .execute(pool)
     .await
     .unwrap();
+    file
+}
+
+/// `count` moments of `file`, their texts `text` and a number, their embeddings all one.
+async fn add_moments(pool: &sqlx::PgPool, user: &TestUser, file: FileId, text: &str, count: i32) {
+    sqlx::query(
+        "insert into moments (file_id, user_id, entry_type, text, embedding)
+         select $1, $2, 'text', $3 || ' ' || n, $4 from generate_series(1, $5) n",
+    )
+    .bind(file)
+    .bind(user.id)
+    .bind(text)
+    .bind(drive_embed::to_bytes(&[0.05; drive_embed::DIMENSIONS]))
+    .bind(count)
+    .execute(pool)
+    .await
+    .unwrap();
+}
+
+/// The API's count of moments read from the database into its memory.
+async fn moments_read(app: &TestApp) -> u64 {
+    let url = format!("{}/metrics", app.metrics_url.as_deref().expect("metrics served"));
+    let text = reqwest::get(url).await.unwrap().text().await.unwrap();
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("drive_search_moments_read_total "))
+        .unwrap_or_else(|| panic!("no drive_search_moments_read_total in {text}"));
+    line["drive_search_moments_read_total ".len()..].parse().unwrap()
+}
+
+/// Eight first searches of an account at once: one reads its moments into the API's memory
+/// and the others wait for that reading (each reading its own would be eight copies of the
+/// account in memory at once); a search after more moments came reads only those.
+#[tokio::test]
+async fn searches_at_once_read_an_account_once_then_only_what_is_new() {
+    let app = TestApp::spawn().await;
+    let user = app.user(Some("Pro")).await;
+    let pool = sqlx::PgPool::connect(&app.database_url).await.unwrap();
+    let file = read_file_row(&pool, &user, 20_005).await;
+    add_moments(&pool, &user, file, "the lighthouse keeper wrote entry", 20_000).await;
+    assert_eq!(moments_read(&app).await, 0);
+    let found = futures::future::join_all(
+        (0..8).map(|_| query(&app, &user, json!({ "query": "lighthouse keeper" }))),
+    )
+    .await;
+    for each in &found {
+        let texts = moment_texts(each);
+        assert!(
+            !texts.is_empty() && texts.iter().all(|t| t.contains("lighthouse")),
+            "{each}"
+        );
+        assert_eq!(each["moments"], found[0]["moments"]);
+    }
+    assert_eq!(moments_read(&app).await, 20_000);
+
+    add_moments(&pool, &user, file, "the harbour storm", 5).await;
+    let texts = moment_texts(&query(&app, &user, json!({ "query": "harbour storm" })).await);
+    assert!(
+        !texts.is_empty() && texts.iter().all(|t| t.contains("harbour storm")),
+        "{texts:?}"
+    );
+    assert_eq!(moments_read(&app).await, 20_005);
+    // Nothing new: nothing read.
+    query(&app, &user, json!({ "query": "lighthouse" })).await;
+    assert_eq!(moments_read(&app).await, 20_005);
+}
+
+#[tokio::test]
+async fn words_matched_in_memory_are_those_postgresql_matches() {
+    let app = TestApp::spawn().await;
+    let user = app.user(Some("Pro")).await;
+    let pool = sqlx::PgPool::connect(&app.database_url).await.unwrap();
+    let file = read_file_row(&pool, &user, SAID.len()).await;
     let embedding = drive_embed::to_bytes(&[0.0; drive_embed::DIMENSIONS]);
     for text in SAID {
         sqlx::query(
