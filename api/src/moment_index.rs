@@ -6,8 +6,9 @@
 //! PostgreSQL here has no vector index, fetching an account's 100,000 embeddings per query would
 //! cost far more than scoring them, and ranking a common word's 100,000 matches there reads
 //! every one of their rows; so each API process keeps the accounts it searched in memory:
-//! embeddings packed ([`drive_embed::Packed`], 436 bytes a moment: `i8` numbers and their
-//! signs, searched in two passes) and words as an index of lexemes to moments and positions.
+//! embeddings packed ([`drive_embed::Packed`], 442 bytes a moment: `i8` numbers, their signs
+//! and their cell; from 50,000 moments a query scores those of the cells nearest it) and words
+//! as an index of lexemes to moments and positions.
 //! A copy is brought up to date before each query: one row (`moment_generations`) says whether
 //! anything changed; if so, the list of the account's moment ids says which moments to drop and
 //! which few to fetch (moments are only added and removed, never changed). The least recently
@@ -93,7 +94,9 @@ impl Filling {
                 ids: Vec::with_capacity(present.len()),
                 file_of: Vec::with_capacity(present.len()),
                 files: Vec::new(),
-                packed: Packed::default(),
+                packed: old
+                    .map(|old| Packed::keeping(&old.packed, &kept))
+                    .unwrap_or_default(),
                 words: old
                     .map(|old| Words::keeping(&old.words, &kept))
                     .unwrap_or_default(),
@@ -103,7 +106,6 @@ impl Filling {
         };
         if let Some(old) = old {
             for &i in &kept {
-                filling.account.packed.push_packed(&old.packed, i);
                 filling.push(old.ids[i], old.file(i));
             }
         }
@@ -302,7 +304,14 @@ impl MomentIndex {
             })
             .await??;
         }
-        let account = Arc::new(filling.account);
+        // The cells of those added since (and, as the account doubles, cells made anew: about
+        // half a second at a million moments).
+        let account = off_async(move || {
+            let mut account = filling.account;
+            account.packed.index();
+            Arc::new(account)
+        })
+        .await?;
         let mut accounts = self.lock();
         accounts.insert(user_id, account.clone());
         self.evict(&mut accounts, user_id);
