@@ -6,9 +6,9 @@
 //! PostgreSQL here has no vector index, fetching an account's 100,000 embeddings per query would
 //! cost far more than scoring them, and ranking a common word's 100,000 matches there reads
 //! every one of their rows; so each API process keeps the accounts it searched in memory:
-//! embeddings packed ([`drive_embed::Packed`], 442 bytes a moment: `i8` numbers, their signs
-//! and their cell; from 50,000 moments a query scores those of the cells nearest it) and words
-//! as an index of lexemes to moments and positions.
+//! embeddings packed ([`drive_embed::Packed`], 490 bytes a moment: `i8` numbers, their signs,
+//! and from 50,000 moments their cell and a copy of their signs in it, so that a query weighs
+//! only the cells nearest it) and words as an index of lexemes to moments and positions.
 //! A copy is brought up to date before each query: one row (`moment_generations`) says whether
 //! anything changed; if so, the list of the account's moment ids says which moments to drop and
 //! which few to fetch (moments are only added and removed, never changed). The least recently
