@@ -130,7 +130,8 @@ impl Packed {
     /// Groups the embeddings in cells, once there are [`CELLS_FROM`]: those added since the
     /// last call join the cells of their nearest centres, or, once there are twice as many as
     /// when the centres were made, centres are made anew and every embedding placed again.
-    /// Until it is called again, a search scores the embeddings added since by the rough pass.
+    /// Until it is called again after embeddings are added, a search weighs every embedding's
+    /// signs, as below [`CELLS_FROM`]: the cells do not list them all.
     pub fn index(&mut self) {
         if self.len() < CELLS_FROM {
             self.centres = None;

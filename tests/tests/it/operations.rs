@@ -236,7 +236,18 @@ async fn a_worker_serves_what_it_ran_and_what_waits() {
     ])
     .await;
     app.wait_job(&user, &job["id"]).await;
-    let text = worker_metrics(&address_file).await;
+    // The job's row says it ended before its worker has counted it (the worker records the
+    // end, frees the slot, reads the row back, then counts the end): its series settle
+    // within moments, the count last.
+    let counted = r#"drive_worker_jobs_ended_total{type="checksum",state="done"} 1"#;
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let text = loop {
+        let text = worker_metrics(&address_file).await;
+        if text.lines().any(|l| l == counted) || std::time::Instant::now() > deadline {
+            break text;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    };
     assert!(text.lines().any(|l| l == "drive_worker_jobs_running 0"), "{text}");
     for lane in ["system", "interactive", "bulk"] {
         let queued = format!(r#"drive_farm_jobs_queued{{lane="{lane}"}} 0"#);
@@ -248,11 +259,7 @@ async fn a_worker_serves_what_it_ran_and_what_waits() {
             .any(|l| l == r#"drive_worker_job_wait_seconds_count{lane="interactive"} 1"#),
         "{text}"
     );
-    assert!(
-        text.lines()
-            .any(|l| l == r#"drive_worker_jobs_ended_total{type="checksum",state="done"} 1"#),
-        "{text}"
-    );
+    assert!(text.lines().any(|l| l == counted), "{text}");
     assert!(text.contains(r#"drive_worker_job_seconds_total{type="checksum",state="done"}"#));
 }
 
