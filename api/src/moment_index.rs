@@ -304,8 +304,8 @@ impl MomentIndex {
             })
             .await??;
         }
-        // The cells of those added since (and, as the account doubles, cells made anew: about
-        // half a second at a million moments).
+        // The cells of those added since (and, as the account doubles, cells made anew: 2 s at
+        // a million moments, `scripts/bench reading`).
         let account = off_async(move || {
             let mut account = filling.account;
             account.packed.index();

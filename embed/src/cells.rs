@@ -14,8 +14,8 @@ pub(crate) const CELLS_FROM: usize = 50_000;
 
 /// Embeddings a cell holds on average when the centres are made, within
 /// [`FEWEST_CELLS`]..=[`MOST_CELLS`] cells. Placing an embedding weighs its signs against every
-/// centre's, so more cells cost more to place (at a million: 122 cells, about half a second
-/// to place them all).
+/// centre's, so more cells cost more to place (at a million: 122 cells, 2 s to make them and
+/// place every embedding, `scripts/bench reading`).
 const PER_CELL: usize = 8_192;
 const FEWEST_CELLS: usize = 8;
 const MOST_CELLS: usize = 128;
