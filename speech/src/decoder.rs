@@ -15,8 +15,8 @@ use candle_nn::{Linear, Module, VarBuilder};
 use candle_transformers::models::whisper::Config;
 use rayon::prelude::*;
 
-use crate::fast;
 use crate::half::HalfMatrix;
+use drive_kernels::math;
 
 pub struct Decoder {
     /// The tokens' embeddings (vocabulary × state), also the logits' projection.
@@ -236,7 +236,7 @@ impl Decoder {
                     let mut scores: Vec<f32> = (0..seen)
                         .map(|t| q.iter().zip(&keys[at(t)]).map(|(q, k)| q * k).sum())
                         .collect();
-                    fast::softmax(&mut scores);
+                    math::softmax(&mut scores);
                     for (t, weight) in scores.iter().enumerate() {
                         mixed
                             .iter_mut()
@@ -266,7 +266,7 @@ impl Decoder {
                     for (q, keys) in q.iter().zip(keys.chunks(frames)) {
                         scores.iter_mut().zip(keys).for_each(|(s, k)| *s += q * k);
                     }
-                    fast::softmax(&mut scores);
+                    math::softmax(&mut scores);
                     for (weight, values) in scores.iter().zip(values.chunks(width)) {
                         mixed.iter_mut().zip(values).for_each(|(m, v)| *m += weight * v);
                     }
@@ -274,7 +274,7 @@ impl Decoder {
             add(&mut x, &layer.audio.out.times(&mixed));
 
             let h = layer.mlp_ln.apply(&x);
-            let hidden: Vec<f32> = layer.fc1.times(&h).into_iter().map(fast::gelu).collect();
+            let hidden: Vec<f32> = layer.fc1.times(&h).into_iter().map(math::gelu_tanh).collect();
             add(&mut x, &layer.fc2.times(&hidden));
         }
         window.len += n;

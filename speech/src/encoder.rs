@@ -13,7 +13,7 @@ use candle_nn::{Conv1d, Conv1dConfig, LayerNorm, Linear, VarBuilder};
 use candle_transformers::models::whisper::Config;
 use rayon::prelude::*;
 
-use crate::fast;
+use drive_kernels::math;
 
 pub struct Encoder {
     conv1: Conv1d,
@@ -123,7 +123,7 @@ impl Encoder {
                 let part = |t: &Tensor| t.narrow(1, head * width, width);
                 let scores = part(&q)?.matmul(&part(&k)?.t()?)?;
                 let mut weights: Vec<f32> = scores.flatten_all()?.to_vec1()?;
-                weights.par_chunks_mut(frames).for_each(fast::softmax);
+                weights.par_chunks_mut(frames).for_each(math::softmax);
                 Tensor::from_vec(weights, (frames, frames), &Device::Cpu)?.matmul(&part(&v)?.contiguous()?)
             })
             .collect::<Result<Vec<_>>>()?;
@@ -131,12 +131,12 @@ impl Encoder {
     }
 }
 
-/// [`fast::gelu`] over a tensor.
+/// [`math::gelu_tanh`] over a tensor.
 fn gelu(x: &Tensor) -> Result<Tensor> {
     let mut values: Vec<f32> = x.flatten_all()?.to_vec1()?;
     values
         .par_chunks_mut(1 << 14)
-        .for_each(|chunk| chunk.iter_mut().for_each(|v| *v = fast::gelu(*v)));
+        .for_each(|chunk| chunk.iter_mut().for_each(|v| *v = math::gelu_tanh(*v)));
     Tensor::from_vec(values, x.dims(), &Device::Cpu)
 }
 

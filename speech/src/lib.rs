@@ -10,7 +10,6 @@ mod ct2;
 mod decode;
 mod decoder;
 mod encoder;
-mod fast;
 mod half;
 mod mel;
 
