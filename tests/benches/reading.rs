@@ -21,7 +21,8 @@
 //!    same bytes (`curl` of the same link, the model, `curl` PUT of the captions to the store),
 //!    five rounds alternating which goes first.
 //! 4. Queries embedded by 1 and 8 callers at once, in this process (`DRIVE_BENCH_ONLY=embedding`):
-//!    each caller on the model itself against `BatchingEmbedder`, as the API embeds them.
+//!    each caller on candle's `BertModel` (the peer, on the same files), on the model itself, and
+//!    through `BatchingEmbedder`, as the API embeds them; and 32 texts of 256 tokens by both.
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -382,22 +383,94 @@ async fn load<F: Future<Output = ()>>(clients: usize, mut make: impl FnMut() -> 
     stats(samples)
 }
 
-/// Queries embedded by 1 and 8 callers at once, in this process: each caller asking the one
-/// model on its own thread (the API until 2026-11-30) against `BatchingEmbedder` (since: what
-/// was asked meanwhile embedded as one batch on the model's own thread). Two rounds, the ways
-/// alternating.
+/// The peer of the embedding figures: candle's `BertModel` on the same model files, as
+/// `drive-embed` ran it until 2026-12-01 (its products by the `gemm` crate, which packs the
+/// weights at each call; each batch padded to its longest text and the padding masked), mean
+/// pooled and scaled to length 1 as the drive does.
+struct CandleBert {
+    model: candle_transformers::models::bert::BertModel,
+    tokenizer: tokenizers::Tokenizer,
+}
+
+impl CandleBert {
+    fn load(models: &Path) -> CandleBert {
+        use candle_transformers::models::bert::{BertModel, Config};
+        let folder = models.join(drive_embed::MODEL_FOLDER);
+        let config: Config =
+            serde_json::from_str(&std::fs::read_to_string(folder.join("config.json")).expect("config.json"))
+                .expect("config.json");
+        let weights = std::fs::read(folder.join("model.safetensors")).expect("model.safetensors");
+        let vars = candle_nn::VarBuilder::from_buffered_safetensors(
+            weights,
+            candle_core::DType::F32,
+            &candle_core::Device::Cpu,
+        )
+        .expect("model.safetensors");
+        let mut tokenizer =
+            tokenizers::Tokenizer::from_file(folder.join("tokenizer.json")).expect("tokenizer.json");
+        tokenizer.with_padding(Some(tokenizers::PaddingParams::default()));
+        tokenizer
+            .with_truncation(Some(tokenizers::TruncationParams {
+                max_length: 256,
+                ..Default::default()
+            }))
+            .expect("truncation");
+        CandleBert {
+            model: BertModel::load(vars, &config).expect("candle's BertModel"),
+            tokenizer,
+        }
+    }
+
+    fn embed(&self, texts: &[&str]) -> Vec<Vec<f32>> {
+        use candle_core::{DType, Device, Tensor};
+        let encodings = self.tokenizer.encode_batch(texts.to_vec(), true).expect("tokens");
+        let rows = |f: fn(&tokenizers::Encoding) -> &[u32]| {
+            let rows: Vec<Tensor> = encodings
+                .iter()
+                .map(|e| Tensor::new(f(e), &Device::Cpu).expect("a row"))
+                .collect();
+            Tensor::stack(&rows, 0).expect("rows")
+        };
+        let mask = rows(tokenizers::Encoding::get_attention_mask);
+        let run = || -> candle_core::Result<Vec<Vec<f32>>> {
+            let hidden = self.model.forward(
+                &rows(tokenizers::Encoding::get_ids),
+                &rows(tokenizers::Encoding::get_type_ids),
+                Some(&mask),
+            )?;
+            let mask = mask.to_dtype(DType::F32)?.unsqueeze(2)?;
+            let mean = hidden
+                .broadcast_mul(&mask)?
+                .sum(1)?
+                .broadcast_div(&mask.sum(1)?)?;
+            let norms = mean.sqr()?.sum_keepdim(1)?.sqrt()?;
+            mean.broadcast_div(&norms)?.to_vec2()
+        };
+        run().expect("candle's forward pass")
+    }
+}
+
+/// Queries embedded by 1 and 8 callers at once, in this process: each caller on candle's
+/// `BertModel` (the peer), each on the drive's model itself, and through `BatchingEmbedder`
+/// (as the API embeds them: what was asked meanwhile as one batch on the model's own thread).
+/// Two rounds, the ways alternating. Then readForSearch's side: 32 texts of 256 tokens (the
+/// longest a moment is embedded) by the drive's model and by candle's, rounds alternating.
 fn embedding_at_once(models: &Path) {
     let shared = Embedder::load(models).expect("the embedding model");
     let batching = BatchingEmbedder::new(Embedder::load(models).expect("the embedding model"))
         .expect("the embedding thread");
+    let candle = CandleBert::load(models);
     let timed = |threads: usize, embed: &(dyn Fn(&str) + Sync)| {
         on_threads(threads, CALLS / 2, &|call| embed(QUERIES[call % QUERIES.len()]))
     };
     println!("\n| embedding the query, in process | callers at once | p50 | p99 |");
     println!("| --- | --- | --- | --- |");
     for threads in CLIENTS {
-        let (mut alone, mut together) = (Vec::new(), Vec::new());
+        let (mut peer, mut alone, mut together) = (Vec::new(), Vec::new(), Vec::new());
         for _ in 0..2 {
+            peer.extend(timed(threads, &|text| {
+                std::hint::black_box(candle.embed(&[text]));
+            }));
             alone.extend(timed(threads, &|text| {
                 std::hint::black_box(shared.embed(&[text]).expect("embedding"));
             }));
@@ -405,11 +478,37 @@ fn embedding_at_once(models: &Path) {
                 std::hint::black_box(batching.embed(text).expect("embedding"));
             }));
         }
+        let (p50, p99) = stats(peer);
+        println!("| peer: candle's `BertModel`, each caller on it | {threads} | {p50:.1} ms | {p99:.1} ms |");
         let (p50, p99) = stats(alone);
         println!("| each caller on the model itself | {threads} | {p50:.1} ms | {p99:.1} ms |");
         let (p50, p99) = stats(together);
         println!("| `BatchingEmbedder` (one batch of what waits) | {threads} | {p50:.1} ms | {p99:.1} ms |");
     }
+    let long = sentences().join(" ");
+    let words: Vec<&str> = long.split(' ').collect();
+    // 256 tokens each: more words than that, cut by the tokenizer as the drive cuts them.
+    let texts: Vec<String> = (0..32).map(|i| words[i * 7..i * 7 + 400].join(" ")).collect();
+    let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
+    let (mut ours, mut theirs) = (Vec::new(), Vec::new());
+    for _ in 0..5 {
+        let start = Instant::now();
+        std::hint::black_box(shared.embed(&texts).expect("embedding"));
+        ours.push(start.elapsed());
+        let start = Instant::now();
+        std::hint::black_box(candle.embed(&texts));
+        theirs.push(start.elapsed());
+    }
+    let (ours, _) = stats(ours);
+    let (theirs, _) = stats(theirs);
+    println!(
+        "\n| 32 texts of 256 tokens, in process, median of 5 | ours | peer: candle's `BertModel` | ratio |"
+    );
+    println!("| --- | --- | --- | --- |");
+    println!(
+        "| one pass of readForSearch's longest moments | {ours:.0} ms | {theirs:.0} ms | {:.2} |",
+        ours / theirs
+    );
 }
 
 async fn query_latency(app: &TestApp, user: &TestUser, pool: &PgPool, models: &Path) {
