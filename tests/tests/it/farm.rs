@@ -778,6 +778,12 @@ async fn past_the_drain_a_job_is_handed_back_and_another_worker_takes_it_at_once
             "{kept:?}, stored before the hand-back, was not kept"
         );
     }
+    // Its progress kept, the second attempt asked what was saved rather than unpacking it again.
+    let carried = carried_on(&app, &job);
+    assert!(
+        carried >= made(&early).len(),
+        "the second attempt carried on past {carried} entries, fewer than were saved before the hand-back"
+    );
     assert_eq!(
         app.download(&user, &all[999].0).await,
         entries[999],
@@ -806,6 +812,34 @@ fn ran_to_the_end(app: &TestApp, job: &Value) -> usize {
             line.contains(" ended ") && line.contains(&format!("job.id={id} ")) && line.contains(" work_ms=")
         })
         .count()
+}
+
+/// How many entries saved by an earlier attempt an unzip's attempt carried on past, by the
+/// workers' logs (0 when none did).
+fn carried_on(app: &TestApp, job: &Value) -> usize {
+    job_log(app, job)
+        .lines()
+        .filter(|line| line.contains("carried on past entries saved before"))
+        .filter_map(|line| {
+            line.split(" entries=")
+                .nth(1)?
+                .split_whitespace()
+                .next()?
+                .parse::<usize>()
+                .ok()
+        })
+        .sum()
+}
+
+/// What the workers logged of `job`, for a failure's message: which worker took it, when and
+/// why it ran again.
+fn job_log(app: &TestApp, job: &Value) -> String {
+    let id = job["id"].as_str().unwrap();
+    plain(&app.worker_logs())
+        .lines()
+        .filter(|line| line.contains(id))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// A log without its colours (the terminal's escape sequences around levels and fields).
@@ -903,7 +937,7 @@ async fn a_rolling_restart_loses_no_job_and_ends_each_once() {
             assert_each_entry_once(&ended, 300);
         }
         let finished = row(&mut db, job).await;
-        assert_eq!(finished.attempts, 1, "{finished:?}");
+        assert_eq!(finished.attempts, 1, "{finished:?}\n{}", job_log(&app, job));
         assert_eq!(ran_to_the_end(&app, job), 1, "{ended}");
         assert_eq!(job_events(&app, &user, job).await, 1, "{ended}");
     }

@@ -183,10 +183,12 @@ pub fn unzip(context: &JobContext) -> JobResult<serde_json::Value> {
         let reader = ObjectReader::new(context, &archive);
         let mut zip = ZipArchive::new(reader).map_err(|e| unreadable(&archive, e))?;
         check_bomb(&mut zip, &archive, quota_left)?;
-        let mut count = 0;
+        let (mut count, mut carried) = (0, 0);
         let mut skipped = Vec::new();
         let entries = zip.len();
-        let retried = context.job.attempts > 1;
+        // An earlier attempt may have saved entries: one that failed (a retry), or one handed
+        // back by a draining worker, whose attempt is not counted but whose progress is kept.
+        let retried = context.job.attempts > 1 || context.job.progress > 0.0;
         // Each entry folder is ensured once, by the supervisor, then known here.
         let mut folders: HashMap<String, Option<FolderId>> = HashMap::new();
         for index in 0..entries {
@@ -205,10 +207,11 @@ pub fn unzip(context: &JobContext) -> JobResult<serde_json::Value> {
                 }
             };
             let position = index as i32;
-            // Only a retry can find entries saved: asking spares unpacking them again (the
-            // supervisor would answer the file saved anyway).
+            // Only an attempt after another can find entries saved: asking spares unpacking
+            // them again (the supervisor would answer the file saved anyway).
             if retried && context.saved(position)?.is_some() {
                 count += 1;
+                carried += 1;
                 continue;
             }
             let folder_id = match folders.get(&path.stored()) {
@@ -234,6 +237,9 @@ pub fn unzip(context: &JobContext) -> JobResult<serde_json::Value> {
             writer.finish_ahead()?;
             count += 1;
             context.progress((index + 1) as f32 / entries as f32);
+        }
+        if carried > 0 {
+            tracing::info!(job.id = %context.job.id, entries = carried, "carried on past entries saved before");
         }
         (count, skipped)
     };

@@ -393,8 +393,12 @@ impl Farm {
             _ => {}
         }
         tracing::info!(job.id = %id, job.r#type = job.job_type.as_str(), attempt = job.attempts, "running");
-        let inputs = Steward::inputs_of(&self.shared.db, &job).await?;
-        let (steward, start) = Steward::prepare(&self.shared, job.clone(), inputs, Place::Job).await?;
+        let (steward, start) = self
+            .beating(&[id], async {
+                let inputs = Steward::inputs_of(&self.shared.db, &job).await?;
+                Steward::prepare(&self.shared, job.clone(), inputs, Place::Job).await
+            })
+            .await?;
         match self.supervise(&job, steward, start).await? {
             Supervised::Exited(status) => self.after_exit(id, status).await,
             Supervised::Settled => Ok(()),
@@ -433,8 +437,7 @@ impl Farm {
         };
         let work = generation.work(&job);
         tokio::pin!(work);
-        let mut tick =
-            tokio::time::interval(self.shared.settings.queue.heartbeat.min(Duration::from_secs(1)));
+        let mut tick = tokio::time::interval(self.shared.settings.beat_every());
         let mut handing_back = self.handing_back.subscribe();
         let outcome = loop {
             tokio::select! {

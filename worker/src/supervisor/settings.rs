@@ -161,6 +161,12 @@ impl Settings {
         })
     }
 
+    /// How often a held job's heartbeat is renewed and its stop looked for: every heartbeat,
+    /// but at least every second, so that a cancel is quick (the heartbeat is one small UPDATE).
+    pub fn beat_every(&self) -> Duration {
+        self.queue.heartbeat.min(Duration::from_secs(1))
+    }
+
     /// A running job whose heartbeat is older than this lost its worker.
     pub fn stale_after(&self) -> Duration {
         self.queue.heartbeat * self.queue.missed_heartbeats as u32

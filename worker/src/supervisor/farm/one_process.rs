@@ -2,6 +2,7 @@
 //! ends by itself (a stop, the time limit, the disk, the month's minutes, a drain's end, another
 //! worker taking the job over); then what its exit means for the job.
 
+use std::convert::Infallible;
 use std::process::ExitStatus;
 use std::time::Duration;
 
@@ -46,7 +47,7 @@ impl Farm {
     pub(super) async fn supervise(&self, job: &JobRow, steward: Steward, start: Start) -> Result<Supervised> {
         let id = job.id;
         let started = tokio::time::Instant::now();
-        let mut child = self.processes.start(&start).await?;
+        let mut child = self.beating(&[id], self.processes.start(&start)).await?;
         let _held = (job.lane == Lane::Bulk)
             .then(|| self.pauses.hold(id, &child))
             .flatten();
@@ -54,8 +55,7 @@ impl Farm {
             anyhow::bail!("the job process's pipes were taken");
         };
         let steward = tokio::spawn(steward.serve(to_child, from_child));
-        // Checking often keeps a cancel quick; the heartbeat itself is one small UPDATE.
-        let period = self.shared.settings.queue.heartbeat.min(Duration::from_secs(1));
+        let period = self.shared.settings.beat_every();
         let mut tick = tokio::time::interval(period);
         let mut minutes_checked: Option<tokio::time::Instant> = None;
         let mut handing_back = self.handing_back.subscribe();
@@ -64,8 +64,7 @@ impl Farm {
                 status = child.wait() => break status?,
                 () = handed_back(&mut handing_back) => {
                     kill(&mut child).await;
-                    self.announce(steward).await;
-                    self.clean_up(id);
+                    self.wind_down(id, steward).await;
                     self.give_back(&[id]).await?;
                     return Ok(Supervised::Settled);
                 }
@@ -79,6 +78,7 @@ impl Farm {
                         Ok(None) => match jobs::find(&self.shared.db, id).await? {
                             Some(job) if job.state.has_ended() => break last_words(&mut child).await?,
                             _ => {
+                                tracing::info!(job.id = %id, "no longer this worker's job: another worker took it up");
                                 kill(&mut child).await;
                                 self.announce(steward).await;
                                 return Ok(Supervised::Settled);
@@ -102,8 +102,7 @@ impl Farm {
                     };
                     if let Some(end) = verdict {
                         kill(&mut child).await;
-                        self.announce(steward).await;
-                        self.clean_up(id);
+                        self.wind_down(id, steward).await;
                         self.shared.end(id, end).await?;
                         return Ok(Supervised::Settled);
                     }
@@ -111,9 +110,43 @@ impl Farm {
             }
         };
         tracing::info!(job.id = %id, %status, process_ms = started.elapsed().as_millis() as u64, "job process exited");
-        self.announce(steward).await;
-        self.clean_up(id);
+        self.wind_down(id, steward).await;
         Ok(Supervised::Exited(status))
+    }
+
+    /// After job `id`'s process exited or was killed: waits for its steward (which may be
+    /// finishing a save: seconds on a loaded machine) and removes its work folder, the job
+    /// still this worker's meanwhile, its heartbeat renewed.
+    async fn wind_down(&self, id: JobId, steward: JoinHandle<Vec<JobId>>) {
+        self.beating(&[id], async {
+            self.announce(steward).await;
+            self.clean_up(id);
+        })
+        .await
+    }
+
+    /// `work` while the heartbeats of `ids` are renewed: readying a job (its inputs, its
+    /// steward, its process) or winding one down, when no process is watched for it. On a
+    /// loaded machine either can take longer than the three heartbeats after which any worker
+    /// takes a silent job up again (a job handed back by a drain then spent an attempt).
+    pub(super) async fn beating<T>(&self, ids: &[JobId], work: impl Future<Output = T>) -> T {
+        tokio::select! {
+            done = work => done,
+            never = self.keep_alive(ids) => match never {},
+        }
+    }
+
+    /// Renews the heartbeats of `ids` until dropped.
+    pub(super) async fn keep_alive(&self, ids: &[JobId]) -> Infallible {
+        let mut tick = tokio::time::interval(self.shared.settings.beat_every());
+        loop {
+            tick.tick().await;
+            if !ids.is_empty()
+                && let Err(e) = jobs::heartbeats(&self.shared.db, ids, &self.name).await
+            {
+                tracing::warn!(job.id = %ids[0], jobs = ids.len(), "renewing heartbeats failed: {e}");
+            }
+        }
     }
 
     /// After job `id`'s process exited: nothing more when the job has ended; otherwise it is

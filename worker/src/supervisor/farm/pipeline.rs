@@ -21,7 +21,7 @@ impl Farm {
     pub(super) async fn run_pipeline(&self, job: JobRow, chain: Pipeline) -> Result<()> {
         let db = &self.shared.db;
         tracing::info!(job.id = %job.id, steps = chain.steps.len(), attempt = job.attempts, "running a pipeline");
-        let inputs = match Steward::inputs_of(db, &job).await? {
+        let inputs = match self.beating(&[job.id], Steward::inputs_of(db, &job)).await? {
             Ok(files) => files,
             Err(why) => return self.shared.end(job.id, End::Failed(why)).await,
         };
@@ -97,7 +97,9 @@ impl Farm {
                     ..job.clone()
                 };
                 tracing::info!(job.id = %job.id, step = index, run, job.r#type = seen.job_type.as_str(), "running a step");
-                let (steward, start) = Steward::prepare(&self.shared, seen, Ok(batch), place).await?;
+                let (steward, start) = self
+                    .beating(&[job.id], Steward::prepare(&self.shared, seen, Ok(batch), place))
+                    .await?;
                 let Supervised::Exited(status) = self.supervise(&job, steward, start).await? else {
                     return Ok(());
                 };

@@ -13,7 +13,6 @@
 //! attempt spent: whichever file ended the process, the others do not share its fate twice,
 //! and it meets its own limit of attempts.
 
-use std::convert::Infallible;
 use std::time::Duration;
 
 use anyhow::Result;
@@ -64,7 +63,10 @@ impl Farm {
         let ids: Vec<JobId> = jobs.iter().map(|job| job.id).collect();
         let first = &jobs[0];
         tracing::info!(job.id = %first.id, readings = ids.len(), "reading metadata");
-        let (steward, start) = Steward::prepare_readings(&self.shared, &jobs, files).await?;
+        let (steward, start) = self
+            .beating(&ids, Steward::prepare_readings(&self.shared, &jobs, files))
+            .await?;
+        // The others' heartbeats: the first's is the process's.
         let supervised = tokio::select! {
             supervised = self.supervise(first, steward, start) => supervised?,
             never = self.keep_alive(&ids[1..]) => match never {},
@@ -119,20 +121,6 @@ impl Farm {
                 claimed.job
             })
             .collect())
-    }
-
-    /// Renews the heartbeats of `ids`, read in another reading's process, until dropped.
-    async fn keep_alive(&self, ids: &[JobId]) -> Infallible {
-        let period = self.shared.settings.queue.heartbeat.min(Duration::from_secs(1));
-        let mut tick = tokio::time::interval(period);
-        loop {
-            tick.tick().await;
-            if !ids.is_empty()
-                && let Err(e) = jobs::heartbeats(&self.shared.db, ids, &self.name).await
-            {
-                tracing::warn!("renewing the heartbeats of readings failed: {e}");
-            }
-        }
     }
 
     /// Whether job `id` has ended.
