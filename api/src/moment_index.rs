@@ -52,8 +52,9 @@ pub fn moments_read() -> u64 {
 
 /// One account's moments as last read: their ids, files, embeddings and words, moment `i` the
 /// `i`-th of each. Those kept from the copy before come first, in its order, then those
-/// fetched since, ascending.
-struct Account {
+/// fetched since, ascending. A query takes it once ([`MomentIndex::account`]) for both its
+/// rankings: one look at the account's generation, and both rankings of the same moments.
+pub struct Account {
     generation: i64,
     ids: Vec<i64>,
     /// Each moment's file, as its place in `files`: a search among some files then tells a
@@ -147,6 +148,65 @@ async fn off_async<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static)
 }
 
 impl Account {
+    /// The ids of the `n` moments nearest `query`, nearest first, among the files `within`
+    /// when given, leaving out those too far to be related ([`MIN_SIMILARITY`]).
+    pub async fn nearest(
+        self: &Arc<Self>,
+        query: &[f32],
+        within: Option<&[FileId]>,
+        n: usize,
+    ) -> Result<Vec<i64>, ApiError> {
+        let query = query.to_vec();
+        self.among(within, move |account, keep| {
+            account
+                .packed
+                .nearest(&query, n, keep)
+                .into_iter()
+                .filter(|&i| account.packed.score(i, &query) >= MIN_SIMILARITY)
+                .collect()
+        })
+        .await
+    }
+
+    /// The ids of the `n` moments whose words match `search` best, best first, among the files
+    /// `within` when given.
+    pub async fn by_words(
+        self: &Arc<Self>,
+        search: &Search,
+        within: Option<&[FileId]>,
+        n: usize,
+    ) -> Result<Vec<i64>, ApiError> {
+        let search = search.clone();
+        self.among(within, move |account, keep| account.words.best(&search, n, keep))
+            .await
+    }
+
+    /// What `search` answers (moments, as places in the account) over the moments in the files
+    /// `within` (all when `None`), as moment ids. Milliseconds of work at a million moments:
+    /// off the async threads.
+    async fn among(
+        self: &Arc<Self>,
+        within: Option<&[FileId]>,
+        search: impl FnOnce(&Account, &dyn Fn(usize) -> bool) -> Vec<usize> + Send + 'static,
+    ) -> Result<Vec<i64>, ApiError> {
+        let account = self.clone();
+        let within: Option<HashSet<FileId>> = within.map(|w| w.iter().copied().collect());
+        off_async(move || {
+            let allowed: Option<Vec<bool>> =
+                within.map(|within| account.files.iter().map(|f| within.contains(f)).collect());
+            let keep = |i: usize| {
+                allowed
+                    .as_ref()
+                    .is_none_or(|allowed| allowed[account.file_of[i] as usize])
+            };
+            search(&account, &keep)
+                .into_iter()
+                .map(|i| account.ids[i])
+                .collect()
+        })
+        .await
+    }
+
     fn bytes(&self) -> usize {
         self.packed.bytes() + self.words.bytes() + self.ids.len() * (8 + 4) + self.files.len() * 16
     }
@@ -186,76 +246,9 @@ impl MomentIndex {
             .map_err(|e| ApiError::Embedding(e.to_string()))
     }
 
-    /// The ids of the `n` moments of `user_id` nearest `query`, nearest first, among the files
-    /// `within` when given, leaving out those too far to be related ([`MIN_SIMILARITY`]).
-    pub async fn nearest(
-        &self,
-        db: &PgPool,
-        user_id: UserId,
-        query: &[f32],
-        within: Option<&[FileId]>,
-        n: usize,
-    ) -> Result<Vec<i64>, ApiError> {
-        let query = query.to_vec();
-        self.among(db, user_id, within, move |account, keep| {
-            account
-                .packed
-                .nearest(&query, n, keep)
-                .into_iter()
-                .filter(|&i| account.packed.score(i, &query) >= MIN_SIMILARITY)
-                .collect()
-        })
-        .await
-    }
-
-    /// The ids of the `n` moments of `user_id` whose words match `search` best, best first,
-    /// among the files `within` when given.
-    pub async fn by_words(
-        &self,
-        db: &PgPool,
-        user_id: UserId,
-        search: &Search,
-        within: Option<&[FileId]>,
-        n: usize,
-    ) -> Result<Vec<i64>, ApiError> {
-        let search = search.clone();
-        self.among(db, user_id, within, move |account, keep| {
-            account.words.best(&search, n, keep)
-        })
-        .await
-    }
-
-    /// What `search` answers (moments, as places in the account) over the account's moments
-    /// in the files `within` (all when `None`), as moment ids. Milliseconds of work at a
-    /// million moments: off the async threads.
-    async fn among(
-        &self,
-        db: &PgPool,
-        user_id: UserId,
-        within: Option<&[FileId]>,
-        search: impl FnOnce(&Account, &dyn Fn(usize) -> bool) -> Vec<usize> + Send + 'static,
-    ) -> Result<Vec<i64>, ApiError> {
-        let account = self.account(db, user_id).await?;
-        let within: Option<HashSet<FileId>> = within.map(|w| w.iter().copied().collect());
-        off_async(move || {
-            let allowed: Option<Vec<bool>> =
-                within.map(|within| account.files.iter().map(|f| within.contains(f)).collect());
-            let keep = |i: usize| {
-                allowed
-                    .as_ref()
-                    .is_none_or(|allowed| allowed[account.file_of[i] as usize])
-            };
-            search(&account, &keep)
-                .into_iter()
-                .map(|i| account.ids[i])
-                .collect()
-        })
-        .await
-    }
-
     /// The account's moments, brought up to date: by this caller, or by the one whose turn it
     /// is when this one asks.
-    async fn account(&self, db: &PgPool, user_id: UserId) -> Result<Arc<Account>, ApiError> {
+    pub async fn account(&self, db: &PgPool, user_id: UserId) -> Result<Arc<Account>, ApiError> {
         let generation = moments::generation(db, user_id).await?;
         if let Some(account) = self.current(user_id, generation) {
             return Ok(account);

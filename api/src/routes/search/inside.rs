@@ -71,30 +71,23 @@ pub(super) async fn inside(
     } else {
         accounts.push((user_id, None));
     }
-    // Every account's two rankings: the words' while the model embeds the query, then the
-    // moments nearest in meaning.
+    // Every account's two rankings, of one copy of its moments: the words' while the model
+    // embeds the query, then the moments nearest in meaning.
     let embedding = state.moments.embed(query);
     let words = async {
         let search = Search::parse(&words_query(state, query).await?)?;
-        let mut rankings = Vec::new();
+        let (mut copies, mut rankings) = (Vec::new(), Vec::new());
         for (account, within) in &accounts {
-            rankings.push(
-                state
-                    .moments
-                    .by_words(&state.db, *account, &search, within.as_deref(), CANDIDATES)
-                    .await?,
-            );
+            let copy = state.moments.account(&state.db, *account).await?;
+            rankings.push(copy.by_words(&search, within.as_deref(), CANDIDATES).await?);
+            copies.push(copy);
         }
-        Ok::<_, ApiError>(rankings)
+        Ok::<_, ApiError>((copies, rankings))
     };
     let (embedding, by_words) = tokio::join!(embedding, words);
-    let (embedding, mut rankings) = (embedding?, by_words?);
-    for (account, within) in &accounts {
-        let nearest = state
-            .moments
-            .nearest(&state.db, *account, &embedding, within.as_deref(), CANDIDATES)
-            .await?;
-        rankings.push(nearest);
+    let (embedding, (copies, mut rankings)) = (embedding?, by_words?);
+    for (copy, (_, within)) in copies.iter().zip(&accounts) {
+        rankings.push(copy.nearest(&embedding, within.as_deref(), CANDIDATES).await?);
     }
     let ranked = fuse(&rankings);
     // Trashed files' moments drop out here.
