@@ -137,7 +137,7 @@ impl Farm {
     }
 
     /// Renews the heartbeats of `ids` until dropped.
-    pub(super) async fn keep_alive(&self, ids: &[JobId]) -> Infallible {
+    async fn keep_alive(&self, ids: &[JobId]) -> Infallible {
         let mut tick = tokio::time::interval(self.shared.settings.beat_every());
         loop {
             tick.tick().await;

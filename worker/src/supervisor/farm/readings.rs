@@ -66,11 +66,10 @@ impl Farm {
         let (steward, start) = self
             .beating(&ids, Steward::prepare_readings(&self.shared, &jobs, files))
             .await?;
-        // The others' heartbeats: the first's is the process's.
-        let supervised = tokio::select! {
-            supervised = self.supervise(first, steward, start) => supervised?,
-            never = self.keep_alive(&ids[1..]) => match never {},
-        };
+        // The others' heartbeats renewed here: the first's is the process's.
+        let supervised = self
+            .beating(&ids[1..], self.supervise(first, steward, start))
+            .await?;
         match supervised {
             // Read alone: its exit means for it what it means for any job.
             Supervised::Exited(status) if ids.len() == 1 => self.after_exit(first.id, status).await?,
