@@ -188,7 +188,7 @@ pub fn unzip(context: &JobContext) -> JobResult<serde_json::Value> {
         let entries = zip.len();
         // An earlier attempt may have saved entries: one that failed (a retry), or one handed
         // back by a draining worker, whose attempt is not counted but whose progress is kept.
-        let retried = context.job.attempts > 1 || context.job.progress > 0.0;
+        let may_have_saved = context.job.attempts > 1 || context.job.progress > 0.0;
         // Each entry folder is ensured once, by the supervisor, then known here.
         let mut folders: HashMap<String, Option<FolderId>> = HashMap::new();
         for index in 0..entries {
@@ -209,7 +209,7 @@ pub fn unzip(context: &JobContext) -> JobResult<serde_json::Value> {
             let position = index as i32;
             // Only an attempt after another can find entries saved: asking spares unpacking
             // them again (the supervisor would answer the file saved anyway).
-            if retried && context.saved(position)?.is_some() {
+            if may_have_saved && context.saved(position)?.is_some() {
                 count += 1;
                 carried += 1;
                 continue;
