@@ -268,6 +268,10 @@ pub async fn find_many<'e>(
 /// The rows of `ids`, whoever's they are and whatever they are (derivatives included): for
 /// ids the caller was already let see, like the artwork of files a search found.
 pub async fn rows(pool: &PgPool, ids: &[FileId]) -> Result<Vec<FileRow>, sqlx::Error> {
+    // Asked with none on every search whose results have no artwork: no round trip for that.
+    if ids.is_empty() {
+        return Ok(Vec::new());
+    }
     sqlx::query_as(&format!("select {COLUMNS} from files where id = any($1)"))
         .bind(ids)
         .fetch_all(pool)

@@ -376,15 +376,16 @@ const SAID: [&str; 12] = [
     "Fluid brake pads? No: brake fluid and pads.",
 ];
 
-/// A text file recorded as read into `moments` moments, straight into the database: its
-/// moments are written by the test.
-async fn read_file_row(pool: &sqlx::PgPool, user: &TestUser, moments: usize) -> FileId {
+/// A text file `name` recorded as read into `moments` moments, straight into the database:
+/// its moments are written by the test.
+async fn read_file_row(pool: &sqlx::PgPool, user: &TestUser, name: &str, moments: usize) -> FileId {
     let file: FileId = sqlx::query_scalar(
         "insert into files (id, user_id, file_name, file_size, mime_type, kind, bucket, object_key)
-         values (gen_random_uuid(), $1, 'said.txt', 1, 'text/plain', 'Text', 'private', 'users/' || $1 || '/said.txt')
+         values (gen_random_uuid(), $1, $2, 1, 'text/plain', 'Text', 'private', 'users/' || $1 || '/' || $2)
          returning id",
     )
     .bind(user.id)
+    .bind(name)
     .fetch_one(pool)
     .await
     .unwrap();
@@ -435,7 +436,7 @@ async fn searches_at_once_read_an_account_once_then_only_what_is_new() {
     let app = TestApp::spawn().await;
     let user = app.user(Some("Pro")).await;
     let pool = sqlx::PgPool::connect(&app.database_url).await.unwrap();
-    let file = read_file_row(&pool, &user, 20_005).await;
+    let file = read_file_row(&pool, &user, "said.txt", 20_005).await;
     add_moments(&pool, &user, file, "the lighthouse keeper wrote entry", 20_000).await;
     assert_eq!(moments_read(&app).await, 0);
     let found = futures::future::join_all(
@@ -464,12 +465,50 @@ async fn searches_at_once_read_an_account_once_then_only_what_is_new() {
     assert_eq!(moments_read(&app).await, 20_005);
 }
 
+/// The API chooses a query's moments by the files its copy in memory gives them and fetches
+/// only those: when the file of the best ones has been trashed since, the moments ranked after
+/// take their places, and the answer still holds `limit` moments.
+#[tokio::test]
+async fn moments_of_a_file_trashed_since_give_way_to_the_next_ranked() {
+    let app = TestApp::spawn().await;
+    let user = app.user(Some("Pro")).await;
+    let pool = sqlx::PgPool::connect(&app.database_url).await.unwrap();
+    let trashed = read_file_row(&pool, &user, "first.txt", 5).await;
+    add_moments(&pool, &user, trashed, "lighthouse lighthouse lighthouse", 5).await;
+    let second = read_file_row(&pool, &user, "second.txt", 3).await;
+    add_moments(&pool, &user, second, "a lighthouse", 3).await;
+    let third = read_file_row(&pool, &user, "third.txt", 3).await;
+    add_moments(&pool, &user, third, "a lighthouse", 3).await;
+    let found = query(&app, &user, json!({ "query": "lighthouse", "limit": 4 })).await;
+    assert_eq!(
+        moment_files(&found)[..3],
+        [trashed.to_string(), trashed.to_string(), trashed.to_string()],
+        "the first file's moments rank first: {found}"
+    );
+
+    let trash = app
+        .call(&user, "/trash-files", Some(json!([{ "id": trashed }])))
+        .await;
+    assert_eq!(trash.status, 200, "{}", trash.body);
+    let found = query(&app, &user, json!({ "query": "lighthouse", "limit": 4 })).await;
+    let files = moment_files(&found);
+    assert_eq!(files.len(), 4, "{found}");
+    assert!(!files.contains(&trashed.to_string()), "{found}");
+    let mut counts = [second, third].map(|file| files.iter().filter(|f| **f == file.to_string()).count());
+    counts.sort();
+    assert_eq!(
+        counts,
+        [1, 3],
+        "three of the next file, then one of the last: {found}"
+    );
+}
+
 #[tokio::test]
 async fn words_matched_in_memory_are_those_postgresql_matches() {
     let app = TestApp::spawn().await;
     let user = app.user(Some("Pro")).await;
     let pool = sqlx::PgPool::connect(&app.database_url).await.unwrap();
-    let file = read_file_row(&pool, &user, SAID.len()).await;
+    let file = read_file_row(&pool, &user, "said.txt", SAID.len()).await;
     let embedding = drive_embed::to_bytes(&[0.0; drive_embed::DIMENSIONS]);
     for text in SAID {
         sqlx::query(

@@ -1,7 +1,8 @@
 //! `/search-files` with `query`: inside the files the owner has had read, by words and by
 //! meaning, the two rankings fused.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+use std::hash::Hash;
 
 use drive_core::db::moments::{self, EntryType, Moment};
 use drive_core::db::search::{self, Filters, Hit, Whose};
@@ -12,6 +13,7 @@ use utoipa::ToSchema;
 
 use super::{SearchAnswer, results};
 use crate::error::{ApiError, ApiResult};
+use crate::moment_index::Ranked;
 use crate::state::AppState;
 
 /// A place inside a file where the query was found.
@@ -90,26 +92,8 @@ pub(super) async fn inside(
         rankings.push(copy.nearest(&embedding, within.as_deref(), CANDIDATES).await?);
     }
     let ranked = fuse(&rankings);
-    // Trashed files' moments drop out here.
     let owners: Vec<UserId> = accounts.iter().map(|(account, _)| *account).collect();
-    let mut found: HashMap<i64, Moment> = moments::found(&state.db, &owners, &ranked)
-        .await?
-        .into_iter()
-        .map(|m| (m.id, m))
-        .collect();
-    let mut per_file: HashMap<FileId, usize> = HashMap::new();
-    let mut picked = Vec::new();
-    for id in ranked {
-        if picked.len() as i64 >= limit.min(MAX_MOMENTS) {
-            break;
-        }
-        let Some(moment) = found.remove(&id) else { continue };
-        let count = per_file.entry(moment.file_id).or_default();
-        if *count < MOMENTS_PER_FILE {
-            *count += 1;
-            picked.push(moment);
-        }
-    }
+    let picked = pick(state, &owners, &ranked, limit.min(MAX_MOMENTS) as usize).await?;
     let mut file_ids: Vec<FileId> = Vec::new();
     for m in &picked {
         if !file_ids.contains(&m.file_id) {
@@ -147,6 +131,57 @@ pub(super) async fn inside(
     })
 }
 
+/// The first `limit` moments of `ranked`, at most [`MOMENTS_PER_FILE`] from one file, in
+/// library files (not trashed, not derivatives). They are chosen by the files the copies in
+/// memory give them, so only the moments answered are fetched: one round trip, and another
+/// only when a file chosen has left the library since its moments were read (its other
+/// moments are passed over for this query, and the next ones ranked taken in their place).
+async fn pick(
+    state: &AppState,
+    owners: &[UserId],
+    ranked: &[Ranked],
+    limit: usize,
+) -> ApiResult<Vec<Moment>> {
+    let mut per_file: HashMap<FileId, usize> = HashMap::new();
+    let mut left: HashSet<FileId> = HashSet::new();
+    let mut picked = Vec::new();
+    let mut next = ranked.iter();
+    while picked.len() < limit {
+        let mut chosen = Vec::new();
+        for moment in next.by_ref() {
+            if left.contains(&moment.file) {
+                continue;
+            }
+            let count = per_file.entry(moment.file).or_default();
+            if *count < MOMENTS_PER_FILE {
+                *count += 1;
+                chosen.push(*moment);
+                if picked.len() + chosen.len() == limit {
+                    break;
+                }
+            }
+        }
+        if chosen.is_empty() {
+            break;
+        }
+        let ids: Vec<i64> = chosen.iter().map(|moment| moment.id).collect();
+        let mut found: HashMap<i64, Moment> = moments::found(&state.db, owners, &ids)
+            .await?
+            .into_iter()
+            .map(|m| (m.id, m))
+            .collect();
+        for moment in chosen {
+            match found.remove(&moment.id) {
+                Some(found) if !left.contains(&moment.file) => picked.push(found),
+                _ => {
+                    left.insert(moment.file);
+                }
+            }
+        }
+    }
+    Ok(picked)
+}
+
 /// `query` as PostgreSQL's tsquery text. PostgreSQL refuses more than 31 negations in a row
 /// (`--…cat`) with an internal error: that is the query's fault, a 400.
 async fn words_query(state: &AppState, query: &str) -> ApiResult<String> {
@@ -160,15 +195,15 @@ async fn words_query(state: &AppState, query: &str) -> ApiResult<String> {
         })
 }
 
-/// Rankings (ids, best first) fused into one by reciprocal rank fusion, best first.
-fn fuse(rankings: &[Vec<i64>]) -> Vec<i64> {
-    let mut scores: HashMap<i64, f64> = HashMap::new();
+/// Rankings (best first) fused into one by reciprocal rank fusion, best first; ties in order.
+fn fuse<T: Copy + Ord + Hash>(rankings: &[Vec<T>]) -> Vec<T> {
+    let mut scores: HashMap<T, f64> = HashMap::new();
     for ranking in rankings {
         for (rank, id) in ranking.iter().enumerate() {
             *scores.entry(*id).or_default() += 1.0 / (RRF_K + rank as f64 + 1.0);
         }
     }
-    let mut fused: Vec<(i64, f64)> = scores.into_iter().collect();
+    let mut fused: Vec<(T, f64)> = scores.into_iter().collect();
     fused.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
     fused.into_iter().map(|(id, _)| id).collect()
 }
