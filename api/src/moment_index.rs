@@ -24,13 +24,14 @@
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, LazyLock, Mutex};
 use std::time::Instant;
 
 use drive_core::db::{PgPool, moments};
 use drive_core::id::{FileId, UserId};
 use drive_embed::{BatchingEmbedder, Embedder, Embedding, Packed};
 use drive_words::{Search, Words};
+use tokio::sync::Semaphore;
 
 use crate::error::ApiError;
 
@@ -41,6 +42,12 @@ pub struct MomentIndex {
     turns: Mutex<HashMap<UserId, Arc<tokio::sync::Mutex<()>>>>,
     cache_bytes: usize,
 }
+
+/// Searches of accounts' copies running at once: one a core. Milliseconds of computing each at
+/// a million moments; more at once than cores only share them out, each taking longer and
+/// evicting the others' moments from the caches, where in turn the first come end first.
+static SEARCHES: LazyLock<Semaphore> =
+    LazyLock::new(|| Semaphore::new(std::thread::available_parallelism().map_or(1, usize::from)));
 
 /// Moments this process has read from the database into its accounts' copies
 /// (`drive_search_moments_read_total`).
@@ -201,6 +208,7 @@ impl Account {
     ) -> Result<Vec<Ranked>, ApiError> {
         let account = self.clone();
         let within: Option<HashSet<FileId>> = within.map(|w| w.iter().copied().collect());
+        let _turn = SEARCHES.acquire().await;
         off_async(move || {
             let keep = Keep {
                 allowed: within.map(|within| account.files.iter().map(|f| within.contains(f)).collect()),
