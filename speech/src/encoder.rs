@@ -145,7 +145,9 @@ mod tests {
     use super::*;
 
     /// The features are candle's encoder's, to within the order of additions and our exp and
-    /// tanh's last bits.
+    /// tanh's last bits: a difference that grows with the features' size, so it is bounded
+    /// relative to the largest. (Absolute, 1e-3, it failed on a CPU with AVX-512, where candle's
+    /// products add in another order: 1.1e-3 at a largest of 23.6, 4.7e-5 of it.)
     #[test]
     fn features_are_those_of_candles_encoder() {
         let (vb, mut candle, mel) = crate::tests::candle_reference();
@@ -162,7 +164,7 @@ mod tests {
         let worst = largest(&(ours - &theirs).unwrap());
         let largest = largest(&theirs);
         assert!(
-            worst < 1e-3,
+            worst < 1e-4 * largest,
             "features differ by {worst} (the largest is {largest})"
         );
     }
