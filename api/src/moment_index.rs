@@ -239,7 +239,7 @@ impl Account {
 /// the searches are compiled for, not a `dyn Fn`: it is asked for each of the hundreds of
 /// thousands of moments a query weighs, and a call through a pointer each time was about a
 /// tenth of the API's samples under eight callers (`perf` during `scripts/bench reading`).
-pub struct Keep<'a> {
+struct Keep<'a> {
     /// By the place of each file in the account's `files`.
     allowed: Option<Vec<bool>>,
     file_of: &'a [u32],
