@@ -4,8 +4,8 @@
 //!    seeded straight into the database, each moment with a real all-MiniLM-L6-v2 embedding of
 //!    its sentence, moved a little so that no two are the same), through the API from 1 and from
 //!    8 clients, against the floor: the same SQL run directly (`moments::words_query`, then
-//!    `moments::found` of the 200 best by words, `search::hits` of the files) with no model, no
-//!    search in memory, no HTTP and no JSON. The query's embedding alone is timed beside it;
+//!    `moments::found` of the moments the API answers from the best by words, 50 at 3 a file,
+//!    and `search::hits` of their files) with no model, no search in memory, no HTTP and no JSON. The query's embedding alone is timed beside it;
 //!    the nearest by meaning alone, in this process on the same embeddings: `Packed::nearest`
 //!    by its rough pass over every moment's signs and then by the cells nearest the query,
 //!    against scoring every moment, from 1 and 8 threads, with how many of the exact scan's
@@ -24,6 +24,7 @@
 //!    each caller on candle's `BertModel` (the peer, on the same files), on the model itself, and
 //!    through `BatchingEmbedder`, as the API embeds them; and 32 texts of 256 tokens by both.
 
+use std::collections::HashMap;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -287,18 +288,18 @@ const WORD_QUERIES: [&str; 3] = ["lighthouse", "keeper painted tower", "harbour 
 /// PostgreSQL matching and ranking them (the API's query until 2026-12-01), each query asked
 /// `CALLS` times by 1 and 8 callers. Answers the index and its moments' ids, for the API rows'
 /// floor.
-async fn words_alone(pool: &PgPool, user: UserId) -> (Words, Vec<i64>) {
-    let rows: Vec<(i64, String)> =
-        sqlx::query_as("select id, words::text from moments where user_id = $1 order by id")
+async fn words_alone(pool: &PgPool, user: UserId) -> (Words, Vec<(i64, FileId)>) {
+    let rows: Vec<(i64, FileId, String)> =
+        sqlx::query_as("select id, file_id, words::text from moments where user_id = $1 order by id")
             .bind(user)
             .fetch_all(pool)
             .await
             .expect("words");
     let mut words = Words::default();
-    for (_, tsvector) in &rows {
+    for (_, _, tsvector) in &rows {
         words.push(tsvector).expect("a tsvector");
     }
-    let ids: Vec<i64> = rows.into_iter().map(|(id, _)| id).collect();
+    let moments: Vec<(i64, FileId)> = rows.into_iter().map(|(id, file, _)| (id, file)).collect();
     println!(
         "\n| best {NEAREST} by words alone ({} moments) | query | callers | p50 | p99 |",
         words.len()
@@ -332,7 +333,7 @@ async fn words_alone(pool: &PgPool, user: UserId) -> (Words, Vec<i64>) {
             );
         }
     }
-    (words, ids)
+    (words, moments)
 }
 
 /// `call(0)` to `call(calls - 1)` spread over `threads` threads at once: each call's time.
@@ -515,7 +516,7 @@ async fn query_latency(app: &TestApp, user: &TestUser, pool: &PgPool, models: &P
     let packed = seed(pool, user.id, models).await;
     let embedder = Embedder::load(models).expect("the embedding model");
     nearest_alone(packed, &embedder);
-    let (words, ids) = words_alone(pool, user.id).await;
+    let (words, moments_at) = words_alone(pool, user.id).await;
     // The API reads an account's embeddings into memory at its first query by meaning, and
     // then only what changed: timed once here, then left out of the figures.
     let start = Instant::now();
@@ -541,14 +542,23 @@ async fn query_latency(app: &TestApp, user: &TestUser, pool: &PgPool, models: &P
         ),
     ] {
         let query = body["query"].as_str().unwrap().to_string();
-        // The floor's moments: those the API's words ranking hands on.
+        // The floor's moments: those the API answers from its words ranking, 50 at most and 3
+        // a file, as it chooses them before fetching them.
         let search = Search::parse(&moments::words_query(pool, &query).await.unwrap()).unwrap();
-        let best: Vec<i64> = words
+        let mut per_file: HashMap<FileId, usize> = HashMap::new();
+        let answered: Vec<i64> = words
             .best(&search, NEAREST, |_| true)
             .into_iter()
-            .map(|i| ids[i])
+            .map(|i| moments_at[i])
+            .filter(|(_, file)| {
+                let count = per_file.entry(*file).or_default();
+                *count += 1;
+                *count <= 3
+            })
+            .take(50)
+            .map(|(id, _)| id)
             .collect();
-        let best = &best;
+        let answered = &answered;
         let embed: Vec<Duration> = (0..50)
             .map(|_| {
                 let start = Instant::now();
@@ -575,10 +585,10 @@ async fn query_latency(app: &TestApp, user: &TestUser, pool: &PgPool, models: &P
                 let query = query.clone();
                 async move {
                     moments::words_query(pool, &query).await.unwrap();
-                    let found = moments::found(pool, &[user.id], best).await.unwrap();
+                    let found = moments::found(pool, &[user.id], answered).await.unwrap();
                     let mut files: Vec<FileId> = found.iter().map(|m| m.file_id).collect();
+                    files.sort();
                     files.dedup();
-                    files.truncate(50);
                     search::hits(pool, user.id, &files).await.unwrap();
                 }
             })
