@@ -5,7 +5,8 @@
 //!    its sentence, moved a little so that no two are the same), through the API from 1 and from
 //!    8 clients, against the floor: the same SQL run directly (`moments::words_query`, then
 //!    `moments::found` of the moments the API answers from the best by words, 50 at 3 a file,
-//!    and `search::hits` of their files) with no model, no search in memory, no HTTP and no JSON. The query's embedding alone is timed beside it;
+//!    and `search::hits` of their files) with no model, no search in memory, no HTTP and no
+//!    JSON. The query's embedding alone is timed beside it;
 //!    the nearest by meaning alone, in this process on the same embeddings: `Packed::nearest`
 //!    by its rough pass over every moment's signs and then by the cells nearest the query,
 //!    against scoring every moment, from 1 and 8 threads, with how many of the exact scan's

@@ -134,8 +134,8 @@ pub(super) async fn inside(
 /// The first `limit` moments of `ranked`, at most [`MOMENTS_PER_FILE`] from one file, in
 /// library files (not trashed, not derivatives). They are chosen by the files the copies in
 /// memory give them, so only the moments answered are fetched: one round trip, and another
-/// only when a file chosen has left the library since its moments were read (its other
-/// moments are passed over for this query, and the next ones ranked taken in their place).
+/// only when a file chosen has left the library since its moments were read (its moments not
+/// yet chosen are passed over, and the next ones ranked take their places).
 async fn pick(
     state: &AppState,
     owners: &[UserId],
@@ -172,8 +172,8 @@ async fn pick(
             .collect();
         for moment in chosen {
             match found.remove(&moment.id) {
-                Some(found) if !left.contains(&moment.file) => picked.push(found),
-                _ => {
+                Some(found) => picked.push(found),
+                None => {
                     left.insert(moment.file);
                 }
             }
